@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/template"
+)
+
+// chatTemplateKey is the GGUF metadata key holding a model's chat template.
+const chatTemplateKey = "tokenizer.chat_template"
+
+// runTemplate implements "litert-go template render": it reads a JSON render
+// request from stdin and writes the rendered prompt, byte-exact, to stdout.
+func runTemplate(ctx context.Context, sio stdio, args []string) error {
+	if len(args) == 0 || args[0] != "render" {
+		fmt.Fprintln(sio.err, "usage: litert-go template render [-m MODEL.gguf | --template FILE] < request.json")
+		if len(args) == 0 {
+			return errors.New("missing subcommand (want render)")
+		}
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			return nil
+		}
+		return fmt.Errorf("unknown subcommand %q (want render)", args[0])
+	}
+	fs := newFlags("template render", sio)
+	model := fs.String("m", "", "GGUF model whose "+chatTemplateKey+" to render (the default ChatML template if it has none)")
+	file := fs.String("template", "", "Jinja chat template file to render")
+	fs.Usage = func() {
+		fmt.Fprintln(sio.err, `usage: litert-go template render [-m MODEL.gguf | --template FILE] < request.json
+
+Reads {"messages": [...], "tools": [...], "documents": [...],
+"add_generation_prompt": true, "bos_token": "...", "eos_token": "...",
+"kwargs": {...}} from stdin and prints the rendered prompt.
+With neither flag, the default ChatML template is used.`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *model != "" && *file != "" {
+		return errors.New("use either -m or --template, not both")
+	}
+	src, err := templateSource(*model, *file)
+	if err != nil {
+		return err
+	}
+	tmpl, err := template.Parse(src)
+	if err != nil {
+		return err
+	}
+	req, err := io.ReadAll(sio.in)
+	if err != nil {
+		return fmt.Errorf("read request from stdin: %w", err)
+	}
+	out, err := tmpl.RenderJSON(ctx, req)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(sio.out, out)
+	return err
+}
+
+// templateSource returns the chat template text from a template file, from
+// a GGUF model's metadata, or the default.
+func templateSource(model, file string) (string, error) {
+	switch {
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read template: %w", err)
+		}
+		return string(b), nil
+	case model != "":
+		f, err := gguf.Open(model)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		if !f.Has(chatTemplateKey) {
+			return template.DefaultChatML, nil
+		}
+		s, err := f.String(chatTemplateKey)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", model, err)
+		}
+		return strings.Clone(s), nil
+	}
+	return template.DefaultChatML, nil
+}

@@ -1,0 +1,19 @@
+// Package template renders Hugging Face chat templates exactly as the Python
+// transformers library does in apply_chat_template.
+//
+// A chat template is a Jinja2 program stored in a model's tokenizer metadata
+// (GGUF key tokenizer.chat_template). transformers compiles it in a sandboxed
+// jinja2 environment with trim_blocks, lstrip_blocks and the loop-control
+// extension, adds a json.dumps-compatible tojson filter and the globals
+// raise_exception and strftime_now, and renders it with the variables
+// messages, tools, documents, add_generation_prompt, the special tokens
+// bos_token and eos_token, and any extra keyword arguments. This package sets
+// up github.com/ardanlabs/jinja the same way, so that the rendered prompt is
+// byte-identical to the one Python would produce.
+//
+// Inputs keep the key order of their JSON source: objects are decoded into
+// ordered [Value] dicts (see [DecodeOrdered]), because templates iterate over
+// and serialise them in that order.
+//
+// A [Template] is parsed once with [Parse] and is safe for concurrent use.
+package template

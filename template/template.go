@@ -1,0 +1,169 @@
+package template
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// Template is a parsed chat template. It is immutable after Parse and safe
+// for concurrent Render calls.
+type Template struct {
+	src   string
+	tmpl  *jinja.Template
+	clock func() time.Time
+}
+
+// Option configures a Template.
+type Option func(*Template)
+
+// WithClock sets the clock that strftime_now reads (default time.Now).
+// Tests use it to render date-stamped templates reproducibly.
+func WithClock(now func() time.Time) Option {
+	return func(t *Template) {
+		if now != nil {
+			t.clock = now
+		}
+	}
+}
+
+// Parse compiles chat template source. The source is prepared as jinja2
+// prepares it: newlines (\r\n, \r) are normalised to \n and one trailing
+// newline is dropped (keep_trailing_newline=False). A syntax error is
+// returned as a *ParseError naming the line.
+func Parse(src string, opts ...Option) (t *Template, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, &ParseError{Err: fmt.Errorf("template engine panic: %v", p)}
+		}
+	}()
+	prepared := prepareSource(src)
+	jt, err := jinja.Compile(prepared)
+	if err != nil {
+		return nil, &ParseError{Line: errorLine(err), Err: err}
+	}
+	t = &Template{src: src, tmpl: jt, clock: time.Now}
+	for _, o := range opts {
+		o(t)
+	}
+	return t, nil
+}
+
+// Source returns the template text as given to Parse.
+func (t *Template) Source() string { return t.src }
+
+// prepareSource applies jinja2's lexer preprocessing to template text.
+func prepareSource(src string) string {
+	if strings.IndexByte(src, '\r') >= 0 {
+		src = strings.ReplaceAll(src, "\r\n", "\n")
+		src = strings.ReplaceAll(src, "\r", "\n")
+	}
+	return strings.TrimSuffix(src, "\n")
+}
+
+var lineRE = regexp.MustCompile(`line (\d+)`)
+
+// errorLine extracts the line number the jinja parser reports, or 0.
+func errorLine(err error) int {
+	m := lineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// Render renders the template for req and returns the prompt text. A
+// template that calls raise_exception yields a *RaiseError carrying its
+// message; other runtime failures are wrapped errors. Inputs are deep-copied,
+// so req is never modified and may be shared between goroutines.
+func (t *Template) Render(ctx context.Context, req Request) (out string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("render chat template: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", fmt.Errorf("render chat template: template engine panic: %v", p)
+		}
+	}()
+	vars := t.variables(req)
+	out, err = t.tmpl.RenderValues(vars)
+	if err != nil {
+		var re *RaiseError
+		if errors.As(err, &re) {
+			return "", re
+		}
+		return "", fmt.Errorf("render chat template: %w", err)
+	}
+	return out, nil
+}
+
+// RenderJSON decodes a JSON request (see [DecodeRequest]) and renders it.
+func (t *Template) RenderJSON(ctx context.Context, request []byte) (string, error) {
+	req, err := DecodeRequest(request)
+	if err != nil {
+		return "", err
+	}
+	return t.Render(ctx, req)
+}
+
+// variables builds the template's global variables for one render, in the
+// order transformers applies them: the environment globals, then messages,
+// tools, documents and add_generation_prompt, then the special tokens, then
+// the keyword arguments (which win over the special tokens).
+func (t *Template) variables(req Request) map[string]Value {
+	vars := make(map[string]Value, 8+len(req.Kwargs))
+	vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
+	clock := t.clock
+	vars["strftime_now"] = jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
+		if len(args) != 1 || !args[0].IsString() {
+			return jinja.Undefined(), errors.New("strftime_now expects one format string")
+		}
+		return jinja.NewString(strftime(clock(), args[0].AsString())), nil
+	})
+	vars["messages"] = listOrNone(req.Messages)
+	vars["tools"] = listOrNone(req.Tools)
+	vars["documents"] = listOrNone(req.Documents)
+	vars["add_generation_prompt"] = jinja.NewBool(req.AddGenerationPrompt)
+	if req.BOSToken != nil {
+		vars["bos_token"] = jinja.NewString(*req.BOSToken)
+	}
+	if req.EOSToken != nil {
+		vars["eos_token"] = jinja.NewString(*req.EOSToken)
+	}
+	for k, v := range req.Kwargs {
+		vars[k] = clone(v)
+	}
+	return vars
+}
+
+// listOrNone deep-copies items into a list value; nil becomes None, as
+// transformers passes absent tools and documents.
+func listOrNone(items []Value) Value {
+	if items == nil {
+		return jinja.None()
+	}
+	out := make([]Value, len(items))
+	for i, it := range items {
+		out[i] = clone(it)
+	}
+	return jinja.NewList(out)
+}
+
+// raiseException implements transformers' raise_exception global.
+func raiseException(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) == 0 {
+		return jinja.Undefined(), errors.New("raise_exception() missing required argument 'message'")
+	}
+	msg := args[0]
+	if msg.IsString() {
+		return jinja.Undefined(), &RaiseError{Message: msg.AsString()}
+	}
+	return jinja.Undefined(), &RaiseError{Message: msg.String()}
+}
