@@ -13,7 +13,7 @@ import (
 // jinja2's median time per render of the same request (transformers
 // environment) for comparison.
 var benchTemplates = []struct {
-	name, file string
+	name, file   string
 	pythonMicros float64
 }{
 	{"Qwen3-0.6B", "Qwen-Qwen3-0.6B.jinja", 75},

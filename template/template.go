@@ -18,6 +18,7 @@ type Template struct {
 	src   string
 	tmpl  *jinja.Template
 	clock func() time.Time
+	uses  rewriteInfo
 }
 
 // Option configures a Template.
@@ -43,12 +44,16 @@ func Parse(src string, opts ...Option) (t *Template, err error) {
 			t, err = nil, &ParseError{Err: fmt.Errorf("template engine panic: %v", p)}
 		}
 	}()
-	prepared := prepareSource(src)
+	prepared, uses := rewrite(prepareSource(src))
 	jt, err := jinja.Compile(prepared)
 	if err != nil {
-		return nil, &ParseError{Line: errorLine(err), Err: err}
+		line := errorLine(err)
+		if line == 0 {
+			line = unclosedBlockLine(prepared)
+		}
+		return nil, &ParseError{Line: line, Err: err}
 	}
-	t = &Template{src: src, tmpl: jt, clock: time.Now}
+	t = &Template{src: src, tmpl: jt, clock: time.Now, uses: uses}
 	for _, o := range opts {
 		o(t)
 	}
@@ -99,7 +104,7 @@ func (t *Template) Render(ctx context.Context, req Request) (out string, err err
 		if errors.As(err, &re) {
 			return "", re
 		}
-		return "", fmt.Errorf("render chat template: %w", err)
+		return "", fmt.Errorf("render chat template: %w", translateError(err))
 	}
 	return out, nil
 }
@@ -127,6 +132,18 @@ func (t *Template) variables(req Request) map[string]Value {
 		}
 		return jinja.NewString(strftime(clock(), args[0].AsString())), nil
 	})
+	if t.uses.iter {
+		vars[helperIter] = jinja.NewCallable(helperIter, iterHelper)
+	}
+	if t.uses.guard {
+		g := &guard{}
+		vars[helperGuard] = jinja.NewCallable(helperGuard, g.call)
+	}
+	if t.uses.gen {
+		g := &generators{}
+		vars[helperGen] = jinja.NewCallable(helperGen, g.mark)
+		vars[helperNoGen] = jinja.NewCallable(helperNoGen, g.check)
+	}
 	vars["messages"] = listOrNone(req.Messages)
 	vars["tools"] = listOrNone(req.Tools)
 	vars["documents"] = listOrNone(req.Documents)
@@ -166,4 +183,18 @@ func raiseException(args []Value, _ map[string]Value) (Value, error) {
 		return jinja.Undefined(), &RaiseError{Message: msg.AsString()}
 	}
 	return jinja.Undefined(), &RaiseError{Message: msg.String()}
+}
+
+// translateError rewords engine errors that mention rewrite helpers.
+func translateError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, unsafePrefix)
+	if i < 0 {
+		return err
+	}
+	name := msg[i+len(unsafePrefix):]
+	if j := strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z') }); j >= 0 {
+		name = name[:j]
+	}
+	return fmt.Errorf("SecurityError: access to attribute %q is unsafe: the chat template sandbox forbids methods that modify lists and dicts: %w", name, err)
 }

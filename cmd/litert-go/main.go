@@ -30,7 +30,7 @@ type command struct {
 // commands lists every subcommand. Each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
-		"info": {"describe a GGUF model file", runInfo},
+		"info":     {"describe a GGUF model file", runInfo},
 		"template": {"render a chat template (template render)", runTemplate},
 	}
 }

@@ -20,16 +20,16 @@ const (
 
 // Byte sizes of one block of each type.
 const (
-	sizeQ4_0 = 2 + QK/2          // 18
-	sizeQ4_1 = 2 + 2 + QK/2      // 20
-	sizeQ5_0 = 2 + 4 + QK/2      // 22
-	sizeQ5_1 = 2 + 2 + 4 + QK/2  // 24
-	sizeQ8_0 = 2 + QK            // 34
-	sizeQ8_1 = 2 + 2 + QK        // 36
-	sizeQ4_K = 2 + 2 + kScaleSize + QKK/2           // 144
-	sizeQ5_K = 2 + 2 + kScaleSize + QKK/8 + QKK/2   // 176
-	sizeQ6_K = QKK/2 + QKK/4 + QKK/16 + 2           // 210
-	sizeQ8_K = 4 + QKK + QKK/16*2                   // 292
+	sizeQ4_0 = 2 + QK/2                           // 18
+	sizeQ4_1 = 2 + 2 + QK/2                       // 20
+	sizeQ5_0 = 2 + 4 + QK/2                       // 22
+	sizeQ5_1 = 2 + 2 + 4 + QK/2                   // 24
+	sizeQ8_0 = 2 + QK                             // 34
+	sizeQ8_1 = 2 + 2 + QK                         // 36
+	sizeQ4_K = 2 + 2 + kScaleSize + QKK/2         // 144
+	sizeQ5_K = 2 + 2 + kScaleSize + QKK/8 + QKK/2 // 176
+	sizeQ6_K = QKK/2 + QKK/4 + QKK/16 + 2         // 210
+	sizeQ8_K = 4 + QKK + QKK/16*2                 // 292
 )
 
 // Field offsets inside K-quant blocks.

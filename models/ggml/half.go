@@ -7,26 +7,15 @@ import "math"
 // and NaNs included (it is the same algorithm as ggml's generic
 // ggml_compute_fp16_to_fp32).
 func F16ToF32(h uint16) float32 {
-	w := uint32(h) << 16
-	sign := w & 0x80000000
-	twoW := w + w
-
-	const expOffset = 0xE0 << 23
-	const expScale = 0x1.0p-112
-	normalized := float32(math.Float32frombits(twoW>>4+expOffset)) * expScale
-
-	const magicMask = 126 << 23
-	const magicBias = 0.5
-	denormalized := float32(math.Float32frombits(twoW>>17|magicMask)) - magicBias
-
-	const denormCutoff = 1 << 27
-	var bits uint32
-	if twoW < denormCutoff {
-		bits = math.Float32bits(denormalized)
-	} else {
-		bits = math.Float32bits(normalized)
+	// Placing the 15 magnitude bits at the top of a float32's exponent and
+	// mantissa and scaling by 2^(127-15) is exact for normals and
+	// subnormals; infinities and NaNs take the all-ones exponent instead.
+	mag := uint32(h&0x7FFF) << 13
+	f := math.Float32frombits(mag) * 0x1p112
+	if h&0x7C00 == 0x7C00 {
+		f = math.Float32frombits(mag | 0x7F800000)
 	}
-	return math.Float32frombits(sign | bits)
+	return math.Float32frombits(math.Float32bits(f) | uint32(h&0x8000)<<16)
 }
 
 // F32ToF16 converts f to IEEE 754 binary16 bits, rounding to nearest with

@@ -1,14 +1,145 @@
 /* lrt.h: the whole ABI of litert-go's native kernel library.
- * Every symbol carries the lrt_ prefix and mirrors the Go function it backs. */
+ *
+ * Every symbol carries the lrt_ prefix and mirrors the Go method it backs in
+ * native/cpu.go. Calls are coarse (a whole matmul, a whole attention block),
+ * take plain pointers and sizes, and return a status code (LRT_OK or a
+ * negative LRT_E* value). Only integer and pointer arguments cross the
+ * boundary; float parameters travel in small structs so the Go side can use
+ * purego.SyscallN without reflection. Struct layouts are checked at load by
+ * lrt_struct_size.
+ *
+ * Matrices are row-major. Element types use ggml's numbering (enum
+ * ggml_type), and quantized blocks ggml's byte layouts. */
 #ifndef LRT_H
 #define LRT_H
 #include <stddef.h>
 #include <stdint.h>
 
-/* lrt_abi_version returns the ABI version; the Go loader refuses a mismatch. */
+/* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
+#define LRT_ABI_VERSION 3
+
+/* Status codes. */
+enum {
+  LRT_OK = 0,
+  LRT_EINVAL = -1,      /* bad argument: null pointer, negative size, shape */
+  LRT_EUNSUPPORTED = -2, /* valid but unsupported: element type, head size */
+  LRT_ENOMEM = -3,      /* allocation failed */
+};
+
+/* Element types (ggml_type ids). */
+enum {
+  LRT_F32 = 0,
+  LRT_F16 = 1,
+  LRT_Q4_0 = 2,
+  LRT_Q8_0 = 8,
+  LRT_Q4_K = 12,
+  LRT_Q5_K = 13,
+  LRT_Q6_K = 14,
+  LRT_BF16 = 30,
+};
+
+/* lrt_abi_version returns LRT_ABI_VERSION; the Go loader refuses a mismatch. */
 int32_t lrt_abi_version(void);
 
-/* lrt_dot_f32 returns sum(a[i]*b[i]) for i < n. */
-float lrt_dot_f32(const float *a, const float *b, int64_t n);
+/* lrt_struct_size returns sizeof the struct numbered which (1: lrt_rope_params,
+ * 2: lrt_attn_params, 3: lrt_norm_params), or -1. */
+int64_t lrt_struct_size(int32_t which);
+
+/* lrt_isa returns the name of the kernel set chosen at load, such as
+ * "avx512vnni", "avx2", "neon" or "generic", as a NUL-terminated string. */
+const char *lrt_isa(void);
+
+/* lrt_supports reports (1/0) whether lrt_matmul accepts weights of type t. */
+int32_t lrt_supports(int32_t t);
+
+/* lrt_pool is a set of persistent worker threads. The calling thread takes
+ * part in every operation as worker 0, so a pool of n threads starts n-1
+ * pthreads. Operations on one pool are serialized by a mutex. */
+typedef struct lrt_pool lrt_pool;
+
+/* lrt_pool_new starts a pool of nthreads (clamped to [1, 512]); NULL on
+ * failure. */
+lrt_pool *lrt_pool_new(int32_t nthreads);
+
+/* lrt_pool_free stops and joins the workers and frees the pool. */
+void lrt_pool_free(lrt_pool *p);
+
+/* lrt_pool_threads returns the number of threads of p, the caller included. */
+int32_t lrt_pool_threads(const lrt_pool *p);
+
+/* lrt_matmul computes out[t*rows + r] = sum_c W[r][c] * x[t*cols + c] for
+ * t < ntok and r < rows, where W holds rows rows of cols elements of type
+ * wtype (ggml layout, rows stored back to back). Activations are quantized
+ * to 8 bits on the fly for the quantized types (as ggml does); float
+ * weights multiply float activations. cols must be a multiple of the block
+ * size. */
+int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows,
+                   int64_t cols, const float *x, int64_t ntok, float *out);
+
+/* lrt_norm_params configures lrt_rmsnorm. */
+typedef struct {
+  float eps;       /* added to the mean square */
+  int32_t add_one; /* 1: scale by (1 + weight), as Gemma stores it */
+} lrt_norm_params;
+
+/* lrt_rmsnorm computes out[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight for
+ * ntok rows of n floats; weight may be NULL (no scaling). out may equal x. */
+int32_t lrt_rmsnorm(lrt_pool *p, float *out, const float *x,
+                    const float *weight, int64_t n, int64_t ntok,
+                    const lrt_norm_params *prm);
+
+/* lrt_rope_params configures lrt_rope. */
+typedef struct {
+  float theta;      /* frequency base, as 10000 */
+  float freq_scale; /* positions are multiplied by it (linear scaling) */
+  int32_t neox;     /* 0: rotate pairs (2i, 2i+1); 1: rotate (i, i+rot/2) */
+  int32_t rot_dim;  /* rotated leading dimensions of each head (<= head_dim, even) */
+} lrt_rope_params;
+
+/* lrt_rope rotates x, ntok rows of nheads*head_dim floats, in place; row t
+ * is at position pos[t]. freq_factors, if not NULL, divides the rot_dim/2
+ * frequencies (Llama 3 style long-context factors). */
+int32_t lrt_rope(lrt_pool *p, float *x, int64_t ntok, int64_t nheads,
+                 int64_t head_dim, const int32_t *pos,
+                 const float *freq_factors, const lrt_rope_params *prm);
+
+/* lrt_softmax replaces each of rows rows of n floats by its softmax. */
+int32_t lrt_softmax(lrt_pool *p, float *x, int64_t n, int64_t rows);
+
+/* Gate activations for lrt_glu. */
+enum { LRT_SILU = 0, LRT_GELU = 1 };
+
+/* lrt_glu computes out[i] = act(gate[i]) * up[i] for i < n (SwiGLU with
+ * LRT_SILU, GeGLU with LRT_GELU, the tanh approximation). out may alias
+ * gate or up. */
+int32_t lrt_glu(lrt_pool *p, int32_t act, float *out, const float *gate,
+                const float *up, int64_t n);
+
+/* lrt_attn_params configures lrt_attention. Pointers first, so the layout
+ * has no padding. */
+typedef struct {
+  const float *q;    /* [ntok][n_heads*head_dim] queries */
+  const void *k;     /* [ctx][n_kv_heads*head_dim] keys, F32 or F16 */
+  const void *v;     /* [ctx][n_kv_heads*head_dim] values, F32 or F16 */
+  float *out;        /* [ntok][n_heads*head_dim] */
+  const int32_t *pos; /* [ntok] position of each query token */
+  int64_t ntok;
+  int64_t n_kv;      /* cache rows visible: keys 0..n_kv-1 */
+  int32_t n_heads;
+  int32_t n_kv_heads; /* n_heads must be a multiple of it (GQA) */
+  int32_t head_dim;
+  int32_t kv_type;   /* LRT_F32 or LRT_F16 */
+  int64_t kv_stride; /* elements between cache rows (>= n_kv_heads*head_dim) */
+  float scale;       /* score multiplier, usually 1/sqrt(head_dim) */
+  float softcap;     /* if > 0: score = softcap*tanh(score/softcap) */
+  int32_t window;    /* if > 0: key j is visible to query at pos p only if
+                        p - j < window */
+  int32_t causal;    /* 1: key j is visible only if j <= pos */
+} lrt_attn_params;
+
+/* lrt_attention computes, for each query token and head, softmax over the
+ * visible keys of scale*q.k, times v, into out (online softmax, one pass
+ * over the cache). */
+int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *prm);
 
 #endif

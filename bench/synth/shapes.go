@@ -1,0 +1,138 @@
+// Package synth generates synthetic GGUF models: real architecture shapes
+// (SmolLM2, Qwen2.5, Qwen3, Gemma 3, Llama 3.2 and tiny variants of each)
+// with seeded random weights, llama.cpp's metadata keys and tensor names, and
+// a synthetic or copied tokenizer. Tests and benchmarks get realistic sizes
+// and layouts without downloading models.
+package synth
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Shape is the architecture and hyperparameters of a synthetic model.
+type Shape struct {
+	Name    string // the name Generate takes, e.g. "qwen2.5-0.5b"
+	Arch    string // general.architecture: llama, qwen2, qwen3 or gemma3
+	NEmbd   int    // embedding width
+	NLayer  int    // transformer blocks
+	NHead   int    // attention (query) heads
+	NHeadKV int    // key/value heads
+	HeadDim int    // per-head width of keys and values
+	NFF     int    // feed-forward width
+	NVocab  int    // vocabulary size without --vocab
+	NCtx    int    // training context length
+	NormEps float32
+
+	RopeBase    float32 // rope.freq_base
+	RopeBaseSWA float32 // gemma3: rope base of the sliding-window layers
+	SlidingWin  int     // gemma3: attention.sliding_window
+
+	QKVBias   bool // qwen2: biases on attn_q, attn_k, attn_v
+	QKNorm    bool // qwen3, gemma3: per-head RMSNorm of queries and keys
+	PostNorms bool // gemma3: post_attention_norm and post_ffw_norm
+	Tied      bool // no output.weight: the output reuses token_embd
+
+	// Llama3Rope, when set, adds llama.cpp's rope_freqs.weight tensor of
+	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
+	Llama3Rope *Llama3Rope
+
+	vocab vocabStyle
+}
+
+// Llama3Rope holds Llama 3's rope scaling parameters.
+type Llama3Rope struct {
+	Factor          float64
+	LowFreqFactor   float64
+	HighFreqFactor  float64
+	OriginalContext int
+}
+
+// vocabStyle picks the synthetic tokenizer and chat template of a family.
+type vocabStyle int
+
+const (
+	vocabChatML vocabStyle = iota // gpt2 BPE, <|im_start|> ChatML (SmolLM2, Qwen)
+	vocabLlama3                   // gpt2 BPE, Llama 3 header tokens
+	vocabGemma                    // SentencePiece (llama) with <0xXX> bytes
+)
+
+// baseShapes returns the full-size shapes, from the models' config.json.
+func baseShapes() []Shape {
+	return []Shape{
+		{Name: "smollm2-135m", Arch: "llama", NEmbd: 576, NLayer: 30, NHead: 9, NHeadKV: 3, HeadDim: 64, NFF: 1536,
+			NVocab: 49152, NCtx: 8192, NormEps: 1e-5, RopeBase: 100000, Tied: true, vocab: vocabChatML},
+		{Name: "qwen2.5-0.5b", Arch: "qwen2", NEmbd: 896, NLayer: 24, NHead: 14, NHeadKV: 2, HeadDim: 64, NFF: 4864,
+			NVocab: 151936, NCtx: 32768, NormEps: 1e-6, RopeBase: 1e6, QKVBias: true, Tied: true, vocab: vocabChatML},
+		{Name: "qwen3-0.6b", Arch: "qwen3", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8, HeadDim: 128, NFF: 3072,
+			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, Tied: true, vocab: vocabChatML},
+		{Name: "gemma3-270m", Arch: "gemma3", NEmbd: 640, NLayer: 18, NHead: 4, NHeadKV: 1, HeadDim: 256, NFF: 2048,
+			NVocab: 262144, NCtx: 32768, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512,
+			QKNorm: true, PostNorms: true, Tied: true, vocab: vocabGemma},
+		{Name: "llama3.2-1b", Arch: "llama", NEmbd: 2048, NLayer: 16, NHead: 32, NHeadKV: 8, HeadDim: 64, NFF: 8192,
+			NVocab: 128256, NCtx: 131072, NormEps: 1e-5, RopeBase: 500000, Tied: true, vocab: vocabLlama3,
+			Llama3Rope: &Llama3Rope{Factor: 32, LowFreqFactor: 1, HighFreqFactor: 4, OriginalContext: 8192}},
+	}
+}
+
+// tiny shrinks a shape for unit tests: 4 layers (6 for Gemma 3, so one layer
+// is global), about 128 wide, the same GQA ratio and options, 512 tokens.
+func tiny(s Shape) Shape {
+	t := s
+	t.Name = "tiny-" + s.Name
+	t.NLayer = 4
+	t.NVocab = 512
+	ratio := s.NHead / s.NHeadKV
+	switch s.Name {
+	case "smollm2-135m": // 3:1 GQA, head dim 32
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 6, 2, 32, 192, 512
+	case "qwen2.5-0.5b": // 7:1 GQA, head dim 32
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 7, 1, 32, 224, 512
+	case "qwen3-0.6b": // 2:1 GQA, NHead*HeadDim != NEmbd as in the real model
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 2, 64, 128, 384
+	case "gemma3-270m": // 4:1 GQA, head dim 64, small sliding window
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 64, 128, 512
+		t.NLayer, t.SlidingWin = 6, 16
+	default: // 4:1 GQA, head dim 32
+		t.NHeadKV = 1
+		t.NHead, t.HeadDim, t.NEmbd, t.NFF = ratio, 32, 128, 384
+	}
+	return t
+}
+
+// shapeTable returns every shape by name.
+func shapeTable() map[string]Shape {
+	m := map[string]Shape{}
+	for _, s := range baseShapes() {
+		m[s.Name] = s
+		t := tiny(s)
+		m[t.Name] = t
+	}
+	return m
+}
+
+// Shapes returns the names of all shapes, sorted.
+func Shapes() []string {
+	m := shapeTable()
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the named shape.
+func Lookup(name string) (Shape, error) {
+	s, ok := shapeTable()[name]
+	if !ok {
+		return Shape{}, fmt.Errorf("synth: unknown shape %q (have %s)", name, strings.Join(Shapes(), ", "))
+	}
+	return s, nil
+}
+
+// isSWA reports whether layer il uses sliding-window attention: in Gemma 3
+// every sixth layer (5, 11, 17, …) is global, as llama.cpp's
+// set_swa_pattern(6) decides.
+func (s Shape) isSWA(il int) bool { return s.SlidingWin > 0 && il%6 < 5 }

@@ -1,0 +1,135 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+)
+
+// initKind says how a tensor's values are drawn.
+type initKind int
+
+const (
+	initNormal    initKind = iota // mean + std·N(0,1)
+	initRopeFreqs                 // Llama 3 rope factors, computed
+)
+
+// category is llama-quantize's tensor category, for type selection.
+type category int
+
+const (
+	catOther category = iota
+	catTokenEmbd
+	catOutput
+	catAttnQ
+	catAttnK
+	catAttnV
+	catAttnOut
+	catFFNGate
+	catFFNUp
+	catFFNDown
+)
+
+// tensorSpec is one tensor to generate.
+type tensorSpec struct {
+	name  string
+	dims  []uint64 // ggml order: dims[0] is the row length
+	kind  initKind
+	mean  float32
+	std   float32
+	layer int // block index, -1 outside blocks
+	cat   category
+}
+
+// rows is the number of rows, cols the row length.
+func (t tensorSpec) cols() int { return int(t.dims[0]) }
+func (t tensorSpec) rows() int {
+	n := 1
+	for _, d := range t.dims[1:] {
+		n *= int(d)
+	}
+	return n
+}
+
+// weightStd is the standard deviation of projection weights: GPT-2's 0.02,
+// which keeps activations in a sane range at these widths.
+const weightStd = 0.02
+
+// normStd is the spread of RMSNorm weights around 1.
+const normStd = 0.02
+
+// tensors lists the tensors of s with vocabulary size nVocab, in the order
+// convert_hf_to_gguf writes them, with llama.cpp's names.
+func (s Shape) tensors(nVocab int) []tensorSpec {
+	e, q, kv, ff := uint64(s.NEmbd), uint64(s.NHead*s.HeadDim), uint64(s.NHeadKV*s.HeadDim), uint64(s.NFF)
+	// Output projections get GPT-2's residual scaling 1/sqrt(2·layers).
+	outStd := float32(weightStd / math.Sqrt(2*float64(s.NLayer)))
+	var ts []tensorSpec
+	add := func(name string, layer int, cat category, kind initKind, mean, std float32, dims ...uint64) {
+		ts = append(ts, tensorSpec{name: name, dims: dims, kind: kind, mean: mean, std: std, layer: layer, cat: cat})
+	}
+	matrix := func(name string, layer int, cat category, std float32, in, out uint64) {
+		add(name, layer, cat, initNormal, 0, std, in, out)
+	}
+	norm := func(name string, layer int, n uint64) { add(name, layer, catOther, initNormal, 1, normStd, n) }
+	bias := func(name string, layer int, n uint64) { add(name, layer, catOther, initNormal, 0, weightStd, n) }
+
+	if s.Llama3Rope != nil {
+		add("rope_freqs.weight", -1, catOther, initRopeFreqs, 0, 0, uint64(s.HeadDim/2))
+	}
+	matrix("token_embd.weight", -1, catTokenEmbd, weightStd, e, uint64(nVocab))
+	for il := range s.NLayer {
+		p := fmt.Sprintf("blk.%d.", il)
+		norm(p+"attn_norm.weight", il, e)
+		matrix(p+"attn_q.weight", il, catAttnQ, weightStd, e, q)
+		matrix(p+"attn_k.weight", il, catAttnK, weightStd, e, kv)
+		matrix(p+"attn_v.weight", il, catAttnV, weightStd, e, kv)
+		if s.QKVBias {
+			bias(p+"attn_q.bias", il, q)
+			bias(p+"attn_k.bias", il, kv)
+			bias(p+"attn_v.bias", il, kv)
+		}
+		if s.QKNorm {
+			norm(p+"attn_q_norm.weight", il, uint64(s.HeadDim))
+			norm(p+"attn_k_norm.weight", il, uint64(s.HeadDim))
+		}
+		matrix(p+"attn_output.weight", il, catAttnOut, outStd, q, e)
+		if s.PostNorms {
+			norm(p+"post_attention_norm.weight", il, e)
+		}
+		norm(p+"ffn_norm.weight", il, e)
+		matrix(p+"ffn_gate.weight", il, catFFNGate, weightStd, e, ff)
+		matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
+		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
+		if s.PostNorms {
+			norm(p+"post_ffw_norm.weight", il, e)
+		}
+	}
+	norm("output_norm.weight", -1, e)
+	if !s.Tied {
+		matrix("output.weight", -1, catOutput, weightStd, e, uint64(nVocab))
+	}
+	return ts
+}
+
+// llama3RopeFactors computes rope_freqs.weight as convert_hf_to_gguf does
+// for rope_type "llama3": one factor per rotated pair.
+func llama3RopeFactors(base float64, dim int, r Llama3Rope) []float32 {
+	lowWavelen := float64(r.OriginalContext) / r.LowFreqFactor
+	highWavelen := float64(r.OriginalContext) / r.HighFreqFactor
+	out := make([]float32, 0, dim/2)
+	for i := 0; i < dim; i += 2 {
+		// torch computes the frequencies in float32.
+		freq := float32(1.0 / math.Pow(base, float64(float32(i)/float32(dim))))
+		wavelen := 2 * math.Pi / float64(freq)
+		switch {
+		case wavelen < highWavelen:
+			out = append(out, 1)
+		case wavelen > lowWavelen:
+			out = append(out, float32(r.Factor))
+		default:
+			smooth := (float64(r.OriginalContext)/wavelen - r.LowFreqFactor) / (r.HighFreqFactor - r.LowFreqFactor)
+			out = append(out, float32(1/((1-smooth)/r.Factor+smooth)))
+		}
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/litert-go/litert-go/models/modelinfo"
+)
+
+// runInfo implements "litert-go info": it describes a GGUF model file, as
+// text or as one JSON object.
+func runInfo(ctx context.Context, sio stdio, args []string) error {
+	fs := newFlags("info", sio)
+	model := fs.String("m", "", "GGUF model `file` to describe")
+	asJSON := fs.Bool("json", false, "print one JSON object with stable field names")
+	fs.Usage = func() {
+		fmt.Fprintln(sio.err, "usage: litert-go info -m FILE.gguf [--json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *model == "" && fs.NArg() == 1 {
+		*model = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *model == "" {
+		fs.Usage()
+		return errors.New("missing -m FILE")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	info, err := modelinfo.Load(*model)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(sio.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	return printInfo(sio.out, info)
+}
+
+// printInfo writes info as aligned "key: value" lines.
+func printInfo(w io.Writer, i *modelinfo.Info) error {
+	var b strings.Builder
+	line := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "%-18s "+format+"\n", append([]any{k + ":"}, args...)...)
+	}
+	line("file", "%s (%s, GGUF v%d, opened in %.2f ms)", i.Path, humanBytes(uint64(i.FileBytes)), i.GGUFVersion, i.OpenMillis)
+	arch := i.Architecture
+	if arch == "" {
+		arch = "(none: vocabulary only)"
+	}
+	line("architecture", "%s", arch)
+	if i.Name != "" {
+		line("name", "%s", i.Name)
+	}
+	line("parameters", "%s (%d tensors)", humanCount(i.Parameters), i.NTensors)
+	for _, t := range i.SortedTypes() {
+		s := i.TensorTypes[t]
+		line("  "+t, "%d tensors, %s elements, %s", s.Tensors, humanCount(s.Elements), humanBytes(s.Bytes))
+	}
+	if i.Architecture != "" {
+		line("context length", "%d", i.ContextLength)
+		line("layers", "%d", i.NLayer)
+		line("embedding", "%d (FFN %d)", i.NEmbd, i.NFF)
+		line("heads", "%d (KV heads %d, head dim %d)", i.NHead, i.NHeadKV, i.HeadDim)
+		if i.NormEps != 0 {
+			line("norm eps", "%g", i.NormEps)
+		}
+		rope := fmt.Sprintf("freq base %g", i.RopeFreqBase)
+		if i.RopeDimCount != 0 {
+			rope += fmt.Sprintf(", %d dims", i.RopeDimCount)
+		}
+		if i.RopeFreqBaseSWA != 0 {
+			rope += fmt.Sprintf(", local freq base %g", i.RopeFreqBaseSWA)
+		}
+		if i.RopeScalingType != "" {
+			rope += fmt.Sprintf(", scaling %s ×%g (original ctx %d)", i.RopeScalingType, i.RopeScaleFactor, i.RopeOrigCtx)
+		}
+		if i.RopeFreqsTensor {
+			rope += ", rope_freqs tensor"
+		}
+		line("rope", "%s", rope)
+		if i.SlidingWindow != 0 {
+			line("sliding window", "%d", i.SlidingWindow)
+		}
+		line("tied embeddings", "%t", i.TiedEmbeddings)
+	}
+	tok := i.TokenizerModel
+	if i.TokenizerPre != "" {
+		tok += " (pre " + i.TokenizerPre + ")"
+	}
+	line("vocab", "%d tokens, tokenizer %s", i.NVocab, tok)
+	if i.BOS != nil || i.EOS != nil {
+		line("bos / eos", "%s / %s", optID(i.BOS), optID(i.EOS))
+	}
+	switch {
+	case !i.HasChatTemplate:
+		line("chat template", "none")
+	case i.ChatTemplateTools:
+		line("chat template", "yes (%d bytes, mentions tools)", i.ChatTemplateBytes)
+	default:
+		line("chat template", "yes (%d bytes, no tools)", i.ChatTemplateBytes)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func optID(p *int64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
+}
+
+func humanBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func humanCount(n uint64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2fB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1fK", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,526 @@
+package constrain
+
+import (
+	"fmt"
+	"strings"
+)
+
+const (
+	// maxNodes bounds the size of a compiled automaton.
+	maxNodes = 2_000_000
+	// inlineLimit is the largest expanded size of a non-recursive rule that
+	// is inlined at its call sites instead of being called through the stack.
+	inlineLimit = 1 << 14
+)
+
+// bedge is a byte transition.
+type bedge struct {
+	lo, hi byte
+	to     int32
+}
+
+// nnode is a node of the byte-level recursive transition network.
+type nnode struct {
+	edges []bedge
+	eps   []int32
+	call  int32 // rule called from this node, -1 if none
+	ret   int32 // node to continue at after the call returns
+	tail  bool  // the call is in tail position: no frame is pushed
+	final bool  // end of its rule
+}
+
+// nfa is a compiled grammar: one sub-automaton per rule, calls between them.
+type nfa struct {
+	nodes     []nnode
+	ruleStart []int32
+	ruleEnd   []int32
+	ruleName  []string
+	start     int32 // root rule id
+}
+
+type nfaCompiler struct {
+	b         *builder
+	recursive []bool
+	size      []int // expanded size of non-recursive rules, -1 unknown
+	ruleMap   []int32
+	queue     []int
+	n         *nfa
+	err       error
+}
+
+// compileGrammar turns the rules of b (root rule root) into a trimmed automaton.
+func compileGrammar(b *builder, root int) (*Grammar, error) {
+	for id, body := range b.bodies {
+		if body == nil {
+			return nil, &CompileError{Lang: b.lang, Msg: fmt.Sprintf("rule %q is used but not defined", b.names[id]), Err: ErrInvalid}
+		}
+	}
+	c := &nfaCompiler{b: b, n: &nfa{}}
+	c.findRecursion()
+	c.size = make([]int, len(b.bodies))
+	for i := range c.size {
+		c.size[i] = -1
+	}
+	c.ruleMap = make([]int32, len(b.bodies))
+	for i := range c.ruleMap {
+		c.ruleMap[i] = -1
+	}
+	c.n.start = c.ruleID(root)
+	for len(c.queue) > 0 && c.err == nil {
+		r := c.queue[0]
+		c.queue = c.queue[1:]
+		id := c.ruleMap[r]
+		c.compile(b.bodies[r], c.n.ruleStart[id], c.n.ruleEnd[id])
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if err := c.n.analyze(b.lang); err != nil {
+		return nil, err
+	}
+	return &Grammar{nfa: c.n, engines: map[*Vocab]*engine{}}, nil
+}
+
+// findRecursion marks rules that belong to a reference cycle (Tarjan SCC).
+func (c *nfaCompiler) findRecursion() {
+	n := len(c.b.bodies)
+	adj := make([][]int, n)
+	for i, body := range c.b.bodies {
+		seen := map[int]bool{}
+		walkRefs(body, func(r int) {
+			if !seen[r] {
+				seen[r] = true
+				adj[i] = append(adj[i], r)
+			}
+		}, map[*expr]bool{})
+	}
+	c.recursive = make([]bool, n)
+	index := make([]int, n)
+	low := make([]int, n)
+	on := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	counter := 0
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = counter, counter
+		counter++
+		stack = append(stack, v)
+		on[v] = true
+		for _, w := range adj[v] {
+			if index[w] < 0 {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if on[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			var comp []int
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				on[w] = false
+				comp = append(comp, w)
+				if w == v {
+					break
+				}
+			}
+			if len(comp) > 1 {
+				for _, w := range comp {
+					c.recursive[w] = true
+				}
+			} else {
+				for _, w := range adj[v] {
+					if w == v {
+						c.recursive[v] = true
+					}
+				}
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if index[i] < 0 {
+			visit(i)
+		}
+	}
+}
+
+func walkRefs(e *expr, f func(int), seen map[*expr]bool) {
+	if seen[e] {
+		return
+	}
+	seen[e] = true
+	switch e.op {
+	case opRef:
+		f(e.rule)
+	case opGraph:
+		for _, ed := range e.graph.edges {
+			if ed.e != nil {
+				walkRefs(ed.e, f, seen)
+			}
+		}
+	default:
+		for _, s := range e.subs {
+			walkRefs(s, f, seen)
+		}
+	}
+}
+
+// ruleSize is the expanded size of a rule if inlined.
+func (c *nfaCompiler) ruleSize(r int) int {
+	if c.recursive[r] {
+		return 1
+	}
+	if c.size[r] < 0 {
+		c.size[r] = inlineLimit + 1 // guard
+		c.size[r] = exprSize(c.b.bodies[r], c.refSize, inlineLimit+1)
+	}
+	return c.size[r]
+}
+
+func (c *nfaCompiler) refSize(r int) int {
+	if c.inline(r) {
+		return c.ruleSize(r)
+	}
+	return 1
+}
+
+func (c *nfaCompiler) inline(r int) bool {
+	return !c.recursive[r] && c.ruleSize(r) <= inlineLimit
+}
+
+// ruleID returns the automaton rule id of builder rule r, scheduling its compilation.
+func (c *nfaCompiler) ruleID(r int) int32 {
+	if c.ruleMap[r] >= 0 {
+		return c.ruleMap[r]
+	}
+	id := int32(len(c.n.ruleStart))
+	c.ruleMap[r] = id
+	s, e := c.node(), c.node()
+	c.n.ruleStart = append(c.n.ruleStart, s)
+	c.n.ruleEnd = append(c.n.ruleEnd, e)
+	c.n.ruleName = append(c.n.ruleName, c.b.names[r])
+	if e >= 0 {
+		c.n.nodes[e].final = true
+	}
+	c.queue = append(c.queue, r)
+	return id
+}
+
+func (c *nfaCompiler) node() int32 {
+	if len(c.n.nodes) >= maxNodes {
+		if c.err == nil {
+			c.err = &CompileError{Lang: c.b.lang, Msg: fmt.Sprintf("constraint too large (more than %d automaton nodes)", maxNodes), Err: ErrInvalid}
+		}
+		return 0
+	}
+	c.n.nodes = append(c.n.nodes, nnode{call: -1, ret: -1})
+	return int32(len(c.n.nodes) - 1)
+}
+
+func (c *nfaCompiler) eps(from, to int32) {
+	c.n.nodes[from].eps = append(c.n.nodes[from].eps, to)
+}
+
+// compile adds the automaton for e between from and to.
+func (c *nfaCompiler) compile(e *expr, from, to int32) {
+	if c.err != nil {
+		return
+	}
+	switch e.op {
+	case opEmpty:
+		c.eps(from, to)
+	case opNothing:
+	case opBytes:
+		c.n.nodes[from].edges = append(c.n.nodes[from].edges, bedge{lo: e.lo, hi: e.hi, to: to})
+	case opSeq:
+		cur := from
+		for i, s := range e.subs {
+			next := to
+			if i < len(e.subs)-1 {
+				next = c.node()
+			}
+			c.compile(s, cur, next)
+			cur = next
+		}
+	case opAlt:
+		for _, s := range e.subs {
+			c.compile(s, from, to)
+		}
+	case opRepeat:
+		cur := from
+		for i := 0; i < e.min; i++ {
+			next := c.node()
+			c.compile(e.subs[0], cur, next)
+			cur = next
+			if c.err != nil {
+				return
+			}
+		}
+		if e.max < 0 {
+			loop := c.node()
+			c.eps(cur, loop)
+			c.compile(e.subs[0], loop, loop)
+			c.eps(loop, to)
+			return
+		}
+		for i := e.min; i < e.max; i++ {
+			c.eps(cur, to)
+			next := to
+			if i < e.max-1 {
+				next = c.node()
+			}
+			c.compile(e.subs[0], cur, next)
+			cur = next
+			if c.err != nil {
+				return
+			}
+		}
+		if e.max == e.min {
+			c.eps(cur, to)
+		}
+	case opRef:
+		if c.inline(e.rule) {
+			c.compile(c.b.bodies[e.rule], from, to)
+			return
+		}
+		id := c.ruleID(e.rule)
+		n := c.node()
+		c.eps(from, n)
+		c.n.nodes[n].call = id
+		c.n.nodes[n].ret = to
+	case opGraph:
+		g := e.graph
+		ids := make([]int32, g.n)
+		for i := range ids {
+			ids[i] = c.node()
+		}
+		c.eps(from, ids[g.start])
+		c.eps(ids[g.end], to)
+		for _, ed := range g.edges {
+			if ed.e == nil {
+				c.eps(ids[ed.from], ids[ed.to])
+			} else {
+				c.compile(ed.e, ids[ed.from], ids[ed.to])
+			}
+		}
+	}
+}
+
+// analyze checks productivity and left recursion, trims dead nodes and marks tail calls.
+func (n *nfa) analyze(lang string) error {
+	nr := len(n.ruleStart)
+	// Productive and nullable rules (fixpoints).
+	mk := newMarks(len(n.nodes))
+	productive := n.fixpoint(true, mk)
+	nullable := n.fixpoint(false, mk)
+	if !productive[n.start] {
+		return &CompileError{Lang: lang, Msg: "the constraint matches no string", Err: ErrInvalid}
+	}
+	// Left recursion: calls reachable from a rule start without consuming bytes.
+	leftCalls := make([][]int32, nr)
+	for r := 0; r < nr; r++ {
+		mk.reset()
+		stack := []int32{n.ruleStart[r]}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if !mk.mark(x) {
+				continue
+			}
+			nd := &n.nodes[x]
+			stack = append(stack, nd.eps...)
+			if nd.call >= 0 && productive[nd.call] {
+				leftCalls[r] = append(leftCalls[r], nd.call)
+				if nullable[nd.call] {
+					stack = append(stack, nd.ret)
+				}
+			}
+		}
+	}
+	state := make([]uint8, nr)
+	var path []int32
+	var cyc []int32
+	var dfs func(r int32) bool
+	dfs = func(r int32) bool {
+		state[r] = 1
+		path = append(path, r)
+		for _, q := range leftCalls[r] {
+			if state[q] == 1 {
+				for i, p := range path {
+					if p == q {
+						cyc = append([]int32{}, path[i:]...)
+					}
+				}
+				cyc = append(cyc, q)
+				return true
+			}
+			if state[q] == 0 && dfs(q) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		state[r] = 2
+		return false
+	}
+	for r := int32(0); r < int32(nr); r++ {
+		if state[r] == 0 && dfs(r) {
+			names := make([]string, len(cyc))
+			for i, q := range cyc {
+				names[i] = n.ruleName[q]
+			}
+			return &CompileError{Lang: lang, Msg: "left recursion is not supported: " + strings.Join(names, " -> "), Err: ErrUnsupported}
+		}
+	}
+	// Trim: keep nodes that can reach the end of their rule.
+	rev := make([][]int32, len(n.nodes))
+	for i := range n.nodes {
+		nd := &n.nodes[i]
+		for _, t := range nd.eps {
+			rev[t] = append(rev[t], int32(i))
+		}
+		for _, ed := range nd.edges {
+			rev[ed.to] = append(rev[ed.to], int32(i))
+		}
+		if nd.call >= 0 && productive[nd.call] {
+			rev[nd.ret] = append(rev[nd.ret], int32(i))
+		}
+	}
+	live := make([]bool, len(n.nodes))
+	var stack []int32
+	for _, e := range n.ruleEnd {
+		stack = append(stack, e)
+	}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if live[x] {
+			continue
+		}
+		live[x] = true
+		stack = append(stack, rev[x]...)
+	}
+	for i := range n.nodes {
+		nd := &n.nodes[i]
+		eps := nd.eps[:0]
+		for _, t := range nd.eps {
+			if live[t] {
+				eps = append(eps, t)
+			}
+		}
+		nd.eps = eps
+		edges := nd.edges[:0]
+		for _, ed := range nd.edges {
+			if live[ed.to] {
+				edges = append(edges, ed)
+			}
+		}
+		nd.edges = edges
+		if nd.call >= 0 && (!productive[nd.call] || !live[nd.ret]) {
+			nd.call = -1
+		}
+	}
+	// Tail calls: nothing but the rule end follows the return node.
+	for i := range n.nodes {
+		nd := &n.nodes[i]
+		if nd.call >= 0 {
+			nd.tail = n.onlyEnd(nd.ret, mk)
+		}
+	}
+	return nil
+}
+
+// onlyEnd reports whether every node epsilon-reachable from x has no byte
+// edges and no calls.
+func (n *nfa) onlyEnd(x int32, mk *marks) bool {
+	mk.reset()
+	stack := []int32{x}
+	for len(stack) > 0 {
+		y := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !mk.mark(y) {
+			continue
+		}
+		nd := &n.nodes[y]
+		if len(nd.edges) > 0 || nd.call >= 0 {
+			return false
+		}
+		stack = append(stack, nd.eps...)
+	}
+	return true
+}
+
+// fixpoint computes, for each rule, whether its end is reachable from its
+// start using epsilon edges, byte edges (if bytes) and calls to rules already
+// known to qualify.
+func (n *nfa) fixpoint(bytes bool, mk *marks) []bool {
+	nr := len(n.ruleStart)
+	ok := make([]bool, nr)
+	for changed := true; changed; {
+		changed = false
+		for r := 0; r < nr; r++ {
+			if ok[r] {
+				continue
+			}
+			if n.reach(n.ruleStart[r], n.ruleEnd[r], bytes, ok, mk) {
+				ok[r] = true
+				changed = true
+			}
+		}
+	}
+	return ok
+}
+
+func (n *nfa) reach(from, to int32, bytes bool, ok []bool, mk *marks) bool {
+	mk.reset()
+	stack := []int32{from}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == to {
+			return true
+		}
+		if !mk.mark(x) {
+			continue
+		}
+		nd := &n.nodes[x]
+		stack = append(stack, nd.eps...)
+		if bytes {
+			for _, ed := range nd.edges {
+				stack = append(stack, ed.to)
+			}
+		}
+		if nd.call >= 0 && ok[nd.call] {
+			stack = append(stack, nd.ret)
+		}
+	}
+	return false
+}
+
+// marks is a reusable visited set over node ids.
+type marks struct {
+	stamp []uint32
+	gen   uint32
+}
+
+func newMarks(n int) *marks { return &marks{stamp: make([]uint32, n), gen: 1} }
+
+func (m *marks) reset() {
+	m.gen++
+	if m.gen == 0 {
+		clear(m.stamp)
+		m.gen = 1
+	}
+}
+
+// mark marks x and reports whether it was unmarked.
+func (m *marks) mark(x int32) bool {
+	if m.stamp[x] == m.gen {
+		return false
+	}
+	m.stamp[x] = m.gen
+	return true
+}

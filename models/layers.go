@@ -1,0 +1,329 @@
+package models
+
+import (
+	"fmt"
+
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/native"
+)
+
+// This file is the layer vocabulary the architectures are written in:
+// small structs whose fields are GGUF tensors, each with a Forward method
+// that calls the backend.
+
+// Linear is a projection y = W·x (+ B).
+type Linear struct {
+	W native.Weight // [Rows out][Cols in], stored type
+	B []float32     // optional bias [Rows]
+}
+
+// Forward sets out (nTokens rows of W.Rows) to W·x (+ B) for the nTokens
+// rows of x.
+func (l Linear) Forward(b native.Backend, out, x []float32, nTokens int) {
+	b.MatMul(out, l.W, x, nTokens)
+	if l.B != nil {
+		for t := range nTokens {
+			add(out[t*l.W.Rows:(t+1)*l.W.Rows], l.B)
+		}
+	}
+}
+
+// RMSNorm is x/√(mean(x²)+Eps)·W over rows of len(W). GGUF files store the
+// final multiplier: Gemma's (1+w) was folded in by the converter.
+type RMSNorm struct {
+	W   []float32
+	Eps float32
+}
+
+// Forward normalizes each row of len(n.W) elements of x into out.
+func (n RMSNorm) Forward(b native.Backend, out, x []float32) {
+	b.RMSNorm(out, x, n.W, len(n.W), n.Eps)
+}
+
+// Activation selects the gate nonlinearity of an MLP.
+type Activation int
+
+const (
+	// SiLU gives SwiGLU: down(silu(gate(x)) * up(x)).
+	SiLU Activation = iota
+	// GELU gives GeGLU with tanh-approximated GELU (Gemma).
+	GELU
+)
+
+// MLP is the gated feed-forward network down(act(gate(x)) * up(x)).
+type MLP struct {
+	Gate, Up Linear // [HiddenDim][Dim]
+	Down     Linear // [Dim][HiddenDim]
+	Act      Activation
+}
+
+// Forward writes the MLP of the nTokens rows of x into out, using hb and
+// hb2 (nTokens rows of HiddenDim) as scratch.
+func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
+	h := m.Gate.W.Rows
+	hb, hb2 = hb[:nTokens*h], hb2[:nTokens*h]
+	m.Gate.Forward(b, hb, x, nTokens)
+	m.Up.Forward(b, hb2, x, nTokens)
+	if m.Act == GELU {
+		b.GeGLU(hb, hb2)
+	} else {
+		b.SwiGLU(hb, hb2)
+	}
+	m.Down.Forward(b, out, hb, nTokens)
+}
+
+// SelfAttention is causal grouped-query attention over a layer's KV cache.
+type SelfAttention struct {
+	Q, K, V Linear  // [NHeads*HeadDim][Dim], [NKVHeads*HeadDim][Dim] ×2
+	O       Linear  // [Dim][NHeads*HeadDim]
+	QNorm   RMSNorm // optional per-head norm [HeadDim] (Qwen3, Gemma3); W nil if absent
+	KNorm   RMSNorm // optional per-head norm [HeadDim]
+	Rope    native.RoPE
+	Attn    native.Attention
+}
+
+// Forward runs attention for the nTokens rows of x at positions pos0, …
+// and writes the output projection into out. It stores the keys and values
+// in s's cache of the given layer.
+func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []float32, pos0, nTokens int) {
+	hd, nh, nkv := a.Attn.HeadDim, a.Attn.NHeads, a.Attn.NKVHeads
+	q, k, v := s.q[:nTokens*nh*hd], s.k[:nTokens*nkv*hd], s.v[:nTokens*nkv*hd]
+	// q, k, v projections
+	a.Q.Forward(b, q, x, nTokens)
+	a.K.Forward(b, k, x, nTokens)
+	a.V.Forward(b, v, x, nTokens)
+	// per-head q/k rmsnorm
+	if a.QNorm.W != nil {
+		a.QNorm.Forward(b, q, q)
+		a.KNorm.Forward(b, k, k)
+	}
+	// rotary position embedding
+	b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
+	b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
+	// save k, v at pos to the cache
+	b.StoreKV(s.kv[layer], pos0, k, v, nTokens)
+	// attention of the queries over positions ≤ pos
+	att := s.att[:nTokens*nh*hd]
+	b.Attend(att, q, s.kv[layer], pos0, nTokens, a.Attn)
+	// output projection
+	a.O.Forward(b, out, att, nTokens)
+}
+
+// embed writes the embedding rows of tokens into x (rows of dim), scaled by
+// scale (1 for none).
+func embed(w native.Weight, tokens []int32, x []float32, scale float32) {
+	rs := w.RowBytes()
+	for t, id := range tokens {
+		row := x[t*w.Cols : (t+1)*w.Cols]
+		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], row); err != nil {
+			panic(fmt.Sprintf("models: embedding of token %d: %v", id, err))
+		}
+		if scale != 1 {
+			for i := range row {
+				row[i] *= scale
+			}
+		}
+	}
+}
+
+// add sets dst += src.
+func add(dst, src []float32) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += src[i]
+	}
+}
+
+// head computes the logits of the last of nTokens rows of x: final norm,
+// then the output projection.
+func head(b native.Backend, norm RMSNorm, out Linear, x, scratch []float32, nTokens int, logits []float32) {
+	dim := len(norm.W)
+	last := x[(nTokens-1)*dim : nTokens*dim]
+	norm.Forward(b, scratch[:dim], last)
+	out.Forward(b, logits[:out.W.Rows], scratch[:dim], 1)
+}
+
+// loader reads tensors and keys of one architecture, remembering the first
+// error so a loader can list its tensors without checking each one.
+type loader struct {
+	f    *gguf.File
+	b    native.Backend
+	arch string
+	err  error
+}
+
+func (l *loader) fail(format string, args ...any) {
+	if l.err == nil {
+		l.err = fmt.Errorf(format, args...)
+	}
+}
+
+// has reports whether the file holds tensor name.
+func (l *loader) has(name string) bool {
+	_, ok := l.f.Tensor(name)
+	return ok
+}
+
+// weight returns tensor name as a rows×cols matrix (GGUF dims [cols, rows]).
+func (l *loader) weight(name string, rows, cols int) native.Weight {
+	ti, ok := l.f.Tensor(name)
+	if !ok {
+		l.fail("required tensor %q is missing", name)
+		return native.Weight{}
+	}
+	if len(ti.Dims) > 2 || ti.Dims[0] != uint64(cols) || ti.Rows() != rows {
+		l.fail("tensor %q has shape %v, want [%d %d]", name, ti.Dims, cols, rows)
+		return native.Weight{}
+	}
+	if !l.b.Supports(ti.Type) {
+		l.fail("tensor %q has type %s, which the %s backend cannot multiply", name, ti.Type, l.b.Name())
+		return native.Weight{}
+	}
+	w := native.Weight{Type: ti.Type, Rows: rows, Cols: cols, Data: l.f.TensorData(ti)}
+	if err := w.Check(); err != nil {
+		l.fail("tensor %q: %v", name, err)
+	}
+	return w
+}
+
+// linear returns the projection name+".weight" with the bias
+// name+".bias" if the file has one.
+func (l *loader) linear(name string, rows, cols int) Linear {
+	lin := Linear{W: l.weight(name+".weight", rows, cols)}
+	if l.has(name + ".bias") {
+		lin.B = l.vector(name+".bias", rows)
+	}
+	return lin
+}
+
+// vector returns the 1-D tensor name of n elements, converted to float32.
+func (l *loader) vector(name string, n int) []float32 {
+	ti, ok := l.f.Tensor(name)
+	if !ok {
+		l.fail("required tensor %q is missing", name)
+		return nil
+	}
+	if ti.Elements() != uint64(n) {
+		l.fail("tensor %q has shape %v, want [%d]", name, ti.Dims, n)
+		return nil
+	}
+	v := make([]float32, n)
+	if err := ggml.Dequantize(ti.Type, l.f.TensorData(ti), v); err != nil {
+		l.fail("tensor %q: %v", name, err)
+		return nil
+	}
+	return v
+}
+
+// norm returns the RMSNorm of weight name+".weight" of n elements.
+func (l *loader) norm(name string, n int, eps float32) RMSNorm {
+	return RMSNorm{W: l.vector(name+".weight", n), Eps: eps}
+}
+
+// key returns the full name of an architecture key such as
+// "attention.head_count".
+func (l *loader) key(k string) string { return l.arch + "." + k }
+
+// int returns the required integer key <arch>.k.
+func (l *loader) int(k string) int {
+	v, err := l.f.Int(l.key(k))
+	if err != nil {
+		l.fail("%w", err)
+		return 0
+	}
+	if v <= 0 || v > 1<<31 {
+		l.fail("key %q is %d, want a positive count", l.key(k), v)
+	}
+	return int(v)
+}
+
+// intOr returns the integer key <arch>.k, or def if absent.
+func (l *loader) intOr(k string, def int) int {
+	if !l.f.Has(l.key(k)) {
+		return def
+	}
+	return l.int(k)
+}
+
+// floatOr returns the number key <arch>.k, or def if absent.
+func (l *loader) floatOr(k string, def float64) float64 {
+	if !l.f.Has(l.key(k)) {
+		return def
+	}
+	v, err := l.f.Float(l.key(k))
+	if err != nil {
+		l.fail("%w", err)
+	}
+	return v
+}
+
+// stringOr returns the string key <arch>.k, or def if absent.
+func (l *loader) stringOr(k, def string) string {
+	if !l.f.Has(l.key(k)) {
+		return def
+	}
+	v, err := l.f.String(l.key(k))
+	if err != nil {
+		l.fail("%w", err)
+	}
+	return v
+}
+
+// params reads the hyper-parameters every architecture shares and checks
+// them against each other and token_embd.weight.
+func (l *loader) params() Params {
+	p := Params{Arch: l.arch}
+	p.Dim = l.int("embedding_length")
+	p.HiddenDim = l.int("feed_forward_length")
+	p.NLayers = l.int("block_count")
+	p.NHeads = l.int("attention.head_count")
+	p.NKVHeads = l.intOr("attention.head_count_kv", p.NHeads)
+	p.CtxLen = l.int("context_length")
+	p.NormEps = float32(l.floatOr("attention.layer_norm_rms_epsilon", 1e-5))
+	p.RopeBase = l.floatOr("rope.freq_base", 10000)
+	if l.err != nil {
+		return p
+	}
+	p.HeadDim = l.intOr("attention.key_length", p.Dim/p.NHeads)
+	if vl := l.intOr("attention.value_length", p.HeadDim); vl != p.HeadDim {
+		l.fail("key length %d differs from value length %d, which is not supported", p.HeadDim, vl)
+	}
+	p.RopeDim = l.intOr("rope.dimension_count", p.HeadDim)
+	switch {
+	case p.NHeads%p.NKVHeads != 0:
+		l.fail("%d heads are not a multiple of %d KV heads", p.NHeads, p.NKVHeads)
+	case p.RopeDim > p.HeadDim || p.RopeDim%2 != 0:
+		l.fail("rope dimension %d does not fit a head of %d", p.RopeDim, p.HeadDim)
+	}
+	if ti, ok := l.f.Tensor("token_embd.weight"); ok {
+		p.VocabSize = ti.Rows()
+	} else {
+		l.fail("required tensor %q is missing", "token_embd.weight")
+	}
+	return p
+}
+
+// ropeScale returns the linear position scale from <arch>.rope.scaling.*
+// (1 for none).
+func (l *loader) ropeScale() float64 {
+	typ := l.stringOr("rope.scaling.type", "none")
+	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
+	switch {
+	case typ == "none" || factor == 1 || factor == 0:
+		return 1
+	case typ == "linear":
+		return 1 / factor
+	}
+	l.fail("rope scaling %q (factor %g) is not supported", typ, factor)
+	return 1
+}
+
+// output returns the output projection, output.weight, or the token
+// embedding when the model ties them.
+func (l *loader) output(p Params) Linear {
+	if l.has("output.weight") {
+		return l.linear("output", p.VocabSize, p.Dim)
+	}
+	return Linear{W: l.weight("token_embd.weight", p.VocabSize, p.Dim)}
+}

@@ -1,0 +1,130 @@
+package models
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/native"
+)
+
+const fixtures = "../../shared/testdata/models"
+
+// reference is llama.cpp's greedy run of stories260K (see the fixtures'
+// README.md).
+type reference struct {
+	Prompt []int32
+	Steps  []refStep
+}
+
+type refStep struct {
+	Argmax int32     `json:"argmax"`
+	Logits []float32 `json:"logits"`
+}
+
+func loadReference(t *testing.T) reference {
+	t.Helper()
+	fd, err := os.Open(filepath.Join(fixtures, "stories260K.once_upon.logits.jsonl"))
+	if os.IsNotExist(err) {
+		t.Skip("stories260K fixtures absent at " + fixtures)
+	}
+	require.NoError(t, err)
+	defer fd.Close()
+	sc := bufio.NewScanner(fd)
+	sc.Buffer(nil, 1<<20)
+	var ref reference
+	require.True(t, sc.Scan())
+	var hdr struct {
+		PromptTokens []int32 `json:"prompt_tokens"`
+		NVocab       int     `json:"n_vocab"`
+	}
+	require.NoError(t, json.Unmarshal(sc.Bytes(), &hdr))
+	ref.Prompt = hdr.PromptTokens
+	for sc.Scan() {
+		var s refStep
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &s))
+		require.Len(t, s.Logits, hdr.NVocab)
+		ref.Steps = append(ref.Steps, s)
+	}
+	require.NoError(t, sc.Err())
+	return ref
+}
+
+func openModel(t testing.TB, path string, b native.Backend) Model {
+	t.Helper()
+	f, err := gguf.Open(path)
+	if os.IsNotExist(errorsUnwrapAll(err)) {
+		t.Skip(path + " absent")
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	m, err := Load(f, b)
+	require.NoError(t, err)
+	return m
+}
+
+func errorsUnwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func argmax(x []float32) int32 {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return int32(best)
+}
+
+// TestStories260K runs llama.cpp's greedy run teacher-forced: the prompt
+// as one batch, then each reference token, comparing every logit.
+func TestStories260K(t *testing.T) {
+	ref := loadReference(t)
+	b := native.NewGo(2)
+	defer b.Close()
+	for _, tc := range []struct {
+		file string
+		tol  float64
+	}{
+		{"stories260K.gguf", 0.03},
+		{"stories260K-F16.gguf", 0.35},
+		{"stories260K-Q8_0.gguf", 0.35},
+		{"stories260K-Q4_0.gguf", 0.35 * 4},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			m := openModel(t, filepath.Join(fixtures, tc.file), b)
+			st, err := NewState(m.Params(), 64, 16, ggml.F32)
+			require.NoError(t, err)
+			logits := make([]float32, m.Params().VocabSize)
+			m.Forward(st, ref.Prompt, logits)
+			worst, agree := 0.0, 0
+			for i, step := range ref.Steps {
+				if i > 0 {
+					m.Forward(st, []int32{ref.Steps[i-1].Argmax}, logits)
+				}
+				for j, want := range step.Logits {
+					worst = math.Max(worst, math.Abs(float64(logits[j]-want)))
+				}
+				if argmax(logits) == step.Argmax {
+					agree++
+				}
+			}
+			t.Logf("%s: max |Δlogit| %.4f over %d steps, argmax agrees at %d", tc.file, worst, len(ref.Steps), agree)
+			require.LessOrEqual(t, worst, tc.tol)
+		})
+	}
+}

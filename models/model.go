@@ -1,0 +1,101 @@
+// Package models holds the transformer architectures litert-go runs: one
+// file per architecture (llama.go, qwen.go, gemma.go) on the shared layer
+// vocabulary of layers.go, and a registry keyed by the GGUF key
+// general.architecture. Weights stay in the memory-mapped file in their
+// stored type; the forward pass calls the coarse operations of a
+// native.Backend.
+package models
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/native"
+)
+
+// Params are the hyper-parameters every architecture shares, read from the
+// GGUF keys "<arch>.…".
+type Params struct {
+	Arch      string  // general.architecture
+	VocabSize int     // rows of token_embd.weight
+	Dim       int     // <arch>.embedding_length
+	HiddenDim int     // <arch>.feed_forward_length
+	NLayers   int     // <arch>.block_count
+	NHeads    int     // <arch>.attention.head_count
+	NKVHeads  int     // <arch>.attention.head_count_kv (default NHeads)
+	HeadDim   int     // <arch>.attention.key_length (default Dim/NHeads)
+	CtxLen    int     // <arch>.context_length: the training context
+	NormEps   float32 // <arch>.attention.layer_norm_rms_epsilon
+	RopeDim   int     // <arch>.rope.dimension_count (default HeadDim)
+	RopeBase  float64 // <arch>.rope.freq_base (default 10000)
+	Window    int     // <arch>.attention.sliding_window for local layers, 0 if none
+}
+
+// Model is a loaded architecture: read-only weights and a forward pass. A
+// Model is safe for concurrent use by many States.
+type Model interface {
+	// Params returns the hyper-parameters.
+	Params() Params
+	// Forward runs tokens at positions s.Len(), s.Len()+1, … through the
+	// model, appends their keys and values to s and, if logits is not nil,
+	// writes the VocabSize logits of the last token into it. The caller
+	// guarantees len(tokens) ≤ s.MaxBatch(), room in the cache and token
+	// ids below VocabSize; Forward panics otherwise.
+	Forward(s *State, tokens []int32, logits []float32)
+}
+
+// LoadFunc builds a Model from an open GGUF file. The model may keep
+// slices of the file's mapped data, so the file must outlive it.
+type LoadFunc func(f *gguf.File, b native.Backend) (Model, error)
+
+// registry maps general.architecture to a loader. It is written only by
+// Register from init functions.
+var registry = map[string]LoadFunc{}
+
+// Register makes an architecture loadable under its general.architecture
+// name. It is called from init; registering a name twice panics.
+func Register(arch string, load LoadFunc) {
+	if _, dup := registry[arch]; dup {
+		panic("models: architecture " + arch + " registered twice")
+	}
+	registry[arch] = load
+}
+
+// Architectures lists the registered architectures, sorted.
+func Architectures() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// UnsupportedError reports a file whose architecture has no loader.
+type UnsupportedError struct {
+	Arch string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("models: architecture %q is not supported (supported: %s)", e.Arch, strings.Join(Architectures(), ", "))
+}
+
+// Load builds the model described by f for backend b, choosing the loader
+// by general.architecture.
+func Load(f *gguf.File, b native.Backend) (Model, error) {
+	arch, err := f.Architecture()
+	if err != nil {
+		return nil, fmt.Errorf("models: %w", err)
+	}
+	load, ok := registry[arch]
+	if !ok {
+		return nil, &UnsupportedError{Arch: arch}
+	}
+	m, err := load(f, b)
+	if err != nil {
+		return nil, fmt.Errorf("models: %s: %w", arch, err)
+	}
+	return m, nil
+}

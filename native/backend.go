@@ -1,0 +1,126 @@
+// Package native holds the compute kernels behind the models. Model code
+// calls the coarse operations of a Backend (a whole matrix product, a whole
+// attention block) and never sees threads, SIMD or foreign calls; kernels
+// never see models.
+//
+// NewGo returns the pure-Go backend, which is the specification of every
+// operation and the fallback when no native library is available. Other
+// backends (C kernels loaded with purego, a GPU) implement the same
+// interface and are compared against it in tests.
+package native
+
+import (
+	"fmt"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// Weight is a row-major matrix of Rows rows of Cols elements of Type, kept
+// in its stored (possibly quantized) form. Data is usually a slice of the
+// memory-mapped model file and is never written.
+type Weight struct {
+	Type       ggml.DType
+	Rows, Cols int
+	Data       []byte
+}
+
+// RowBytes is the size of one row of w in bytes.
+func (w Weight) RowBytes() int {
+	n, err := w.Type.RowSize(w.Cols)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// Check reports whether w's data holds exactly Rows rows of Cols elements.
+func (w Weight) Check() error {
+	rs, err := w.Type.RowSize(w.Cols)
+	if err != nil {
+		return err
+	}
+	if len(w.Data) != rs*w.Rows {
+		return fmt.Errorf("%d×%d %s matrix needs %d bytes, has %d", w.Rows, w.Cols, w.Type, rs*w.Rows, len(w.Data))
+	}
+	return nil
+}
+
+// RoPE describes rotary position embedding of one head: the first Dim
+// elements of each head are rotated by angle pos*InvFreq[i] for pair i.
+//
+// In the normal mode (llama.cpp's LLAMA_ROPE_TYPE_NORM, used with the
+// GGUF-permuted Q/K of llama) pair i is elements (2i, 2i+1); in the NeoX
+// mode (Qwen, Gemma) pair i is elements (i, i+Dim/2).
+type RoPE struct {
+	Dim     int       // rotated elements per head (n_rot), even, ≤ head size
+	Neox    bool      // NeoX pairing (i, i+Dim/2) instead of (2i, 2i+1)
+	InvFreq []float32 // Dim/2 angular frequencies, scaling and factors applied
+}
+
+// NewRoPE returns the RoPE of dim rotated elements with frequency base
+// base: InvFreq[i] = scale / (base^(2i/dim) * factors[i]), where scale is
+// the linear position scale (1 for none) and factors are the optional
+// per-pair divisors of llama 3's rope_freqs.weight (nil for none). This is
+// ggml_rope_ext with ext_factor 0 (no YaRN) and attn_factor 1.
+func NewRoPE(dim int, base, scale float64, factors []float32, neox bool) RoPE {
+	r := RoPE{Dim: dim, Neox: neox, InvFreq: make([]float32, dim/2)}
+	for i := range r.InvFreq {
+		f := scale / pow(base, float64(2*i)/float64(dim))
+		if factors != nil {
+			f /= float64(factors[i])
+		}
+		r.InvFreq[i] = float32(f)
+	}
+	return r
+}
+
+// Attention describes causal multi-head attention with grouped KV heads.
+type Attention struct {
+	NHeads   int     // query heads
+	NKVHeads int     // key/value heads; NHeads is a multiple of it
+	HeadDim  int     // elements per head, for queries, keys and values
+	Scale    float32 // multiplies q·k before the softmax
+	Window   int     // sliding window: a query at pos sees keys in (pos-Window, pos]; 0 for none
+	SoftCap  float32 // if > 0, scores become SoftCap*tanh(score/SoftCap)
+}
+
+// Backend is the set of coarse operations a forward pass is made of.
+// Activations are float32 slices holding nTokens rows back to back.
+// Implementations must be safe for concurrent use by several goroutines
+// (one per session); the arguments of one call are owned by the caller.
+// Shape errors are programming errors and panic: models validate shapes
+// when they load.
+type Backend interface {
+	// Name identifies the backend, such as "go".
+	Name() string
+	// Threads is the number of threads a call may use.
+	Threads() int
+	// Supports reports whether MatMul accepts weights of type t.
+	Supports(t ggml.DType) bool
+
+	// MatMul sets out[t*w.Rows+r] = row r of w · x[t*w.Cols:(t+1)*w.Cols]
+	// for each of the nTokens rows of x.
+	MatMul(out []float32, w Weight, x []float32, nTokens int)
+	// RMSNorm normalizes each row of n elements of x into out:
+	// out = x / sqrt(mean(x²) + eps) * weight. out may alias x.
+	RMSNorm(out, x, weight []float32, n int, eps float32)
+	// RoPE rotates, in place, each head of headDim elements of x, which
+	// holds nTokens rows of nHeads heads; row t is at position pos0+t.
+	RoPE(x []float32, nHeads, headDim, pos0, nTokens int, r RoPE)
+	// StoreKV writes nTokens rows of keys k and values v (each
+	// cache.Width() wide) to the cache at positions pos0, pos0+1, ….
+	StoreKV(cache *KVCache, pos0 int, k, v []float32, nTokens int)
+	// Attend computes, for each of the nTokens query rows of q (row t at
+	// position pos0+t, holding a.NHeads heads), softmax(scale·q·Kᵀ)·V over
+	// the cached positions the query may see, into out (same shape as q).
+	Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Attention)
+	// SwiGLU sets gate[i] = silu(gate[i]) * up[i].
+	SwiGLU(gate, up []float32)
+	// GeGLU sets gate[i] = gelu_tanh(gate[i]) * up[i].
+	GeGLU(gate, up []float32)
+	// Softmax replaces x by softmax(x).
+	Softmax(x []float32)
+
+	// Close releases the backend's threads and memory.
+	Close() error
+}

@@ -1,0 +1,176 @@
+/* internal.h: block layouts, the kernel dispatch table and helpers shared by
+ * the C sources. Nothing here is part of the ABI (that is lrt.h). */
+#ifndef LRT_INTERNAL_H
+#define LRT_INTERNAL_H
+#include <stdint.h>
+#include <string.h>
+
+#include "lrt.h"
+
+#define QK 32   /* elements of a legacy block (Q4_0, Q8_0) */
+#define QKK 256 /* elements of a K-quant super-block */
+
+/* Weight blocks, byte for byte ggml's (ggml-common.h). */
+typedef struct {
+  uint16_t d; /* f16 scale */
+  uint8_t qs[QK / 2]; /* element j: low nibble of qs[j]; j+16: high nibble */
+} block_q4_0;
+
+typedef struct {
+  uint16_t d;
+  int8_t qs[QK];
+} block_q8_0;
+
+typedef struct {
+  uint16_t d, dmin;
+  uint8_t scales[12]; /* 8 pairs of 6-bit scale and min */
+  uint8_t qs[QKK / 2];
+} block_q4_K;
+
+typedef struct {
+  uint16_t d, dmin;
+  uint8_t scales[12];
+  uint8_t qh[QKK / 8];
+  uint8_t qs[QKK / 2];
+} block_q5_K;
+
+typedef struct {
+  uint8_t ql[QKK / 2];
+  uint8_t qh[QKK / 4];
+  int8_t scales[QKK / 16];
+  uint16_t d;
+} block_q6_K;
+
+_Static_assert(sizeof(block_q4_0) == 18, "block_q4_0 is 18 bytes");
+_Static_assert(sizeof(block_q8_0) == 34, "block_q8_0 is 34 bytes");
+_Static_assert(sizeof(block_q4_K) == 144, "block_q4_K is 144 bytes");
+_Static_assert(sizeof(block_q5_K) == 176, "block_q5_K is 176 bytes");
+_Static_assert(sizeof(block_q6_K) == 210, "block_q6_K is 210 bytes");
+
+/* Activation blocks: our own formats, never stored in files.
+ *
+ * block_q8a is a Q8_0 block with a float scale and the scaled sum of its
+ * quants, s = d*sum(qs), so kernels can use unsigned weight quants and
+ * correct the offset with one multiply (Q4_0: q-8). */
+typedef struct {
+  float d;
+  float s;
+  int8_t qs[QK];
+} block_q8a;
+
+/* block_q8K is ggml's block_q8_K: bsums[j] = sum of qs[16j..16j+15]. */
+typedef struct {
+  float d;
+  int8_t qs[QKK];
+  int16_t bsums[QKK / 16];
+} block_q8K;
+
+_Static_assert(sizeof(block_q8a) == 40, "block_q8a is 40 bytes");
+_Static_assert(sizeof(block_q8K) == 292, "block_q8K is 292 bytes");
+
+/* Activation formats a weight type multiplies. */
+enum { ACT_F32 = 0, ACT_Q8A = 1, ACT_Q8K = 2 };
+
+/* vecdot_fn computes, for one weight row w of n elements and nt (1..4)
+ * prepared activation rows x, x+xstride, ... (xstride in bytes),
+ * out[t*ostride] = dot(w, x_t). The weight row is read once for all nt
+ * activation rows. */
+typedef void (*vecdot_fn)(int64_t n, const void *w, const void *x,
+                          size_t xstride, int nt, float *out, size_t ostride);
+
+/* quant_fn converts n floats (a multiple of the block size) to activation
+ * blocks. */
+typedef void (*quant_fn)(const float *x, void *y, int64_t n);
+
+/* kernels is the dispatch table chosen once at load. */
+typedef struct {
+  const char *name;
+  vecdot_fn dot[31]; /* indexed by element type; NULL if unsupported */
+  quant_fn quant_q8a;
+  quant_fn quant_q8K;
+  /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */
+  float (*dot_f32)(const float *a, const float *b, int64_t n);
+  void (*axpy_f32)(float *y, float a, const float *x, int64_t n);
+  float (*dot_f16)(const uint16_t *a, const float *b, int64_t n);
+  void (*axpy_f16)(float *y, float a, const uint16_t *x, int64_t n);
+} kernels;
+
+/* lrt_kernels returns the table for this CPU (chosen on first call). */
+const kernels *lrt_kernels(void);
+
+/* Per-ISA table fillers: each sets what it speeds up and leaves the rest. */
+void lrt_fill_generic(kernels *k);
+#if defined(__x86_64__) || defined(_M_X64)
+void lrt_fill_avx2(kernels *k);
+void lrt_fill_avx512(kernels *k);
+#endif
+#if defined(__aarch64__)
+void lrt_fill_neon(kernels *k);
+#endif
+
+/* act_format returns the activation format weights of type t multiply,
+ * block_elems its block size and row bytes. */
+int act_format(int32_t t);
+int64_t act_row_bytes(int fmt, int64_t n);
+int64_t weight_row_bytes(int32_t t, int64_t n);
+int64_t weight_block(int32_t t);
+
+/* Half-precision conversions (scalar, exact; ggml's generic algorithm). */
+static inline float fp32_from_bits(uint32_t w) {
+  float f;
+  memcpy(&f, &w, 4);
+  return f;
+}
+static inline uint32_t fp32_to_bits(float f) {
+  uint32_t w;
+  memcpy(&w, &f, 4);
+  return w;
+}
+static inline float lrt_f16_to_f32(uint16_t h) {
+  const uint32_t w = (uint32_t)h << 16;
+  const uint32_t sign = w & 0x80000000u;
+  const uint32_t two_w = w + w;
+  const float normalized = fp32_from_bits((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
+  const float denormalized = fp32_from_bits((two_w >> 17) | (126u << 23)) - 0.5f;
+  const uint32_t bits = two_w < (1u << 27) ? fp32_to_bits(denormalized) : fp32_to_bits(normalized);
+  return fp32_from_bits(sign | bits);
+}
+static inline uint16_t lrt_f32_to_f16(float f) {
+  float base = (__builtin_fabsf(f) * 0x1.0p+112f) * 0x1.0p-110f;
+  const uint32_t w = fp32_to_bits(f);
+  const uint32_t shl1_w = w + w;
+  const uint32_t sign = w & 0x80000000u;
+  uint32_t bias = shl1_w & 0xFF000000u;
+  if (bias < 0x71000000u) bias = 0x71000000u;
+  base = fp32_from_bits((bias >> 1) + 0x07800000u) + base;
+  const uint32_t bits = fp32_to_bits(base);
+  const uint32_t exp_bits = (bits >> 13) & 0x00007C00u;
+  const uint32_t mantissa_bits = bits & 0x00000FFFu;
+  const uint32_t nonsign = exp_bits + mantissa_bits;
+  return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+}
+static inline float lrt_bf16_to_f32(uint16_t h) { return fp32_from_bits((uint32_t)h << 16); }
+
+/* get_scale_min_k4 unpacks the 6-bit scale and min of sub-block j of a
+ * Q4_K/Q5_K block (ggml's get_scale_min_k4). */
+static inline void get_scale_min_k4(int j, const uint8_t *q, uint8_t *d, uint8_t *m) {
+  if (j < 4) {
+    *d = q[j] & 63;
+    *m = q[j + 4] & 63;
+  } else {
+    *d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    *m = (q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4);
+  }
+}
+
+/* Thread pool (pool.c). task_fn runs once on each of nth threads. */
+typedef void (*task_fn)(void *arg, int ith, int nth);
+void pool_run(lrt_pool *p, task_fn fn, void *arg);
+/* pool_scratch returns a 64-byte-aligned buffer of at least n bytes owned by
+ * p, valid until the next call; NULL on failure. Call only while holding the
+ * op lock (inside pool_begin/pool_end). */
+void *pool_scratch(lrt_pool *p, size_t n);
+void pool_begin(lrt_pool *p);
+void pool_end(lrt_pool *p);
+
+#endif

@@ -1,0 +1,266 @@
+/* quants_generic.c: portable scalar kernels. They define the arithmetic the
+ * ISA-specific files must reproduce and serve CPUs without them. */
+#include <math.h>
+
+#include "internal.h"
+
+/* ---- activation quantization ---- */
+
+static void quant_q8a_generic(const float *x, void *vy, int64_t n) {
+  block_q8a *y = vy;
+  for (int64_t i = 0; i < n / QK; i++) {
+    const float *xb = x + i * QK;
+    float amax = 0.0f;
+    for (int j = 0; j < QK; j++) amax = fmaxf(amax, fabsf(xb[j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < QK; j++) {
+      const int q = (int)lrintf(xb[j] * id);
+      y[i].qs[j] = (int8_t)q;
+      sum += q;
+    }
+    y[i].d = d;
+    y[i].s = d * (float)sum;
+  }
+}
+
+static void quant_q8K_generic(const float *x, void *vy, int64_t n) {
+  block_q8K *y = vy;
+  for (int64_t i = 0; i < n / QKK; i++) {
+    const float *xb = x + i * QKK;
+    float amax = 0.0f;
+    for (int j = 0; j < QKK; j++) amax = fmaxf(amax, fabsf(xb[j]));
+    if (amax == 0.0f) {
+      memset(&y[i], 0, sizeof(y[i]));
+      continue;
+    }
+    const float iscale = 127.0f / amax;
+    for (int j = 0; j < QKK; j++) {
+      int q = (int)lrintf(iscale * xb[j]);
+      y[i].qs[j] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+    }
+    for (int j = 0; j < QKK / 16; j++) {
+      int s = 0;
+      for (int l = 0; l < 16; l++) s += y[i].qs[16 * j + l];
+      y[i].bsums[j] = (int16_t)s;
+    }
+    y[i].d = 1.0f / iscale;
+  }
+}
+
+/* ---- float rows ---- */
+
+static float dot_f32_generic(const float *a, const float *b, int64_t n) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+static void axpy_f32_generic(float *y, float a, const float *x, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+static float dot_f16_generic(const uint16_t *a, const float *b, int64_t n) {
+  float s0 = 0, s1 = 0;
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    s0 += lrt_f16_to_f32(a[i]) * b[i];
+    s1 += lrt_f16_to_f32(a[i + 1]) * b[i + 1];
+  }
+  for (; i < n; i++) s0 += lrt_f16_to_f32(a[i]) * b[i];
+  return s0 + s1;
+}
+
+static void axpy_f16_generic(float *y, float a, const uint16_t *x, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] += a * lrt_f16_to_f32(x[i]);
+}
+
+static void vecdot_f32_generic(int64_t n, const void *w, const void *x, size_t xs, int nt,
+                               float *out, size_t os) {
+  for (int t = 0; t < nt; t++)
+    out[t * os] = dot_f32_generic(w, (const float *)((const char *)x + t * xs), n);
+}
+
+static void vecdot_f16_generic(int64_t n, const void *w, const void *x, size_t xs, int nt,
+                               float *out, size_t os) {
+  for (int t = 0; t < nt; t++)
+    out[t * os] = dot_f16_generic(w, (const float *)((const char *)x + t * xs), n);
+}
+
+static void vecdot_bf16_generic(int64_t n, const void *vw, const void *x, size_t xs, int nt,
+                                float *out, size_t os) {
+  const uint16_t *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const float *b = (const float *)((const char *)x + t * xs);
+    float s0 = 0, s1 = 0;
+    int64_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+      s0 += lrt_bf16_to_f32(w[i]) * b[i];
+      s1 += lrt_bf16_to_f32(w[i + 1]) * b[i + 1];
+    }
+    for (; i < n; i++) s0 += lrt_bf16_to_f32(w[i]) * b[i];
+    out[t * os] = s0 + s1;
+  }
+}
+
+/* ---- legacy quants against block_q8a ---- */
+
+static void vecdot_q8_0_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q8_0 *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8a *x = (const block_q8a *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QK; i++) {
+      int s = 0;
+      for (int j = 0; j < QK; j++) s += w[i].qs[j] * x[i].qs[j];
+      sum += lrt_f16_to_f32(w[i].d) * x[i].d * (float)s;
+    }
+    out[t * os] = sum;
+  }
+}
+
+static void vecdot_q4_0_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q4_0 *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8a *x = (const block_q8a *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QK; i++) {
+      int s = 0;
+      for (int j = 0; j < QK / 2; j++) {
+        s += (w[i].qs[j] & 0xF) * x[i].qs[j];
+        s += (w[i].qs[j] >> 4) * x[i].qs[j + QK / 2];
+      }
+      /* sum (q-8)*y = sum q*y - 8*sum y */
+      const float dw = lrt_f16_to_f32(w[i].d);
+      sum += dw * (x[i].d * (float)s - 8.0f * x[i].s);
+    }
+    out[t * os] = sum;
+  }
+}
+
+/* ---- K-quants against block_q8K ---- */
+
+static void vecdot_q4_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q4_K *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8K *x = (const block_q8K *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QKK; i++) {
+      const uint8_t *q = w[i].qs;
+      const int8_t *y = x[i].qs;
+      int isum = 0, msum = 0;
+      for (int g = 0; g < 4; g++) {
+        uint8_t sc1, m1, sc2, m2;
+        get_scale_min_k4(2 * g, w[i].scales, &sc1, &m1);
+        get_scale_min_k4(2 * g + 1, w[i].scales, &sc2, &m2);
+        int s1 = 0, s2 = 0;
+        for (int l = 0; l < 32; l++) {
+          s1 += (q[l] & 0xF) * y[l];
+          s2 += (q[l] >> 4) * y[l + 32];
+        }
+        isum += sc1 * s1 + sc2 * s2;
+        msum += m1 * (x[i].bsums[4 * g] + x[i].bsums[4 * g + 1]) +
+                m2 * (x[i].bsums[4 * g + 2] + x[i].bsums[4 * g + 3]);
+        q += 32;
+        y += 64;
+      }
+      const float d = lrt_f16_to_f32(w[i].d) * x[i].d;
+      const float dmin = lrt_f16_to_f32(w[i].dmin) * x[i].d;
+      sum += d * (float)isum - dmin * (float)msum;
+    }
+    out[t * os] = sum;
+  }
+}
+
+static void vecdot_q5_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q5_K *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8K *x = (const block_q8K *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QKK; i++) {
+      const uint8_t *q = w[i].qs;
+      const uint8_t *qh = w[i].qh;
+      const int8_t *y = x[i].qs;
+      int isum = 0, msum = 0;
+      for (int g = 0; g < 4; g++) {
+        uint8_t sc1, m1, sc2, m2;
+        get_scale_min_k4(2 * g, w[i].scales, &sc1, &m1);
+        get_scale_min_k4(2 * g + 1, w[i].scales, &sc2, &m2);
+        int s1 = 0, s2 = 0;
+        for (int l = 0; l < 32; l++) {
+          s1 += ((q[l] & 0xF) | (((qh[l] >> (2 * g)) & 1) << 4)) * y[l];
+          s2 += ((q[l] >> 4) | (((qh[l] >> (2 * g + 1)) & 1) << 4)) * y[l + 32];
+        }
+        isum += sc1 * s1 + sc2 * s2;
+        msum += m1 * (x[i].bsums[4 * g] + x[i].bsums[4 * g + 1]) +
+                m2 * (x[i].bsums[4 * g + 2] + x[i].bsums[4 * g + 3]);
+        q += 32;
+        y += 64;
+      }
+      const float d = lrt_f16_to_f32(w[i].d) * x[i].d;
+      const float dmin = lrt_f16_to_f32(w[i].dmin) * x[i].d;
+      sum += d * (float)isum - dmin * (float)msum;
+    }
+    out[t * os] = sum;
+  }
+}
+
+static void vecdot_q6_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q6_K *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8K *x = (const block_q8K *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QKK; i++) {
+      int isum = 0;
+      for (int h = 0; h < 2; h++) {
+        const uint8_t *ql = w[i].ql + 64 * h;
+        const uint8_t *qh = w[i].qh + 32 * h;
+        const int8_t *sc = w[i].scales + 8 * h;
+        const int8_t *y = x[i].qs + 128 * h;
+        for (int is = 0; is < 2; is++) {
+          int s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+          for (int l = 16 * is; l < 16 * is + 16; l++) {
+            s1 += (((ql[l] & 0xF) | ((qh[l] & 3) << 4)) - 32) * y[l];
+            s2 += (((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32) * y[l + 32];
+            s3 += (((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32) * y[l + 64];
+            s4 += (((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32) * y[l + 96];
+          }
+          isum += sc[is] * s1 + sc[is + 2] * s2 + sc[is + 4] * s3 + sc[is + 6] * s4;
+        }
+      }
+      sum += lrt_f16_to_f32(w[i].d) * x[i].d * (float)isum;
+    }
+    out[t * os] = sum;
+  }
+}
+
+void lrt_fill_generic(kernels *k) {
+  k->name = "generic";
+  k->dot[LRT_F32] = vecdot_f32_generic;
+  k->dot[LRT_F16] = vecdot_f16_generic;
+  k->dot[LRT_BF16] = vecdot_bf16_generic;
+  k->dot[LRT_Q8_0] = vecdot_q8_0_generic;
+  k->dot[LRT_Q4_0] = vecdot_q4_0_generic;
+  k->dot[LRT_Q4_K] = vecdot_q4_K_generic;
+  k->dot[LRT_Q5_K] = vecdot_q5_K_generic;
+  k->dot[LRT_Q6_K] = vecdot_q6_K_generic;
+  k->quant_q8a = quant_q8a_generic;
+  k->quant_q8K = quant_q8K_generic;
+  k->dot_f32 = dot_f32_generic;
+  k->axpy_f32 = axpy_f32_generic;
+  k->dot_f16 = dot_f16_generic;
+  k->axpy_f16 = axpy_f16_generic;
+}

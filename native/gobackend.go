@@ -1,0 +1,305 @@
+package native
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// Go is the pure-Go backend: the specification of every operation and the
+// fallback when no native library is loaded. Loops are split over a fixed
+// pool of goroutines; calls allocate nothing proportional to their size.
+type Go struct {
+	pool *pool
+}
+
+// NewGo returns a pure-Go backend that runs each operation on up to threads
+// goroutines (at least 1).
+func NewGo(threads int) *Go {
+	return &Go{pool: newPool(max(threads, 1))}
+}
+
+// Name returns "go".
+func (g *Go) Name() string { return "go" }
+
+// Threads is the number of goroutines a call may use.
+func (g *Go) Threads() int { return g.pool.n }
+
+// Close stops the worker goroutines. The backend must not be used after.
+func (g *Go) Close() error {
+	g.pool.close()
+	return nil
+}
+
+// Supports reports whether MatMul accepts weights of type t: every type
+// ggml.Dot implements.
+func (g *Go) Supports(t ggml.DType) bool {
+	switch t {
+	case ggml.F32, ggml.F16, ggml.BF16, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1,
+		ggml.Q8_0, ggml.Q8_1, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_K:
+		return true
+	}
+	return false
+}
+
+// minWork is the number of multiply-adds below which a loop is not worth
+// handing to another goroutine.
+const minWork = 1 << 14
+
+// MatMul multiplies the rows of w by each of the nTokens rows of x. Rows
+// are split over threads; within a chunk each weight row is read once and
+// used for every token, so a batch costs little more memory traffic than a
+// single token.
+func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
+	rs := w.RowBytes()
+	if rs == 0 || len(w.Data) < rs*w.Rows || len(x) < nTokens*w.Cols || len(out) < nTokens*w.Rows {
+		panic(fmt.Sprintf("native: MatMul %d×%d %s (%d bytes) by %d×%d (%d floats) into %d floats",
+			w.Rows, w.Cols, w.Type, len(w.Data), nTokens, w.Cols, len(x), len(out)))
+	}
+	grain := max(1, minWork/max(1, w.Cols*nTokens))
+	g.pool.parallel(w.Rows, grain, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := w.Data[r*rs : (r+1)*rs]
+			for t := range nTokens {
+				out[t*w.Rows+r] = ggml.Dot(w.Type, row, x[t*w.Cols:(t+1)*w.Cols])
+			}
+		}
+	})
+}
+
+// RMSNorm normalizes rows of n elements, summing squares in float64 as
+// ggml_compute_forward_rms_norm_f32 does, then scales by weight (if not
+// nil).
+func (g *Go) RMSNorm(out, x, weight []float32, n int, eps float32) {
+	if n <= 0 || len(x)%n != 0 || len(out) < len(x) || (weight != nil && len(weight) != n) {
+		panic(fmt.Sprintf("native: RMSNorm of %d floats in rows of %d into %d, weight %d", len(x), n, len(out), len(weight)))
+	}
+	for r := 0; r < len(x); r += n {
+		xs, os := x[r:r+n], out[r:r+n]
+		var sum float64
+		for _, v := range xs {
+			sum += float64(v * v)
+		}
+		scale := float32(1 / math.Sqrt(float64(float32(sum/float64(n))+eps)))
+		if weight == nil {
+			for i, v := range xs {
+				os[i] = v * scale
+			}
+			continue
+		}
+		for i, v := range xs {
+			os[i] = v * scale * weight[i]
+		}
+	}
+}
+
+// RoPE rotates pairs of each head by pos*InvFreq[i].
+func (g *Go) RoPE(x []float32, nHeads, headDim, pos0, nTokens int, r RoPE) {
+	half := r.Dim / 2
+	if r.Dim > headDim || r.Dim%2 != 0 || len(r.InvFreq) != half || len(x) < nTokens*nHeads*headDim {
+		panic(fmt.Sprintf("native: RoPE of dim %d (%d freqs) on %d tokens × %d heads × %d in %d floats",
+			r.Dim, len(r.InvFreq), nTokens, nHeads, headDim, len(x)))
+	}
+	var cosBuf, sinBuf [256]float32
+	cs, sn := cosBuf[:0], sinBuf[:0]
+	if half > len(cosBuf) {
+		cs, sn = make([]float32, 0, half), make([]float32, 0, half)
+	}
+	cs, sn = cs[:half], sn[:half]
+	for t := range nTokens {
+		pos := float64(pos0 + t)
+		for i, f := range r.InvFreq {
+			s, c := math.Sincos(pos * float64(f))
+			cs[i], sn[i] = float32(c), float32(s)
+		}
+		row := x[t*nHeads*headDim : (t+1)*nHeads*headDim]
+		for h := range nHeads {
+			v := row[h*headDim : h*headDim+r.Dim]
+			if r.Neox {
+				for i := range half {
+					x0, x1 := v[i], v[i+half]
+					v[i] = x0*cs[i] - x1*sn[i]
+					v[i+half] = x0*sn[i] + x1*cs[i]
+				}
+				continue
+			}
+			for i := range half {
+				x0, x1 := v[2*i], v[2*i+1]
+				v[2*i] = x0*cs[i] - x1*sn[i]
+				v[2*i+1] = x0*sn[i] + x1*cs[i]
+			}
+		}
+	}
+}
+
+// StoreKV copies keys and values into the cache, converting to F16 if the
+// cache holds F16.
+func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
+	n := nTokens * c.width
+	if pos0 < 0 || pos0+nTokens > c.ctxLen || len(k) < n || len(v) < n {
+		panic(fmt.Sprintf("native: StoreKV of %d tokens at %d into a cache of %d positions (k %d, v %d floats)",
+			nTokens, pos0, c.ctxLen, len(k), len(v)))
+	}
+	off := pos0 * c.width
+	if c.typ == ggml.F16 {
+		for i := range n {
+			c.k16[off+i] = ggml.F32ToF16(k[i])
+			c.v16[off+i] = ggml.F32ToF16(v[i])
+		}
+		return
+	}
+	copy(c.k32[off:off+n], k[:n])
+	copy(c.v32[off:off+n], v[:n])
+}
+
+// Attend runs causal attention with an online softmax (one pass over the
+// keys, rescaling the running sum when the maximum grows), so it needs no
+// score buffer. Query rows × heads are split over threads.
+func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
+	hd := a.HeadDim
+	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != c.width ||
+		pos0 < 0 || pos0+nTokens > c.ctxLen || len(q) < nTokens*a.NHeads*hd || len(out) < nTokens*a.NHeads*hd {
+		panic(fmt.Sprintf("native: Attend %d tokens at %d, %d heads / %d KV heads × %d, cache %d×%d, q %d, out %d",
+			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
+	}
+	group := a.NHeads / a.NKVHeads
+	grain := max(1, minWork/max(1, 2*hd*(pos0+nTokens)))
+	g.pool.parallel(nTokens*a.NHeads, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			t, h := i/a.NHeads, i%a.NHeads
+			pos := pos0 + t
+			first := 0
+			if a.Window > 0 {
+				first = max(0, pos-a.Window+1)
+			}
+			qh := q[i*hd : (i+1)*hd]
+			oh := out[i*hd : (i+1)*hd]
+			attendHead(oh, qh, c, (h/group)*hd, first, pos, a.Scale, a.SoftCap)
+		}
+	})
+}
+
+// attendHead computes one head's output over cache positions [first, last].
+// off is the head's element offset within a cache row.
+func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap float32) {
+	hd := len(q)
+	clear(o)
+	m := float32(math.Inf(-1))
+	var sum float32
+	for j := first; j <= last; j++ {
+		base := j*c.width + off
+		var s float32
+		if c.typ == ggml.F16 {
+			s = dotF16(c.k16[base:base+hd], q)
+		} else {
+			s = dot(c.k32[base:base+hd], q)
+		}
+		s *= scale
+		if softCap > 0 {
+			s = softCap * float32(math.Tanh(float64(s/softCap)))
+		}
+		if s > m {
+			r := float32(math.Exp(float64(m - s)))
+			sum *= r
+			for i := range o {
+				o[i] *= r
+			}
+			m = s
+		}
+		w := float32(math.Exp(float64(s - m)))
+		sum += w
+		if c.typ == ggml.F16 {
+			axpyF16(o, w, c.v16[base:base+hd])
+		} else {
+			axpy(o, w, c.v32[base:base+hd])
+		}
+	}
+	inv := 1 / sum
+	for i := range o {
+		o[i] *= inv
+	}
+}
+
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func dotF16(a []uint16, b []float32) float32 {
+	b = b[:len(a)]
+	var s float32
+	for i, h := range a {
+		s += ggml.F16ToF32(h) * b[i]
+	}
+	return s
+}
+
+// axpy sets y += a*x.
+func axpy(y []float32, a float32, x []float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
+
+func axpyF16(y []float32, a float32, x []uint16) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * ggml.F16ToF32(x[i])
+	}
+}
+
+// SwiGLU sets gate = silu(gate) * up, silu(x) = x/(1+e^-x).
+func (g *Go) SwiGLU(gate, up []float32) {
+	up = up[:len(gate)]
+	for i, x := range gate {
+		gate[i] = x / (1 + float32(math.Exp(float64(-x)))) * up[i]
+	}
+}
+
+// GeGLU sets gate = gelu(gate) * up with the tanh approximation of GELU,
+// 0.5x(1+tanh(√(2/π)(x+0.044715x³))), as ggml_gelu.
+func (g *Go) GeGLU(gate, up []float32) {
+	up = up[:len(gate)]
+	const c = 0.7978845608028654 // √(2/π)
+	for i, x := range gate {
+		gate[i] = 0.5 * x * (1 + float32(math.Tanh(c*float64(x)*(1+0.044715*float64(x)*float64(x))))) * up[i]
+	}
+}
+
+// Softmax replaces x by exp(x-max)/Σ. Elements at -Inf become 0.
+func (g *Go) Softmax(x []float32) { softmax(x) }
+
+func softmax(x []float32) {
+	if len(x) == 0 {
+		return
+	}
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var sum float64
+	for i, v := range x {
+		e := math.Exp(float64(v - m))
+		x[i] = float32(e)
+		sum += e
+	}
+	inv := float32(1 / sum)
+	for i := range x {
+		x[i] *= inv
+	}
+}
+
+func pow(x, y float64) float64 { return math.Pow(x, y) }

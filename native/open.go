@@ -1,0 +1,23 @@
+package native
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnavailable is returned when a requested backend is not part of this
+// build or not usable on this machine.
+var ErrUnavailable = errors.New("backend not available")
+
+// OpenCPU returns the native C backend. Until its library is built and
+// found, it returns an error wrapping ErrUnavailable, and callers that asked
+// for any backend fall back to NewGo (saying so).
+func OpenCPU(threads int) (Backend, error) {
+	return nil, fmt.Errorf("native: C kernel library not built into this binary: %w", ErrUnavailable)
+}
+
+// OpenGPU returns a GPU backend, or an error wrapping ErrUnavailable when
+// none is built or no device is present.
+func OpenGPU() (Backend, error) {
+	return nil, fmt.Errorf("native: no GPU backend in this build: %w", ErrUnavailable)
+}

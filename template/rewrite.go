@@ -1,0 +1,192 @@
+package template
+
+import (
+	"sort"
+	"strings"
+)
+
+// The jinja engine is more lenient than Python jinja2 in a few places that
+// chat templates depend on to fail loudly. Parse rewrites template source,
+// uniformly for every template, to route those operations through helpers
+// registered as template globals (see compat.go):
+//
+//   - for loops iterate over __lrt_iter(EXPR), which rejects None and
+//     numbers ("'NoneType' object is not iterable") as Python does;
+//   - the map, select, reject, selectattr and rejectattr filters, which
+//     return generators in jinja2, are followed by __lrt_gen, which marks the
+//     resulting list as a generator; tojson, length and count are preceded
+//     by __lrt_nogen, which fails for generators as json.dumps and len do;
+//   - every macro body starts with a call of __lrt_guard, and the argument of
+//     every loop(...) call of a recursive for loop passes through it; the
+//     guard turns runaway recursion into an error ("maximum recursion depth
+//     exceeded") instead of a Go stack overflow;
+//   - calls of list and dict methods that mutate (append, pop, update, ...),
+//     which the ImmutableSandboxedEnvironment forbids, are renamed so that
+//     they fail.
+//
+// Rewrites only insert text within a line, so line numbers are unchanged.
+
+// Names of the helpers the rewrite introduces.
+const (
+	helperIter   = "__lrt_iter"
+	helperGen    = "__lrt_gen"
+	helperNoGen  = "__lrt_nogen"
+	helperGuard  = "__lrt_guard"
+	unsafePrefix = "__lrt_unsafe_"
+)
+
+// generatorFilters are the jinja2 filters that return generators.
+var generatorFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true}
+
+// sizedFilters are the filters that fail for generators.
+var sizedFilters = map[string]bool{"tojson": true, "length": true, "count": true}
+
+// mutatingMethods are the list and dict methods the jinja2 sandbox forbids.
+var mutatingMethods = map[string]bool{
+	"append": true, "extend": true, "insert": true, "remove": true, "pop": true, "clear": true,
+	"sort": true, "reverse": true, "update": true, "setdefault": true, "popitem": true,
+}
+
+// edit inserts ins at off after deleting del bytes.
+type edit struct {
+	off, del int
+	ins      string
+}
+
+// rewriteInfo records which helpers a rewritten template uses.
+type rewriteInfo struct {
+	iter, gen, guard bool
+}
+
+// rewrite applies the compatibility rewrites to prepared template source.
+func rewrite(src string) (string, rewriteInfo) {
+	var edits []edit
+	var info rewriteInfo
+	for _, tg := range scanTags(src) {
+		if tg.kind == tagComment {
+			continue
+		}
+		toks := lexExpr(src, tg.start, tg.end)
+		if len(toks) == 0 {
+			continue
+		}
+		if tg.kind == tagStmt && toks[0].text == "macro" {
+			// A statement tag right after the macro tag, with the same
+			// right whitespace control, leaves trimming unchanged.
+			marker := ""
+			if c := src[tg.end]; c == '-' || c == '+' {
+				marker = string(c)
+			}
+			edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_g = " + helperGuard + "() " + marker + "%}"})
+			info.guard = true
+		}
+		if tg.kind == tagStmt && toks[0].text == "for" {
+			if e, ok := rewriteFor(toks); ok {
+				edits = append(edits, e...)
+				info.iter = true
+			}
+		}
+		for i := 0; i+1 < len(toks); i++ {
+			t, next := toks[i], toks[i+1]
+			switch {
+			case t.text == "|" && next.kind == 'n' && generatorFilters[next.text]:
+				end := filterEnd(toks, i+1)
+				edits = append(edits, edit{off: end, ins: "|" + helperGen})
+				info.gen = true
+			case t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
+				edits = append(edits, edit{off: next.off, ins: helperNoGen + "|"})
+				info.gen = true
+			case t.kind == 'n' && t.text == "loop" && next.text == "(" && (i == 0 || toks[i-1].text != "."):
+				if end := filterEnd(toks, i); end > next.off+1 {
+					edits = append(edits, edit{off: next.off + 1, ins: helperGuard + "("}, edit{off: end - 1, ins: ")"})
+					info.guard = true
+				}
+			case t.text == "." && next.kind == 'n' && mutatingMethods[next.text] &&
+				i+2 < len(toks) && toks[i+2].text == "(":
+				edits = append(edits, edit{off: next.off, ins: unsafePrefix})
+			}
+		}
+	}
+	if len(edits) == 0 {
+		return src, info
+	}
+	sort.SliceStable(edits, func(a, b int) bool { return edits[a].off < edits[b].off })
+	var b strings.Builder
+	b.Grow(len(src) + 16*len(edits))
+	prev := 0
+	for _, e := range edits {
+		b.WriteString(src[prev:e.off])
+		b.WriteString(e.ins)
+		prev = e.off + e.del
+	}
+	b.WriteString(src[prev:])
+	return b.String(), info
+}
+
+// rewriteFor wraps the iterable of "for TARGETS in ITER [if COND] [recursive]"
+// in __lrt_iter(...).
+func rewriteFor(toks []token) ([]edit, bool) {
+	depth := 0
+	in := -1
+	for i := 1; i < len(toks); i++ {
+		switch toks[i].text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case "in":
+			if depth == 0 && toks[i].kind == 'n' {
+				in = i
+			}
+		}
+		if in >= 0 {
+			break
+		}
+	}
+	if in < 0 || in+1 >= len(toks) {
+		return nil, false
+	}
+	last := -1
+	depth = 0
+loop:
+	for i := in + 1; i < len(toks); i++ {
+		switch toks[i].text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case "if", "recursive":
+			if depth == 0 && toks[i].kind == 'n' {
+				break loop
+			}
+		}
+		last = i
+	}
+	if last < in+1 {
+		return nil, false
+	}
+	end := toks[last].off + len(toks[last].text)
+	return []edit{{off: toks[in+1].off, ins: helperIter + "("}, {off: end, ins: ")"}}, true
+}
+
+// filterEnd returns the source offset just after the filter whose name is
+// toks[i], including a parenthesised argument list.
+func filterEnd(toks []token, i int) int {
+	end := toks[i].off + len(toks[i].text)
+	if i+1 >= len(toks) || toks[i+1].text != "(" {
+		return end
+	}
+	depth := 0
+	for j := i + 1; j < len(toks); j++ {
+		switch toks[j].text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		}
+		if depth == 0 {
+			return toks[j].off + len(toks[j].text)
+		}
+	}
+	return end
+}
