@@ -55,7 +55,7 @@ func TestLoadMedia(t *testing.T) {
 	assert.Equal(t, 16000, m.SampleRate)
 	assert.Equal(t, 160, m.Samples)
 
-	_, err = LoadMedia(Part{Type: "image", Blob: []byte("GIF89a-not-really")})
+	_, err = LoadMedia(Part{Type: "image", Blob: []byte("hello, not an image")})
 	assert.ErrorContains(t, err, "not a readable")
 	_, err = LoadMedia(Part{Type: "image", Path: filepath.Join(t.TempDir(), "none.png")})
 	assert.ErrorContains(t, err, "none.png")

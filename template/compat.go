@@ -134,3 +134,50 @@ func (g *guard) call(args []Value, _ map[string]Value) (Value, error) {
 	}
 	return jinja.NewString(""), nil
 }
+
+// namespaces tracks, for one render, the dicts created by namespace(), the
+// only objects whose attributes "{% set obj.attr = ... %}" may assign.
+type namespaces struct {
+	made map[*jinja.Dict]bool
+}
+
+// create implements the namespace() global: a dict of its keyword
+// arguments, optionally initialised from a positional dict. The callable
+// is named "dict" so that the engine adds the keyword arguments in source
+// order, as it does for dict().
+func (n *namespaces) create(args []Value, kwargs map[string]Value) (Value, error) {
+	if len(args) > 1 {
+		return jinja.Undefined(), fmt.Errorf("namespace() takes at most one positional argument, got %d", len(args))
+	}
+	v := jinja.NewDict()
+	d := v.AsDict()
+	if len(args) == 1 {
+		if !args[0].IsDict() {
+			return jinja.Undefined(), fmt.Errorf("namespace(): positional argument must be a dict, got %s", pyTypeName(args[0]))
+		}
+		src := args[0].AsDict()
+		for _, k := range src.Keys {
+			d.Set(k, src.Data[k])
+		}
+	}
+	for k, val := range kwargs {
+		d.Set(k, val)
+	}
+	if n.made == nil {
+		n.made = make(map[*jinja.Dict]bool, 2)
+	}
+	n.made[d] = true
+	return v, nil
+}
+
+// set implements __lrt_nsset(obj, value): it returns value if obj is a
+// namespace and fails otherwise.
+func (n *namespaces) set(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) != 2 {
+		return jinja.Undefined(), fmt.Errorf("%s: want 2 arguments, got %d", helperNSSet, len(args))
+	}
+	if !args[0].IsDict() || !n.made[args[0].AsDict()] {
+		return jinja.Undefined(), fmt.Errorf("TemplateRuntimeError: cannot assign attribute on non-namespace object (%s)", pyTypeName(args[0]))
+	}
+	return args[1], nil
+}

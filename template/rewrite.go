@@ -20,9 +20,15 @@ import (
 //     every loop(...) call of a recursive for loop passes through it; the
 //     guard turns runaway recursion into an error ("maximum recursion depth
 //     exceeded") instead of a Go stack overflow;
-//   - calls of list and dict methods that mutate (append, pop, update, ...),
-//     which the ImmutableSandboxedEnvironment forbids, are renamed so that
-//     they fail.
+//   - the list and dict methods that the engine implements by mutating
+//     (append, insert, pop, update), which the ImmutableSandboxedEnvironment
+//     forbids, are renamed so that calling them fails (the engine does not
+//     implement the other mutating methods, so they fail already);
+//   - "{% set NAME.ATTR = EXPR %}" assigns __lrt_nsset(NAME, EXPR), which
+//     fails unless NAME is a namespace() object, as jinja2 does.
+//
+// Together these make template inputs read-only, so Render can share them
+// without copying.
 //
 // Rewrites only insert text within a line, so line numbers are unchanged.
 
@@ -32,6 +38,7 @@ const (
 	helperGen    = "__lrt_gen"
 	helperNoGen  = "__lrt_nogen"
 	helperGuard  = "__lrt_guard"
+	helperNSSet  = "__lrt_nsset"
 	unsafePrefix = "__lrt_unsafe_"
 )
 
@@ -41,28 +48,42 @@ var generatorFilters = map[string]bool{"map": true, "select": true, "reject": tr
 // sizedFilters are the filters that fail for generators.
 var sizedFilters = map[string]bool{"tojson": true, "length": true, "count": true}
 
-// mutatingMethods are the list and dict methods the jinja2 sandbox forbids.
-var mutatingMethods = map[string]bool{
-	"append": true, "extend": true, "insert": true, "remove": true, "pop": true, "clear": true,
-	"sort": true, "reverse": true, "update": true, "setdefault": true, "popitem": true,
-}
+// mutatingMethods are the mutating list and dict methods the engine
+// implements; the jinja2 sandbox forbids them.
+var mutatingMethods = map[string]bool{"append": true, "insert": true, "pop": true, "update": true}
 
-// edit inserts ins at off after deleting del bytes.
+// edit inserts ins at off after deleting del bytes. Closing edits (the ")"
+// that ends a wrapped expression) go after other edits at the same offset.
 type edit struct {
 	off, del int
 	ins      string
+	closing  bool
 }
 
 // rewriteInfo records which helpers a rewritten template uses.
 type rewriteInfo struct {
-	iter, gen, guard bool
+	iter, gen, guard, ns bool
 }
 
 // rewrite applies the compatibility rewrites to prepared template source.
 func rewrite(src string) (string, rewriteInfo) {
 	var edits []edit
 	var info rewriteInfo
-	for _, tg := range scanTags(src) {
+	tags := scanTags(src)
+	// Generators only exist where generator filters are used; without them
+	// tojson and length need no check.
+	for _, tg := range tags {
+		if tg.kind == tagComment {
+			continue
+		}
+		toks := lexExpr(src, tg.start, tg.end)
+		for i := 0; i+1 < len(toks); i++ {
+			if toks[i].text == "|" && toks[i+1].kind == 'n' && generatorFilters[toks[i+1].text] {
+				info.gen = true
+			}
+		}
+	}
+	for _, tg := range tags {
 		if tg.kind == tagComment {
 			continue
 		}
@@ -80,6 +101,13 @@ func rewrite(src string) (string, rewriteInfo) {
 			edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_g = " + helperGuard + "() " + marker + "%}"})
 			info.guard = true
 		}
+		if tg.kind == tagStmt && toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
+			toks[2].text == "." && toks[3].kind == 'n' && toks[4].text == "=" {
+			edits = append(edits,
+				edit{off: toks[5].off, ins: helperNSSet + "(" + toks[1].text + ", "},
+				edit{off: tg.end, ins: ")", closing: true})
+			info.ns = true
+		}
 		if tg.kind == tagStmt && toks[0].text == "for" {
 			if e, ok := rewriteFor(toks); ok {
 				edits = append(edits, e...)
@@ -92,17 +120,14 @@ func rewrite(src string) (string, rewriteInfo) {
 			case t.text == "|" && next.kind == 'n' && generatorFilters[next.text]:
 				end := filterEnd(toks, i+1)
 				edits = append(edits, edit{off: end, ins: "|" + helperGen})
-				info.gen = true
-			case t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
+			case info.gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
 				edits = append(edits, edit{off: next.off, ins: helperNoGen + "|"})
-				info.gen = true
 			case t.kind == 'n' && t.text == "loop" && next.text == "(" && (i == 0 || toks[i-1].text != "."):
 				if end := filterEnd(toks, i); end > next.off+1 {
-					edits = append(edits, edit{off: next.off + 1, ins: helperGuard + "("}, edit{off: end - 1, ins: ")"})
+					edits = append(edits, edit{off: next.off + 1, ins: helperGuard + "("}, edit{off: end - 1, ins: ")", closing: true})
 					info.guard = true
 				}
-			case t.text == "." && next.kind == 'n' && mutatingMethods[next.text] &&
-				i+2 < len(toks) && toks[i+2].text == "(":
+			case t.text == "." && next.kind == 'n' && mutatingMethods[next.text]:
 				edits = append(edits, edit{off: next.off, ins: unsafePrefix})
 			}
 		}
@@ -110,7 +135,12 @@ func rewrite(src string) (string, rewriteInfo) {
 	if len(edits) == 0 {
 		return src, info
 	}
-	sort.SliceStable(edits, func(a, b int) bool { return edits[a].off < edits[b].off })
+	sort.SliceStable(edits, func(a, b int) bool {
+		if edits[a].off != edits[b].off {
+			return edits[a].off < edits[b].off
+		}
+		return !edits[a].closing && edits[b].closing
+	})
 	var b strings.Builder
 	b.Grow(len(src) + 16*len(edits))
 	prev := 0
@@ -166,7 +196,7 @@ loop:
 		return nil, false
 	}
 	end := toks[last].off + len(toks[last].text)
-	return []edit{{off: toks[in+1].off, ins: helperIter + "("}, {off: end, ins: ")"}}, true
+	return []edit{{off: toks[in+1].off, ins: helperIter + "("}, {off: end, ins: ")", closing: true}}, true
 }
 
 // filterEnd returns the source offset just after the filter whose name is

@@ -86,8 +86,9 @@ func errorLine(err error) int {
 
 // Render renders the template for req and returns the prompt text. A
 // template that calls raise_exception yields a *RaiseError carrying its
-// message; other runtime failures are wrapped errors. Inputs are deep-copied,
-// so req is never modified and may be shared between goroutines.
+// message; other runtime failures are wrapped errors. The template cannot
+// modify req (as in jinja2's immutable sandbox), so one Request may be
+// rendered from several goroutines at once.
 func (t *Template) Render(ctx context.Context, req Request) (out string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("render chat template: %w", err)
@@ -139,6 +140,11 @@ func (t *Template) variables(req Request) map[string]Value {
 		g := &guard{}
 		vars[helperGuard] = jinja.NewCallable(helperGuard, g.call)
 	}
+	if t.uses.ns {
+		n := &namespaces{}
+		vars["namespace"] = jinja.NewCallable("dict", n.create)
+		vars[helperNSSet] = jinja.NewCallable(helperNSSet, n.set)
+	}
 	if t.uses.gen {
 		g := &generators{}
 		vars[helperGen] = jinja.NewCallable(helperGen, g.mark)
@@ -155,22 +161,19 @@ func (t *Template) variables(req Request) map[string]Value {
 		vars["eos_token"] = jinja.NewString(*req.EOSToken)
 	}
 	for k, v := range req.Kwargs {
-		vars[k] = clone(v)
+		vars[k] = v
 	}
 	return vars
 }
 
-// listOrNone deep-copies items into a list value; nil becomes None, as
-// transformers passes absent tools and documents.
+// listOrNone wraps items in a list value; nil becomes None, as
+// transformers passes absent tools and documents. The items are shared,
+// not copied: the rewrites in rewrite.go make template inputs read-only.
 func listOrNone(items []Value) Value {
 	if items == nil {
 		return jinja.None()
 	}
-	out := make([]Value, len(items))
-	for i, it := range items {
-		out[i] = clone(it)
-	}
-	return jinja.NewList(out)
+	return jinja.NewList(items)
 }
 
 // raiseException implements transformers' raise_exception global.

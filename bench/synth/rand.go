@@ -2,7 +2,6 @@ package synth
 
 import (
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 )
 
@@ -16,7 +15,7 @@ func newStream(seed uint64, name string, chunk int) *rand.PCG {
 
 // irwinHallScale turns the sum of four uniform 16-bit values into a variable
 // of unit variance: each has variance 65536²/12.
-var irwinHallScale = float32(math.Sqrt(3) / 65536)
+const irwinHallScale = 1.7320508075688772 / 65536 // √3 / 65536
 
 // normals fills out with mean + std·z, z approximately standard normal: the
 // centred sum of four uniform 16-bit draws (Irwin–Hall), one 64-bit PCG

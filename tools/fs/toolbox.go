@@ -9,12 +9,14 @@ import (
 	"github.com/litert-go/litert-go/tools"
 )
 
-// DefaultSkipDirs are directory names ListFiles and FindTextInFiles do not
-// descend into (unless the listing starts there).
-var DefaultSkipDirs = []string{
-	".git", ".hg", ".svn", ".jj", "node_modules", "__pycache__", ".venv", "venv",
-	".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea",
-	".cache", "target", "dist", "build",
+// DefaultSkipDirs returns the directory names ListFiles and
+// FindTextInFiles do not descend into (unless the walk starts there):
+// version-control metadata, dependency trees and caches.
+func DefaultSkipDirs() []string {
+	return []string{
+		".git", ".hg", ".svn", ".jj", "node_modules", "__pycache__", ".venv", "venv",
+		".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea", ".cache",
+	}
 }
 
 // Options tunes the limits of a Toolbox. Zero values select the defaults.
@@ -29,7 +31,7 @@ type Options struct {
 	MaxMatches int
 	// MaxSearchFileBytes: larger files are skipped by FindTextInFiles (default 1 MiB).
 	MaxSearchFileBytes int64
-	// SkipDirs replaces DefaultSkipDirs when non-nil.
+	// SkipDirs replaces DefaultSkipDirs() when non-nil.
 	SkipDirs []string
 	// ReadOnly leaves NewFile, EditFile and DeleteFile out of Tools and makes
 	// those methods fail.
@@ -57,7 +59,7 @@ func (o Options) withDefaults() Options {
 		o.MaxSearchFileBytes = 1 << 20
 	}
 	if o.SkipDirs == nil {
-		o.SkipDirs = DefaultSkipDirs
+		o.SkipDirs = DefaultSkipDirs()
 	}
 	return o
 }

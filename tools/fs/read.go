@@ -1,0 +1,98 @@
+package fs
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// ReadFileInput is the argument of ReadFile.
+type ReadFileInput struct {
+	Path      string `json:"path" description:"File to read, relative to the project root"`
+	StartLine int    `json:"start_line,omitempty" description:"First line to return, counting from 1 (default 1)"`
+	EndLine   int    `json:"end_line,omitempty" description:"Last line to return, inclusive (default: end of file)"`
+}
+
+// ReadFile returns the text of a file, or the lines StartLine..EndLine of
+// it. A whole file larger than Options.MaxReadBytes, a binary file and a
+// file that is not valid UTF-8 are refused with an error saying so.
+func (tb *Toolbox) ReadFile(ctx context.Context, in ReadFileInput) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	p, err := cleanPath(in.Path)
+	if err != nil {
+		return "", err
+	}
+	if in.StartLine < 0 || in.EndLine < 0 || (in.EndLine > 0 && in.EndLine < in.StartLine) {
+		return "", fmt.Errorf("invalid line range %d-%d", in.StartLine, in.EndLine)
+	}
+	f, fi, err := tb.openChecked(p, os.O_RDONLY)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	limit := tb.opts.MaxReadBytes
+	if in.StartLine <= 1 && in.EndLine == 0 {
+		if fi.Size() > limit {
+			return "", fmt.Errorf("path %q: file is %d bytes, over the %d-byte read limit; read a part with start_line and end_line", p, fi.Size(), limit)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, limit+1))
+		if err != nil {
+			return "", pathError(p, err)
+		}
+		if int64(len(data)) > limit {
+			return "", fmt.Errorf("path %q: file grew over the %d-byte read limit while reading", p, limit)
+		}
+		if err := checkText(p, data); err != nil {
+			return "", err
+		}
+		return string(data), nil
+	}
+	return readLines(p, f, max(in.StartLine, 1), in.EndLine, limit)
+}
+
+// readLines returns lines start..end (end 0: to the end) of r, at most limit
+// bytes of them, with a note when the output was cut.
+func readLines(p string, r io.Reader, start, end int, limit int64) (string, error) {
+	br := bufio.NewReader(r)
+	var out strings.Builder
+	line := 0
+	for {
+		s, err := br.ReadString('\n')
+		if len(s) > 0 {
+			line++
+			if line == 1 && looksBinary([]byte(s)) {
+				return "", fmt.Errorf("path %q: binary file; only text files can be used", p)
+			}
+			if line >= start && (end == 0 || line <= end) {
+				if int64(out.Len()+len(s)) > limit {
+					fmt.Fprintf(&out, "\n[truncated at line %d: output is limited to %d bytes; continue with start_line=%d]", line, limit, line)
+					break
+				}
+				out.WriteString(s)
+			}
+			if end > 0 && line >= end {
+				break
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", pathError(p, err)
+		}
+	}
+	if line < start {
+		return "", fmt.Errorf("path %q: start_line %d is past the end of the file (%d lines)", p, start, line)
+	}
+	text := out.String()
+	if err := checkText(p, []byte(text)); err != nil {
+		return "", err
+	}
+	return text, nil
+}
