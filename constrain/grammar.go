@@ -8,8 +8,13 @@ import (
 // Grammar is a compiled constraint. It is immutable and safe for concurrent
 // use; it keeps an internal cache (determinized states and token masks) per
 // vocabulary, shared by all matchers created from it.
+//
+// The cache is also shared between separately compiled but identical
+// grammars through the Vocab (for example the same tool schemas compiled for
+// every request), so per-request compilation does not lose the warm cache.
 type Grammar struct {
 	nfa     *nfa
+	key     [32]byte
 	mu      sync.Mutex
 	engines map[*Vocab]*engine
 }
@@ -19,7 +24,7 @@ func (g *Grammar) engine(v *Vocab) *engine {
 	defer g.mu.Unlock()
 	e, ok := g.engines[v]
 	if !ok {
-		e = newEngine(g.nfa, v)
+		e = v.sharedEngine(g.key, g.nfa)
 		g.engines[v] = e
 	}
 	return e
@@ -50,8 +55,7 @@ func (m *Matcher) FillMask(mask []uint64) {
 		return
 	}
 	m.e.mu.Lock()
-	src := m.e.mask(m.state)
-	copy(mask, src)
+	m.e.fillMask(m.state, mask)
 	m.e.mu.Unlock()
 }
 

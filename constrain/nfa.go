@@ -1,6 +1,8 @@
 package constrain
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -78,7 +80,7 @@ func compileGrammar(b *builder, root int) (*Grammar, error) {
 	if err := c.n.analyze(b.lang); err != nil {
 		return nil, err
 	}
-	return &Grammar{nfa: c.n, engines: map[*Vocab]*engine{}}, nil
+	return &Grammar{nfa: c.n, key: c.n.fingerprint(), engines: map[*Vocab]*engine{}}, nil
 }
 
 // findRecursion marks rules that belong to a reference cycle (Tarjan SCC).
@@ -431,6 +433,50 @@ func (n *nfa) analyze(lang string) error {
 		}
 	}
 	return nil
+}
+
+// fingerprint hashes the automaton, so identical constraints compiled
+// separately can share determinized states and cached masks.
+func (n *nfa) fingerprint() [32]byte {
+	h := sha256.New()
+	buf := make([]byte, 0, 64)
+	put := func(x int32) { buf = binary.LittleEndian.AppendUint32(buf, uint32(x)) }
+	put(n.start)
+	put(int32(len(n.nodes)))
+	for i := range n.ruleStart {
+		put(n.ruleStart[i])
+		put(n.ruleEnd[i])
+	}
+	for i := range n.nodes {
+		nd := &n.nodes[i]
+		put(int32(len(nd.edges)))
+		for _, ed := range nd.edges {
+			buf = append(buf, ed.lo, ed.hi)
+			put(ed.to)
+		}
+		put(int32(len(nd.eps)))
+		for _, x := range nd.eps {
+			put(x)
+		}
+		put(nd.call)
+		put(nd.ret)
+		flags := byte(0)
+		if nd.tail {
+			flags |= 1
+		}
+		if nd.final {
+			flags |= 2
+		}
+		buf = append(buf, flags)
+		if len(buf) > 4096 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // onlyEnd reports whether every node epsilon-reachable from x has no byte

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -96,14 +97,7 @@ func sampleRandom(t testing.TB, g *Grammar, v *Vocab, rng *rand.Rand, maxTokens 
 	return out
 }
 
-func trailingZeros(x uint64) int {
-	n := 0
-	for x&1 == 0 {
-		x >>= 1
-		n++
-	}
-	return n
-}
+func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }
 
 // qwenVocab loads the qwen2 vocabulary from the shared test data, or skips.
 func qwenVocab(t testing.TB) *Vocab {
@@ -113,6 +107,23 @@ func qwenVocab(t testing.TB) *Vocab {
 		t.Skip("qwen2 vocabulary absent: ../../shared/testdata/vocab/ggml-vocab-qwen2.gguf")
 	}
 	require.NoError(t, err)
+	v, err := NewVocab(toks, eos)
+	require.NoError(t, err)
+	return v
+}
+
+// qwenToolVocab is the qwen2 vocabulary with ids 151657/151658 set to the
+// added tokens "<tool_call>"/"</tool_call>" as in Qwen2.5 (the llama.cpp
+// test vocabulary predates them and has padding there).
+func qwenToolVocab(t testing.TB) *Vocab {
+	t.Helper()
+	toks, eos, err := readGGUFVocab("../../shared/testdata/vocab/ggml-vocab-qwen2.gguf")
+	if os.IsNotExist(err) {
+		t.Skip("qwen2 vocabulary absent: ../../shared/testdata/vocab/ggml-vocab-qwen2.gguf")
+	}
+	require.NoError(t, err)
+	require.Greater(t, len(toks), 151658)
+	toks[151657], toks[151658] = []byte("<tool_call>"), []byte("</tool_call>")
 	v, err := NewVocab(toks, eos)
 	require.NoError(t, err)
 	return v
@@ -237,7 +248,7 @@ func readGGUFVocab(path string) ([][]byte, []int32, error) {
 			typ = types[i]
 		}
 		switch typ {
-		case 3: // control
+		case 3, 5: // control, unused
 			continue
 		case 4: // user defined: raw text
 			out[i] = []byte(s)

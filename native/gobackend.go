@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/litert-go/litert-go/models/ggml"
 )
@@ -15,9 +16,12 @@ type Go struct {
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads
-// goroutines (at least 1).
+// goroutines; 0 or less means GOMAXPROCS.
 func NewGo(threads int) *Go {
-	return &Go{pool: newPool(max(threads, 1))}
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return &Go{pool: newPool(threads)}
 }
 
 // Name returns "go".
@@ -58,6 +62,18 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			w.Rows, w.Cols, w.Type, len(w.Data), nTokens, w.Cols, len(x), len(out)))
 	}
 	grain := max(1, minWork/max(1, w.Cols*nTokens))
+	if w.Type == ggml.F32 {
+		wf := f32s(w.Data)
+		g.pool.parallel(w.Rows, grain, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				row := wf[r*w.Cols : (r+1)*w.Cols]
+				for t := range nTokens {
+					out[t*w.Rows+r] = dot(row, x[t*w.Cols:(t+1)*w.Cols])
+				}
+			}
+		})
+		return
+	}
 	g.pool.parallel(w.Rows, grain, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row := w.Data[r*rs : (r+1)*rs]

@@ -30,7 +30,7 @@ func pyTypeName(v Value) string {
 	return "function"
 }
 
-// iterHelper implements __lrt_iter: the iterable of a for loop must be a
+// iterHelper implements __lrt.iter: the iterable of a for loop must be a
 // list, dict, string or undefined (which iterates as empty).
 func iterHelper(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) != 1 {
@@ -44,57 +44,78 @@ func iterHelper(args []Value, _ map[string]Value) (Value, error) {
 	return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(v))
 }
 
-// generators tracks, for one render, the lists that stand for jinja2
-// generators (results of map, select, reject, selectattr, rejectattr).
-type generators struct {
-	lists map[*jinja.List]bool
+// helpers holds the per-render state of the rewrite helpers (rewrite.go).
+type helpers struct {
+	// gens holds the lists that stand for jinja2 generators (results of
+	// map, select, reject, selectattr, rejectattr).
+	gens map[*jinja.List]bool
+	// spaces holds the dicts made by namespace().
+	spaces map[*jinja.Dict]bool
+	// calls counts macro and recursive-loop calls.
+	calls int
 }
 
-// mark implements __lrt_gen: it records its list argument as a generator.
-func (g *generators) mark(args []Value, _ map[string]Value) (Value, error) {
+// object returns the __lrt dict of helper methods the template uses.
+func (h *helpers) object(uses rewriteInfo) Value {
+	v := jinja.NewDict()
+	d := v.AsDict()
+	if uses.iter {
+		d.Set("iter", jinja.NewCallable("iter", iterHelper))
+	}
+	if uses.guard {
+		d.Set("guard", jinja.NewCallable("guard", h.guard))
+	}
+	if uses.ns {
+		// Named "dict" so that the engine adds the keyword arguments in
+		// source order, as it does for dict().
+		d.Set("namespace", jinja.NewCallable("dict", h.namespace))
+		d.Set("nsset", jinja.NewCallable("nsset", h.nsset))
+	}
+	return v
+}
+
+// generator implements the __lrt_g filter: "x|__lrt_g(1)" records list x as
+// a generator; "x|__lrt_g" fails if x is or contains a generator, as
+// json.dumps and len do in Python.
+func (h *helpers) generator(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) == 0 {
 		return jinja.Undefined(), nil
 	}
-	if args[0].IsList() {
-		if g.lists == nil {
-			g.lists = make(map[*jinja.List]bool)
+	v := args[0]
+	if len(args) > 1 {
+		if v.IsList() {
+			if h.gens == nil {
+				h.gens = make(map[*jinja.List]bool)
+			}
+			h.gens[v.AsList()] = true
 		}
-		g.lists[args[0].AsList()] = true
+		return v, nil
 	}
-	return args[0], nil
-}
-
-// check implements __lrt_nogen: it fails if its argument is or contains a
-// generator, as json.dumps and len do in Python.
-func (g *generators) check(args []Value, _ map[string]Value) (Value, error) {
-	if len(args) == 0 {
-		return jinja.Undefined(), nil
-	}
-	if len(g.lists) > 0 && g.contains(args[0], 0) {
+	if len(h.gens) > 0 && h.containsGenerator(v, 0) {
 		return jinja.Undefined(), fmt.Errorf("TypeError: object of type 'generator' is not JSON serializable and has no len(); apply |list first")
 	}
-	return args[0], nil
+	return v, nil
 }
 
-func (g *generators) contains(v Value, depth int) bool {
+func (h *helpers) containsGenerator(v Value, depth int) bool {
 	if depth > 100 {
 		return false
 	}
 	switch {
 	case v.IsList():
 		l := v.AsList()
-		if g.lists[l] {
+		if h.gens[l] {
 			return true
 		}
 		for _, it := range l.Items {
-			if g.contains(it, depth+1) {
+			if h.containsGenerator(it, depth+1) {
 				return true
 			}
 		}
 	case v.IsDict():
 		d := v.AsDict()
 		for _, k := range d.Keys {
-			if g.contains(d.Data[k], depth+1) {
+			if h.containsGenerator(d.Data[k], depth+1) {
 				return true
 			}
 		}
@@ -114,16 +135,11 @@ const (
 	guardMaxFrames  = 30_000
 )
 
-// guard implements __lrt_guard for one render; see rewrite.go.
-type guard struct {
-	calls int
-}
-
-// call counts a macro or recursive-loop call and fails once recursion runs
+// guard implements __lrt.guard: it counts a macro or recursive-loop call and fails once recursion runs
 // away. It returns its argument, or an empty string.
-func (g *guard) call(args []Value, _ map[string]Value) (Value, error) {
-	g.calls++
-	if g.calls >= guardFreeCalls && g.calls%guardCheckEvery == 0 {
+func (h *helpers) guard(args []Value, _ map[string]Value) (Value, error) {
+	h.calls++
+	if h.calls >= guardFreeCalls && h.calls%guardCheckEvery == 0 {
 		var pc [1]uintptr
 		if runtime.Callers(guardMaxFrames, pc[:]) > 0 {
 			return jinja.Undefined(), fmt.Errorf("RecursionError: maximum recursion depth exceeded in macro or recursive loop")
@@ -135,17 +151,9 @@ func (g *guard) call(args []Value, _ map[string]Value) (Value, error) {
 	return jinja.NewString(""), nil
 }
 
-// namespaces tracks, for one render, the dicts created by namespace(), the
-// only objects whose attributes "{% set obj.attr = ... %}" may assign.
-type namespaces struct {
-	made map[*jinja.Dict]bool
-}
-
-// create implements the namespace() global: a dict of its keyword
-// arguments, optionally initialised from a positional dict. The callable
-// is named "dict" so that the engine adds the keyword arguments in source
-// order, as it does for dict().
-func (n *namespaces) create(args []Value, kwargs map[string]Value) (Value, error) {
+// namespace implements namespace(): a dict of its keyword arguments,
+// optionally initialised from a positional dict, recorded as a namespace.
+func (h *helpers) namespace(args []Value, kwargs map[string]Value) (Value, error) {
 	if len(args) > 1 {
 		return jinja.Undefined(), fmt.Errorf("namespace() takes at most one positional argument, got %d", len(args))
 	}
@@ -163,21 +171,71 @@ func (n *namespaces) create(args []Value, kwargs map[string]Value) (Value, error
 	for k, val := range kwargs {
 		d.Set(k, val)
 	}
-	if n.made == nil {
-		n.made = make(map[*jinja.Dict]bool, 2)
+	if h.spaces == nil {
+		h.spaces = make(map[*jinja.Dict]bool, 2)
 	}
-	n.made[d] = true
+	h.spaces[d] = true
 	return v, nil
 }
 
-// set implements __lrt_nsset(obj, value): it returns value if obj is a
+// nsset implements __lrt.nsset(obj, value): it returns value if obj is a
 // namespace and fails otherwise.
-func (n *namespaces) set(args []Value, _ map[string]Value) (Value, error) {
+func (h *helpers) nsset(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) != 2 {
-		return jinja.Undefined(), fmt.Errorf("%s: want 2 arguments, got %d", helperNSSet, len(args))
+		return jinja.Undefined(), fmt.Errorf("nsset: want 2 arguments, got %d", len(args))
 	}
-	if !args[0].IsDict() || !n.made[args[0].AsDict()] {
+	if !args[0].IsDict() || !h.spaces[args[0].AsDict()] {
 		return jinja.Undefined(), fmt.Errorf("TemplateRuntimeError: cannot assign attribute on non-namespace object (%s)", pyTypeName(args[0]))
 	}
 	return args[1], nil
+}
+
+// maxRange is jinja2.sandbox.MAX_RANGE: the sandbox refuses larger ranges.
+const maxRange = 100000
+
+// safeRange implements the range() global as jinja2's sandbox does
+// (safe_range): like Python's range, refusing more than maxRange items.
+func safeRange(args []Value, _ map[string]Value) (Value, error) {
+	var start, stop, step int64 = 0, 0, 1
+	ints := make([]int64, len(args))
+	for i, a := range args {
+		switch {
+		case a.IsInt():
+			ints[i] = a.AsInt()
+		case a.IsBool():
+			if a.AsBool() {
+				ints[i] = 1
+			}
+		default:
+			return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object cannot be interpreted as an integer", pyTypeName(a))
+		}
+	}
+	switch len(ints) {
+	case 1:
+		stop = ints[0]
+	case 2:
+		start, stop = ints[0], ints[1]
+	case 3:
+		start, stop, step = ints[0], ints[1], ints[2]
+	default:
+		return jinja.Undefined(), fmt.Errorf("TypeError: range expected 1 to 3 arguments, got %d", len(args))
+	}
+	if step == 0 {
+		return jinja.Undefined(), fmt.Errorf("ValueError: range() arg 3 must not be zero")
+	}
+	var n int64
+	switch {
+	case step > 0 && stop > start:
+		n = (stop - start + step - 1) / step
+	case step < 0 && stop < start:
+		n = (start - stop - step - 1) / -step
+	}
+	if n < 0 || n > maxRange {
+		return jinja.Undefined(), fmt.Errorf("OverflowError: range too big, the sandbox allows at most %d items", maxRange)
+	}
+	items := make([]Value, n)
+	for i := range items {
+		items[i] = jinja.NewInt(start + int64(i)*step)
+	}
+	return jinja.NewList(items), nil
 }

@@ -22,9 +22,27 @@ const refDir = "../../shared/testdata/templates"
 // datetime(2024, 7, 26, 12, 0, 0).
 func referenceClock() time.Time { return time.Date(2024, 7, 26, 12, 0, 0, 0, time.UTC) }
 
-// knownFailures lists reference cases (template/scenario/add_generation_prompt)
-// this package does not reproduce, with the reason. Keep it short.
-var knownFailures = map[string]string{}
+// knownFailures lists the reference cases (template/scenario/agp=...) this
+// package does not reproduce, with the reason. All are cases where Python
+// fails or escapes because of the semantics of jinja2's "+" operator, which
+// ardanlabs/jinja implements leniently and offers no hook for (operators
+// cannot be overridden, and a source rewrite would need a full expression
+// parser).
+var knownFailures = func() map[string]string {
+	const undefinedPlus = "Python raises UndefinedError for 'str + undefined' (the template concatenates the " +
+		"undefined variable 'functions'); ardanlabs/jinja's + treats undefined as an empty string"
+	m := map[string]string{
+		"meetkai-functionary-medium-v3.2.jinja/tool_call_roundtrip/agp=true": "Python raises TypeError for " +
+			"'str + dict' (tool-call arguments given as an object); ardanlabs/jinja's + converts the dict to text",
+		"meetkai-functionary-medium-v3.1.jinja/tool_call_roundtrip/agp=true": "jinja2 evaluates \"'...'|safe + str\" " +
+			"as a markupsafe.Markup concatenation that HTML-escapes the right operand (&#34;); ardanlabs/jinja has no Markup type",
+	}
+	for _, c := range []string{"single_user/agp=true", "single_user/agp=false", "system_user/agp=true",
+		"multi_turn/agp=true", "multi_turn/agp=false", "tool_call_roundtrip/agp=true", "thinking_disabled/agp=true"} {
+		m["fireworks-ai-llama-3-firefunction-v2.jinja/"+c] = undefinedPlus
+	}
+	return m
+}()
 
 type refCase struct {
 	Template            string          `json:"template"`
@@ -109,14 +127,16 @@ func TestReferenceRenders(t *testing.T) {
 	cases, scen := loadReference(t)
 	ctx := context.Background()
 	parsed := map[string]*Template{}
-	pass, total := 0, 0
+	pass, total, known := 0, 0, 0
 	for _, c := range cases {
 		total++
 		name := c.name()
+		if reason, isKnown := knownFailures[name]; isKnown {
+			known++
+			t.Logf("known failure %s: %s", name, reason)
+			continue
+		}
 		ok := t.Run(name, func(t *testing.T) {
-			if reason, known := knownFailures[name]; known {
-				t.Skip("known failure: " + reason)
-			}
 			tm, found := parsed[c.Template]
 			if !found {
 				src, err := os.ReadFile(filepath.Join(refDir, c.Template))
@@ -144,5 +164,7 @@ func TestReferenceRenders(t *testing.T) {
 			pass++
 		}
 	}
-	t.Logf("reference renders: %d/%d pass (%d known failures)", pass-len(knownFailures), total, len(knownFailures))
+	t.Logf("reference renders: %d/%d pass (%d known failures)", pass, total, known)
+	assert.Equal(t, len(knownFailures), known, "every known failure must name an existing case")
+	assert.Equal(t, total, pass+known, "every case outside knownFailures must pass")
 }

@@ -119,49 +119,62 @@ func (t *Template) RenderJSON(ctx context.Context, request []byte) (string, erro
 	return t.Render(ctx, req)
 }
 
-// variables builds the template's global variables for one render, in the
-// order transformers applies them: the environment globals, then messages,
-// tools, documents and add_generation_prompt, then the special tokens, then
-// the keyword arguments (which win over the special tokens).
+// variables builds the template's global variables for one render:
+// the environment globals, messages, tools, documents and
+// add_generation_prompt, the special tokens, then the keyword arguments
+// (which win over the special tokens, as in transformers). Only the names
+// the template refers to are set: an unreferenced variable cannot affect
+// the output, and a small variable map keeps the engine's scope cheap.
 func (t *Template) variables(req Request) map[string]Value {
-	vars := make(map[string]Value, 8+len(req.Kwargs))
-	vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
-	clock := t.clock
-	vars["strftime_now"] = jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
-		if len(args) != 1 || !args[0].IsString() {
-			return jinja.Undefined(), errors.New("strftime_now expects one format string")
+	names := t.uses.names
+	vars := make(map[string]Value, 8)
+	set := func(name string, v Value) {
+		if names[name] {
+			vars[name] = v
 		}
-		return jinja.NewString(strftime(clock(), args[0].AsString())), nil
-	})
-	if t.uses.iter {
-		vars[helperIter] = jinja.NewCallable(helperIter, iterHelper)
 	}
-	if t.uses.guard {
-		g := &guard{}
-		vars[helperGuard] = jinja.NewCallable(helperGuard, g.call)
+	if names["raise_exception"] {
+		vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
 	}
-	if t.uses.ns {
-		n := &namespaces{}
-		vars["namespace"] = jinja.NewCallable("dict", n.create)
-		vars[helperNSSet] = jinja.NewCallable(helperNSSet, n.set)
+	if names["range"] {
+		vars["range"] = jinja.NewCallable("range", safeRange)
 	}
-	if t.uses.gen {
-		g := &generators{}
-		vars[helperGen] = jinja.NewCallable(helperGen, g.mark)
-		vars[helperNoGen] = jinja.NewCallable(helperNoGen, g.check)
+	if names["strftime_now"] {
+		clock := t.clock
+		vars["strftime_now"] = jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
+			if len(args) != 1 || !args[0].IsString() {
+				return jinja.Undefined(), errors.New("strftime_now expects one format string")
+			}
+			return jinja.NewString(strftime(clock(), args[0].AsString())), nil
+		})
 	}
-	vars["messages"] = listOrNone(req.Messages)
-	vars["tools"] = listOrNone(req.Tools)
-	vars["documents"] = listOrNone(req.Documents)
-	vars["add_generation_prompt"] = jinja.NewBool(req.AddGenerationPrompt)
+	if t.uses.helpers() || t.uses.gen {
+		h := &helpers{}
+		if t.uses.helpers() {
+			vars[helperObj] = h.object(t.uses)
+		}
+		if t.uses.gen {
+			vars[helperFilter] = jinja.NewCallable(helperFilter, h.generator)
+		}
+	}
+	if names["messages"] {
+		vars["messages"] = listOrNone(req.Messages)
+	}
+	if names["tools"] {
+		vars["tools"] = listOrNone(req.Tools)
+	}
+	if names["documents"] {
+		vars["documents"] = listOrNone(req.Documents)
+	}
+	set("add_generation_prompt", jinja.NewBool(req.AddGenerationPrompt))
 	if req.BOSToken != nil {
-		vars["bos_token"] = jinja.NewString(*req.BOSToken)
+		set("bos_token", jinja.NewString(*req.BOSToken))
 	}
 	if req.EOSToken != nil {
-		vars["eos_token"] = jinja.NewString(*req.EOSToken)
+		set("eos_token", jinja.NewString(*req.EOSToken))
 	}
 	for k, v := range req.Kwargs {
-		vars[k] = v
+		set(k, v)
 	}
 	return vars
 }

@@ -208,3 +208,21 @@ func TestSandboxForbidsMutation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `["a"]1`, out)
 }
+
+func TestNamespaceOnlyAssignment(t *testing.T) {
+	out, err := render(t, `{% set ns = namespace(b=1, a=2) %}{% set ns.c = ns.a + ns.b %}{{ ns.c }}|{{ ns | tojson }}`, `{"messages":[]}`)
+	require.NoError(t, err)
+	assert.Equal(t, `3|{"b": 1, "a": 2, "c": 3}`, out)
+	_, err = render(t, `{% for m in messages %}{% set m.role = 'x' %}{% endfor %}`, `{"messages":[{"role":"user"}]}`)
+	require.ErrorContains(t, err, "non-namespace")
+	_, err = render(t, `{% set f = messages.pop %}{{ f() }}`, `{"messages":[{"role":"user"}]}`)
+	require.Error(t, err)
+}
+
+func TestSafeRange(t *testing.T) {
+	out, err := render(t, `{{ range(3) | list }}{{ range(1, 7, 2) | list }}{{ range(5, 0, -2) | list }}{{ range(2, 1) | list }}`, `{"messages":[]}`)
+	require.NoError(t, err)
+	assert.Equal(t, "[0, 1, 2][1, 3, 5][5, 3, 1][]", out)
+	_, err = render(t, `{% for i in range(100001) %}{% endfor %}`, `{"messages":[]}`)
+	require.ErrorContains(t, err, "range too big")
+}

@@ -134,28 +134,3 @@ func FromGo(v any) (Value, error) {
 	}
 	return jinja.FromGoValue(v), nil
 }
-
-// clone returns a deep copy of v's lists and dicts, so a template that
-// mutates its inputs (dict.update, list.append) cannot affect the caller's
-// value or a concurrent render.
-func clone(v Value) Value {
-	switch {
-	case v.IsList():
-		src := v.AsList().Items
-		items := make([]Value, len(src))
-		for i, it := range src {
-			items[i] = clone(it)
-		}
-		return jinja.NewList(items)
-	case v.IsDict():
-		src := v.AsDict()
-		d := jinja.NewDict()
-		dst := d.AsDict()
-		dst.Keys = make([]string, 0, len(src.Keys))
-		for _, k := range src.Keys {
-			dst.Set(k, clone(src.Data[k]))
-		}
-		return d
-	}
-	return v
-}

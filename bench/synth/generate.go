@@ -19,8 +19,10 @@ type Options struct {
 	// Rows that are not a multiple of the block size fall back as in
 	// llama-quantize.
 	Type ggml.DType
-	// Mix, when set, is a llama-quantize mixture ("q4_k_m", "q4_k_s",
-	// "q5_k_m", "q5_k_s") and overrides Type.
+	// Mix, when set, is a llama-quantize file type ("q4_k_m", "q4_k_s",
+	// "q5_k_m", "q5_k_s", or any other models/quantize name such as "q4_0")
+	// and overrides Type: tensor types follow llama-quantize's rules, as
+	// decided by quantize.Plan.
 	Mix string
 	// VocabFile, when set, is a GGUF file whose tokenizer.* metadata is
 	// copied; the embedding is sized to its token count.
@@ -47,7 +49,7 @@ func newPlan(shape string, opts Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, err := newTypePolicy(opts, s)
+	pol, err := newTypePolicy(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,20 +64,43 @@ func newPlan(shape string, opts Options) (*plan, error) {
 		return nil, err
 	}
 	m := &gguf.Model{KV: s.archKV(nVocab, pol)}
+	specs := s.tensors(nVocab)
+	infos, err := tensorInfos(m.KV, specs, pol)
+	if err != nil {
+		return nil, err
+	}
 	for _, kv := range vocab {
 		m.Set(kv.Key, kv.Value)
 	}
 	if opts.ChatTemplate != "" {
 		m.Set("tokenizer.chat_template", gguf.String(opts.ChatTemplate))
 	}
-	p := &plan{shape: s, kv: m.KV, specs: s.tensors(nVocab), seed: opts.Seed, workers: opts.Workers}
+	p := &plan{shape: s, kv: m.KV, specs: specs, infos: infos, seed: opts.Seed, workers: opts.Workers}
 	if p.workers <= 0 {
 		p.workers = runtime.GOMAXPROCS(0)
 	}
-	for _, t := range p.specs {
-		p.infos = append(p.infos, gguf.TensorInfo{Name: t.name, Dims: t.dims, Type: pol.typeOf(t)})
-	}
 	return p, nil
+}
+
+// tensorInfos gives each tensor its type under pol; kv is the model's
+// architecture metadata, which llama-quantize's rules read.
+func tensorInfos(kv []gguf.KV, specs []tensorSpec, pol typePolicy) ([]gguf.TensorInfo, error) {
+	var mixed map[string]ggml.DType
+	if pol.mix != nil {
+		var err error
+		if mixed, err = mixTypes(kv, specs, *pol.mix); err != nil {
+			return nil, err
+		}
+	}
+	infos := make([]gguf.TensorInfo, len(specs))
+	for i, t := range specs {
+		typ := pol.pureType(t)
+		if mt, ok := mixed[t.name]; ok {
+			typ = mt
+		}
+		infos[i] = gguf.TensorInfo{Name: t.name, Dims: t.dims, Type: typ}
+	}
+	return infos, nil
 }
 
 // Generate builds the named shape's model in memory. See Shapes for names.

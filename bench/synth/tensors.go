@@ -40,8 +40,13 @@ type tensorSpec struct {
 	cat   category
 }
 
-// rows is the number of rows, cols the row length.
+// cols is the row length.
 func (t tensorSpec) cols() int { return int(t.dims[0]) }
+
+// elements is the number of elements.
+func (t tensorSpec) elements() uint64 { return uint64(t.cols()) * uint64(t.rows()) }
+
+// rows is the number of rows.
 func (t tensorSpec) rows() int {
 	n := 1
 	for _, d := range t.dims[1:] {

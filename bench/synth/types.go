@@ -2,27 +2,18 @@ package synth
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/models/quantize"
 )
 
-// mixture is a llama-quantize file type that mixes tensor types.
-type mixture struct {
-	name     string
-	fileType uint32     // llama_ftype, stored as general.file_type
-	base     ggml.DType // the default type of 2-D weights
-}
-
-// mixtures are the llama-quantize K-quant mixtures Generate implements.
-func mixtures() []mixture {
-	return []mixture{
-		{"q4_k_s", 14, ggml.Q4_K},
-		{"q4_k_m", 15, ggml.Q4_K},
-		{"q5_k_s", 16, ggml.Q5_K},
-		{"q5_k_m", 17, ggml.Q5_K},
-	}
-}
+// mixNames are the --type names that select a llama-quantize mixture rather
+// than a single type.
+func mixNames() []string { return []string{"q4_k_s", "q4_k_m", "q5_k_s", "q5_k_m"} }
 
 // pureFileType maps a single weight type to its llama_ftype.
 func pureFileType(t ggml.DType) (uint32, bool) {
@@ -55,11 +46,7 @@ func pureFileType(t ggml.DType) (uint32, bool) {
 
 // TypeNames lists the names ParseType accepts.
 func TypeNames() []string {
-	names := []string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"}
-	for _, m := range mixtures() {
-		names = append(names, m.name)
-	}
-	return names
+	return append([]string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"}, mixNames()...)
 }
 
 // ParseType parses a --type name: a single ggml type such as "q8_0" (every
@@ -67,10 +54,13 @@ func TypeNames() []string {
 // It returns the Type and Mix fields of Options.
 func ParseType(s string) (ggml.DType, string, error) {
 	ls := strings.ToLower(s)
-	for _, m := range mixtures() {
-		if ls == m.name {
-			return m.base, m.name, nil
+	if slices.Contains(mixNames(), ls) {
+		ft, err := quantize.ParseFileType(ls)
+		if err != nil {
+			return 0, "", fmt.Errorf("synth: %w", err)
 		}
+		t, err := ft.DefaultType()
+		return t, ls, err
 	}
 	t, err := ggml.ParseDType(s)
 	if err == nil {
@@ -85,21 +75,21 @@ func ParseType(s string) (ggml.DType, string, error) {
 type typePolicy struct {
 	fileType uint32
 	base     ggml.DType
-	mix      string // "" for a single type
-	nLayer   int
-	tied     bool
+	mix      *quantize.FileType // nil for a single type
 }
 
-func newTypePolicy(opts Options, s Shape) (typePolicy, error) {
-	p := typePolicy{base: opts.Type, mix: strings.ToLower(opts.Mix), nLayer: s.NLayer, tied: s.Tied}
-	if p.mix != "" {
-		for _, m := range mixtures() {
-			if m.name == p.mix {
-				p.base, p.fileType = m.base, m.fileType
-				return p, nil
-			}
+func newTypePolicy(opts Options) (typePolicy, error) {
+	p := typePolicy{base: opts.Type}
+	if opts.Mix != "" {
+		ft, err := quantize.ParseFileType(opts.Mix)
+		if err != nil {
+			return p, fmt.Errorf("synth: %w", err)
 		}
-		return p, fmt.Errorf("synth: unknown mixture %q", opts.Mix)
+		if p.base, err = ft.DefaultType(); err != nil {
+			return p, fmt.Errorf("synth: %w", err)
+		}
+		p.fileType, p.mix = uint32(ft), &ft
+		return p, nil
 	}
 	ft, ok := pureFileType(p.base)
 	if !ok || !ggml.CanQuantize(p.base) {
@@ -112,52 +102,14 @@ func newTypePolicy(opts Options, s Shape) (typePolicy, error) {
 // quantized reports whether the file holds quantized weights.
 func (p typePolicy) quantized() bool { return p.base.BlockSize() > 1 }
 
-// useMoreBits is llama-quantize's choice of layers that get more bits.
-func useMoreBits(i, n int) bool { return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2 }
-
-// typeOf returns the type of t: F32 for 1-D tensors (norms, biases, rope
-// factors); for weights the policy's type after llama-quantize's mixture
-// rules and its fallback for rows that are not a multiple of the block size.
-func (p typePolicy) typeOf(t tensorSpec) ggml.DType {
+// pureType returns the type of t for a single type: F32 for 1-D tensors
+// (norms, biases, rope factors), the policy's type for weights, after
+// llama-quantize's fallback for rows that are not a multiple of the block.
+func (p typePolicy) pureType(t tensorSpec) ggml.DType {
 	if len(t.dims) < 2 || t.kind != initNormal {
 		return ggml.F32
 	}
-	typ := p.base
-	if !p.quantized() {
-		return typ
-	}
-	if p.mix != "" {
-		typ = p.mixType(t, typ)
-	}
-	return fallback(typ, t.cols())
-}
-
-// mixType applies llama_tensor_get_type_impl's rules for the K mixtures.
-func (p typePolicy) mixType(t tensorSpec, typ ggml.DType) ggml.DType {
-	switch {
-	case t.cat == catOutput || (p.tied && t.cat == catTokenEmbd):
-		if t.cols()%typ.BlockSize() != 0 {
-			return ggml.Q8_0
-		}
-		if typ != ggml.Q8_0 {
-			return ggml.Q6_K
-		}
-	case t.cat == catAttnV:
-		switch {
-		case (p.mix == "q4_k_m" || p.mix == "q5_k_m") && useMoreBits(t.layer, p.nLayer):
-			return ggml.Q6_K
-		case p.mix == "q4_k_s" && t.layer < 4:
-			return ggml.Q5_K
-		}
-	case t.cat == catFFNDown:
-		switch {
-		case (p.mix == "q4_k_m" || p.mix == "q5_k_m") && useMoreBits(t.layer, p.nLayer):
-			return ggml.Q6_K
-		case p.mix == "q4_k_s" && t.layer < p.nLayer/8:
-			return ggml.Q5_K
-		}
-	}
-	return typ
+	return fallback(p.base, t.cols())
 }
 
 // fallback is llama-quantize's tensor_type_fallback: a type whose block does
@@ -181,3 +133,44 @@ func fallback(typ ggml.DType, cols int) ggml.DType {
 	}
 	return typ
 }
+
+// mixTypes asks models/quantize which type llama-quantize gives each tensor
+// for the mixture ft. quantize.Plan reads a *gguf.File, so the metadata and
+// F32 tensor descriptions are laid out in an anonymous mapping whose data
+// pages are never touched.
+func mixTypes(kv []gguf.KV, specs []tensorSpec, ft quantize.FileType) (map[string]ggml.DType, error) {
+	m := &gguf.Model{KV: kv}
+	infos := make([]gguf.TensorInfo, len(specs))
+	for i, t := range specs {
+		infos[i] = gguf.TensorInfo{Name: t.name, Dims: t.dims, Type: ggml.F32}
+	}
+	var hdr headerBuffer
+	_, _, total, err := writeHeader(&hdr, m, infos)
+	if err != nil {
+		return nil, err
+	}
+	mem, err := syscall.Mmap(-1, 0, int(total), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("synth: mmap: %w", err)
+	}
+	defer syscall.Munmap(mem)
+	copy(mem, hdr.b)
+	f, err := gguf.Parse(mem)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	plans, err := quantize.Plan(f, ft)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	types := make(map[string]ggml.DType, len(plans))
+	for _, tp := range plans {
+		types[tp.Name] = tp.To
+	}
+	return types, nil
+}
+
+// headerBuffer collects a header in memory.
+type headerBuffer struct{ b []byte }
+
+func (h *headerBuffer) Write(b []byte) (int, error) { h.b = append(h.b, b...); return len(b), nil }

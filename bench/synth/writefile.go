@@ -36,7 +36,7 @@ func WriteFileContext(ctx context.Context, path, shape string, opts Options) (er
 			_ = os.Remove(path)
 		}
 	}()
-	dataStart, offsets, total, err := p.writeHeader(f)
+	dataStart, offsets, total, err := writeHeader(f, &gguf.Model{KV: p.kv}, p.infos)
 	if err != nil {
 		return fmt.Errorf("synth: %s: %w", path, err)
 	}
@@ -57,14 +57,14 @@ func WriteFileContext(ctx context.Context, path, shape string, opts Options) (er
 // errHeaderDone stops gguf.Write once the header is out.
 var errHeaderDone = errors.New("header written")
 
-// writeHeader writes the GGUF header (metadata, tensor descriptions and the
-// padding before the data) to w, using gguf.Write on the model with all-zero
-// tensor data. It returns the data section's file offset, each tensor's
-// offset in it, and the file's total size.
-func (p *plan) writeHeader(w io.Writer) (dataStart int64, offsets []int64, total int64, err error) {
+// writeHeader writes the GGUF header of m's metadata and the tensors infos
+// (metadata, tensor descriptions and the padding before the data) to w,
+// using gguf.Write with all-zero tensor data. It returns the data section's
+// file offset, each tensor's offset in it, and the file's total size.
+func writeHeader(w io.Writer, meta *gguf.Model, infos []gguf.TensorInfo) (dataStart int64, offsets []int64, total int64, err error) {
 	const align = gguf.DefaultAlignment
 	var dataBytes, maxBytes int64
-	for _, t := range p.infos {
+	for _, t := range infos {
 		offsets = append(offsets, dataBytes)
 		n := int64(t.Bytes())
 		dataBytes += (n + align - 1) / align * align
@@ -77,8 +77,8 @@ func (p *plan) writeHeader(w io.Writer) (dataStart int64, offsets []int64, total
 		return 0, nil, 0, fmt.Errorf("mmap: %w", err)
 	}
 	defer syscall.Munmap(zero)
-	m := &gguf.Model{KV: p.kv}
-	for _, info := range p.infos {
+	m := &gguf.Model{Version: meta.Version, KV: meta.KV}
+	for _, info := range infos {
 		m.Tensors = append(m.Tensors, gguf.Tensor{Info: info, Data: zero[:info.Bytes()]})
 	}
 	var cw countWriter

@@ -76,7 +76,10 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 		if i.NormEps != 0 {
 			line("norm eps", "%g", i.NormEps)
 		}
-		rope := fmt.Sprintf("freq base %g", i.RopeFreqBase)
+		rope := "freq base default (10000)"
+		if i.RopeFreqBase != 0 {
+			rope = fmt.Sprintf("freq base %g", i.RopeFreqBase)
+		}
 		if i.RopeDimCount != 0 {
 			rope += fmt.Sprintf(", %d dims", i.RopeDimCount)
 		}

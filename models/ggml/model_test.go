@@ -75,8 +75,10 @@ func TestRealModelsMatchF32(t *testing.T) {
 						default:
 							t.Fatalf("%s: unexpected type %s", ti.Name, ti.Type)
 						}
-						require.LessOrEqual(t, math.Abs(float64(w[j]-g[j])), bound,
-							"%s %s element %d", name, ti.Name, b*bs+j)
+						if diff := math.Abs(float64(w[j] - g[j])); diff > bound {
+							require.Failf(t, "error above the format's bound", "%s %s element %d: want %g got %g (|diff| %g > %g)",
+								name, ti.Name, b*bs+j, w[j], g[j], diff, bound)
+						}
 					}
 				}
 			}

@@ -220,3 +220,7 @@ func quantQ8_K(src []float32, dst []byte) {
 		binary.LittleEndian.PutUint32(y[0:], math.Float32bits(1/iscale))
 	}
 }
+
+// IsQuantized reports whether t is a block-quantized type (ggml's
+// ggml_is_quantized): every known type with more than one element per block.
+func IsQuantized(t DType) bool { return t.BlockSize() > 1 }

@@ -88,8 +88,10 @@ func TestRoundTripLegacyBounds(t *testing.T) {
 						d := float64(hi-lo) / levels
 						bound = d/2 + levels*d*f16Eps + math.Abs(float64(lo))*f16Eps
 					}
-					require.LessOrEqual(t, err, bound*1.0001+1e-30,
-						"%s %s block %d elem %d: x=%g y=%g", typ, name, b, j, xb[j], yb[j])
+					if err > bound*1.0001+1e-30 {
+						require.Failf(t, "error above bound", "%s %s block %d elem %d: x=%g y=%g err %g > %g",
+							typ, name, b, j, xb[j], yb[j], err, bound)
+					}
 				}
 			}
 		}
@@ -106,7 +108,9 @@ func TestRoundTripQ8KBound(t *testing.T) {
 			amax, _ := absMax(x[b*QKK : (b+1)*QKK])
 			d := float64(amax) / 127
 			for j := b * QKK; j < (b+1)*QKK; j++ {
-				require.LessOrEqual(t, math.Abs(float64(x[j]-y[j])), d/2*1.0001, "%s elem %d", name, j)
+				if math.Abs(float64(x[j]-y[j])) > d/2*1.0001 {
+					require.Failf(t, "error above half a step", "%s elem %d: x=%g y=%g", name, j, x[j], y[j])
+				}
 			}
 		}
 	}
@@ -186,8 +190,10 @@ func TestRoundTripKQuants(t *testing.T) {
 					clamped++
 					continue
 				}
-				require.LessOrEqual(t, math.Abs(e), step[i]/2*1.0001+1e-7*math.Abs(float64(x[i])),
-					"%s %s elem %d: x=%g y=%g step %g", typ, name, i, x[i], y[i], step[i])
+				if bound := step[i]/2*1.0001 + 1e-7*math.Abs(float64(x[i])); math.Abs(e) > bound {
+					require.Failf(t, "error above half a step", "%s %s elem %d: x=%g y=%g step %g",
+						typ, name, i, x[i], y[i], step[i])
+				}
 			}
 			if sx > 0 && (name == "gauss" || name == "uniform" || name == "cos") {
 				rel := math.Sqrt(se / sx)

@@ -95,8 +95,10 @@ typedef struct {
   void (*axpy_f16)(float *y, float a, const uint16_t *x, int64_t n);
 } kernels;
 
-/* lrt_kernels returns the table for this CPU (chosen on first call). */
-const kernels *lrt_kernels(void);
+/* lrt_kernels returns the kernel set named isa, or the best one this CPU
+ * runs for NULL or ""; NULL if that set is not available here. The tables
+ * are filled once, on first use. */
+const kernels *lrt_kernels(const char *isa);
 
 /* Per-ISA table fillers: each sets what it speeds up and leaves the rest. */
 void lrt_fill_generic(kernels *k);
@@ -163,9 +165,13 @@ static inline void get_scale_min_k4(int j, const uint8_t *q, uint8_t *d, uint8_t
   }
 }
 
-/* Thread pool (pool.c). task_fn runs once on each of nth threads. */
-typedef void (*task_fn)(void *arg, int ith, int nth);
-void pool_run(lrt_pool *p, task_fn fn, void *arg);
+/* Thread pool (pool.c). pool_run calls fn(arg, lo, hi) for chunks [lo, hi)
+ * of grain items (the last may be shorter) covering [0, nitems), claimed
+ * by whichever threads of p are running, and returns when all are done. */
+typedef void (*task_fn)(void *arg, int64_t lo, int64_t hi);
+void pool_run(lrt_pool *p, task_fn fn, void *arg, int64_t nitems, int64_t grain);
+/* pool_kernels returns the kernel set of p. */
+const kernels *pool_kernels(const lrt_pool *p);
 /* pool_scratch returns a 64-byte-aligned buffer of at least n bytes owned by
  * p, valid until the next call; NULL on failure. Call only while holding the
  * op lock (inside pool_begin/pool_end). */

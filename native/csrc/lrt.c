@@ -7,8 +7,6 @@ int32_t lrt_abi_version(void) { return LRT_ABI_VERSION; }
 
 int64_t lrt_struct_size(int32_t which) {
   switch (which) {
-  case 1:
-    return (int64_t)sizeof(lrt_rope_params);
   case 2:
     return (int64_t)sizeof(lrt_attn_params);
   case 3:
@@ -17,34 +15,64 @@ int64_t lrt_struct_size(int32_t which) {
   return -1;
 }
 
-static kernels table;
-static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+/* Kernel sets, best last; n_sets of them are available on this CPU. */
+#define MAX_SETS 4
+static kernels sets[MAX_SETS];
+static int n_sets;
+static pthread_once_t sets_once = PTHREAD_ONCE_INIT;
 
-/* choose fills the table once: the generic kernels, then, in order, every
- * ISA level this CPU supports overrides what it speeds up. */
+/* choose fills the tables once. Each set starts from the generic kernels
+ * and overrides what its ISA speeds up, so a higher level keeps the lower
+ * one's kernels for what it does not redo. */
 static void choose(void) {
-  lrt_fill_generic(&table);
+  lrt_fill_generic(&sets[n_sets++]);
 #if defined(__x86_64__) || defined(_M_X64)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
       __builtin_cpu_supports("f16c")) {
-    lrt_fill_avx2(&table);
+    sets[n_sets] = sets[n_sets - 1];
+    lrt_fill_avx2(&sets[n_sets++]);
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-        __builtin_cpu_supports("avx512dq"))
-      lrt_fill_avx512(&table);
+        __builtin_cpu_supports("avx512dq")) {
+      sets[n_sets] = sets[n_sets - 1];
+      lrt_fill_avx512(&sets[n_sets++]);
+    }
   }
 #elif defined(__aarch64__)
-  lrt_fill_neon(&table);
+  sets[n_sets] = sets[n_sets - 1];
+  lrt_fill_neon(&sets[n_sets++]);
 #endif
 }
 
-const kernels *lrt_kernels(void) {
-  pthread_once(&table_once, choose);
-  return &table;
+const kernels *lrt_kernels(const char *isa) {
+  pthread_once(&sets_once, choose);
+  if (!isa || !*isa) return &sets[n_sets - 1];
+  for (int i = 0; i < n_sets; i++)
+    if (strcmp(sets[i].name, isa) == 0) return &sets[i];
+  return NULL;
 }
 
-const char *lrt_isa(void) { return lrt_kernels()->name; }
+/* copy_name writes s into buf (at most cap bytes) and returns strlen(s). */
+static int64_t copy_name(const char *s, char *buf, int64_t cap) {
+  const int64_t n = (int64_t)strlen(s);
+  if (buf && cap > 0) memcpy(buf, s, (size_t)(n < cap ? n : cap));
+  return n;
+}
+
+int64_t lrt_isa_list(char *buf, int64_t cap) {
+  pthread_once(&sets_once, choose);
+  char list[128] = "";
+  for (int i = n_sets - 1; i >= 0; i--) {
+    strcat(list, sets[i].name);
+    if (i > 0) strcat(list, ",");
+  }
+  return copy_name(list, buf, cap);
+}
+
+int64_t lrt_pool_isa(const lrt_pool *p, char *buf, int64_t cap) {
+  return p ? copy_name(pool_kernels(p)->name, buf, cap) : 0;
+}
 
 int act_format(int32_t t) {
   switch (t) {
@@ -108,5 +136,5 @@ int64_t weight_row_bytes(int32_t t, int64_t n) {
 }
 
 int32_t lrt_supports(int32_t t) {
-  return t >= 0 && t < 31 && lrt_kernels()->dot[t] != NULL;
+  return t >= 0 && t < 31 && lrt_kernels(NULL)->dot[t] != NULL;
 }

@@ -16,7 +16,19 @@
 #include <stdint.h>
 
 /* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
-#define LRT_ABI_VERSION 3
+#define LRT_ABI_VERSION 6
+
+/* LRT_API marks the exported symbols; everything else is hidden. */
+#if defined(__GNUC__)
+#define LRT_API __attribute__((visibility("default")))
+#else
+#define LRT_API
+/* lrt_read_bytes reads n bytes of buf (8-byte words; a tail under 8 bytes
+ * is skipped) with every thread of p and stores their xor in *xor_out, so
+ * the reads cannot be optimized away: a memory bandwidth probe. */
+LRT_API int32_t lrt_read_bytes(lrt_pool *p, const void *buf, int64_t n, uint64_t *xor_out);
+
+#endif
 
 /* Status codes. */
 enum {
@@ -39,33 +51,39 @@ enum {
 };
 
 /* lrt_abi_version returns LRT_ABI_VERSION; the Go loader refuses a mismatch. */
-int32_t lrt_abi_version(void);
+LRT_API int32_t lrt_abi_version(void);
 
-/* lrt_struct_size returns sizeof the struct numbered which (1: lrt_rope_params,
- * 2: lrt_attn_params, 3: lrt_norm_params), or -1. */
-int64_t lrt_struct_size(int32_t which);
+/* lrt_struct_size returns sizeof the struct numbered which
+ * (2: lrt_attn_params, 3: lrt_norm_params), or -1. */
+LRT_API int64_t lrt_struct_size(int32_t which);
 
-/* lrt_isa returns the name of the kernel set chosen at load, such as
- * "avx512vnni", "avx2", "neon" or "generic", as a NUL-terminated string. */
-const char *lrt_isa(void);
+/* lrt_isa_list copies the names of the kernel sets this CPU can run, best
+ * first and comma-separated, such as "avx512vnni,avx2,generic", into buf (at
+ * most cap bytes, no NUL) and returns the full length. */
+LRT_API int64_t lrt_isa_list(char *buf, int64_t cap);
 
 /* lrt_supports reports (1/0) whether lrt_matmul accepts weights of type t. */
-int32_t lrt_supports(int32_t t);
+LRT_API int32_t lrt_supports(int32_t t);
 
 /* lrt_pool is a set of persistent worker threads. The calling thread takes
  * part in every operation as worker 0, so a pool of n threads starts n-1
  * pthreads. Operations on one pool are serialized by a mutex. */
 typedef struct lrt_pool lrt_pool;
 
-/* lrt_pool_new starts a pool of nthreads (clamped to [1, 512]); NULL on
- * failure. */
-lrt_pool *lrt_pool_new(int32_t nthreads);
+/* lrt_pool_new starts a pool of nthreads (clamped to [1, 512]) running the
+ * kernel set named isa (one of lrt_isa_list; NULL or "" for the best);
+ * NULL if the set is not available here or the threads fail to start. */
+LRT_API lrt_pool *lrt_pool_new(int32_t nthreads, const char *isa);
+
+/* lrt_pool_isa copies the name of p's kernel set into buf as lrt_isa_list
+ * does and returns its length. */
+LRT_API int64_t lrt_pool_isa(const lrt_pool *p, char *buf, int64_t cap);
 
 /* lrt_pool_free stops and joins the workers and frees the pool. */
-void lrt_pool_free(lrt_pool *p);
+LRT_API void lrt_pool_free(lrt_pool *p);
 
 /* lrt_pool_threads returns the number of threads of p, the caller included. */
-int32_t lrt_pool_threads(const lrt_pool *p);
+LRT_API int32_t lrt_pool_threads(const lrt_pool *p);
 
 /* lrt_matmul computes out[t*rows + r] = sum_c W[r][c] * x[t*cols + c] for
  * t < ntok and r < rows, where W holds rows rows of cols elements of type
@@ -73,7 +91,7 @@ int32_t lrt_pool_threads(const lrt_pool *p);
  * to 8 bits on the fly for the quantized types (as ggml does); float
  * weights multiply float activations. cols must be a multiple of the block
  * size. */
-int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows,
+LRT_API int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows,
                    int64_t cols, const float *x, int64_t ntok, float *out);
 
 /* lrt_norm_params configures lrt_rmsnorm. */
@@ -84,27 +102,21 @@ typedef struct {
 
 /* lrt_rmsnorm computes out[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight for
  * ntok rows of n floats; weight may be NULL (no scaling). out may equal x. */
-int32_t lrt_rmsnorm(lrt_pool *p, float *out, const float *x,
+LRT_API int32_t lrt_rmsnorm(lrt_pool *p, float *out, const float *x,
                     const float *weight, int64_t n, int64_t ntok,
                     const lrt_norm_params *prm);
 
-/* lrt_rope_params configures lrt_rope. */
-typedef struct {
-  float theta;      /* frequency base, as 10000 */
-  float freq_scale; /* positions are multiplied by it (linear scaling) */
-  int32_t neox;     /* 0: rotate pairs (2i, 2i+1); 1: rotate (i, i+rot/2) */
-  int32_t rot_dim;  /* rotated leading dimensions of each head (<= head_dim, even) */
-} lrt_rope_params;
-
-/* lrt_rope rotates x, ntok rows of nheads*head_dim floats, in place; row t
- * is at position pos[t]. freq_factors, if not NULL, divides the rot_dim/2
- * frequencies (Llama 3 style long-context factors). */
-int32_t lrt_rope(lrt_pool *p, float *x, int64_t ntok, int64_t nheads,
-                 int64_t head_dim, const int32_t *pos,
-                 const float *freq_factors, const lrt_rope_params *prm);
+/* lrt_rope rotates x, ntok rows of nheads heads of head_dim floats, in
+ * place: row t is at position pos0+t, and pair i of the first rot_dim
+ * elements of each head turns by (pos0+t)*inv_freq[i] (rot_dim/2
+ * frequencies, scaling already applied). neox 0 pairs elements (2i, 2i+1),
+ * neox 1 pairs (i, i+rot_dim/2). */
+LRT_API int32_t lrt_rope(lrt_pool *p, float *x, int64_t ntok, int64_t nheads,
+                         int64_t head_dim, int64_t pos0, const float *inv_freq,
+                         int64_t rot_dim, int32_t neox);
 
 /* lrt_softmax replaces each of rows rows of n floats by its softmax. */
-int32_t lrt_softmax(lrt_pool *p, float *x, int64_t n, int64_t rows);
+LRT_API int32_t lrt_softmax(lrt_pool *p, float *x, int64_t n, int64_t rows);
 
 /* Gate activations for lrt_glu. */
 enum { LRT_SILU = 0, LRT_GELU = 1 };
@@ -112,7 +124,7 @@ enum { LRT_SILU = 0, LRT_GELU = 1 };
 /* lrt_glu computes out[i] = act(gate[i]) * up[i] for i < n (SwiGLU with
  * LRT_SILU, GeGLU with LRT_GELU, the tanh approximation). out may alias
  * gate or up. */
-int32_t lrt_glu(lrt_pool *p, int32_t act, float *out, const float *gate,
+LRT_API int32_t lrt_glu(lrt_pool *p, int32_t act, float *out, const float *gate,
                 const float *up, int64_t n);
 
 /* lrt_attn_params configures lrt_attention. Pointers first, so the layout
@@ -122,7 +134,7 @@ typedef struct {
   const void *k;     /* [ctx][n_kv_heads*head_dim] keys, F32 or F16 */
   const void *v;     /* [ctx][n_kv_heads*head_dim] values, F32 or F16 */
   float *out;        /* [ntok][n_heads*head_dim] */
-  const int32_t *pos; /* [ntok] position of each query token */
+  int64_t pos0;      /* position of query row 0; row t is at pos0+t */
   int64_t ntok;
   int64_t n_kv;      /* cache rows visible: keys 0..n_kv-1 */
   int32_t n_heads;
@@ -140,6 +152,11 @@ typedef struct {
 /* lrt_attention computes, for each query token and head, softmax over the
  * visible keys of scale*q.k, times v, into out (online softmax, one pass
  * over the cache). */
-int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *prm);
+LRT_API int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *prm);
+
+/* lrt_read_bytes reads n bytes of buf (8-byte words; a tail under 8 bytes
+ * is skipped) with every thread of p and stores their xor in *xor_out, so
+ * the reads cannot be optimized away: a memory bandwidth probe. */
+LRT_API int32_t lrt_read_bytes(lrt_pool *p, const void *buf, int64_t n, uint64_t *xor_out);
 
 #endif

@@ -7,8 +7,6 @@
  * row is unpacked once per tile and the chunk (at most CHUNK_BYTES) stays
  * in L2 while the tiles stream past it. Decode (one token) is then a plain
  * row-parallel matrix-vector product. */
-#include <stdatomic.h>
-
 #include "internal.h"
 
 #define TILE_TOKENS 4
@@ -25,21 +23,19 @@ typedef struct {
   char *xq;     /* prepared activations, ntok rows of xrow bytes */
   int64_t xrow;
   int64_t wrow; /* bytes per weight row */
-  int64_t chunk, nchunks;
-  _Atomic int64_t next;
 } mm_task;
 
-static void quant_task(void *arg, int ith, int nth) {
+static void quant_task(void *arg, int64_t lo, int64_t hi) {
   mm_task *m = arg;
   quant_fn q = m->fmt == ACT_Q8A ? m->k->quant_q8a : m->k->quant_q8K;
-  for (int64_t t = ith; t < m->ntok; t += nth)
-    q(m->x + t * m->cols, m->xq + t * m->xrow, m->cols);
+  for (int64_t t = lo; t < hi; t++) q(m->x + t * m->cols, m->xq + t * m->xrow, m->cols);
 }
 
-static void mm_chunk(const mm_task *m, int64_t c) {
+/* mm_rows multiplies weight rows [r0, r1) by every token, a tile of
+ * TILE_TOKENS tokens at a time. */
+static void mm_rows(void *arg, int64_t r0, int64_t r1) {
+  const mm_task *m = arg;
   const vecdot_fn dot = m->k->dot[m->wtype];
-  const int64_t r0 = c * m->chunk;
-  const int64_t r1 = r0 + m->chunk < m->rows ? r0 + m->chunk : m->rows;
   for (int64_t t0 = 0; t0 < m->ntok; t0 += TILE_TOKENS) {
     const int nt = m->ntok - t0 < TILE_TOKENS ? (int)(m->ntok - t0) : TILE_TOKENS;
     const char *xt = m->xq + t0 * m->xrow;
@@ -49,19 +45,10 @@ static void mm_chunk(const mm_task *m, int64_t c) {
   }
 }
 
-static void mm_task_run(void *arg, int ith, int nth) {
-  (void)ith;
-  (void)nth;
-  mm_task *m = arg;
-  int64_t c;
-  while ((c = atomic_fetch_add_explicit(&m->next, 1, memory_order_relaxed)) < m->nchunks)
-    mm_chunk(m, c);
-}
-
 int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
                    const float *x, int64_t ntok, float *out) {
   if (!p || rows < 0 || cols < 0 || ntok < 0) return LRT_EINVAL;
-  if (!lrt_supports(wtype)) return LRT_EUNSUPPORTED;
+  if (wtype < 0 || wtype >= 31 || !pool_kernels(p)->dot[wtype]) return LRT_EUNSUPPORTED;
   const int64_t bs = weight_block(wtype);
   if (cols % bs != 0) return LRT_EINVAL;
   if (rows == 0 || ntok == 0) return LRT_OK;
@@ -72,7 +59,7 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
   }
 
   mm_task m = {
-      .k = lrt_kernels(),
+      .k = pool_kernels(p),
       .wtype = wtype,
       .w = w,
       .rows = rows,
@@ -95,23 +82,17 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
       pool_end(p);
       return LRT_ENOMEM;
     }
-    if (ntok * cols < 16384)
-      quant_task(&m, 0, 1);
-    else
-      pool_run(p, quant_task, &m);
+    /* tokens in chunks of about 16K elements: one chunk for decode */
+    pool_run(p, quant_task, &m, ntok, 1 + 16384 / cols);
   }
 
+  /* rows in chunks: about 4 per thread for balance, at most CHUNK_BYTES
+   * so a chunk stays in L2 while the token tiles pass */
   int64_t chunk = rows / ((int64_t)nth * 4);
   const int64_t max_rows = CHUNK_BYTES / m.wrow;
   if (chunk > max_rows) chunk = max_rows;
   if (chunk < 1) chunk = 1;
-  m.chunk = chunk;
-  m.nchunks = (rows + chunk - 1) / chunk;
-  atomic_init(&m.next, 0);
-  if (m.nchunks == 1 || nth == 1)
-    mm_task_run(&m, 0, 1);
-  else
-    pool_run(p, mm_task_run, &m);
+  pool_run(p, mm_rows, &m, rows, chunk);
   pool_end(p);
   return LRT_OK;
 }

@@ -13,7 +13,7 @@ static void quant_q8a_generic(const float *x, void *vy, int64_t n) {
     float amax = 0.0f;
     for (int j = 0; j < QK; j++) amax = fmaxf(amax, fabsf(xb[j]));
     const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f; /* as the SIMD kernels */
     int sum = 0;
     for (int j = 0; j < QK; j++) {
       const int q = (int)lrintf(xb[j] * id);

@@ -2,12 +2,12 @@ package fs
 
 import (
 	"errors"
+	"fmt"
 	iofs "io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"fmt"
 )
 
 // maxPathLen bounds the length of a path argument.

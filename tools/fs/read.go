@@ -57,28 +57,39 @@ func (tb *Toolbox) ReadFile(ctx context.Context, in ReadFileInput) (string, erro
 }
 
 // readLines returns lines start..end (end 0: to the end) of r, at most limit
-// bytes of them, with a note when the output was cut.
+// bytes of them, with a note when the output was cut. Memory use is bounded
+// by limit however long the lines are.
 func readLines(p string, r io.Reader, start, end int, limit int64) (string, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var out strings.Builder
-	line := 0
+	done := 0 // complete lines read
+	seen := 0 // lines of which something was read
+	first := true
 	for {
-		s, err := br.ReadString('\n')
-		if len(s) > 0 {
-			line++
-			if line == 1 && looksBinary([]byte(s)) {
-				return "", fmt.Errorf("path %q: binary file; only text files can be used", p)
-			}
-			if line >= start && (end == 0 || line <= end) {
-				if int64(out.Len()+len(s)) > limit {
-					fmt.Fprintf(&out, "\n[truncated at line %d: output is limited to %d bytes; continue with start_line=%d]", line, limit, line)
-					break
-				}
-				out.WriteString(s)
-			}
-			if end > 0 && line >= end {
+		chunk, err := br.ReadSlice('\n')
+		if first && looksBinary(chunk) {
+			return "", fmt.Errorf("path %q: binary file; only text files can be used", p)
+		}
+		first = false
+		cur := done + 1
+		if len(chunk) > 0 {
+			seen = cur
+		}
+		if len(chunk) > 0 && cur >= start && (end == 0 || cur <= end) {
+			if int64(out.Len()+len(chunk)) > limit {
+				fmt.Fprintf(&out, "\n[truncated in line %d: output is limited to %d bytes; continue with start_line=%d]", cur, limit, cur)
 				break
 			}
+			out.Write(chunk)
+		}
+		if len(chunk) > 0 && (chunk[len(chunk)-1] == '\n' || errors.Is(err, io.EOF)) {
+			done++
+			if end > 0 && done >= end {
+				break
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -87,8 +98,8 @@ func readLines(p string, r io.Reader, start, end int, limit int64) (string, erro
 			return "", pathError(p, err)
 		}
 	}
-	if line < start {
-		return "", fmt.Errorf("path %q: start_line %d is past the end of the file (%d lines)", p, start, line)
+	if seen < start {
+		return "", fmt.Errorf("path %q: start_line %d is past the end of the file (%d lines)", p, start, seen)
 	}
 	text := out.String()
 	if err := checkText(p, []byte(text)); err != nil {

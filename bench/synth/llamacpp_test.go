@@ -1,0 +1,128 @@
+package synth
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/models/gguf"
+)
+
+// hparams are the hyperparameters llama.cpp's loader reads from metadata.
+type hparams struct {
+	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nVocab int
+}
+
+// loadHparams reads the keys llama.cpp's llm_load_hparams requires for arch,
+// failing the test on a missing one.
+func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
+	t.Helper()
+	arch, err := f.Architecture()
+	require.NoError(t, err)
+	get := func(key string) int {
+		v, err := f.Int(arch + "." + key)
+		require.NoError(t, err, "llama.cpp requires %s.%s", arch, key)
+		return int(v)
+	}
+	h := hparams{
+		nEmbd: get("embedding_length"), nLayer: get("block_count"), nHead: get("attention.head_count"),
+		nFF: get("feed_forward_length"),
+	}
+	get("context_length")
+	_, err = f.Float(arch + ".attention.layer_norm_rms_epsilon")
+	require.NoError(t, err)
+	h.nHeadKV = h.nHead
+	if f.Has(arch + ".attention.head_count_kv") {
+		h.nHeadKV = get("attention.head_count_kv")
+	}
+	h.headK, h.headV = h.nEmbd/h.nHead, h.nEmbd/h.nHead
+	if f.Has(arch + ".attention.key_length") {
+		h.headK = get("attention.key_length")
+	}
+	if f.Has(arch + ".attention.value_length") {
+		h.headV = get("attention.value_length")
+	}
+	if arch == "gemma3" {
+		get("attention.sliding_window") // required by llama.cpp for gemma3
+	}
+	toks, err := f.Strings("tokenizer.ggml.tokens")
+	require.NoError(t, err)
+	h.nVocab = len(toks)
+	return arch, h
+}
+
+// llamaCppTensors lists the tensors llama.cpp's llama_model::load_tensors
+// creates for arch, with their ggml dims; optional ones may be absent.
+func llamaCppTensors(arch string, h hparams) (required, optional map[string][]uint64) {
+	u := func(xs ...int) []uint64 {
+		out := make([]uint64, len(xs))
+		for i, x := range xs {
+			out[i] = uint64(x)
+		}
+		return out
+	}
+	e, q, k, v := h.nEmbd, h.headK*h.nHead, h.headK*h.nHeadKV, h.headV*h.nHeadKV
+	required = map[string][]uint64{
+		"token_embd.weight":  u(e, h.nVocab),
+		"output_norm.weight": u(e),
+	}
+	optional = map[string][]uint64{"output.weight": u(e, h.nVocab)}
+	if arch == "llama" {
+		optional["rope_freqs.weight"] = u(h.headK / 2)
+	}
+	for il := range h.nLayer {
+		p := fmt.Sprintf("blk.%d.", il)
+		required[p+"attn_norm.weight"] = u(e)
+		required[p+"attn_q.weight"] = u(e, q)
+		required[p+"attn_k.weight"] = u(e, k)
+		required[p+"attn_v.weight"] = u(e, v)
+		required[p+"attn_output.weight"] = u(h.headV*h.nHead, e)
+		required[p+"ffn_norm.weight"] = u(e)
+		required[p+"ffn_gate.weight"] = u(e, h.nFF)
+		required[p+"ffn_up.weight"] = u(e, h.nFF)
+		required[p+"ffn_down.weight"] = u(h.nFF, e)
+		switch arch {
+		case "llama":
+			optional[p+"attn_q.bias"] = u(q)
+			optional[p+"attn_k.bias"] = u(k)
+			optional[p+"attn_v.bias"] = u(v)
+		case "qwen2":
+			required[p+"attn_q.bias"] = u(e)
+			required[p+"attn_k.bias"] = u(k)
+			required[p+"attn_v.bias"] = u(v)
+		case "qwen3":
+			required[p+"attn_q_norm.weight"] = u(h.headK)
+			required[p+"attn_k_norm.weight"] = u(h.headK)
+		case "gemma3":
+			required[p+"attn_q_norm.weight"] = u(h.headK)
+			required[p+"attn_k_norm.weight"] = u(h.headK)
+			required[p+"post_attention_norm.weight"] = u(e)
+			required[p+"post_ffw_norm.weight"] = u(e)
+		}
+	}
+	return required, optional
+}
+
+// requireLlamaCppLoadable checks f as llama.cpp's loader would: every
+// required tensor present with the right dims, no tensor it would not
+// consume (llama.cpp fails with "wrong number of tensors").
+func requireLlamaCppLoadable(t *testing.T, f *gguf.File) {
+	t.Helper()
+	arch, h := loadHparams(t, f)
+	required, optional := llamaCppTensors(arch, h)
+	require.NotEmpty(t, required, "unknown architecture %q", arch)
+	for name, dims := range required {
+		ti, ok := f.Tensor(name)
+		require.True(t, ok, "%s: llama.cpp requires tensor %s", arch, name)
+		require.Equal(t, dims, ti.Dims, "%s: dims of %s", arch, name)
+	}
+	for _, ti := range f.Tensors {
+		if _, ok := required[ti.Name]; ok {
+			continue
+		}
+		dims, ok := optional[ti.Name]
+		require.True(t, ok, "%s: llama.cpp would not load tensor %s", arch, ti.Name)
+		require.Equal(t, dims, ti.Dims, "%s: dims of %s", arch, ti.Name)
+	}
+}

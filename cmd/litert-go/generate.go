@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/tokenizer"
+)
+
+// engineFlags are the flags that choose a model and how it runs, shared by
+// the commands that run a model.
+type engineFlags struct {
+	model   *string
+	threads *int
+	backend *string
+	ctxLen  *int
+	kv      *string
+}
+
+func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+	return &engineFlags{
+		model:   fs.String("m", "", "GGUF model file (required)"),
+		threads: fs.Int("t", 0, "threads (0: the number of physical cores)"),
+		backend: fs.String("backend", "auto", "compute backend: auto, cpu, go or gpu"),
+		ctxLen:  fs.Int("c", 0, "context length (0: the model's, at most 4096)"),
+		kv:      fs.String("kv", "f32", "KV cache type: f32 or f16"),
+	}
+}
+
+func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
+	if *e.model == "" {
+		return nil, errors.New("-m FILE is required")
+	}
+	b, err := engine.ParseBackend(*e.backend)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := ggml.ParseDType(*e.kv)
+	if err != nil {
+		return nil, fmt.Errorf("--kv: %w", err)
+	}
+	return engine.Open(ctx, *e.model, engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv})
+}
+
+// runGenerate completes a prompt and streams only the generated text.
+func runGenerate(ctx context.Context, sio stdio, args []string) error {
+	fs := newFlags("generate", sio)
+	eo := addEngineFlags(fs)
+	prompt := fs.String("p", "", "prompt text (required)")
+	n := fs.Int("n", 128, "most tokens to generate (0: until the context is full)")
+	temp := fs.Float64("temp", 0.8, "temperature (0: greedy)")
+	topK := fs.Int("top-k", 40, "top-k sampling (0: off)")
+	topP := fs.Float64("top-p", 0.95, "top-p sampling (1: off)")
+	minP := fs.Float64("min-p", 0.05, "min-p sampling (0: off)")
+	repeat := fs.Float64("repeat-penalty", 1, "repetition penalty (1: off)")
+	seed := fs.Uint64("seed", 0, "random seed (0: random)")
+	stop := fs.String("stop", "", "stop string (may be repeated with '|' between)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *prompt == "" {
+		return errors.New("-p TEXT is required")
+	}
+	eng, err := eo.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	ids, err := encodePrompt(eng, *prompt)
+	if err != nil {
+		return err
+	}
+	s, err := session.New(eng, session.Config{})
+	if err != nil {
+		return err
+	}
+	if err := s.Prefill(ctx, ids); err != nil {
+		return err
+	}
+	opts := session.GenerateOptions{
+		Sampler: session.Sampler{
+			Temperature: float32(*temp), TopK: *topK, TopP: float32(*topP), MinP: float32(*minP),
+			RepeatPenalty: float32(*repeat), Seed: *seed,
+		},
+		MaxTokens: *n,
+	}
+	if *stop != "" {
+		opts.StopStrings = strings.Split(*stop, "|")
+	}
+	out := newTextStream(eng)
+	for tok, err := range s.Generate(ctx, opts) {
+		if err != nil {
+			return err
+		}
+		text, err := out.add(tok)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprint(sio.out, text); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprint(sio.out, out.flush())
+	return err
+}
+
+// encodePrompt tokenizes a prompt as llama.cpp's examples do: BOS added
+// when the model asks for it, and special-token text such as
+// "<|im_start|>" parsed as those tokens.
+func encodePrompt(eng *engine.Engine, text string) ([]int32, error) {
+	ids := eng.Tokenizer().Encode(text, tokenizer.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+	if len(ids) == 0 {
+		return nil, errors.New("the prompt has no tokens")
+	}
+	return ids, nil
+}
+
+// textStream turns generated tokens into text, holding back incomplete
+// UTF-8 sequences.
+type textStream struct{ d *tokenizer.StreamDecoder }
+
+func newTextStream(eng *engine.Engine) *textStream {
+	return &textStream{eng.Tokenizer().NewStreamDecoder()}
+}
+
+func (t *textStream) add(tok int32) (string, error) { return t.d.Add(tok) }
+
+func (t *textStream) flush() string { return t.d.Flush() }

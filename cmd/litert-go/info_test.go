@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runCmd runs litert-go in-process and returns its exit status and output.
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), stdio{strings.NewReader(""), &out, &errOut}, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestInfoJSON(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "testdata", "models", "stories260K-Q4_0.gguf")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("fixture absent: %v", err)
+	}
+	code, out, errOut := runCmd(t, "info", "-m", path, "--json")
+	require.Equal(t, 0, code, errOut)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	for _, key := range []string{"architecture", "parameters", "n_layer", "n_embd", "n_head", "n_head_kv", "n_vocab",
+		"context_length", "tensor_types", "tokenizer_model", "tokenizer_pre", "has_chat_template", "file_bytes"} {
+		assert.Contains(t, got, key)
+	}
+	assert.Equal(t, "llama", got["architecture"])
+	assert.EqualValues(t, 5, got["n_layer"])
+	assert.EqualValues(t, 512, got["n_vocab"])
+	assert.EqualValues(t, 292800, got["parameters"])
+	types := got["tensor_types"].(map[string]any)
+	assert.Contains(t, types, "Q4_0")
+	assert.Equal(t, false, got["has_chat_template"])
+}
+
+func TestInfoVocabOnlyText(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "testdata", "vocab", "ggml-vocab-qwen2.gguf")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("fixture absent: %v", err)
+	}
+	code, out, errOut := runCmd(t, "info", "-m", path)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "151936 tokens, tokenizer gpt2 (pre qwen2)")
+	assert.Contains(t, out, "chat template:     yes")
+	assert.Contains(t, out, "(0 tensors)")
+}
+
+func TestInfoErrors(t *testing.T) {
+	code, _, errOut := runCmd(t, "info")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "missing -m")
+	code, _, errOut = runCmd(t, "info", "-m", filepath.Join(t.TempDir(), "nope.gguf"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "nope.gguf")
+}
+
+func TestSynthThenInfo(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.gguf")
+	tmpl := filepath.Join(dir, "t.jinja")
+	require.NoError(t, os.WriteFile(tmpl, []byte("{% for t in tools %}{{ t }}{% endfor %}"), 0o644))
+	code, _, errOut := runCmd(t, "synth", "--shape", "tiny-qwen2.5-0.5b", "--type", "q4_k_m", "--seed", "3",
+		"--chat-template", tmpl, "-o", out)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "wrote "+out)
+
+	code, js, errOut := runCmd(t, "info", "-m", out, "--json")
+	require.Equal(t, 0, code, errOut)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(js), &got))
+	assert.Equal(t, "qwen2", got["architecture"])
+	assert.EqualValues(t, 4, got["n_layer"])
+	assert.EqualValues(t, 15, got["file_type"])
+	assert.Equal(t, true, got["chat_template_tools"])
+	assert.Equal(t, "gpt2", got["tokenizer_model"])
+
+	code, _, errOut = runCmd(t, "synth", "--shape", "tiny-qwen2.5-0.5b", "--type", "q3_k_xl", "-o", out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "q3_k_xl")
+	code, _, errOut = runCmd(t, "synth", "--shape", "nope", "-o", out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `unknown shape "nope"`)
+	code, _, _ = runCmd(t, "synth", "--shape", "tiny-qwen3-0.6b")
+	assert.Equal(t, 1, code)
+}

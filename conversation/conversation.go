@@ -1,0 +1,373 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/template"
+	"github.com/litert-go/litert-go/tokenizer"
+)
+
+// DefaultMaxTokens caps a reply when neither Config nor the message says.
+const DefaultMaxTokens = 1024
+
+// Config configures a Conversation.
+type Config struct {
+	// Preface is the conversation's start: system prompt, few-shot
+	// messages, tool declarations, extra template context.
+	Preface Preface
+	// Sampler is the default sampler of replies (the zero value is greedy).
+	Sampler session.Sampler
+	// MaxTokens caps each reply; 0 means DefaultMaxTokens.
+	MaxTokens int
+	// ToolFormat names the tool-call syntax ("hermes", "llama3", …); ""
+	// detects it from the chat template.
+	ToolFormat string
+	// PrefillPreface prefills the preface when the conversation is made,
+	// so the first reply starts sooner.
+	PrefillPreface bool
+	// Session configures the underlying session (batch size).
+	Session session.Config
+}
+
+// Preface is what a conversation starts with.
+type Preface struct {
+	Messages []Message
+	Tools    []ToolDecl     // tools declared to the model in every turn
+	Extra    map[string]any // extra template variables, e.g. "enable_thinking"
+}
+
+// ToolDecl declares a function the model may call: its name, what it does
+// and its parameters as a JSON schema.
+type ToolDecl struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Usage counts the tokens of one SendMessage call.
+type Usage struct {
+	PromptTokens     int // tokens of the prompt(s), cached ones included
+	CachedTokens     int // prompt tokens already in the KV cache
+	CompletionTokens int // tokens generated
+}
+
+// ToolRun records one tool call run by the automatic loop.
+type ToolRun struct {
+	Call   ToolCall
+	Result string // JSON result, or the error message shown to the model
+	Err    error
+}
+
+// Reply is the result of SendMessage: the final assistant message and what
+// happened on the way.
+type Reply struct {
+	Message
+	// Added is every message this call appended to the history, in order:
+	// the user message, assistant messages with tool calls, tool results
+	// and the final reply.
+	Added []Message
+	// ToolRuns lists the tools the automatic loop ran.
+	ToolRuns []ToolRun
+	// ToolLimitReached reports that the tool-turn limit forced a text reply.
+	ToolLimitReached bool
+	// ToolCallErr is set when the final reply held a tool call that does
+	// not parse (a *ToolCallError); Message then holds the text before it.
+	ToolCallErr error
+	Usage       Usage
+}
+
+// Chunk is a piece of a streamed reply. The last chunk has Done set and
+// carries the Reply.
+type Chunk struct {
+	Text      string // answer text
+	Reasoning string // thinking text, kept apart from the answer
+	Done      bool
+	Reply     *Reply
+}
+
+// Stats describes a conversation's state.
+type Stats struct {
+	Tokens        int // tokens in the KV cache
+	ContextLength int
+	Turns         int // messages in the history
+	Fallbacks     int // turns whose prompt was not a prefix extension (re-prefilled from the common token prefix)
+}
+
+// Conversation is a chat with a model: a history of messages and a Session
+// holding their KV cache. Methods are safe for concurrent use; turns run one
+// at a time.
+type Conversation struct {
+	mu        sync.Mutex
+	eng       *engine.Engine
+	tok       *tokenizer.Tokenizer
+	tmpl      *template.Template
+	format    ToolFormat
+	cfg       Config
+	sess      *session.Session
+	history   []Message
+	kvText    string // the text the session's tokens spell; "" when unknown
+	fallbacks int
+}
+
+// New starts a conversation on eng.
+func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, error) {
+	tmpl, err := eng.ChatTemplate()
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	format := DetectToolFormat(tmpl.Source())
+	if cfg.ToolFormat != "" {
+		if format, err = LookupToolFormat(cfg.ToolFormat); err != nil {
+			return nil, fmt.Errorf("conversation: %w", err)
+		}
+	}
+	if err := cfg.Sampler.Validate(); err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	sess, err := session.New(eng, cfg.Session)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	c := &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: tmpl, format: format, cfg: cfg, sess: sess,
+		history: append([]Message(nil), cfg.Preface.Messages...)}
+	if cfg.PrefillPreface && len(c.history) > 0 {
+		text, err := c.render(c.history, false, nil, cfg.Preface.Tools)
+		if err != nil {
+			return nil, fmt.Errorf("conversation: preface: %w", err)
+		}
+		if _, _, err := c.sync(ctx, text); err != nil {
+			return nil, fmt.Errorf("conversation: preface: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// History returns a copy of the messages so far.
+func (c *Conversation) History() []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Message(nil), c.history...)
+}
+
+// TokenCount is the number of tokens in the KV cache.
+func (c *Conversation) TokenCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess.TokenCount()
+}
+
+// Stats describes the conversation's state.
+func (c *Conversation) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{Tokens: c.sess.TokenCount(), ContextLength: c.sess.ContextLength(), Turns: len(c.history), Fallbacks: c.fallbacks}
+}
+
+// ToolFormat is the tool-call syntax the conversation parses.
+func (c *Conversation) ToolFormat() ToolFormat { return c.format }
+
+// Clone returns an independent copy that continues from the same state.
+func (c *Conversation) Clone() (*Conversation, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, err := c.sess.Clone()
+	if err != nil {
+		return nil, fmt.Errorf("conversation: clone: %w", err)
+	}
+	return &Conversation{eng: c.eng, tok: c.tok, tmpl: c.tmpl, format: c.format, cfg: c.cfg, sess: s,
+		history: append([]Message(nil), c.history...), kvText: c.kvText, fallbacks: c.fallbacks}, nil
+}
+
+// Reset clears the history back to the preface.
+func (c *Conversation) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.history = append([]Message(nil), c.cfg.Preface.Messages...)
+}
+
+// SendMessage sends msg and returns the model's reply, running tools if
+// asked (WithTools). If the turn fails the history is unchanged.
+func (c *Conversation) SendMessage(ctx context.Context, msg Message, opts ...Option) (*Reply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turn(ctx, msg, opts, nil)
+}
+
+// SendMessageStream sends msg and yields the reply in chunks as it is
+// generated; the last chunk has Done set and carries the Reply. Tool-call
+// text is not yielded as answer text. Breaking out of the loop cancels the
+// reply; the history is then unchanged.
+func (c *Conversation) SendMessageStream(ctx context.Context, msg Message, opts ...Option) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stopped := false
+		emit := func(ch Chunk) bool {
+			if stopped {
+				return false
+			}
+			if !yield(ch, nil) {
+				stopped = true
+				cancel()
+				return false
+			}
+			return true
+		}
+		reply, err := c.turn(ctx, msg, opts, emit)
+		if stopped {
+			return
+		}
+		if err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		yield(Chunk{Done: true, Reply: reply}, nil)
+	}
+}
+
+// SendMessageAsync sends msg in the background. callback receives each
+// chunk of the reply as an assistant message, then a final empty message
+// (or the error), as LiteRT-LM's SendMessageAsync does.
+func (c *Conversation) SendMessageAsync(ctx context.Context, msg Message, callback func(Message, error), opts ...Option) {
+	go func() {
+		for ch, err := range c.SendMessageStream(ctx, msg, opts...) {
+			switch {
+			case err != nil:
+				callback(Message{}, err)
+				return
+			case ch.Done:
+				callback(Message{}, nil)
+				return
+			case ch.Text != "" || ch.Reasoning != "":
+				callback(Message{Role: RoleAssistant, Text: ch.Text, ReasoningContent: ch.Reasoning}, nil)
+			}
+		}
+	}()
+}
+
+// render formats messages with the chat template.
+func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any, decls []ToolDecl) (string, error) {
+	req := template.Request{AddGenerationPrompt: addGen, Kwargs: map[string]template.Value{}}
+	for i, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return "", fmt.Errorf("message %d: %w", i, err)
+		}
+		v, err := template.DecodeOrdered(b)
+		if err != nil {
+			return "", fmt.Errorf("message %d: %w", i, err)
+		}
+		req.Messages = append(req.Messages, v)
+	}
+	for _, d := range decls {
+		v, err := template.DecodeOrdered(d.openAIJSON())
+		if err != nil {
+			return "", fmt.Errorf("tool %q: %w", d.Name, err)
+		}
+		req.Tools = append(req.Tools, v)
+	}
+	if id := c.tok.BOS(); id >= 0 {
+		s := c.tok.TokenText(id)
+		req.BOSToken = &s
+	}
+	if id := c.tok.EOS(); id >= 0 {
+		s := c.tok.TokenText(id)
+		req.EOSToken = &s
+	}
+	for _, src := range []map[string]any{c.cfg.Preface.Extra, extra} {
+		for k, v := range src {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return "", fmt.Errorf("template context %q: %w", k, err)
+			}
+			if req.Kwargs[k], err = template.DecodeOrdered(b); err != nil {
+				return "", fmt.Errorf("template context %q: %w", k, err)
+			}
+		}
+	}
+	return c.tmpl.Render(context.Background(), req)
+}
+
+// openAIJSON is the declaration in the shape templates expect:
+// {"type": "function", "function": {"name", "description", "parameters"}}.
+func (d ToolDecl) openAIJSON() []byte {
+	params := d.Parameters
+	if len(params) == 0 {
+		params = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	name, _ := json.Marshal(d.Name)
+	desc, _ := json.Marshal(d.Description)
+	return []byte(`{"type":"function","function":{"name":` + string(name) + `,"description":` + string(desc) + `,"parameters":` + string(params) + `}}`)
+}
+
+// encodePrompt tokenizes template output: special tokens are parsed (they
+// come from the template, not the user), and BOS is added when the model
+// wants one and the template did not write it.
+func (c *Conversation) encodePrompt(text string, first bool) []int32 {
+	ids := c.tok.Encode(text, tokenizer.EncodeOptions{ParseSpecial: true})
+	if first && c.eng.Info().AddBOS {
+		if bos := c.tok.BOS(); bos >= 0 && (len(ids) == 0 || ids[0] != bos) {
+			ids = append([]int32{bos}, ids...)
+		}
+	}
+	return ids
+}
+
+// sync makes the session's tokens spell text: by prefilling the delta when
+// the session already holds a prefix of it, else by rewinding to the longest
+// common token prefix and prefilling the rest. It returns the prompt's
+// token count and how many of them were already cached.
+func (c *Conversation) sync(ctx context.Context, text string) (prompt, cached int, err error) {
+	have := c.sess.TokenCount()
+	if c.kvText != "" && have > 0 && len(text) > len(c.kvText) && strings.HasPrefix(text, c.kvText) {
+		delta := c.encodePrompt(text[len(c.kvText):], false)
+		c.kvText = ""
+		if err := c.sess.Prefill(ctx, delta); err != nil {
+			_ = c.sess.Rewind(c.sess.TokenCount() - have)
+			return 0, 0, err
+		}
+		c.kvText = text
+		return have + len(delta), have, nil
+	}
+	full := c.encodePrompt(text, true)
+	if len(full) == 0 {
+		return 0, 0, errors.New("the chat template rendered an empty prompt")
+	}
+	tokens := c.sess.Tokens()
+	n := 0
+	for n < len(tokens) && n < len(full) && tokens[n] == full[n] {
+		n++
+	}
+	if n == len(full) {
+		n-- // re-run the last token so its logits are fresh
+	}
+	if have > 0 {
+		c.fallbacks++
+	}
+	c.kvText = ""
+	if err := c.sess.Rewind(len(tokens) - n); err != nil {
+		return 0, 0, err
+	}
+	if err := c.sess.Prefill(ctx, full[n:]); err != nil {
+		return 0, 0, err
+	}
+	c.kvText = text
+	return len(full), n, nil
+}
+
+// parseTemplate parses a chat template source; tests use it to swap
+// templates.
+func parseTemplate(src string) (*template.Template, error) { return template.Parse(src) }

@@ -1,0 +1,190 @@
+// Package engine loads a model once and shares it: an Engine holds the
+// memory-mapped GGUF file, the model's read-only weights, the compute
+// backend and the tokenizer. Sessions (package session) each own a KV cache
+// and run concurrently on one Engine.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/models"
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/native"
+	"github.com/litert-go/litert-go/template"
+	"github.com/litert-go/litert-go/tokenizer"
+)
+
+// Backend selects the compute backend.
+type Backend int
+
+const (
+	// Auto uses the best backend available: the native C kernels when
+	// their library is found, else the pure-Go kernels. Info says which.
+	Auto Backend = iota
+	// CPU requires the native C kernels.
+	CPU
+	// CPUGo uses the pure-Go kernels.
+	CPUGo
+	// GPU requires a GPU backend; Open fails on a machine without one.
+	GPU
+)
+
+// String returns the backend's name as the CLI spells it.
+func (b Backend) String() string {
+	switch b {
+	case Auto:
+		return "auto"
+	case CPU:
+		return "cpu"
+	case CPUGo:
+		return "go"
+	case GPU:
+		return "gpu"
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// ParseBackend parses "auto", "cpu", "go" or "gpu".
+func ParseBackend(s string) (Backend, error) {
+	for b := Auto; b <= GPU; b++ {
+		if b.String() == s {
+			return b, nil
+		}
+	}
+	return 0, fmt.Errorf("engine: unknown backend %q (want auto, cpu, go or gpu)", s)
+}
+
+// DefaultContextLength caps the context when Settings.ContextLength is 0,
+// so a model trained on 128K positions does not allocate a 128K cache.
+const DefaultContextLength = 4096
+
+// Settings configure Open. The zero value is usable.
+type Settings struct {
+	Backend       Backend
+	Threads       int        // 0: the number of physical cores
+	ContextLength int        // 0: the model's, capped at DefaultContextLength
+	KVType        ggml.DType // ggml.F32 (the zero value) or ggml.F16
+}
+
+// Engine is a loaded model shared by sessions. All methods are safe for
+// concurrent use.
+type Engine struct {
+	file    *gguf.File
+	model   models.Model
+	backend native.Backend
+	info    Info
+	tok     *tokenizer.Tokenizer
+	chat    lazy[*template.Template] // parsed chat template
+	vocab   lazy[*constrain.Vocab]   // token bytes for constrained decoding
+}
+
+// Open memory-maps the GGUF file at path and loads its model.
+func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.KVType != ggml.F32 && s.KVType != ggml.F16 {
+		return nil, fmt.Errorf("engine: KV cache type %s is not supported (want F32 or F16)", s.KVType)
+	}
+	if s.ContextLength < 0 || s.Threads < 0 {
+		return nil, fmt.Errorf("engine: negative context length %d or threads %d", s.ContextLength, s.Threads)
+	}
+	threads := s.Threads
+	if threads == 0 {
+		threads = physicalCores()
+	}
+	b, note, err := openBackend(s.Backend, threads)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	m, err := models.Load(f, b)
+	if err != nil {
+		f.Close()
+		b.Close()
+		return nil, fmt.Errorf("engine: %s: %w", path, err)
+	}
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		f.Close()
+		b.Close()
+		return nil, fmt.Errorf("engine: %s: %w", path, err)
+	}
+	if tok.VocabSize() != m.Params().VocabSize {
+		f.Close()
+		b.Close()
+		return nil, fmt.Errorf("engine: %s: the tokenizer has %d tokens but token_embd.weight has %d rows", path, tok.VocabSize(), m.Params().VocabSize)
+	}
+	e := &Engine{file: f, model: m, backend: b, tok: tok}
+	e.info = describe(f, m, tok, b, s, note)
+	if err := ctx.Err(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// openBackend returns the backend for kind, and for Auto a note saying why
+// the native one was not used.
+func openBackend(kind Backend, threads int) (native.Backend, string, error) {
+	switch kind {
+	case CPUGo:
+		return native.NewGo(threads), "", nil
+	case CPU:
+		b, err := native.OpenCPU(threads)
+		if err != nil {
+			return nil, "", fmt.Errorf("engine: backend cpu: %w", err)
+		}
+		return b, "", nil
+	case GPU:
+		b, err := native.OpenGPU()
+		if err != nil {
+			return nil, "", fmt.Errorf("engine: backend gpu: %w", err)
+		}
+		return b, "", nil
+	case Auto:
+		b, err := native.OpenCPU(threads)
+		if err == nil {
+			return b, "", nil
+		}
+		if !errors.Is(err, native.ErrUnavailable) {
+			return nil, "", fmt.Errorf("engine: backend auto: %w", err)
+		}
+		return native.NewGo(threads), "pure-Go kernels (" + err.Error() + ")", nil
+	}
+	return nil, "", fmt.Errorf("engine: unknown backend %v", kind)
+}
+
+// Model returns the loaded model.
+func (e *Engine) Model() models.Model { return e.model }
+
+// Backend returns the compute backend.
+func (e *Engine) Backend() native.Backend { return e.backend }
+
+// File returns the GGUF file, for metadata the Engine does not interpret.
+func (e *Engine) File() *gguf.File { return e.file }
+
+// Info describes the model and how it runs.
+func (e *Engine) Info() Info { return e.info }
+
+// NewState allocates a KV cache of the engine's context length and
+// activation buffers for batches of up to maxBatch tokens.
+func (e *Engine) NewState(maxBatch int) (*models.State, error) {
+	return models.NewState(e.model.Params(), e.info.ContextLength, maxBatch, e.info.KVType)
+}
+
+// Close stops the backend and unmaps the file. Sessions must not be used
+// afterwards.
+func (e *Engine) Close() error {
+	berr := e.backend.Close()
+	ferr := e.file.Close()
+	return errors.Join(berr, ferr)
+}

@@ -1,0 +1,25 @@
+package native
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMeasureReadBandwidth(t *testing.T) {
+	g := NewGo(2)
+	defer g.Close()
+	bw, err := MeasureReadBandwidth(g, 32<<20, 2)
+	require.NoError(t, err)
+	assert.Greater(t, bw, 1e8, "at least 100 MB/s")
+	t.Logf("pure Go: %.1f GB/s", bw/1e9)
+	for _, c := range cpuKernelSets(t, 2)[:1] {
+		bw, err := MeasureReadBandwidth(c, 32<<20, 2)
+		require.NoError(t, err)
+		assert.Greater(t, bw, 1e8)
+		t.Logf("%s: %.1f GB/s", c.Name(), bw/1e9)
+	}
+	_, err = MeasureReadBandwidth(g, 10, 1)
+	require.Error(t, err)
+}

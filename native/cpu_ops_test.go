@@ -1,0 +1,141 @@
+package native
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/stretchr/testify/require"
+)
+
+// Tolerances (NMSE) of the element-wise ops against the Go twin: the same
+// float32 formulas, with libm's expf/tanhf/cos/sin instead of Go's math.
+const (
+	tolNorm = 1e-12
+	tolRoPE = 1e-12
+	tolAct  = 1e-11
+	tolAttn = 1e-10
+)
+
+func TestCPURMSNormMatchesGo(t *testing.T) {
+	ref := NewGo(1)
+	defer ref.Close()
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range cpuKernelSets(t, 2) {
+		for n := 1; n < 40; n++ {
+			for _, rows := range []int{1, 3} {
+				x := randFloats(r, rows*n, 3)
+				for _, weight := range [][]float32{nil, randFloats(r, n, 1)} {
+					want := make([]float32, len(x))
+					ref.RMSNorm(want, x, weight, n, 1e-6)
+					got := make([]float32, len(x))
+					c.RMSNorm(got, misalignF(x), weight, n, 1e-6)
+					require.LessOrEqual(t, nmse(got, want), tolNorm, "%s n=%d rows=%d weight=%v", c.ISA(), n, rows, weight != nil)
+					// in place
+					in := slices.Clone(x)
+					c.RMSNorm(in, in, weight, n, 1e-6)
+					require.Equal(t, got, in, "in place")
+				}
+			}
+		}
+	}
+	// wide rows of many tokens split over threads
+	c := cpuKernelSets(t, 2)[0]
+	x := randFloats(r, 64*896, 2)
+	want, got := make([]float32, len(x)), make([]float32, len(x))
+	w := randFloats(r, 896, 1)
+	ref.RMSNorm(want, x, w, 896, 1e-5)
+	c.RMSNorm(got, x, w, 896, 1e-5)
+	require.LessOrEqual(t, nmse(got, want), tolNorm)
+}
+
+func TestCPURoPEMatchesGo(t *testing.T) {
+	ref := NewGo(1)
+	defer ref.Close()
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range cpuKernelSets(t, 2) {
+		for _, neox := range []bool{false, true} {
+			for _, hd := range []int{2, 8, 32, 64, 128} {
+				for _, dim := range []int{hd, hd / 2} {
+					if dim%2 != 0 || dim == 0 {
+						continue
+					}
+					rope := NewRoPE(dim, 10000, 1, nil, neox)
+					for _, pos0 := range []int{0, 7, 100000} {
+						x := randFloats(r, 5*3*hd, 1)
+						want, got := slices.Clone(x), misalignF(x)
+						ref.RoPE(want, 3, hd, pos0, 5, rope)
+						c.RoPE(got, 3, hd, pos0, 5, rope)
+						require.LessOrEqual(t, nmse(got, want), tolRoPE, "%s neox=%v hd=%d dim=%d pos0=%d", c.ISA(), neox, hd, dim, pos0)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestCPUGatesAndSoftmaxMatchGo(t *testing.T) {
+	ref := NewGo(1)
+	defer ref.Close()
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, c := range cpuKernelSets(t, 2) {
+		for _, n := range []int{0, 1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 40000} {
+			gate, up := randFloats(r, n, 6), randFloats(r, n, 2)
+			for _, op := range []struct {
+				name   string
+				native func(g, u []float32)
+				twin   func(g, u []float32)
+			}{
+				{"SwiGLU", c.SwiGLU, ref.SwiGLU},
+				{"GeGLU", c.GeGLU, ref.GeGLU},
+			} {
+				want, got := slices.Clone(gate), misalignF(gate)
+				op.twin(want, up)
+				op.native(got, up)
+				require.LessOrEqual(t, nmse(got, want), tolAct, "%s %s n=%d", c.ISA(), op.name, n)
+			}
+			x := randFloats(r, n, 20)
+			want, got := slices.Clone(x), misalignF(x)
+			ref.Softmax(want)
+			c.Softmax(got)
+			require.LessOrEqual(t, nmse(got, want), tolAct, "%s Softmax n=%d", c.ISA(), n)
+		}
+	}
+}
+
+func TestCPUAttendMatchesGo(t *testing.T) {
+	ref := NewGo(1)
+	defer ref.Close()
+	r := rand.New(rand.NewPCG(17, 18))
+	cases := []Attention{
+		{NHeads: 1, NKVHeads: 1, HeadDim: 8},
+		{NHeads: 4, NKVHeads: 2, HeadDim: 16},
+		{NHeads: 9, NKVHeads: 3, HeadDim: 64},
+		{NHeads: 4, NKVHeads: 1, HeadDim: 33, Window: 5},
+		{NHeads: 2, NKVHeads: 2, HeadDim: 24, SoftCap: 5},
+	}
+	for _, c := range cpuKernelSets(t, 2) {
+		for _, typ := range []ggml.DType{ggml.F32, ggml.F16} {
+			for _, a := range cases {
+				a.Scale = float32(1 / math.Sqrt(float64(a.HeadDim)))
+				width := a.NKVHeads * a.HeadDim
+				cache, err := NewKVCache(typ, 300, width)
+				require.NoError(t, err)
+				// fill 290 positions, then attend with batches ending there
+				ref.StoreKV(cache, 0, randFloats(r, 290*width, 2), randFloats(r, 290*width, 1), 290)
+				for _, b := range [][2]int{{0, 1}, {0, 7}, {12, 1}, {200, 90}, {289, 1}} {
+					pos0, ntok := b[0], b[1]
+					q := randFloats(r, ntok*a.NHeads*a.HeadDim, 2)
+					want := make([]float32, len(q))
+					got := make([]float32, len(q))
+					ref.Attend(want, q, cache, pos0, ntok, a)
+					c.Attend(got, misalignF(q), cache, pos0, ntok, a)
+					require.True(t, finite(got))
+					require.LessOrEqual(t, nmse(got, want), tolAttn, "%s %s %+v pos0=%d ntok=%d", c.ISA(), typ, a, pos0, ntok)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package native
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
+const abiVersion = 6
+
+// LibEnv is the environment variable naming the native kernel library. When
+// it is set, only that file is tried.
+const LibEnv = "LITERT_NATIVE_LIB"
+
+// libName is the file name of the native library on this system.
+func libName() string {
+	if runtime.GOOS == "darwin" {
+		return "liblitert.dylib"
+	}
+	return "liblitert.so"
+}
+
+// lib is the loaded native kernel library: the addresses of the lrt_*
+// functions of csrc/lrt.h, called through purego.SyscallN with integer and
+// pointer arguments only (float parameters travel in structs).
+type lib struct {
+	path   string
+	handle uintptr
+	isas   []string // kernel sets this CPU runs, best first
+	types  [31]bool // weight types lrt_matmul multiplies, by ggml id
+
+	poolNew, poolFree, poolISA uintptr
+	supports                   uintptr
+	matmul, rmsnorm, rope, glu uintptr
+	softmax, attention         uintptr
+	readBytes                  uintptr
+}
+
+// LibCandidates returns the paths tried, in order, for the native library:
+// $LITERT_NATIVE_LIB alone if set; otherwise the library beside the
+// executable, then build/ of the nearest enclosing directory holding
+// go.mod, from the working directory up (the repository's CMake output).
+func LibCandidates() []string {
+	if p := os.Getenv(LibEnv); p != "" {
+		return []string{p}
+	}
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, filepath.Join(filepath.Dir(exe), libName()))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				out = append(out, filepath.Join(dir, "build", libName()))
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// findLib opens the first candidate that exists. The error wraps
+// ErrUnavailable and names every path tried and why each failed.
+func findLib() (*lib, error) {
+	var errs []error
+	for _, p := range LibCandidates() {
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: not found", p))
+			continue
+		}
+		l, err := openLib(p)
+		if err == nil {
+			return l, nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, errors.New("no place to look"))
+	}
+	return nil, fmt.Errorf("native: C kernel library unavailable (build it with `make native` or set %s): %w: %w",
+		LibEnv, errors.Join(errs...), ErrUnavailable)
+}
+
+// openLib loads the library at path and checks its ABI version and struct
+// layouts. The error wraps ErrUnavailable: a stale or foreign library is a
+// reason to fall back, not to fail.
+func openLib(path string) (*lib, error) {
+	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, err, ErrUnavailable)
+	}
+	l := &lib{path: path, handle: h}
+	fail := func(err error) (*lib, error) {
+		purego.Dlclose(h)
+		return nil, fmt.Errorf("%s: %w: %w", path, err, ErrUnavailable)
+	}
+	sym := func(name string) uintptr {
+		if err != nil {
+			return 0
+		}
+		var p uintptr
+		p, err = purego.Dlsym(h, name)
+		if err != nil {
+			err = fmt.Errorf("symbol %s: %w", name, err)
+		}
+		return p
+	}
+	abi := sym("lrt_abi_version")
+	structSize := sym("lrt_struct_size")
+	isaList := sym("lrt_isa_list")
+	l.poolNew, l.poolFree, l.poolISA = sym("lrt_pool_new"), sym("lrt_pool_free"), sym("lrt_pool_isa")
+	l.supports, l.matmul = sym("lrt_supports"), sym("lrt_matmul")
+	l.rmsnorm, l.rope = sym("lrt_rmsnorm"), sym("lrt_rope")
+	l.glu, l.softmax = sym("lrt_glu"), sym("lrt_softmax")
+	l.attention, l.readBytes = sym("lrt_attention"), sym("lrt_read_bytes")
+	if err != nil {
+		return fail(err)
+	}
+	// The version symbol exists in every ABI, so this check comes first.
+	if v, _, _ := purego.SyscallN(abi); int32(v) != abiVersion {
+		return fail(fmt.Errorf("ABI version %d, want %d (rebuild with `make native`)", int32(v), abiVersion))
+	}
+	for _, s := range []struct {
+		id   uintptr
+		name string
+		size uintptr
+	}{
+		{2, "lrt_attn_params", unsafe.Sizeof(attnParams{})},
+		{3, "lrt_norm_params", unsafe.Sizeof(normParams{})},
+	} {
+		if n, _, _ := purego.SyscallN(structSize, s.id); int64(n) != int64(s.size) {
+			return fail(fmt.Errorf("struct %s is %d bytes in C, %d in Go", s.name, int64(n), s.size))
+		}
+	}
+	for t := range l.types {
+		r, _, _ := purego.SyscallN(l.supports, uintptr(t))
+		l.types[t] = int32(r) != 0
+	}
+	var buf [128]byte
+	n, _, _ := purego.SyscallN(isaList, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	l.isas = strings.Split(string(buf[:min(int(n), len(buf))]), ",")
+	return l, nil
+}
+
+// status turns an lrt status code into an error naming the operation.
+func status(op string, rc uintptr) error {
+	switch int32(rc) {
+	case 0:
+		return nil
+	case -1:
+		return fmt.Errorf("native: %s: invalid argument", op)
+	case -2:
+		return fmt.Errorf("native: %s: unsupported", op)
+	case -3:
+		return fmt.Errorf("native: %s: out of memory", op)
+	}
+	return fmt.Errorf("native: %s: status %d", op, int32(rc))
+}
+
+// normParams mirrors lrt_norm_params.
+type normParams struct {
+	eps    float32
+	addOne int32
+}
+
+// attnParams mirrors lrt_attn_params field for field.
+type attnParams struct {
+	q, k, v, out unsafe.Pointer
+	pos0, ntok   int64
+	nKV          int64
+	nHeads       int32
+	nKVHeads     int32
+	headDim      int32
+	kvType       int32
+	kvStride     int64
+	scale        float32
+	softcap      float32
+	window       int32
+	causal       int32
+}

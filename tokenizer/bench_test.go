@@ -1,0 +1,78 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/stretchr/testify/require"
+)
+
+// corpusSnippets mix prose, code and several scripts.
+var corpusSnippets = []string{
+	"Once upon a time, in a quiet village by the sea, there lived an old fisherman who told stories to anyone who would listen. ",
+	"The committee's report, published on 12 March 2024, found that 37.5% of respondents didn't trust the figures they'd been given.\n",
+	"func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r.Context()); err != nil {\n\t\thttp.Error(w, err.Error(), 500)\n\t\treturn\n\t}\n}\n",
+	"def fib(n: int) -> int:\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\nprint([fib(i) for i in range(20)])\n",
+	"Der schnelle braune Fuchs springt über den faulen Hund. Größe, Übermut und Ärger sind häufige Wörter. ",
+	"Le cœur a ses raisons que la raison ne connaît point. Ça va très bien, merci ! ",
+	"Быстрая коричневая лиса прыгает через ленивую собаку. Съешь же ещё этих мягких французских булок. ",
+	"我想在苹果公司工作，因为他们的产品非常好。今天天气很好，我们去公园散步吧。",
+	"日本語のテキストも含めます。東京は大きな都市です。",
+	"한국어 문장도 포함합니다. 서울은 아름다운 도시입니다. ",
+	"مرحبا بالعالم، هذه جملة باللغة العربية. ",
+	"Emoji: 🦙🚀😶‍🌫️ ✅ 👩‍👩‍👧 and numbers 3.14159 1234567890 0xDEADBEEF.\n",
+	"<div class=\"container\">\n  <p>Hello, &amp; welcome!</p>\n</div>\n",
+	"SELECT id, name FROM users WHERE created_at > '2024-01-01' ORDER BY name;\n",
+}
+
+// makeCorpus deterministically builds about size bytes of mixed text.
+func makeCorpus(size int) string {
+	var b strings.Builder
+	x := uint32(12345)
+	for b.Len() < size {
+		x = x*1664525 + 1013904223
+		b.WriteString(corpusSnippets[int(x>>16)%len(corpusSnippets)])
+		if x&0x300 == 0 {
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String()
+}
+
+func openVocabFile(b testing.TB, name string) *gguf.File {
+	path := filepath.Join(vocabDir, "ggml-vocab-"+name+".gguf")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("vocab fixture %s absent: %v", path, err)
+	}
+	f, err := gguf.Open(path)
+	require.NoError(b, err)
+	return f
+}
+
+func BenchmarkEncode(b *testing.B) {
+	corpus := makeCorpus(1 << 20)
+	for _, name := range []string{"qwen2", "llama-bpe", "llama-spm", "gemma-4"} {
+		b.Run(name, func(b *testing.B) {
+			tok := loadVocab(b, name)
+			b.SetBytes(int64(len(corpus)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tok.Encode(corpus, EncodeOptions{})
+			}
+		})
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	f := openVocabFile(b, "qwen2")
+	defer f.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := FromGGUF(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+// Package tokenizer turns text into token ids and back exactly as llama.cpp
+// does, from the tokenizer metadata of a GGUF file.
+//
+// Supported tokenizer.ggml.model values:
+//
+//   - "llama": SentencePiece BPE by scores, with byte fallback (<0x0A>
+//     tokens), a space prefix and ▁ for spaces.
+//   - "gpt2": byte-level BPE by merge rank, with the pre-tokenizer chosen by
+//     tokenizer.ggml.pre (llama3/llama-bpe, qwen2, qwen35, gpt-2, mpt,
+//     deepseek-llm, deepseek-coder, falcon, starcoder, refact, command-r,
+//     default and their aliases).
+//   - "gemma4": BPE with merges over raw UTF-8 with ▁ for spaces and
+//     <0xXX> byte fallback.
+//   - "bert": WordPiece with BERT's normalizer (lowercasing, accent
+//     stripping through NFD) and punctuation/CJK splitting.
+//
+// Special tokens (control, user-defined and unknown tokens) are matched in
+// the input text the way llama.cpp's tokenizer_st_partition does:
+// user-defined tokens always, control and unknown tokens only when
+// EncodeOptions.ParseSpecial is set, so user text can never inject a control
+// token unless the caller asks for it.
+//
+// Invalid UTF-8: SentencePiece works on raw bytes and round-trips any input
+// through byte-fallback tokens. The BPE and WordPiece tokenizers decode the
+// input as llama.cpp does: every byte that does not start a structurally
+// valid sequence becomes U+FFFD (so such bytes do not round-trip), while
+// overlong forms and surrogates are kept as the code point they spell. A
+// four-byte form beyond U+10FFFF, on which llama.cpp throws, is treated as
+// an invalid byte. Nothing panics on any input.
+//
+// A Tokenizer is immutable after construction and safe for concurrent use.
+package tokenizer

@@ -1,0 +1,45 @@
+package tokenizer
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzEncodeDecode encodes arbitrary input with byte-level BPE and
+// SentencePiece vocabularies: no panic, ids in range, and the round trip
+// holds wherever llama.cpp's does.
+func FuzzEncodeDecode(f *testing.F) {
+	for _, s := range adversarial {
+		f.Add(s, false)
+	}
+	f.Add("Hello, y'all! How are you 😁 ?我想在apple工作1314151天～", true)
+	toks := []*Tokenizer{loadVocab(f, "qwen2"), loadVocab(f, "llama-spm"), loadVocab(f, "gemma-4")}
+	f.Fuzz(func(t *testing.T, s string, parseSpecial bool) {
+		for _, tok := range toks {
+			ids := tok.Encode(s, EncodeOptions{ParseSpecial: parseSpecial})
+			for _, id := range ids {
+				if id < 0 || int(id) >= tok.VocabSize() {
+					t.Fatalf("id %d out of range", id)
+				}
+			}
+			got, err := tok.Decode(ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if parseSpecial {
+				continue
+			}
+			switch {
+			case tok.kind == kindSPM && !strings.Contains(s, spaceMark) && !strings.HasPrefix(s, " "):
+				if got != s {
+					t.Fatalf("SPM round trip %q -> %q", s, got)
+				}
+			case tok.kind == kindBPE && utf8.ValidString(s) && !(tok.escapeWS && strings.Contains(s, spaceMark)):
+				if want, _ := roundTripWant(tok, s); got != want {
+					t.Fatalf("BPE round trip %q -> %q", s, got)
+				}
+			}
+		}
+	})
+}
