@@ -154,7 +154,7 @@ func writeParts(b *bytes.Buffer, parts []Part) error {
 func writeJSON(b *bytes.Buffer, v any) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // strings and byte slices always encode
+	_ = enc.Encode(v)       // strings and byte slices always encode
 	b.Truncate(b.Len() - 1) // Encode appends a newline
 }
 

@@ -62,7 +62,9 @@ func WithConstraint(g *constrain.Grammar) Option { return func(o *sendOptions) {
 // declarations, and calls it makes are run automatically (unless
 // WithReturnToolRequests), their results sent back, until it answers in
 // text.
-func WithTools(t ...*tools.Tool) Option { return func(o *sendOptions) { o.tools = append(o.tools, t...) } }
+func WithTools(t ...*tools.Tool) Option {
+	return func(o *sendOptions) { o.tools = append(o.tools, t...) }
+}
 
 // WithMaxToolTurns bounds the rounds of tool calls in one message (default
 // 5). When the limit is reached the next reply is constrained to text.

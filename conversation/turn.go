@@ -350,4 +350,3 @@ func errorResult(err error) string {
 	b, _ := json.Marshal(map[string]string{"error": err.Error()})
 	return string(b)
 }
-
