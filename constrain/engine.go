@@ -12,6 +12,10 @@ import (
 // it is exceeded the mask cache is cleared.
 const maxMaskBytes = 32 << 20
 
+// maxSharedStates is the number of determinized states above which a
+// shared cache is replaced by a fresh one for new matchers.
+const maxSharedStates = 1 << 16
+
 // sparseLimit is the largest number of allowed tokens stored as a list
 // instead of a bitset.
 const sparseLimit = 512
@@ -26,7 +30,7 @@ type frame struct{ ret, parent int32 }
 type dstate struct {
 	threads   []thread // sorted; only nodes with byte edges
 	accepting bool
-	done      bool // accepting and no byte can follow
+	done      bool     // accepting and no byte can follow
 	mask      []uint64 // cached dense mask, or
 	sparse    []int32  // cached allowed token ids (when few)
 	cached    bool
@@ -35,14 +39,14 @@ type dstate struct {
 // engine holds the determinized automaton of one grammar and the mask cache
 // for one vocabulary. All access goes through mu.
 type engine struct {
-	mu       sync.Mutex
-	n        *nfa
-	v        *Vocab
-	frames   []frame
-	frameIdx map[frame]int32
-	states   []dstate
-	stateIdx map[string]int32
-	trans    []int32 // 256 per state: 0 unknown, -1 dead, else state+1
+	mu        sync.Mutex
+	n         *nfa
+	v         *Vocab
+	frames    []frame
+	frameIdx  map[frame]int32
+	states    []dstate
+	stateIdx  map[string]int32
+	trans     []int32 // 256 per state: 0 unknown, -1 dead, else state+1
 	maskBytes int
 	scratch   []uint64
 
@@ -207,6 +211,13 @@ func (e *engine) computeStep(s int32, b byte) int32 {
 	}
 	e.trans[int(s)<<8|int(b)] = t
 	return t
+}
+
+// oversized reports whether the cache grew past maxSharedStates.
+func (e *engine) oversized() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.states) > maxSharedStates
 }
 
 // fillMask writes the token mask of state s into dst (already cleared),

@@ -887,7 +887,7 @@ func (c *schemaCompiler) object(s *jvalue, ptr string) (*expr, error) {
 	}
 	// Graph nodes: 2*i + c, i = next property, c = 1 once something was written.
 	n := len(props)
-	g := &graphExpr{n: 2*(n+1) + 1, start: 0, end: 2*(n+1)}
+	g := &graphExpr{n: 2*(n+1) + 1, start: 0, end: 2 * (n + 1)}
 	for i, p := range props {
 		val, err := c.schema(p.schema, p.ptr)
 		if err != nil {

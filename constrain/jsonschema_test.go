@@ -42,7 +42,7 @@ var testSchemas = map[string]string{
 		"ratio":{"type":"number"},
 		"opt":{"type":["integer","null"]}},
 		"required":["id","when","day","code","note","maybe","flag","kind","choice","pair","ratio","opt"]}`,
-	"map": `{"type":"object","additionalProperties":{"type":"integer","minimum":100,"maximum":200}}`,
+	"map":   `{"type":"object","additionalProperties":{"type":"integer","minimum":100,"maximum":200}}`,
 	"allOf": `{"allOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},{"properties":{"b":{"type":"boolean"}},"required":["b"]}]}`,
 }
 

@@ -12,11 +12,11 @@ import (
 // NewVocab (apart from an internal, synchronized cache of compiled grammars'
 // automata) and safe for concurrent use by many matchers.
 type Vocab struct {
-	n     int
-	toks  [][]byte
-	isEOS []bool
-	eos   []int32
-	nodes  []trieNode         // depth-first order
+	n      int
+	toks   [][]byte
+	isEOS  []bool
+	eos    []int32
+	nodes  []trieNode        // depth-first order
 	extra  map[int32][]int32 // node index -> further tokens with the same bytes
 	none   int32             // token id used by nodes without a token: a spare mask bit
 	bytes  [256]bool
@@ -36,7 +36,12 @@ func (v *Vocab) sharedEngine(key [32]byte, n *nfa) *engine {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if e, ok := v.engines[key]; ok {
-		return e
+		if !e.oversized() {
+			return e
+		}
+		// Start over: matchers still using the old cache keep it alive.
+		delete(v.engines, key)
+		v.order = slices.DeleteFunc(v.order, func(k [32]byte) bool { return k == key })
 	}
 	e := newEngine(n, v)
 	if v.engines == nil {

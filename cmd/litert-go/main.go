@@ -30,6 +30,7 @@ type command struct {
 // commands lists every subcommand. Each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
+		"bench":    {"measure load time, prefill and decode speed (llama-bench style)", runBench},
 		"info":     {"describe a GGUF model file", runInfo},
 		"generate": {"complete a prompt, streaming the generated text", runGenerate},
 		"logits":   {"print the model's logits as JSON lines (reference format)", runLogits},

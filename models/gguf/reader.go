@@ -461,11 +461,30 @@ func (d *decoder) array(key string, depth int) (Value, error) {
 		v.Data = s
 	case TypeString:
 		s := make([]string, n)
+		// First pass: validate lengths and total size; second: one copy.
+		start, pos := d.pos, d.pos
 		for i := range s {
-			if s[i], err = d.str(fmt.Sprintf("element %d of key %q", i, key)); err != nil {
-				return Value{}, err
+			if uint64(len(d.b)-pos) < 8 {
+				d.pos = pos
+				return Value{}, d.truncated("element %d of key %q length needs 8 bytes", i, key)
 			}
+			l := binary.LittleEndian.Uint64(d.b[pos:])
+			pos += 8
+			if l > uint64(len(d.b)-pos) {
+				d.pos = pos
+				return Value{}, d.truncated("element %d of key %q needs %d bytes", i, key, l)
+			}
+			pos += int(l)
 		}
+		all := string(d.b[start:pos])
+		p := 0
+		for i := range s {
+			l := int(binary.LittleEndian.Uint64(d.b[start+p:]))
+			p += 8
+			s[i] = all[p : p+l]
+			p += l
+		}
+		d.pos = pos
 		v.Data = s
 		return v, nil
 	case TypeArray:
