@@ -149,12 +149,16 @@ func BenchmarkNewVocabQwen(b *testing.B) {
 	if err != nil {
 		b.Skip("qwen2 vocabulary absent")
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b.ResetTimer()
+	t0 := threadCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := NewVocab(toks, eos); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64((threadCPU()-t0).Milliseconds())/float64(b.N), "cpu-ms/vocab")
 }
 
 // BenchmarkTrieWalkFull measures an uncached mask where every token is

@@ -23,7 +23,7 @@ func (g *Grammar) engine(v *Vocab) *engine {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.engines[v]
-	if !ok {
+	if !ok || e.oversized() {
 		e = v.sharedEngine(g.key, g.nfa)
 		g.engines[v] = e
 	}

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -75,4 +76,33 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestLoadMemory checks that the tokenizer retains at most about twice the
+// memory its vocabulary takes in the GGUF metadata.
+func TestLoadMemory(t *testing.T) {
+	f := openVocabFile(t, "qwen2")
+	defer f.Close()
+	toks, err := f.Strings(keyTokens)
+	require.NoError(t, err)
+	merges, err := f.Strings(keyMerges)
+	require.NoError(t, err)
+	vocabBytes := 4 * len(toks) // token types
+	for _, s := range toks {
+		vocabBytes += len(s) + 16
+	}
+	for _, s := range merges {
+		vocabBytes += len(s) + 16
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	tok, err := FromGGUF(f)
+	require.NoError(t, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	retained := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("vocabulary %d bytes, tokenizer retains %d bytes (%.2fx)", vocabBytes, retained, float64(retained)/float64(vocabBytes))
+	require.Less(t, retained, int64(2*vocabBytes))
+	runtime.KeepAlive(tok)
 }

@@ -3,8 +3,8 @@ package tokenizer
 // mergeTable maps a pair of symbol ids to the merge's rank and the id of the
 // merged symbol, in one open-addressing table.
 type mergeTable struct {
-	keys []uint64 // left<<32 | right; emptyKey when free
-	vals []uint64 // rank<<32 | merged
+	keys  []uint64 // left<<32 | right; emptyKey when free
+	vals  []uint64 // rank<<32 | merged
 	mask  uint64
 	shift uint
 }

@@ -30,13 +30,15 @@ type command struct {
 // commands lists every subcommand. Each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
-		"bench":    {"measure load time, prefill and decode speed (llama-bench style)", runBench},
-		"info":     {"describe a GGUF model file", runInfo},
-		"generate": {"complete a prompt, streaming the generated text", runGenerate},
-		"logits":   {"print the model's logits as JSON lines (reference format)", runLogits},
-		"quantize": {"convert a GGUF model to f16, bf16, q8_0, q4_0, q4_k_m, q5_k_m, q6_k …", runQuantize},
-		"synth":    {"write a synthetic model with a real shape and random weights", runSynth},
-		"template": {"render a chat template (template render)", runTemplate},
+		"bench":      {"measure load time, prefill and decode speed (llama-bench style)", runBench},
+		"info":       {"describe a GGUF model file", runInfo},
+		"generate":   {"complete a prompt, streaming the generated text", runGenerate},
+		"logits":     {"print the model's logits as JSON lines (reference format)", runLogits},
+		"quantize":   {"convert a GGUF model to f16, bf16, q8_0, q4_0, q4_k_m, q5_k_m, q6_k …", runQuantize},
+		"synth":      {"write a synthetic model with a real shape and random weights", runSynth},
+		"template":   {"render a chat template (template render)", runTemplate},
+		"tokenize":   {"print the token ids of stdin text as a JSON array", runTokenize},
+		"detokenize": {"print the text of a JSON array of token ids", runDetokenize},
 	}
 }
 

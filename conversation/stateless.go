@@ -1,0 +1,241 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/session"
+)
+
+// The stateless API serves requests that carry their whole history, as
+// OpenAI-style servers receive them. A Conversation is then a reusable KV
+// cache: Respond replaces the history and re-syncs the session by prefilling
+// only what differs from the tokens it already holds, so a pool of
+// conversations is a prompt cache (pick the one with the longest
+// CommonPrefix).
+
+// Respond replaces the history with history[:len(history)-1] and the
+// declared tools with decls, and replies to the last message. Tool calls are
+// returned, never run (WithReturnToolRequests is implied). On success the
+// history holds the request's messages and the reply.
+func (c *Conversation) Respond(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) (*Reply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last, opts, err := c.replace(history, decls, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.turn(ctx, last, opts, nil)
+}
+
+// RespondStream is Respond yielding the reply in chunks as SendMessageStream
+// does; the last chunk has Done set and carries the Reply.
+func (c *Conversation) RespondStream(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		last, opts, err := c.replace(history, decls, opts)
+		if err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		c.stream(ctx, yield, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
+			return c.turn(ctx, last, opts, emit)
+		})
+	}
+}
+
+// Complete continues prompt, a raw text prompt (special-token text such as
+// "<|im_start|>" is parsed as those tokens; BOS is added when the model
+// wants one), without a chat template or tool-call parsing. The history is
+// cleared. Options that apply: WithSampler, WithMaxTokens, WithStop,
+// WithConstraint. Reply.Text holds the generated text.
+func (c *Conversation) Complete(ctx context.Context, prompt string, opts ...Option) (*Reply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.complete(ctx, prompt, opts, nil)
+}
+
+// CompleteStream is Complete yielding the text as it is generated; the last
+// chunk has Done set and carries the Reply.
+func (c *Conversation) CompleteStream(ctx context.Context, prompt string, opts ...Option) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.stream(ctx, yield, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
+			return c.complete(ctx, prompt, opts, emit)
+		})
+	}
+}
+
+// CommonPrefix is the number of leading tokens of ids that the KV cache
+// already holds: what a request with that prompt would not prefill again.
+func (c *Conversation) CommonPrefix(ids []int32) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	have := c.sess.Tokens()
+	n := 0
+	for n < len(have) && n < len(ids) && have[n] == ids[n] {
+		n++
+	}
+	return n
+}
+
+// replace swaps in a request's history and tools. c.mu is held.
+func (c *Conversation) replace(history []Message, decls []ToolDecl, opts []Option) (Message, []Option, error) {
+	if len(history) == 0 {
+		return Message{}, nil, errors.New("conversation: respond needs at least one message")
+	}
+	c.history = append([]Message(nil), history[:len(history)-1]...)
+	c.cfg.Preface.Tools = append([]ToolDecl(nil), decls...)
+	opts = append(opts[:len(opts):len(opts)], WithReturnToolRequests())
+	return history[len(history)-1], opts, nil
+}
+
+// stream runs fn, passing its chunks to yield, as SendMessageStream does.
+// c.mu is held.
+func (c *Conversation) stream(ctx context.Context, yield func(Chunk, error) bool, fn func(context.Context, func(Chunk) bool) (*Reply, error)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopped := false
+	emit := func(ch Chunk) bool {
+		if stopped {
+			return false
+		}
+		if !yield(ch, nil) {
+			stopped = true
+			cancel()
+			return false
+		}
+		return true
+	}
+	reply, err := fn(ctx, emit)
+	if stopped {
+		return
+	}
+	if err != nil {
+		yield(Chunk{}, err)
+		return
+	}
+	yield(Chunk{Done: true, Reply: reply}, nil)
+}
+
+// complete runs one raw completion. c.mu is held.
+func (c *Conversation) complete(ctx context.Context, prompt string, opts []Option, emit func(Chunk) bool) (*Reply, error) {
+	o := sendOptions{maxTokens: c.cfg.MaxTokens}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.maxTokens <= 0 {
+		o.maxTokens = c.cfg.MaxTokens
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	if len(c.encodePrompt(prompt, true)) == 0 {
+		return nil, errors.New("conversation: the prompt has no tokens")
+	}
+	smp := c.cfg.Sampler
+	if o.sampler != nil {
+		smp = *o.sampler
+	}
+	c.history = nil
+	promptTokens, cached, err := c.sync(ctx, prompt)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: prefill: %w", err)
+	}
+	// The generated tokens need not re-encode to the same ids, so the
+	// next request compares tokens instead of text.
+	c.kvText = ""
+	gopts := session.GenerateOptions{Sampler: smp, MaxTokens: o.maxTokens, StopStrings: o.stop}
+	if o.constraint != nil {
+		v, err := c.eng.ConstraintVocab()
+		if err != nil {
+			return nil, fmt.Errorf("conversation: constraint: %w", err)
+		}
+		gopts.Constraint = o.constraint.NewMatcher(v)
+	}
+	reply := &Reply{Usage: Usage{PromptTokens: promptTokens, CachedTokens: cached}}
+	dec := c.tok.NewStreamDecoder()
+	var text []byte
+	for id, err := range c.sess.Generate(ctx, gopts) {
+		if err != nil {
+			return nil, fmt.Errorf("conversation: generate: %w", err)
+		}
+		reply.Usage.CompletionTokens++
+		piece, err := dec.Add(id)
+		if err != nil {
+			return nil, fmt.Errorf("conversation: detokenize: %w", err)
+		}
+		text = append(text, piece...)
+		if emit != nil && piece != "" && !emit(Chunk{Text: piece}) {
+			return nil, context.Canceled
+		}
+	}
+	if rest := dec.Flush(); rest != "" {
+		text = append(text, rest...)
+		if emit != nil && !emit(Chunk{Text: rest}) {
+			return nil, context.Canceled
+		}
+	}
+	reply.Message = Message{Role: RoleAssistant, Text: string(text)}
+	return reply, nil
+}
+
+// Prompter renders and tokenizes prompts exactly as a Conversation with the
+// same engine and Config does, without a KV cache: a server uses it to
+// check a request and to pick the pooled conversation sharing the longest
+// prefix with it before any prefill. It is safe for concurrent use.
+type Prompter struct{ c *Conversation }
+
+// NewPrompter returns a Prompter for conversations made with eng and cfg.
+func NewPrompter(eng *engine.Engine, cfg Config) (*Prompter, error) {
+	tmpl, err := eng.ChatTemplate()
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	format := DetectToolFormat(tmpl.Source())
+	if cfg.ToolFormat != "" {
+		if format, err = LookupToolFormat(cfg.ToolFormat); err != nil {
+			return nil, fmt.Errorf("conversation: %w", err)
+		}
+	}
+	return &Prompter{c: &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: tmpl, format: format, cfg: cfg}}, nil
+}
+
+// ToolFormat is the tool-call syntax of the conversations.
+func (p *Prompter) ToolFormat() ToolFormat { return p.c.format }
+
+// Chat returns the tokens of the prompt Respond(history, decls, opts...)
+// prefills, after checking every message (roles, and media the model has no
+// encoder for, which wraps ErrNoEncoder). Of the options only WithExtra
+// matters.
+func (p *Prompter) Chat(history []Message, decls []ToolDecl, opts ...Option) ([]int32, error) {
+	if len(history) == 0 {
+		return nil, errors.New("conversation: no messages")
+	}
+	for i, m := range history {
+		if err := p.c.checkMessage(m); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	var o sendOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	text, err := p.c.render(history, true, o.extra, decls)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: chat template: %w", err)
+	}
+	ids := p.c.encodePrompt(text, true)
+	if len(ids) == 0 {
+		return nil, errors.New("conversation: the chat template rendered an empty prompt")
+	}
+	return ids, nil
+}
+
+// Text returns the tokens Complete(prompt) prefills.
+func (p *Prompter) Text(prompt string) []int32 { return p.c.encodePrompt(prompt, true) }

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/native"
+	"github.com/litert-go/litert-go/tokenizer"
+)
+
+const stories = "../../shared/testdata/models/stories260K-Q8_0.gguf"
+
+func TestOpenInfo(t *testing.T) {
+	if _, err := os.Stat(stories); err != nil {
+		t.Skip("stories260K fixture absent at " + stories)
+	}
+	eng, err := Open(context.Background(), stories, Settings{KVType: ggml.F16, Threads: 2})
+	require.NoError(t, err)
+	defer eng.Close()
+	info := eng.Info()
+	assert.Equal(t, "llama", info.Arch)
+	assert.Equal(t, "Q8_0", info.Quant)
+	assert.Equal(t, 512, info.VocabSize)
+	assert.Equal(t, 2048, info.ContextLength, "the model's context, under the default cap")
+	assert.Equal(t, int32(1), info.BOS)
+	assert.Equal(t, int32(2), info.EOS)
+	assert.Contains(t, info.EOG, int32(2))
+	assert.True(t, info.AddBOS)
+	assert.Equal(t, "go", info.Backend)
+	assert.NotEmpty(t, info.BackendNote, "Auto says why it runs the Go kernels")
+	assert.Equal(t, 2, info.Threads)
+	assert.Equal(t, 64, info.Params.Dim)
+	assert.Equal(t, 4, info.Params.NKVHeads)
+	st, err := eng.NewState(8)
+	require.NoError(t, err)
+	assert.Equal(t, ggml.F16, st.KVType())
+	assert.Equal(t, []int32{1, 403, 407, 261, 378}, eng.Tokenizer().Encode("Once upon a time", tokenizer.EncodeOptions{AddSpecial: true}))
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	_, err := Open(ctx, stories, Settings{Backend: GPU})
+	require.ErrorIs(t, err, native.ErrUnavailable)
+	require.ErrorContains(t, err, "gpu")
+	_, err = Open(ctx, stories, Settings{Backend: CPU})
+	require.ErrorIs(t, err, native.ErrUnavailable)
+	_, err = Open(ctx, stories, Settings{KVType: ggml.Q8_0})
+	require.ErrorContains(t, err, "KV cache type Q8_0")
+	_, err = Open(ctx, "does-not-exist.gguf", Settings{})
+	require.ErrorIs(t, err, os.ErrNotExist)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = Open(cancelled, stories, Settings{})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestParseBackend(t *testing.T) {
+	for _, b := range []Backend{Auto, CPU, CPUGo, GPU} {
+		got, err := ParseBackend(b.String())
+		require.NoError(t, err)
+		assert.Equal(t, b, got)
+	}
+	_, err := ParseBackend("tpu")
+	require.ErrorContains(t, err, `"tpu"`)
+	assert.Positive(t, physicalCores())
+}
