@@ -22,24 +22,24 @@ const SnapshotVersion = 1
 // format and the settings that shape its replies. The KV cache is not saved;
 // a loaded conversation prefills its history on the first turn.
 type Snapshot struct {
-	Version int    `json:"version"`
-	Model   string `json:"model,omitempty"` // the model's name, for information
-	// Messages is the whole history, preface messages included.
-	Messages []Message       `json:"messages"`
-	Preface  SnapshotPreface `json:"preface"`
+	Version int             `json:"version"`
+	Model   string          `json:"model,omitempty"` // the model's name, for information
+	Preface SnapshotPreface `json:"preface"`
 	// ToolFormat is the tool-call syntax ("" detects it from the template).
 	ToolFormat string          `json:"tool_format,omitempty"`
 	Sampler    SnapshotSampler `json:"sampler"`
 	MaxTokens  int             `json:"max_tokens,omitempty"`
+	// Messages is the whole history, preface messages included.
+	Messages []Message `json:"messages"`
 }
 
 // SnapshotPreface is the saved form of Preface. Tools are written in the
 // OpenAI shape {"type": "function", "function": {"name", "description",
 // "parameters"}}.
 type SnapshotPreface struct {
-	Messages []Message       `json:"messages,omitempty"`
-	Tools    []ToolDecl      `json:"tools,omitempty"`
-	Extra    map[string]any  `json:"extra,omitempty"`
+	Messages []Message      `json:"messages,omitempty"`
+	Tools    []ToolDecl     `json:"tools,omitempty"`
+	Extra    map[string]any `json:"extra,omitempty"`
 }
 
 // SnapshotSampler is the saved form of session.Sampler.
@@ -96,7 +96,11 @@ func (d *ToolDecl) UnmarshalJSON(data []byte) error {
 	}
 	*d = ToolDecl{Name: f.Name, Description: f.Description}
 	if p := bytes.TrimSpace(f.Parameters); len(p) > 0 && string(p) != "null" {
-		d.Parameters = append(json.RawMessage(nil), p...)
+		var b bytes.Buffer
+		if err := json.Compact(&b, p); err != nil {
+			return fmt.Errorf("tool declaration %q: parameters: %w", f.Name, err)
+		}
+		d.Parameters = b.Bytes()
 	}
 	return nil
 }
@@ -120,17 +124,48 @@ func (c *Conversation) Snapshot() Snapshot {
 	}
 }
 
-// Save writes the conversation as indented JSON (see Snapshot).
+// Save writes the conversation as JSON (see Snapshot), one message a line.
+// Messages are written compactly so tool-call arguments keep their exact
+// bytes.
 func (c *Conversation) Save(w io.Writer) error {
-	s := c.Snapshot()
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := c.Snapshot().marshal()
 	if err != nil {
 		return fmt.Errorf("conversation: save: %w", err)
 	}
-	if _, err := w.Write(append(b, '\n')); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("conversation: save: %w", err)
 	}
 	return nil
+}
+
+// marshal writes the snapshot with each message on its own line.
+func (s Snapshot) marshal() ([]byte, error) {
+	msgs := s.Messages
+	s.Messages = nil
+	head, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	const null = `"messages":null}`
+	if !bytes.HasSuffix(head, []byte(null)) {
+		return nil, fmt.Errorf("unexpected snapshot encoding %.60s", head)
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-len(null)])
+	b.WriteString("\n\"messages\":[")
+	for i, m := range msgs {
+		mb, err := m.MarshalJSON() // json.Marshal would compact the arguments
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+		b.Write(mb)
+	}
+	b.WriteString("\n]}\n")
+	return b.Bytes(), nil
 }
 
 // SaveFile writes the conversation to path, atomically: a reader sees the

@@ -32,8 +32,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	require.NoError(t, c.SaveFile(path))
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Contains(t, string(raw), `"type": "function"`, "tools are saved in the OpenAI shape")
-	assert.Contains(t, string(raw), `"seed": 5`)
+	assert.Contains(t, string(raw), `"type":"function"`, "tools are saved in the OpenAI shape")
+	assert.Contains(t, string(raw), `"seed":5`)
 
 	d, err := LoadFile(ctx, eng, path)
 	require.NoError(t, err)
@@ -155,4 +155,26 @@ func FuzzReadSnapshot(f *testing.F) {
 		require.NoError(t, err, "%s", b)
 		assert.Equal(t, len(s.Messages), len(s2.Messages))
 	})
+}
+
+// Saving keeps every byte of a history, tool calls included.
+func TestSaveExact(t *testing.T) {
+	eng := testEngine(t, "")
+	c, err := New(context.Background(), eng, Config{MaxTokens: 2})
+	require.NoError(t, err)
+	hist := []Message{
+		SystemText("sys"),
+		UserText("edit it"),
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "EditFile", Arguments: json.RawMessage(`{"path": "a.txt",  "new_text": "x\ny"}`)}}},
+		{Role: RoleTool, ToolCallID: "c1", Name: "EditFile", Text: `{"ok":true}`},
+		{Role: RoleAssistant, Text: "done", ReasoningContent: "easy"},
+		{Role: RoleUser, Parts: []Part{{Type: "text", Text: "look"}, {Type: "image", Blob: []byte{1, 2, 3}}}},
+	}
+	require.NoError(t, c.Restore(hist))
+	var buf bytes.Buffer
+	require.NoError(t, c.Save(&buf))
+	assert.Equal(t, len(hist)+3, strings.Count(buf.String(), "\n"), "one message a line:\n%s", buf.String())
+	d, err := Load(context.Background(), eng, &buf)
+	require.NoError(t, err)
+	assert.Equal(t, hist, d.History())
 }

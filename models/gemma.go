@@ -48,7 +48,7 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	l := &loader{f: f, b: b, arch: "gemma3"}
 	p := l.params()
 	p.Window = l.int("attention.sliding_window")
-	pattern := l.intOr("attention.sliding_window_pattern", 6)
+	local := l.localLayers(p.NLayers, 6)
 	localBase := l.floatOr("rope.freq_base_swa", 10000)
 	globalScale := l.ropeScale()
 	if l.err != nil {
@@ -70,7 +70,7 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	for i := range m.Layers {
 		blk := blockName(i)
 		ly := &m.Layers[i]
-		ly.Local = pattern > 0 && i%pattern < pattern-1
+		ly.Local = local[i]
 		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: scale}
 		rope := globalRope
 		if ly.Local {
@@ -139,4 +139,27 @@ func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
 		// final rmsnorm and classifier, last token only
 		head(b, m.OutNorm, m.Output, x, xb, n, logits)
 	}
+}
+
+// localLayers says which layers use sliding-window attention: from
+// <arch>.attention.sliding_window_pattern when the file has it, either one
+// bool per layer or a period n (layer i is local unless i%n == n-1), else
+// from the period def, as llama.cpp's set_swa_pattern.
+func (l *loader) localLayers(nLayers, def int) []bool {
+	local := make([]bool, nLayers)
+	key := l.key("attention.sliding_window_pattern")
+	if v, ok := l.f.Lookup(key); ok {
+		if bs, ok := v.Data.([]bool); ok {
+			if len(bs) != nLayers {
+				l.fail("key %q has %d entries for %d layers", key, len(bs), nLayers)
+				return local
+			}
+			return bs
+		}
+		def = l.int("attention.sliding_window_pattern")
+	}
+	for i := range local {
+		local[i] = def > 0 && i%def < def-1
+	}
+	return local
 }

@@ -219,7 +219,7 @@ func TestAgainstReference(t *testing.T) {
 			require.NoError(t, err)
 			defer f.Close()
 			ref := &refModel{f: f, arch: m.Params().Arch, p: m.Params()}
-			ids := testTokens(20, m.Params().VocabSize)
+			ids := testTokens(18, m.Params().VocabSize)
 			want := ref.forward(t, ids)
 			got := run(m, mustState(t, m, 32), ids, 8)
 			worst, spread := 0.0, 0.0

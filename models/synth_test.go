@@ -63,7 +63,7 @@ func TestSynthetic(t *testing.T) {
 			defer b2.Close()
 			m1, m2 := openModel(t, path, b1), openModel(t, path, b2)
 			p := m1.Params()
-			ids := testTokens(40, p.VocabSize) // longer than gemma's window of 16
+			ids := testTokens(20, p.VocabSize) // longer than gemma's window of 16
 			state := func(kv ggml.DType) *State {
 				st, err := NewState(p, 64, 64, kv)
 				require.NoError(t, err)
@@ -82,22 +82,22 @@ func TestSynthetic(t *testing.T) {
 				{"token at a time", m1, ggml.F32, func(m Model, st *State) []float32 { return run(m, st, ids, 1) }, 1e-4},
 				{"batches of 7", m1, ggml.F32, func(m Model, st *State) []float32 { return run(m, st, ids, 7) }, 1e-4},
 				{"prefill then decode", m1, ggml.F32, func(m Model, st *State) []float32 {
-					run(m, st, ids[:30], 64)
-					return run(m, st, ids[30:], 1)
+					run(m, st, ids[:14], 64)
+					return run(m, st, ids[14:], 1)
 				}, 1e-4},
 				{"3 threads", m2, ggml.F32, func(m Model, st *State) []float32 { return run(m, st, ids, 64) }, 1e-4},
 				{"rewind and replay", m1, ggml.F32, func(m Model, st *State) []float32 {
-					run(m, st, ids[:20], 64)
+					run(m, st, ids[:12], 64)
 					run(m, st, testTokens(9, 5), 64)
-					require.NoError(t, st.Truncate(20))
-					return run(m, st, ids[20:], 64)
+					require.NoError(t, st.Truncate(12))
+					return run(m, st, ids[12:], 64)
 				}, 1e-4},
 				{"clone", m1, ggml.F32, func(m Model, st *State) []float32 {
-					run(m, st, ids[:25], 64)
+					run(m, st, ids[:15], 64)
 					c, err := st.Clone()
 					require.NoError(t, err)
 					run(m, st, testTokens(5, 7), 64)
-					return run(m, c, ids[25:], 64)
+					return run(m, c, ids[15:], 64)
 				}, 1e-4},
 				{"F16 cache", m1, ggml.F16, func(m Model, st *State) []float32 { return run(m, st, ids, 64) }, 0.05},
 			} {

@@ -3,6 +3,8 @@ package native
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"runtime"
 	"testing"
 
@@ -26,8 +28,15 @@ var benchShapes = []struct {
 // kernels against the pure-Go twin: MB/s is weight bytes streamed per second
 // (SetBytes counts one pass over the weights per call) and tok/s the tokens
 // of that layer multiplied per second.
+//
+// LITERT_BENCH_THREADS sets the thread count (default: every core); with 1,
+// `perf stat -e cycles:u` gives a measure that other processes on the
+// machine do not disturb.
 func BenchmarkMatMul(b *testing.B) {
 	threads := runtime.NumCPU()
+	if n, err := strconv.Atoi(os.Getenv("LITERT_BENCH_THREADS")); err == nil && n > 0 {
+		threads = n
+	}
 	backends := []Backend{NewGo(threads)}
 	if c, err := LoadCPU(threads); err == nil {
 		backends = append(backends, c)
@@ -42,20 +51,23 @@ func BenchmarkMatMul(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, typ := range []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.F16, ggml.BF16, ggml.F32} {
 		for _, s := range benchShapes {
-			w := randWeight(b, r, typ, s.rows, s.cols)
-			for _, batch := range []int{1, 64} {
-				x := randFloats(r, batch*s.cols, 1)
-				out := make([]float32, batch*s.rows)
-				for _, be := range backends {
-					b.Run(fmt.Sprintf("%s/%s/b%d/%s", typ, s.name, batch, be.Name()), func(b *testing.B) {
-						b.SetBytes(int64(len(w.Data)))
-						for b.Loop() {
-							be.MatMul(out, w, x, batch)
-						}
-						b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "tok/s")
-					})
+			// quantize inside the sub-benchmark so -bench filters skip it
+			b.Run(typ.String()+"/"+s.name, func(b *testing.B) {
+				w := randWeight(b, r, typ, s.rows, s.cols)
+				for _, batch := range []int{1, 64} {
+					x := randFloats(r, batch*s.cols, 1)
+					out := make([]float32, batch*s.rows)
+					for _, be := range backends {
+						b.Run(fmt.Sprintf("b%d/%s", batch, be.Name()), func(b *testing.B) {
+							b.SetBytes(int64(len(w.Data)))
+							for b.Loop() {
+								be.MatMul(out, w, x, batch)
+							}
+							b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "tok/s")
+						})
+					}
 				}
-			}
+			})
 		}
 	}
 }
@@ -85,4 +97,41 @@ func BenchmarkCallOverhead(b *testing.B) {
 			c.Softmax(x)
 		}
 	})
+}
+
+// BenchmarkAttend times attention of SmolLM2's shape (9 query heads over 3
+// cache heads of 64) at context 512: one decode token, and a 64-token
+// prefill batch ending there.
+func BenchmarkAttend(b *testing.B) {
+	threads := runtime.NumCPU()
+	backends := []Backend{NewGo(threads)}
+	if c, err := LoadCPU(threads); err == nil {
+		backends = append(backends, c)
+	}
+	defer func() {
+		for _, be := range backends {
+			be.Close()
+		}
+	}()
+	a := Attention{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125}
+	r := rand.New(rand.NewPCG(2, 2))
+	for _, typ := range []ggml.DType{ggml.F32, ggml.F16} {
+		cache, err := NewKVCache(typ, 512, 3*64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		backends[0].StoreKV(cache, 0, randFloats(r, 512*192, 1), randFloats(r, 512*192, 1), 512)
+		for _, ntok := range []int{1, 64} {
+			q := randFloats(r, ntok*9*64, 1)
+			out := make([]float32, len(q))
+			for _, be := range backends {
+				b.Run(fmt.Sprintf("%s/ctx512/b%d/%s", typ, ntok, be.Name()), func(b *testing.B) {
+					for b.Loop() {
+						be.Attend(out, q, cache, 512-ntok, ntok, a)
+					}
+					b.ReportMetric(float64(ntok*b.N)/b.Elapsed().Seconds(), "tok/s")
+				})
+			}
+		}
+	}
 }

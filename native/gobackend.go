@@ -54,7 +54,8 @@ const minWork = 1 << 14
 // MatMul multiplies the rows of w by each of the nTokens rows of x. Rows
 // are split over threads; within a chunk each weight row is read once and
 // used for every token, so a batch costs little more memory traffic than a
-// single token.
+// single token. For a batch of quantized weights each row is dequantized
+// once into a scratch row; a single token uses ggml.Dot on the blocks.
 func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	rs := w.RowBytes()
 	if rs == 0 || len(w.Data) < rs*w.Rows || len(x) < nTokens*w.Cols || len(out) < nTokens*w.Rows {
@@ -67,6 +68,21 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		g.pool.parallel(w.Rows, grain, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				row := wf[r*w.Cols : (r+1)*w.Cols]
+				for t := range nTokens {
+					out[t*w.Rows+r] = dot(row, x[t*w.Cols:(t+1)*w.Cols])
+				}
+			}
+		})
+		return
+	}
+	if nTokens >= 4 {
+		// a batch: dequantize each row once, then plain float dot products
+		g.pool.parallel(w.Rows, grain, func(lo, hi int) {
+			row := make([]float32, w.Cols)
+			for r := lo; r < hi; r++ {
+				if err := ggml.DequantizeRow(w.Type, w.Data[r*rs:(r+1)*rs], row); err != nil {
+					panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
+				}
 				for t := range nTokens {
 					out[t*w.Rows+r] = dot(row, x[t*w.Cols:(t+1)*w.Cols])
 				}

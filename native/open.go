@@ -9,11 +9,15 @@ import (
 // build or not usable on this machine.
 var ErrUnavailable = errors.New("backend not available")
 
-// OpenCPU returns the native C backend. Until its library is built and
-// found, it returns an error wrapping ErrUnavailable, and callers that asked
-// for any backend fall back to NewGo (saying so).
+// OpenCPU returns the native C backend (LoadCPU). When its library is
+// missing or stale the error wraps ErrUnavailable, and callers that asked
+// for any backend fall back to NewGo, saying so.
 func OpenCPU(threads int) (Backend, error) {
-	return nil, fmt.Errorf("native: C kernel library not built into this binary: %w", ErrUnavailable)
+	c, err := LoadCPU(threads)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // OpenGPU returns a GPU backend, or an error wrapping ErrUnavailable when

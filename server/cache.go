@@ -38,16 +38,15 @@ func (p *promptCache) get(ctx context.Context, prompt []int32) (*conversation.Co
 			best, bestLen = i, n
 		}
 	}
-	if best >= 0 {
+	// Reuse a conversation that shares at least half its tokens with the
+	// request. One sharing less (a system prompt, say) is worth more kept
+	// for its own follow-ups: start a new conversation while there is
+	// room, else overwrite the least recently used.
+	if best >= 0 && 2*bestLen >= p.idle[best].TokenCount() {
 		c := p.idle[best]
-		// Rather than overwrite a long cache that shares only a short
-		// prefix (a system prompt, say) with the request, start a new
-		// conversation while there is room.
-		if p.total >= p.max || 2*bestLen >= c.TokenCount() {
-			p.idle = append(p.idle[:best], p.idle[best+1:]...)
-			p.mu.Unlock()
-			return c, nil
-		}
+		p.idle = append(p.idle[:best], p.idle[best+1:]...)
+		p.mu.Unlock()
+		return c, nil
 	}
 	if p.total < p.max {
 		p.total++

@@ -201,8 +201,8 @@ func TestConcurrentSessions(t *testing.T) {
 			eng, err := engine.Open(context.Background(), path, engine.Settings{Backend: engine.CPUGo, Threads: 2, ContextLength: 64})
 			require.NoError(t, err)
 			defer eng.Close()
-			prompts := [][]int32{{1, 2, 3, 4, 5, 6, 7}, {9, 8, 7}, {100, 200, 300, 400, 500, 17, 3, 3, 3, 3}, {42}}
-			opts := GenerateOptions{MaxTokens: 12, IgnoreEOG: true, Sampler: Sampler{Temperature: 0.9, Seed: 7}}
+			prompts := [][]int32{{1, 2, 3, 4, 5, 6, 7}, {9, 8, 7}, {100, 200, 300, 400, 500, 17, 3, 3, 3, 3}}
+			opts := GenerateOptions{MaxTokens: 6, IgnoreEOG: true, Sampler: Sampler{Temperature: 0.9, Seed: 7}}
 			want := make([][]int32, len(prompts))
 			for i, p := range prompts {
 				want[i] = collect(t, newPrefilled(t, eng, p), opts)

@@ -160,14 +160,6 @@ func (t *Tokenizer) symIDBytes(s []byte) int32 {
 	return -1
 }
 
-// symText returns the text of a symbol id (token or extra).
-func (t *Tokenizer) symText(id int32) string {
-	if int(id) < t.n {
-		return t.vocab.text(id)
-	}
-	return t.bpe.extras[int(id)-t.n]
-}
-
 // encodeBPE tokenizes one raw-text fragment.
 func (t *Tokenizer) encodeBPE(st *encodeState, text string, out []int32) []int32 {
 	if t.escapeWS {

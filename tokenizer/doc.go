@@ -20,8 +20,10 @@
 // EncodeOptions.ParseSpecial is set, so user text can never inject a control
 // token unless the caller asks for it.
 //
-// Invalid UTF-8: SentencePiece works on raw bytes and round-trips any input
-// through byte-fallback tokens. The BPE and WordPiece tokenizers decode the
+// Invalid UTF-8: SentencePiece works on raw bytes and round-trips invalid
+// input through byte-fallback tokens, except that, as in llama.cpp, an
+// invalid lead byte right before a space can swallow part of the ▁ the
+// space becomes. The BPE and WordPiece tokenizers decode the
 // input as llama.cpp does: every byte that does not start a structurally
 // valid sequence becomes U+FFFD (so such bytes do not round-trip), while
 // overlong forms and surrogates are kept as the code point they spell. A

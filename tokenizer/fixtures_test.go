@@ -102,3 +102,27 @@ func equalIDs(a, b []int32) bool {
 	}
 	return true
 }
+
+// TestLoadAllVocabs loads every vocabulary fixture, including the two
+// without .inp/.out pairs, and checks basic invariants.
+func TestLoadAllVocabs(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(vocabDir, "ggml-vocab-*.gguf"))
+	require.NoError(t, err)
+	if len(paths) == 0 {
+		t.Skipf("no vocab fixtures in %s", vocabDir)
+	}
+	for _, p := range paths {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "ggml-vocab-"), ".gguf")
+		t.Run(name, func(t *testing.T) {
+			tok := loadVocab(t, name)
+			require.Greater(t, tok.VocabSize(), 0)
+			for _, id := range tok.EndOfGeneration() {
+				require.True(t, tok.valid(id))
+			}
+			ids := tok.Encode("Hello world, 123 héllo 世界 🦙\n", EncodeOptions{AddSpecial: true})
+			require.NotEmpty(t, ids)
+			_, err := tok.Decode(ids)
+			require.NoError(t, err)
+		})
+	}
+}

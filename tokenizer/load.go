@@ -115,7 +115,7 @@ func load(f *gguf.File) (*Tokenizer, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%s is empty", keyTokens)
 	}
-	if n > 1<<30 {
+	if n > maxSlotIDs {
 		return nil, fmt.Errorf("%s has %d tokens, too many", keyTokens, n)
 	}
 	t.n = n

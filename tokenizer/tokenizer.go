@@ -156,6 +156,7 @@ type RangeError struct {
 	VocabSize int
 }
 
+// Error implements error.
 func (e *RangeError) Error() string {
 	return fmt.Sprintf("tokenizer: token id %d at position %d out of range [0, %d)", e.ID, e.Index, e.VocabSize)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/litert-go/litert-go/constrain"
+	"os"
 	"strings"
 
 	"github.com/litert-go/litert-go/engine"
@@ -61,6 +63,9 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	repeat := fs.Float64("repeat-penalty", 1, "repetition penalty (1: off)")
 	seed := fs.Uint64("seed", 0, "random seed (0: random)")
 	stop := fs.String("stop", "", "stop string (may be repeated with '|' between)")
+	regex := fs.String("regex", "", "constrain the output to match this regular expression")
+	schema := fs.String("json-schema", "", "constrain the output to JSON valid against the schema in `FILE`")
+	grammar := fs.String("grammar", "", "constrain the output to the grammar in `FILE` (.gbnf or .lark)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,6 +74,10 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	}
 	if *prompt == "" {
 		return errors.New("-p TEXT is required")
+	}
+	g, err := loadConstraint(*regex, *schema, *grammar)
+	if err != nil {
+		return err
 	}
 	eng, err := eo.open(ctx)
 	if err != nil {
@@ -95,6 +104,13 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	}
 	if *stop != "" {
 		opts.StopStrings = strings.Split(*stop, "|")
+	}
+	if g != nil {
+		v, err := eng.ConstraintVocab()
+		if err != nil {
+			return err
+		}
+		opts.Constraint = g.NewMatcher(v)
 	}
 	out := newTextStream(eng)
 	for tok, err := range s.Generate(ctx, opts) {
@@ -135,3 +151,51 @@ func newTextStream(eng *engine.Engine) *textStream {
 func (t *textStream) add(tok int32) (string, error) { return t.d.Add(tok) }
 
 func (t *textStream) flush() string { return t.d.Flush() }
+
+// loadConstraint compiles at most one of a regex, a JSON schema file or a
+// grammar file (GBNF, or Lark when the name ends in .lark).
+func loadConstraint(regex, schemaFile, grammarFile string) (*constrain.Grammar, error) {
+	set := 0
+	for _, s := range []string{regex, schemaFile, grammarFile} {
+		if s != "" {
+			set++
+		}
+	}
+	switch {
+	case set == 0:
+		return nil, nil
+	case set > 1:
+		return nil, errors.New("use only one of --regex, --json-schema and --grammar")
+	case regex != "":
+		g, err := constrain.Regex(regex)
+		if err != nil {
+			return nil, fmt.Errorf("--regex: %w", err)
+		}
+		return g, nil
+	case schemaFile != "":
+		src, err := os.ReadFile(schemaFile)
+		if err != nil {
+			return nil, fmt.Errorf("--json-schema: %w", err)
+		}
+		// Single-line JSON as models write it: no runs of whitespace to
+		// wander through.
+		g, err := constrain.JSONSchemaWith(src, constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced})
+		if err != nil {
+			return nil, fmt.Errorf("--json-schema %s: %w", schemaFile, err)
+		}
+		return g, nil
+	}
+	src, err := os.ReadFile(grammarFile)
+	if err != nil {
+		return nil, fmt.Errorf("--grammar: %w", err)
+	}
+	compile := constrain.GBNF
+	if strings.HasSuffix(grammarFile, ".lark") {
+		compile = constrain.Lark
+	}
+	g, err := compile(string(src))
+	if err != nil {
+		return nil, fmt.Errorf("--grammar %s: %w", grammarFile, err)
+	}
+	return g, nil
+}

@@ -31,6 +31,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"bench":      {"measure load time, prefill and decode speed (llama-bench style)", runBench},
+		"chat":       {"chat with a model: streamed replies, tools, saved conversations", runChat},
 		"info":       {"describe a GGUF model file", runInfo},
 		"generate":   {"complete a prompt, streaming the generated text", runGenerate},
 		"logits":     {"print the model's logits as JSON lines (reference format)", runLogits},

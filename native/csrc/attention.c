@@ -1,77 +1,92 @@
 /* attention.c: lrt_attention, fused attention over the KV cache.
  *
- * For each (query token, head) the visible keys are scored in blocks of
- * ATT_BLOCK, and the output is built with the online softmax of
- * FlashAttention (Dao et al. 2022, algorithm 1, one query row at a time):
+ * For each query token and cache head, the visible keys are scored in
+ * blocks of ATT_BLOCK against every query head of the GQA group at once
+ * (the kernels' att_scores), and the output is built with the online
+ * softmax of FlashAttention (Dao et al. 2022, algorithm 1, per query row):
  * keep the running max m and denominator l, rescale the accumulator by
- * exp(m_old - m_new) when a block raises the max. The cache is read once
- * per (token, head) and scores never leave the stack. (token, head) pairs
- * are spread over the pool; GQA maps head h to cache head h/(n_heads/n_kv). */
+ * exp(m_old - m_new) when a block raises the max, add p.V (att_accum). The
+ * cache is read once per (token, cache head), scores never leave a small
+ * buffer, and (token, cache head) jobs are spread over the pool. */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
-#define ATT_BLOCK 128
+#define ATT_BLOCK 64
 #define ATT_MAX_HEAD 1024
 
 typedef struct {
   const lrt_attn_params *a;
   const kernels *k;
+  _Atomic int failed; /* a job could not allocate its buffers */
 } att_task;
 
+/* att_rows runs jobs [lo, hi): job = token t * n_kv_heads + cache head h,
+ * covering the group of query heads that share cache head h, so each key
+ * and value row is read once for the whole group. */
 static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
-  const att_task *at = arg;
+  att_task *at = arg;
   const lrt_attn_params *a = at->a;
   const kernels *k = at->k;
   const int hd = a->head_dim;
-  const int group = a->n_heads / a->n_kv_heads;
-  float acc[ATT_MAX_HEAD];
-  float s[ATT_BLOCK];
+  const int ng = a->n_heads / a->n_kv_heads;
+  const int f16 = a->kv_type == LRT_F16;
+  /* per query head: accumulator [hd], scores [ATT_BLOCK], max, sum */
+  float *mem = malloc(sizeof(float) * (size_t)ng * (hd + ATT_BLOCK + 2));
+  if (!mem) {
+    atomic_store(&at->failed, 1);
+    return;
+  }
+  float *acc = mem, *s = acc + (size_t)ng * hd, *m = s + (size_t)ng * ATT_BLOCK, *l = m + ng;
   for (int64_t job = lo_job; job < hi_job; job++) {
-    const int64_t t = job / a->n_heads;
-    const int h = (int)(job % a->n_heads);
-    const int kvh = h / group;
-    const float *q = a->q + (t * a->n_heads + h) * hd;
-    float *o = a->out + (t * a->n_heads + h) * hd;
+    const int64_t t = job / a->n_kv_heads;
+    const int kvh = (int)(job % a->n_kv_heads);
+    const float *q = a->q + (t * a->n_heads + (int64_t)kvh * ng) * hd;
+    float *o = a->out + (t * a->n_heads + (int64_t)kvh * ng) * hd;
     /* visible keys: [lo, hi) */
-    int64_t hi = a->n_kv;
-    int64_t lo = 0;
     const int64_t pos = a->pos0 + t;
+    int64_t hi = a->n_kv, lo = 0;
     if (a->causal && pos + 1 < hi) hi = pos + 1;
     if (a->window > 0 && pos - a->window + 1 > lo) lo = pos - a->window + 1;
-    for (int d = 0; d < hd; d++) acc[d] = 0;
-    float m = -INFINITY, l = 0;
+    memset(acc, 0, sizeof(float) * (size_t)ng * hd);
+    for (int g = 0; g < ng; g++) {
+      m[g] = -INFINITY;
+      l[g] = 0;
+    }
     for (int64_t j0 = lo; j0 < hi; j0 += ATT_BLOCK) {
       const int nb = hi - j0 < ATT_BLOCK ? (int)(hi - j0) : ATT_BLOCK;
-      float bm = -INFINITY;
-      for (int j = 0; j < nb; j++) {
-        const int64_t off = (j0 + j) * a->kv_stride + (int64_t)kvh * hd;
-        float x = a->kv_type == LRT_F16 ? k->dot_f16((const uint16_t *)a->k + off, q, hd)
-                                        : k->dot_f32((const float *)a->k + off, q, hd);
-        x *= a->scale;
-        if (a->softcap > 0) x = a->softcap * tanhf(x / a->softcap);
-        s[j] = x;
-        bm = x > bm ? x : bm;
+      const size_t off = (size_t)j0 * a->kv_stride + (size_t)kvh * hd;
+      const void *kb = f16 ? (const void *)((const uint16_t *)a->k + off) : (const void *)((const float *)a->k + off);
+      const void *vb = f16 ? (const void *)((const uint16_t *)a->v + off) : (const void *)((const float *)a->v + off);
+      k->att_scores(q, hd, ng, kb, a->kv_stride, f16, nb, hd, s, ATT_BLOCK);
+      for (int g = 0; g < ng; g++) {
+        float *sg = s + (size_t)g * ATT_BLOCK;
+        float bm = -INFINITY;
+        for (int j = 0; j < nb; j++) {
+          float x = sg[j] * a->scale;
+          if (a->softcap > 0) x = a->softcap * tanhf(x / a->softcap);
+          sg[j] = x;
+          bm = x > bm ? x : bm;
+        }
+        if (bm > m[g]) {
+          const float r = expf(m[g] - bm); /* 0 on the first block */
+          float *ag = acc + (size_t)g * hd;
+          for (int d = 0; d < hd; d++) ag[d] *= r;
+          l[g] *= r;
+          m[g] = bm;
+        }
+        l[g] += k->exp_sum(sg, nb, m[g]);
       }
-      if (bm > m) {
-        const float r = expf(m - bm); /* 0 on the first block */
-        for (int d = 0; d < hd; d++) acc[d] *= r;
-        l *= r;
-        m = bm;
-      }
-      for (int j = 0; j < nb; j++) {
-        const float pj = expf(s[j] - m);
-        l += pj;
-        const int64_t off = (j0 + j) * a->kv_stride + (int64_t)kvh * hd;
-        if (a->kv_type == LRT_F16)
-          k->axpy_f16(acc, pj, (const uint16_t *)a->v + off, hd);
-        else
-          k->axpy_f32(acc, pj, (const float *)a->v + off, hd);
-      }
+      k->att_accum(acc, hd, ng, s, ATT_BLOCK, vb, a->kv_stride, f16, nb, hd);
     }
-    const float inv = l > 0 ? 1.0f / l : 0.0f;
-    for (int d = 0; d < hd; d++) o[d] = acc[d] * inv;
+    for (int g = 0; g < ng; g++) {
+      const float inv = l[g] > 0 ? 1.0f / l[g] : 0.0f;
+      for (int d = 0; d < hd; d++) o[(size_t)g * hd + d] = acc[(size_t)g * hd + d] * inv;
+    }
   }
+  free(mem);
 }
 
 int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
@@ -85,10 +100,10 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   if (a->ntok == 0) return LRT_OK;
   if (a->pos0 < 0) return LRT_EINVAL;
   if (!a->q || !a->out || (a->n_kv > 0 && (!a->k || !a->v))) return LRT_EINVAL;
-  att_task at = {a, pool_kernels(p)};
+  att_task at = {a, pool_kernels(p), 0};
   pool_begin(p);
-  /* (token, head) jobs; one each, the costs differ along a causal batch */
-  pool_run(p, att_rows, &at, a->ntok * a->n_heads, 1);
+  /* (token, cache head) jobs, one at a time: costs grow along a causal batch */
+  pool_run(p, att_rows, &at, a->ntok * a->n_kv_heads, 1);
   pool_end(p);
-  return LRT_OK;
+  return atomic_load(&at.failed) ? LRT_ENOMEM : LRT_OK;
 }

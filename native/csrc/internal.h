@@ -78,6 +78,13 @@ enum { ACT_F32 = 0, ACT_Q8A = 1, ACT_Q8K = 2 };
 typedef void (*vecdot_fn)(int64_t n, const void *w, const void *x,
                           size_t xstride, int nt, float *out, size_t ostride);
 
+/* tile_fn is vecdot_fn for nr (1..tile_rows) weight rows at once, w, w+ws,
+ * ... (ws in bytes): out[t*ostride + r] = dot(w_r, x_t). Each activation
+ * block is loaded once for all nr rows and each weight block once for all
+ * nt tokens, the register tile of a GEMM micro-kernel. */
+typedef void (*tile_fn)(int64_t n, const void *w, size_t ws, int nr, const void *x,
+                        size_t xstride, int nt, float *out, size_t ostride);
+
 /* quant_fn converts n floats (a multiple of the block size) to activation
  * blocks. */
 typedef void (*quant_fn)(const float *x, void *y, int64_t n);
@@ -86,6 +93,8 @@ typedef void (*quant_fn)(const float *x, void *y, int64_t n);
 typedef struct {
   const char *name;
   vecdot_fn dot[31]; /* indexed by element type; NULL if unsupported */
+  tile_fn tile[31];  /* optional multi-row kernels */
+  int tile_rows[31]; /* rows per tile call */
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */
@@ -93,6 +102,17 @@ typedef struct {
   void (*axpy_f32)(float *y, float a, const float *x, int64_t n);
   float (*dot_f16)(const uint16_t *a, const float *b, int64_t n);
   void (*axpy_f16)(float *y, float a, const uint16_t *x, int64_t n);
+  /* exp_sum sets x[i] = exp(x[i] - m) for i < n and returns their sum
+   * (the SIMD versions use a polynomial within 2 ulp of expf). */
+  float (*exp_sum)(float *x, int64_t n, float m);
+  /* att_scores sets s[g*ss + j] = q_g . k_j for ng query rows q_g = q +
+   * g*qs and nk cache rows k_j = k + j*ks (elements; F16 if f16), hd long:
+   * each key row is loaded once for every query row. */
+  void (*att_scores)(const float *q, size_t qs, int ng, const void *k, size_t ks, int f16, int nk,
+                     int hd, float *s, size_t ss);
+  /* att_accum adds sum_j p[g*ps + j] * v_j to acc + g*as for g < ng. */
+  void (*att_accum)(float *acc, size_t as, int ng, const float *p, size_t ps, const void *v,
+                    size_t vs, int f16, int nk, int hd);
 } kernels;
 
 /* lrt_kernels returns the kernel set named isa, or the best one this CPU

@@ -32,14 +32,25 @@ static void quant_task(void *arg, int64_t lo, int64_t hi) {
 }
 
 /* mm_rows multiplies weight rows [r0, r1) by every token, a tile of
- * TILE_TOKENS tokens at a time. */
+ * TILE_TOKENS tokens (and tile_rows rows where the kernels have tiles) at
+ * a time. */
 static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   const mm_task *m = arg;
   const vecdot_fn dot = m->k->dot[m->wtype];
+  const tile_fn tile = m->k->tile[m->wtype];
+  const int tr = m->k->tile_rows[m->wtype];
   for (int64_t t0 = 0; t0 < m->ntok; t0 += TILE_TOKENS) {
     const int nt = m->ntok - t0 < TILE_TOKENS ? (int)(m->ntok - t0) : TILE_TOKENS;
     const char *xt = m->xq + t0 * m->xrow;
     float *ot = m->out + t0 * m->rows;
+    if (tile) {
+      for (int64_t r = r0; r < r1; r += tr) {
+        const int nr = r1 - r < tr ? (int)(r1 - r) : tr;
+        tile(m->cols, m->w + r * m->wrow, (size_t)m->wrow, nr, xt, (size_t)m->xrow, nt, ot + r,
+             (size_t)m->rows);
+      }
+      continue;
+    }
     for (int64_t r = r0; r < r1; r++)
       dot(m->cols, m->w + r * m->wrow, xt, (size_t)m->xrow, nt, ot + r, (size_t)m->rows);
   }

@@ -114,36 +114,32 @@ int32_t lrt_rope(lrt_pool *p, float *x, int64_t ntok, int64_t nheads, int64_t he
 /* ---- softmax ---- */
 
 typedef struct {
+  const kernels *k;
   float *x;
   int64_t n, rows;
 } softmax_task;
 
-static void softmax_row(float *x, int64_t n) {
+static void softmax_row(const kernels *k, float *x, int64_t n) {
   float m = -INFINITY;
   for (int64_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
   if (m == -INFINITY) { /* every entry masked: uniform zero */
     for (int64_t i = 0; i < n; i++) x[i] = 0;
     return;
   }
-  double sum = 0;
-  for (int64_t i = 0; i < n; i++) {
-    x[i] = expf(x[i] - m);
-    sum += x[i];
-  }
-  const float inv = (float)(1.0 / sum);
+  const float inv = 1.0f / k->exp_sum(x, n, m);
   for (int64_t i = 0; i < n; i++) x[i] *= inv;
 }
 
 static void softmax_rows(void *arg, int64_t lo, int64_t hi) {
   const softmax_task *a = arg;
-  for (int64_t r = lo; r < hi; r++) softmax_row(a->x + r * a->n, a->n);
+  for (int64_t r = lo; r < hi; r++) softmax_row(a->k, a->x + r * a->n, a->n);
 }
 
 int32_t lrt_softmax(lrt_pool *p, float *x, int64_t n, int64_t rows) {
   if (!p || n < 0 || rows < 0) return LRT_EINVAL;
   if (n == 0 || rows == 0) return LRT_OK;
   if (!x) return LRT_EINVAL;
-  softmax_task a = {x, n, rows};
+  softmax_task a = {pool_kernels(p), x, n, rows};
   pool_begin(p);
   run(p, rows, n, softmax_rows, &a);
   pool_end(p);

@@ -247,6 +247,36 @@ static void vecdot_q6_K_generic(int64_t n, const void *vw, const void *vx, size_
   }
 }
 
+/* ---- attention blocks ---- */
+
+static float exp_sum_generic(float *x, int64_t n, float m) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    x[i] = expf(x[i] - m);
+    sum += x[i];
+  }
+  return sum;
+}
+
+static void att_scores_generic(const float *q, size_t qs, int ng, const void *k, size_t ks, int f16,
+                               int nk, int hd, float *s, size_t ss) {
+  for (int j = 0; j < nk; j++)
+    for (int g = 0; g < ng; g++)
+      s[g * ss + j] = f16 ? dot_f16_generic((const uint16_t *)k + j * ks, q + g * qs, hd)
+                          : dot_f32_generic((const float *)k + j * ks, q + g * qs, hd);
+}
+
+static void att_accum_generic(float *acc, size_t as, int ng, const float *p, size_t ps, const void *v,
+                              size_t vs, int f16, int nk, int hd) {
+  for (int j = 0; j < nk; j++)
+    for (int g = 0; g < ng; g++) {
+      if (f16)
+        axpy_f16_generic(acc + g * as, p[g * ps + j], (const uint16_t *)v + j * vs, hd);
+      else
+        axpy_f32_generic(acc + g * as, p[g * ps + j], (const float *)v + j * vs, hd);
+    }
+}
+
 void lrt_fill_generic(kernels *k) {
   k->name = "generic";
   k->dot[LRT_F32] = vecdot_f32_generic;
@@ -263,4 +293,7 @@ void lrt_fill_generic(kernels *k) {
   k->axpy_f32 = axpy_f32_generic;
   k->dot_f16 = dot_f16_generic;
   k->axpy_f16 = axpy_f16_generic;
+  k->exp_sum = exp_sum_generic;
+  k->att_scores = att_scores_generic;
+  k->att_accum = att_accum_generic;
 }

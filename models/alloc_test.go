@@ -1,0 +1,29 @@
+package models
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/native"
+)
+
+// TestDecodeAllocations bounds the heap allocations of one decode step.
+// Activation buffers live in the State; what remains is the Go backend's
+// bookkeeping of a parallel loop (its closure and wait group, a few dozen
+// bytes, at most 2 per operation), independent of the model's size.
+func TestDecodeAllocations(t *testing.T) {
+	path := writeTiny(t, "tiny-qwen3-0.6b", ggml.Q8_0)
+	b := native.NewGo(2)
+	defer b.Close()
+	m := openModel(t, path, b)
+	st := mustState(t, m, 256)
+	logits := make([]float32, m.Params().VocabSize)
+	m.Forward(st, []int32{1, 2, 3}, logits)
+	allocs := testing.AllocsPerRun(50, func() {
+		m.Forward(st, []int32{argmax(logits)}, logits)
+	})
+	t.Logf("%.0f allocations per decoded token", allocs)
+	assert.LessOrEqual(t, allocs, float64(16*m.Params().NLayers+4))
+}

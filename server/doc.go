@@ -1,0 +1,60 @@
+// Package server is an OpenAI-compatible HTTP server for one engine, as run
+// by `litert-go serve`.
+//
+// Routes:
+//
+//	GET  /v1/models              the served model
+//	GET  /v1/models/{id}
+//	POST /v1/chat/completions    messages (text; image and audio parts for models with encoders),
+//	                             tools, tool_choice, parallel_tool_calls, response_format
+//	                             (json_object, json_schema), temperature, top_p, top_k, min_p,
+//	                             frequency/presence penalties, max_tokens / max_completion_tokens,
+//	                             stop, seed, stream with stream_options.include_usage
+//	POST /v1/completions         a plain prompt, same sampling fields
+//	GET  /health                 200 {"status":"ok",…}; 503 while shutting down
+//
+// Only one choice per request is generated (n must be 1); logprobs,
+// logit_bias, audio output and predicted outputs are refused with 400.
+// Errors use OpenAI's shape, {"error": {"message", "type", "param",
+// "code"}}, with the matching status: 400 bad request, 401 wrong or missing
+// API key, 404 unknown model or route, 413 body too large, 429 (with
+// Retry-After) when the queue is full, 503 while shutting down, 504 past the
+// request timeout.
+//
+// Requests run on a pool of conversations (each a session with its own KV
+// cache) on the shared engine: Config.Parallel generate at once, Config.Queue
+// more wait. The pool is the prompt cache: a request takes the idle
+// conversation whose cached tokens share the longest prefix with its prompt
+// and prefills only the rest, so the second turn of a chat prefills only
+// its new messages; usage.prompt_tokens_details.cached_tokens reports the
+// reused tokens.
+//
+// Tool calls come back as OpenAI tool_calls with ids and finish_reason
+// "tool_calls"; with tool_choice "required" or a named function, the call is
+// forced by a grammar for models whose tool-call format package constrain
+// knows (Hermes/Qwen, Llama 3).
+//
+// With curl:
+//
+//	litert-go serve -m qwen2.5-0.5b-instruct-q8_0.gguf --parallel 2 &
+//	curl -s http://127.0.0.1:8080/v1/chat/completions \
+//	  -H 'Content-Type: application/json' \
+//	  -d '{"model": "qwen2.5-0.5b-instruct", "max_tokens": 64,
+//	       "messages": [{"role": "user", "content": "Say hello in French."}]}'
+//
+// With the official Go client (github.com/openai/openai-go/v3):
+//
+//	client := openai.NewClient(option.WithBaseURL("http://127.0.0.1:8080/v1"), option.WithAPIKey("unused"))
+//	resp, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+//		Model:     "qwen2.5-0.5b-instruct",
+//		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello in French.")},
+//		MaxTokens: openai.Int(64),
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(resp.Choices[0].Message.Content, resp.Usage.PromptTokensDetails.CachedTokens)
+//
+// In a program, New builds the server and Serve runs it until its context
+// is cancelled, then shuts down gracefully.
+package server

@@ -1,0 +1,340 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/session"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultParallel        = 2
+	DefaultMaxBodyBytes    = 16 << 20
+	DefaultRequestTimeout  = 10 * time.Minute
+	DefaultShutdownTimeout = 30 * time.Second
+	DefaultCacheBytes      = 4 << 30
+)
+
+// bodyReadTimeout bounds reading one request body.
+const bodyReadTimeout = time.Minute
+
+// DefaultSampler is the sampler of requests that set no temperature or
+// top_p when Config.Sampler is nil (llama.cpp's defaults).
+var DefaultSampler = session.Sampler{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05}
+
+// Config configures a Server. The zero value serves with the defaults.
+type Config struct {
+	// ModelID is the model's name in the API ("model" in requests and
+	// /v1/models); "" uses the model's general.name, else "litert-go".
+	ModelID string
+	// Parallel is the number of requests generating at once, each on its
+	// own session of the shared engine; 0 means DefaultParallel.
+	Parallel int
+	// Queue is how many more requests may wait for a free slot; beyond
+	// that requests get 429 with Retry-After. 0 means 4 × Parallel; a
+	// negative value means no queue.
+	Queue int
+	// CacheSessions bounds the sessions (KV caches) kept for prompt
+	// caching, the running ones included; 0 means Parallel + 2. It is
+	// raised to Parallel if lower.
+	CacheSessions int
+	// CacheBytes bounds the memory of those KV caches; 0 means
+	// DefaultCacheBytes. It never forces fewer than Parallel sessions.
+	CacheBytes int64
+	// MaxBodyBytes is the largest request body accepted (413 beyond);
+	// 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// RequestTimeout bounds a request, queueing included (504 after);
+	// 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// ShutdownTimeout is how long Serve lets in-flight requests finish
+	// once its context is cancelled before cancelling them; 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// MaxTokens caps the tokens of a reply when the request sets none;
+	// 0 means up to the context length.
+	MaxTokens int
+	// APIKey, if set, is required as "Authorization: Bearer KEY" on every
+	// route.
+	APIKey string
+	// Sampler is the sampler of requests before their temperature, top_p,
+	// penalties and seed apply; nil means DefaultSampler.
+	Sampler *session.Sampler
+	// ToolFormat names the tool-call syntax; "" detects it from the chat
+	// template (see conversation.Config).
+	ToolFormat string
+	// Logger receives one line per request and server events; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Server is an OpenAI-compatible HTTP server for one engine. Create it with
+// New; it is safe for concurrent use.
+type Server struct {
+	eng        *engine.Engine
+	cfg        Config
+	modelID    string
+	created    int64
+	prompter   *conversation.Prompter
+	lim        *limiter
+	cache      *promptCache
+	jsonObject *constrain.Grammar
+	log        *slog.Logger
+	draining   atomic.Bool
+	inflight   sync.WaitGroup
+}
+
+// New returns a server for eng. The engine must outlive the server.
+func New(eng *engine.Engine, cfg Config) (*Server, error) {
+	if cfg.Parallel < 0 || cfg.CacheSessions < 0 || cfg.CacheBytes < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxTokens < 0 ||
+		cfg.RequestTimeout < 0 || cfg.ShutdownTimeout < 0 {
+		return nil, errors.New("server: negative limit in Config")
+	}
+	if cfg.Parallel == 0 {
+		cfg.Parallel = DefaultParallel
+	}
+	switch {
+	case cfg.Queue == 0:
+		cfg.Queue = 4 * cfg.Parallel
+	case cfg.Queue < 0:
+		cfg.Queue = 0
+	}
+	if cfg.CacheBytes == 0 {
+		cfg.CacheBytes = DefaultCacheBytes
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.Sampler == nil {
+		s := DefaultSampler
+		cfg.Sampler = &s
+	}
+	if err := cfg.Sampler.Validate(); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	info := eng.Info()
+	id := cfg.ModelID
+	if id == "" {
+		id = info.Name
+	}
+	if id == "" {
+		id = "litert-go"
+	}
+	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat}
+	prompter, err := conversation.NewPrompter(eng, convCfg)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	jsonObject, err := constrain.JSONSchemaWith([]byte(`{"type":"object"}`), constrain.JSONOptions{AdditionalProperties: true})
+	if err != nil {
+		return nil, fmt.Errorf("server: json_object grammar: %w", err)
+	}
+	sessions := cfg.CacheSessions
+	if sessions == 0 {
+		sessions = cfg.Parallel + 2
+	}
+	if per := kvBytes(info); per > 0 {
+		sessions = min(sessions, int(cfg.CacheBytes/per))
+	}
+	sessions = max(sessions, cfg.Parallel)
+	s := &Server{
+		eng: eng, cfg: cfg, modelID: id, created: time.Now().Unix(), prompter: prompter,
+		lim: newLimiter(cfg.Parallel, cfg.Queue, 1), jsonObject: jsonObject, log: cfg.Logger,
+	}
+	s.cache = newPromptCache(sessions, func(ctx context.Context) (*conversation.Conversation, error) {
+		return conversation.New(ctx, eng, convCfg)
+	})
+	return s, nil
+}
+
+// kvBytes estimates one session's KV cache: keys and values of every layer
+// for the whole context.
+func kvBytes(info engine.Info) int64 {
+	p := info.Params
+	elem := int64(4)
+	if info.KVType == ggml.F16 {
+		elem = 2
+	}
+	return 2 * int64(p.NLayers) * int64(info.ContextLength) * int64(p.NKVHeads) * int64(p.HeadDim) * elem
+}
+
+// ModelID is the model's name in the API.
+func (s *Server) ModelID() string { return s.modelID }
+
+// Handler returns the server's routes: GET /v1/models, GET
+// /v1/models/{id}, POST /v1/chat/completions, POST /v1/completions and
+// GET /health.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/models", route(http.MethodGet, s.handleModels))
+	mux.Handle("/v1/models/{id}", route(http.MethodGet, s.handleModel))
+	mux.Handle("/v1/chat/completions", route(http.MethodPost, s.handleChat))
+	mux.Handle("/v1/completions", route(http.MethodPost, s.handleCompletions))
+	mux.Handle("/health", route(http.MethodGet, s.handleHealth))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, newError(http.StatusNotFound, typeInvalidRequest, "", "unknown_url", "unknown request URL: %s %s", r.Method, r.URL.Path))
+	})
+	return s.middleware(mux)
+}
+
+// route answers 405 to methods other than method.
+func route(method string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeError(w, newError(http.StatusMethodNotAllowed, typeInvalidRequest, "", "method_not_allowed",
+				"%s %s is not supported; use %s", r.Method, r.URL.Path, method))
+			return
+		}
+		h(w, r)
+	})
+}
+
+// middleware checks the API key, refuses work while draining, recovers
+// panics and logs each request.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		s.inflight.Add(1)
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic serving request", "path", r.URL.Path, "panic", p)
+				if !rec.wrote {
+					writeError(rec, newError(http.StatusInternalServerError, typeServer, "", "", "internal error: %v", p))
+				}
+			}
+			s.inflight.Done()
+			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+		}()
+		if err := s.authorize(r); err != nil {
+			writeError(rec, err)
+			return
+		}
+		if s.draining.Load() && r.URL.Path != "/health" {
+			writeError(rec, newError(http.StatusServiceUnavailable, typeServer, "", "shutting_down", "the server is shutting down"))
+			return
+		}
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// authorize checks the bearer token when an API key is set.
+func (s *Server) authorize(r *http.Request) *apiError {
+	if s.cfg.APIKey == "" {
+		return nil
+	}
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || token == "" {
+		return newError(http.StatusUnauthorized, typeInvalidRequest, "", "invalid_api_key",
+			"you didn't provide an API key: send it as 'Authorization: Bearer YOUR_KEY'")
+	}
+	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.APIKey)) != 1 {
+		return newError(http.StatusUnauthorized, typeInvalidRequest, "", "invalid_api_key", "incorrect API key provided")
+	}
+	return nil
+}
+
+// statusRecorder remembers the status written, for the log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ListenAndServe listens on addr (host:port) and serves until ctx is
+// cancelled; see Serve.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve accepts connections on ln until ctx is cancelled, then shuts down
+// gracefully: it stops accepting, lets in-flight requests finish for up to
+// Config.ShutdownTimeout, then cancels the rest and returns. It returns nil
+// after a shutdown, else the error that stopped it.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	base, cancelAll := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelAll()
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "model", s.modelID, "parallel", s.cfg.Parallel, "cache_sessions", s.cache.max)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("server: %w", err)
+	case <-ctx.Done():
+	}
+	s.draining.Store(true)
+	s.log.Info("shutting down", "grace", s.cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		s.log.Warn("cancelling requests still running after the grace period", "err", err)
+		cancelAll()
+		_ = hs.Close()
+		done := make(chan struct{})
+		go func() { s.inflight.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			s.log.Warn("requests did not stop within 5 s of cancellation")
+		}
+	}
+	<-errc
+	return nil
+}
+
+// newID returns a unique id with the given prefix, such as "chatcmpl-".
+func newID(prefix string) string { return prefix + strings.ToLower(rand.Text()) }
