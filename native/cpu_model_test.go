@@ -83,6 +83,7 @@ func TestCPUForwardMatchesGo(t *testing.T) {
 			{ggml.F32, ggml.F32, 1e-8},
 			{ggml.F16, ggml.F16, 1e-8},
 			{ggml.Q8_0, ggml.F32, 5e-3},
+			{ggml.Q5_0, ggml.F32, 5e-3},
 			{ggml.Q4_K, ggml.F16, 5e-3},
 		} {
 			t.Run(shape+"/"+tc.typ.String(), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"time"
 )
 
@@ -33,10 +34,35 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error
 		switch {
 		case errors.As(err, &syn):
 			return invalid("", "invalid_json", "could not parse the JSON body of your request: %v (at byte %d)", syn, syn.Offset)
+		case errors.As(err, &typ) && typ.Field == "":
+			return invalid("", "invalid_type", "the request body must be a JSON object, got %s", typ.Value)
 		case errors.As(err, &typ):
-			return invalid(typ.Field, "invalid_type", "invalid type for '%s': expected %s, got %s", typ.Field, typ.Type, typ.Value)
+			return invalid(typ.Field, "invalid_type", "invalid type for '%s': expected %s, got %s", typ.Field, jsonKind(typ.Type), typ.Value)
 		}
 		return invalid("", "invalid_json", "could not parse the JSON body of your request: %v", err)
 	}
 	return nil
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
 }

@@ -55,9 +55,11 @@ func openVocabFile(b testing.TB, name string) *gguf.File {
 
 func BenchmarkEncode(b *testing.B) {
 	corpus := makeCorpus(1 << 20)
-	for _, name := range []string{"qwen2", "llama-bpe", "llama-spm", "gemma-4"} {
+	for _, name := range []string{"qwen2", "llama-bpe", "llama-spm", "gemma-4", "qwen2/nocache", "llama-bpe/nocache", "llama-spm/nocache", "gemma-4/nocache"} {
 		b.Run(name, func(b *testing.B) {
-			tok := loadVocab(b, name)
+			vocab, noCache := strings.CutSuffix(name, "/nocache")
+			tok := loadVocab(b, vocab)
+			tok.noWordCache = noCache
 			b.SetBytes(int64(len(corpus)))
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

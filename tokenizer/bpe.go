@@ -298,7 +298,7 @@ func (t *Tokenizer) mergeSmall(st *encodeState, ids, offs []int32) ([]int32, []i
 	ranks := st.ranks[:0]
 	merged := st.merged[:0]
 	for i := 0; i+1 < n; i++ {
-		r, m := t.merges.get(ids[i], ids[i+1])
+		r, m := t.pair(st, ids[i], ids[i+1])
 		ranks = append(ranks, r)
 		merged = append(merged, m)
 	}
@@ -320,10 +320,10 @@ func (t *Tokenizer) mergeSmall(st *encodeState, ids, offs []int32) ([]int32, []i
 		copy(merged[best:], merged[best+1:n-1])
 		n--
 		if best > 0 {
-			ranks[best-1], merged[best-1] = t.merges.get(ids[best-1], ids[best])
+			ranks[best-1], merged[best-1] = t.pair(st, ids[best-1], ids[best])
 		}
 		if best+1 < n {
-			ranks[best], merged[best] = t.merges.get(ids[best], ids[best+1])
+			ranks[best], merged[best] = t.pair(st, ids[best], ids[best+1])
 		}
 	}
 	st.ranks, st.merged = ranks, merged

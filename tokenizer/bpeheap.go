@@ -75,7 +75,7 @@ func (t *Tokenizer) mergeHeap(st *encodeState, ids, offs []int32) ([]int32, []in
 		if l < 0 || r < 0 {
 			return
 		}
-		rank, m := t.merges.get(ids[l], ids[r])
+		rank, m := t.pair(st, ids[l], ids[r])
 		if rank < 0 {
 			return
 		}

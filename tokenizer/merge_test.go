@@ -19,7 +19,7 @@ func TestMergeStrategiesAgree(t *testing.T) {
 	words = append(words, adversarial...)
 
 	bpe := loadVocab(t, "qwen2")
-	st := &encodeState{}
+	st := bpe.getState(0)
 	for _, w := range words {
 		var ids, offs []int32
 		for i := 0; i < len(w); i++ {

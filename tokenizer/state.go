@@ -25,6 +25,29 @@ type encodeState struct {
 	cacheIDs []int32
 
 	spm spmState
+
+	// pairs caches merge-table lookups. The table is a pure function of
+	// the tokenizer, and a state belongs to one tokenizer's pool, so the
+	// cache stays valid across calls.
+	pairs *[pairCacheSize]pairEntry
+}
+
+const pairCacheSize = 1 << 12
+
+type pairEntry struct{ key, val uint64 }
+
+// pair returns the merge rank and result of (l, r) through the cache.
+func (t *Tokenizer) pair(st *encodeState, l, r int32) (int32, int32) {
+	if l < 0 || r < 0 {
+		return -1, -1
+	}
+	k := mergeKey(l, r)
+	e := &st.pairs[((k^k>>29)*0x9E3779B97F4A7C15)>>52]
+	if e.key != k {
+		rank, m := t.merges.get(l, r)
+		e.key, e.val = k, uint64(uint32(rank))<<32|uint64(uint32(m))
+	}
+	return int32(e.val >> 32), int32(uint32(e.val))
 }
 
 // cacheMinText is the text length from which Encode caches words.
@@ -33,9 +56,12 @@ const cacheMinText = 512
 func (t *Tokenizer) getState(textLen int) *encodeState {
 	st, _ := t.scratch.Get().(*encodeState)
 	if st == nil {
-		st = &encodeState{}
+		st = &encodeState{pairs: new([pairCacheSize]pairEntry)}
+		for i := range st.pairs {
+			st.pairs[i].key = emptyKey
+		}
 	}
-	if textLen >= cacheMinText {
+	if textLen >= cacheMinText && !t.noWordCache {
 		if st.cache == nil {
 			st.cache = make(map[string]uint64, 1024)
 		}

@@ -62,7 +62,8 @@ type Tokenizer struct {
 	// decoding
 	pieces *strIndex // piece of each token (special=false); not hashed
 
-	scratch sync.Pool // *encodeState
+	scratch     sync.Pool // *encodeState
+	noWordCache bool      // tests and benchmarks: disable the per-call word cache
 }
 
 // VocabSize returns the number of tokens.

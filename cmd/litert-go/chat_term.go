@@ -65,6 +65,7 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 		io.Reader
 		io.Writer
 	}{ctrlC, sio.out}, ">>> ")}
+	r.t.History = &lineHistory{}
 	for ctx.Err() == nil {
 		input, err := r.read()
 		if errors.Is(err, errInterrupted) {
@@ -163,19 +164,52 @@ func (r *replInput) read() (string, error) {
 }
 
 // ctrlCReader notes Ctrl-C typed at the prompt (in raw mode it is a byte,
-// not a signal), so it can clear the line instead of ending the chat.
+// not a signal) and turns it into end-of-line, kill-line, enter: the line
+// editor then returns an empty line, which the REPL drops, instead of
+// ending the chat as it would on a raw Ctrl-C.
 type ctrlCReader struct {
-	r    io.Reader
-	seen atomic.Bool
+	r       io.Reader
+	seen    atomic.Bool
+	buf     [256]byte
+	pending []byte
 }
 
 func (c *ctrlCReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if bytes.IndexByte(p[:n], 3) >= 0 {
-		c.seen.Store(true)
+	if len(c.pending) == 0 {
+		n, err := c.r.Read(c.buf[:])
+		if n == 0 {
+			return 0, err
+		}
+		chunk := c.buf[:n]
+		if bytes.IndexByte(chunk, 3) >= 0 {
+			c.seen.Store(true)
+			chunk = bytes.ReplaceAll(chunk, []byte{3}, []byte{5, 21, '\r'}) // ^E ^U Enter
+		}
+		c.pending = chunk
 	}
-	return n, err
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
 }
+
+// lineHistory is the REPL's input history: at most 500 lines, without
+// empty lines or repeats of the last one.
+type lineHistory struct{ lines []string }
+
+func (h *lineHistory) Add(s string) {
+	if strings.TrimSpace(s) == "" || (len(h.lines) > 0 && h.lines[len(h.lines)-1] == s) {
+		return
+	}
+	if len(h.lines) == 500 {
+		h.lines = h.lines[1:]
+	}
+	h.lines = append(h.lines, s)
+}
+
+func (h *lineHistory) Len() int { return len(h.lines) }
+
+// At returns the idx-th most recent line (0: the last).
+func (h *lineHistory) At(idx int) string { return h.lines[len(h.lines)-1-idx] }
 
 // spinner shows progress on a terminal while the model loads.
 type spinner struct {

@@ -83,13 +83,11 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 			pending = nil
 		}
 		var reply *conversation.Reply
-		for ch, err := range c.conv.SendMessageStream(ctx, msg, opts...) {
-			if err != nil {
-				if msg.Role == conversation.RoleTool {
-					// Keep the answered calls: the tools did run.
-					_ = c.conv.Restore(append(c.conv.History(), msg))
-				}
-				return nil, err
+		var err error
+		for ch, cerr := range c.conv.SendMessageStream(ctx, msg, opts...) {
+			if cerr != nil {
+				err = cerr // the stream holds the conversation's lock until it ends
+				break
 			}
 			if ch.Reasoning != "" {
 				out.reasoning(ch.Reasoning)
@@ -101,8 +99,15 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 				reply = ch.Reply
 			}
 		}
-		if reply == nil {
-			return nil, errors.New("the reply ended without a result")
+		if err == nil && reply == nil {
+			err = errors.New("the reply ended without a result")
+		}
+		if err != nil {
+			if msg.Role == conversation.RoleTool {
+				// Keep the answered calls: the tools did run.
+				_ = c.conv.Restore(append(c.conv.History(), msg))
+			}
+			return nil, err
 		}
 		res.Usage.PromptTokens += reply.Usage.PromptTokens
 		res.Usage.CachedTokens += reply.Usage.CachedTokens

@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"generate":   {"complete a prompt, streaming the generated text", runGenerate},
 		"logits":     {"print the model's logits as JSON lines (reference format)", runLogits},
 		"quantize":   {"convert a GGUF model to f16, bf16, q8_0, q4_0, q4_k_m, q5_k_m, q6_k …", runQuantize},
+		"serve":      {"serve the model over an OpenAI-compatible HTTP API with prompt caching", runServe},
 		"synth":      {"write a synthetic model with a real shape and random weights", runSynth},
 		"template":   {"render a chat template (template render)", runTemplate},
 		"tokenize":   {"print the token ids of stdin text as a JSON array", runTokenize},

@@ -17,6 +17,23 @@ typedef struct {
 } block_q4_0;
 
 typedef struct {
+  uint16_t d, m;      /* value d*q + m */
+  uint8_t qs[QK / 2]; /* as block_q4_0 */
+} block_q4_1;
+
+typedef struct {
+  uint16_t d;
+  uint8_t qh[4];      /* bit j: fifth bit of element j (little-endian) */
+  uint8_t qs[QK / 2]; /* low four bits, as block_q4_0; value d*(q-16) */
+} block_q5_0;
+
+typedef struct {
+  uint16_t d, m; /* value d*q + m */
+  uint8_t qh[4];
+  uint8_t qs[QK / 2];
+} block_q5_1;
+
+typedef struct {
   uint16_t d;
   int8_t qs[QK];
 } block_q8_0;
@@ -42,6 +59,9 @@ typedef struct {
 } block_q6_K;
 
 _Static_assert(sizeof(block_q4_0) == 18, "block_q4_0 is 18 bytes");
+_Static_assert(sizeof(block_q4_1) == 20, "block_q4_1 is 20 bytes");
+_Static_assert(sizeof(block_q5_0) == 22, "block_q5_0 is 22 bytes");
+_Static_assert(sizeof(block_q5_1) == 24, "block_q5_1 is 24 bytes");
 _Static_assert(sizeof(block_q8_0) == 34, "block_q8_0 is 34 bytes");
 _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K is 144 bytes");
 _Static_assert(sizeof(block_q5_K) == 176, "block_q5_K is 176 bytes");

@@ -77,6 +77,9 @@ int64_t lrt_pool_isa(const lrt_pool *p, char *buf, int64_t cap) {
 int act_format(int32_t t) {
   switch (t) {
   case LRT_Q4_0:
+  case LRT_Q4_1:
+  case LRT_Q5_0:
+  case LRT_Q5_1:
   case LRT_Q8_0:
     return ACT_Q8A;
   case LRT_Q4_K:
@@ -104,6 +107,9 @@ int64_t weight_block(int32_t t) {
   case LRT_BF16:
     return 1;
   case LRT_Q4_0:
+  case LRT_Q4_1:
+  case LRT_Q5_0:
+  case LRT_Q5_1:
   case LRT_Q8_0:
     return QK;
   case LRT_Q4_K:
@@ -123,6 +129,12 @@ int64_t weight_row_bytes(int32_t t, int64_t n) {
     return 2 * n;
   case LRT_Q4_0:
     return n / QK * (int64_t)sizeof(block_q4_0);
+  case LRT_Q4_1:
+    return n / QK * (int64_t)sizeof(block_q4_1);
+  case LRT_Q5_0:
+    return n / QK * (int64_t)sizeof(block_q5_0);
+  case LRT_Q5_1:
+    return n / QK * (int64_t)sizeof(block_q5_1);
   case LRT_Q8_0:
     return n / QK * (int64_t)sizeof(block_q8_0);
   case LRT_Q4_K:

@@ -85,7 +85,12 @@ static void *worker(void *varg) {
       while (!joinable(t = atomic_load_explicit(&p->ticket, memory_order_acquire), seen) &&
              !atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         if (++spins < SPIN_ROUNDS) {
-          cpu_relax();
+          /* yield now and then: on a busy machine the thread we wait for
+           * may need this core */
+          if (spins % 256 == 0)
+            sched_yield();
+          else
+            cpu_relax();
           continue;
         }
         pthread_mutex_lock(&p->mu);
@@ -170,7 +175,7 @@ void pool_end(lrt_pool *p) { pthread_mutex_unlock(&p->op_mu); }
 /* spin_wait pauses, yielding the core now and then in case the thread we
  * wait for is not running. */
 static inline void spin_wait(int *spins) {
-  if (++*spins % 1024 == 0)
+  if (++*spins % 256 == 0)
     sched_yield();
   else
     cpu_relax();

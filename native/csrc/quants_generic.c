@@ -148,6 +148,39 @@ static void vecdot_q4_0_generic(int64_t n, const void *vw, const void *vx, size_
   }
 }
 
+/* The other legacy types as signed quants plus a per-block bias:
+ * value = d*q + b, so dot = d*dy*sum(q*qy) + b*s_y. */
+
+/* q5_at returns element j's 5-bit quant of a Q5 block. */
+static inline int q5_at(const uint8_t *qs, uint32_t qh, int j) {
+  const int lo = j < 16 ? qs[j] & 0xF : qs[j - 16] >> 4;
+  return lo | (int)((qh >> j) & 1) << 4;
+}
+
+#define LEGACY_GENERIC(NAME, BLOCK, PREP, Q, BIAS)                                                \
+  static void vecdot_##NAME##_generic(int64_t n, const void *vw, const void *vx, size_t xs,   \
+                                      int nt, float *out, size_t os) {                        \
+    const BLOCK *w = vw;                                                                      \
+    for (int t = 0; t < nt; t++) {                                                            \
+      const block_q8a *x = (const block_q8a *)((const char *)vx + t * xs);                    \
+      float sum = 0;                                                                          \
+      for (int64_t i = 0; i < n / QK; i++) {                                                  \
+        const BLOCK *b = &w[i];                                                               \
+        uint32_t qh = 0;                                                                      \
+        PREP;                                                                                 \
+        int s = 0;                                                                            \
+        for (int j = 0; j < QK; j++) s += (Q) * x[i].qs[j];                                   \
+        sum += lrt_f16_to_f32(b->d) * x[i].d * (float)s + (BIAS) * x[i].s;                   \
+      }                                                                                       \
+      out[t * os] = sum;                                                                      \
+    }                                                                                         \
+  }
+
+#define Q4_AT(j) ((j) < 16 ? b->qs[j] & 0xF : b->qs[(j) - 16] >> 4)
+LEGACY_GENERIC(q4_1, block_q4_1, (void)qh, Q4_AT(j), lrt_f16_to_f32(b->m))
+LEGACY_GENERIC(q5_0, block_q5_0, memcpy(&qh, b->qh, 4), q5_at(b->qs, qh, j) - 16, 0.0f)
+LEGACY_GENERIC(q5_1, block_q5_1, memcpy(&qh, b->qh, 4), q5_at(b->qs, qh, j), lrt_f16_to_f32(b->m))
+
 /* ---- K-quants against block_q8K ---- */
 
 static void vecdot_q4_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
@@ -250,12 +283,12 @@ static void vecdot_q6_K_generic(int64_t n, const void *vw, const void *vx, size_
 /* ---- attention blocks ---- */
 
 static float exp_sum_generic(float *x, int64_t n, float m) {
-  float sum = 0;
+  double sum = 0; /* softmax rows reach the vocabulary size */
   for (int64_t i = 0; i < n; i++) {
     x[i] = expf(x[i] - m);
     sum += x[i];
   }
-  return sum;
+  return (float)sum;
 }
 
 static void att_scores_generic(const float *q, size_t qs, int ng, const void *k, size_t ks, int f16,
@@ -284,6 +317,9 @@ void lrt_fill_generic(kernels *k) {
   k->dot[LRT_BF16] = vecdot_bf16_generic;
   k->dot[LRT_Q8_0] = vecdot_q8_0_generic;
   k->dot[LRT_Q4_0] = vecdot_q4_0_generic;
+  k->dot[LRT_Q4_1] = vecdot_q4_1_generic;
+  k->dot[LRT_Q5_0] = vecdot_q5_0_generic;
+  k->dot[LRT_Q5_1] = vecdot_q5_1_generic;
   k->dot[LRT_Q4_K] = vecdot_q4_K_generic;
   k->dot[LRT_Q5_K] = vecdot_q5_K_generic;
   k->dot[LRT_Q6_K] = vecdot_q6_K_generic;

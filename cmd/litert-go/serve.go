@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/litert-go/litert-go/server"
+)
+
+// runServe serves the model over an OpenAI-compatible HTTP API until ctx
+// is cancelled (SIGINT or SIGTERM), then shuts down gracefully.
+func runServe(ctx context.Context, sio stdio, args []string) error {
+	fs := newFlags("serve", sio)
+	eo := addEngineFlags(fs)
+	fs.IntVar(eo.ctxLen, "ctx", 0, "context length per session (same as -c)")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
+	parallel := fs.Int("parallel", server.DefaultParallel, "requests generating at once")
+	queue := fs.Int("queue", 0, "requests that may wait beyond --parallel before 429 (0: 4 × parallel, -1: none)")
+	cache := fs.Int("cache", 0, "sessions kept for prompt caching, running ones included (0: parallel + 2)")
+	cacheMiB := fs.Int64("cache-mib", server.DefaultCacheBytes>>20, "memory bound of the cached KV caches, in MiB (0: only the running sessions)")
+	apiKey := fs.String("api-key", "", "require 'Authorization: Bearer KEY' on every route (default $LITERT_API_KEY)")
+	alias := fs.String("alias", "", "model name in the API (default: the file name without .gguf)")
+	maxTokens := fs.Int("max-tokens", 0, "default reply length cap when a request sets none (0: up to the context)")
+	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "time limit of one request, queueing included")
+	grace := fs.Duration("grace", server.DefaultShutdownTimeout, "on shutdown, how long in-flight requests may finish")
+	maxBody := fs.Int64("max-body-mib", server.DefaultMaxBodyBytes>>20, "largest request body, in MiB")
+	verbose := fs.Bool("v", false, "log every request to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *parallel < 1 {
+		return fmt.Errorf("--parallel %d: want at least 1", *parallel)
+	}
+	if *cache < 0 || *cacheMiB < 0 || *maxTokens < 0 || *timeout < 0 || *grace < 0 || *maxBody < 1 {
+		return errors.New("--cache, --cache-mib, --max-tokens, --timeout and --grace must not be negative, --max-body-mib at least 1")
+	}
+	if *apiKey == "" {
+		*apiKey = os.Getenv("LITERT_API_KEY")
+	}
+	if host, _, err := net.SplitHostPort(*addr); err != nil {
+		return fmt.Errorf("--addr %q: %w", *addr, err)
+	} else if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && *apiKey == "" {
+		fmt.Fprintf(sio.err, "litert-go serve: warning: listening on %s without --api-key\n", *addr)
+	}
+	id := *alias
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(*eo.model), ".gguf")
+	}
+	eng, err := eo.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	srv, err := server.New(eng, server.Config{
+		ModelID:         id,
+		Parallel:        *parallel,
+		Queue:           *queue,
+		CacheSessions:   *cache,
+		CacheBytes:      max(*cacheMiB<<20, 1),
+		MaxBodyBytes:    *maxBody << 20,
+		RequestTimeout:  *timeout,
+		ShutdownTimeout: *grace,
+		MaxTokens:       *maxTokens,
+		APIKey:          *apiKey,
+		Logger:          slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level})),
+	})
+	if err != nil {
+		return err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *addr)
+	if err != nil {
+		return err
+	}
+	info := eng.Info()
+	fmt.Fprintf(sio.err, "litert-go serve: model %q (%s %s, context %d, backend %s) on http://%s/v1 (parallel %d)\n",
+		id, info.Arch, info.Quant, info.ContextLength, info.Backend, ln.Addr(), *parallel)
+	start := time.Now()
+	err = srv.Serve(ctx, ln)
+	fmt.Fprintf(sio.err, "litert-go serve: stopped after %v\n", time.Since(start).Round(time.Second))
+	return err
+}

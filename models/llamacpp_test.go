@@ -1,0 +1,165 @@
+package models
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/native"
+)
+
+// llamaCppDir holds llama.cpp's logits for the synthetic models; its
+// README.md says how they were made.
+const llamaCppDir = "testdata/llamacpp"
+
+// llamaCppTol is the largest |Δlogit| allowed against llama.cpp, by weight
+// type; the tiny models' logits lie within ±3. Measured maxima (README.md):
+// F32 1e-6, except Gemma 3 at 3e-4 because ggml's GELU reads a float16
+// table; Q4_K_M 0.025, because llama.cpp rounds every activation row to
+// 8 bits (Q8_0 or Q8_K) before its dot products while we multiply by the
+// float32 activations. The tolerances leave room for the 6 digits the
+// files keep and another CPU's summation order, and stay well below the
+// effect of a real bug: a sliding window one position off moves Gemma's
+// logits by 0.2 to 0.35.
+var llamaCppTol = map[string]float64{
+	"f32":    1e-3,
+	"q4_k_m": 0.06,
+}
+
+// llamaCppRef is one reference file: llama.cpp's logits after the prompt,
+// decoded as one batch, and after each fed token.
+type llamaCppRef struct {
+	Prompt []int32
+	Feed   []int32
+	NVocab int
+	Steps  [][]float32
+}
+
+// readLlamaCppRef parses a file of JSON lines: the header
+// {"prompt_tokens": [...], "feed": [...], "n_vocab": V}, then
+// {"step": i, "argmax": id, "logits": [...]} for steps 0, 1, ….
+func readLlamaCppRef(path string) (llamaCppRef, error) {
+	var ref llamaCppRef
+	fd, err := os.Open(path)
+	if err != nil {
+		return ref, err
+	}
+	defer fd.Close()
+	sc := bufio.NewScanner(fd)
+	sc.Buffer(nil, 1<<20)
+	if !sc.Scan() {
+		return ref, fmt.Errorf("%s: no header line", path)
+	}
+	var hdr struct {
+		Prompt []int32 `json:"prompt_tokens"`
+		Feed   []int32 `json:"feed"`
+		NVocab int     `json:"n_vocab"`
+	}
+	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil {
+		return ref, fmt.Errorf("%s:1: %w", path, err)
+	}
+	ref.Prompt, ref.Feed, ref.NVocab = hdr.Prompt, hdr.Feed, hdr.NVocab
+	for line := 2; sc.Scan(); line++ {
+		var st struct {
+			Step   int       `json:"step"`
+			Logits []float32 `json:"logits"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
+			return ref, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if st.Step != len(ref.Steps) || len(st.Logits) != ref.NVocab {
+			return ref, fmt.Errorf("%s:%d: step %d with %d logits, want step %d with %d", path, line, st.Step, len(st.Logits), len(ref.Steps), ref.NVocab)
+		}
+		ref.Steps = append(ref.Steps, st.Logits)
+	}
+	if err := sc.Err(); err != nil {
+		return ref, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(ref.Prompt) == 0 || len(ref.Steps) == 0 || len(ref.Feed) < len(ref.Steps)-1 {
+		return ref, fmt.Errorf("%s: %d prompt tokens, %d fed, %d steps", path, len(ref.Prompt), len(ref.Feed), len(ref.Steps))
+	}
+	return ref, nil
+}
+
+// llamaCppBackends returns the backends to check: the Go backend always,
+// the C kernels when their library is built.
+func llamaCppBackends(t *testing.T) []native.Backend {
+	bs := []native.Backend{native.NewGo(1)}
+	if c, err := native.LoadCPU(1); err == nil {
+		bs = append(bs, c)
+	} else if !errors.Is(err, native.ErrUnavailable) {
+		require.NoError(t, err)
+	}
+	t.Cleanup(func() {
+		for _, b := range bs {
+			b.Close()
+		}
+	})
+	return bs
+}
+
+// TestLlamaCpp regenerates each synthetic model of testdata/llamacpp
+// (file <shape>-<type>.jsonl, seed 1), prefills the prompt as one batch,
+// feeds the listed tokens one at a time and checks every logit of every
+// step against llama.cpp's. The prompts are longer than tiny Gemma 3's
+// sliding window of 16, so its local layers slide during both prefill and
+// decode.
+func TestLlamaCpp(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(llamaCppDir, "*.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no reference files in %s", llamaCppDir)
+	backends := llamaCppBackends(t)
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			cut := strings.LastIndexByte(name, '-')
+			require.Positive(t, cut, "file name %s is not <shape>-<type>.jsonl", path)
+			shape, typeName := name[:cut], name[cut+1:]
+			tol, ok := llamaCppTol[typeName]
+			require.True(t, ok, "%s: no tolerance for type %q", path, typeName)
+			typ, mix, err := synth.ParseType(typeName)
+			require.NoError(t, err)
+			ref, err := readLlamaCppRef(path)
+			require.NoError(t, err)
+
+			model := filepath.Join(t.TempDir(), "m.gguf")
+			require.NoError(t, synth.WriteFile(model, shape, synth.Options{Seed: 1, Type: typ, Mix: mix}))
+			for _, b := range backends {
+				m := openModel(t, model, b)
+				p := m.Params()
+				require.Equal(t, ref.NVocab, p.VocabSize)
+				st, err := NewState(p, len(ref.Prompt)+len(ref.Steps), len(ref.Prompt), ggml.F32)
+				require.NoError(t, err)
+				logits := make([]float32, p.VocabSize)
+				worst := 0.0
+				for step, want := range ref.Steps {
+					if step == 0 {
+						m.Forward(st, ref.Prompt, logits)
+					} else {
+						m.Forward(st, ref.Feed[step-1:step], logits)
+					}
+					d, at := 0.0, 0
+					for i, w := range want {
+						if e := math.Abs(float64(logits[i] - w)); !(e <= d) {
+							d, at = e, i
+						}
+					}
+					require.LessOrEqual(t, d, tol, "%s backend, step %d: logit %d is %g, llama.cpp %g",
+						b.Name(), step, at, logits[at], want[at])
+					worst = max(worst, d)
+				}
+				t.Logf("%s backend: max |Δlogit| %.2g over %d steps (tolerance %g)", b.Name(), worst, len(ref.Steps), tol)
+			}
+		})
+	}
+}

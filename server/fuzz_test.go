@@ -1,0 +1,45 @@
+package server
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzChatRequest feeds arbitrary bodies through the checks a chat request
+// passes before generation: JSON decoding, planning (messages, tools,
+// tool_choice, response_format, sampling) and the prompt's rendering. None
+// may panic, and every refusal is a 4xx API error.
+func FuzzChatRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"model":"tiny-qwen","messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"tiny-qwen","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}]}`,
+		`{"model":"tiny-qwen","messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},{"role":"tool","tool_call_id":"c","content":"1"}]}`,
+		`{"model":"tiny-qwen","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}}],"tool_choice":{"type":"function","function":{"name":"f"}},"messages":[{"role":"user","content":"x"}]}`,
+		`{"model":"tiny-qwen","response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"array","items":{"enum":[1,"a",null]}}}},"messages":[{"role":"developer","content":null}]}`,
+		`{"model":"tiny-qwen","stop":"x","seed":-1,"temperature":0.5,"top_p":0,"messages":[{"role":"user","content":""}]}`,
+		`{"messages":5}`, `[]`, `null`, `{"model":"tiny-qwen","messages":[{"role":"user","content":{"a":1}}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s, _ := startServer(f, Config{})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var req chatRequest
+		if json.Unmarshal(body, &req) != nil {
+			return
+		}
+		plan, aerr := s.planChat(&req)
+		if aerr != nil {
+			if aerr.Status < 400 || aerr.Status >= 500 || aerr.Message == "" {
+				t.Fatalf("bad refusal %d %q for %s", aerr.Status, aerr.Message, body)
+			}
+			return
+		}
+		if prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...); err == nil {
+			if _, aerr := s.maxTokens(req.MaxTokens, len(prompt)); aerr != nil && aerr.Status != 400 {
+				t.Fatalf("bad refusal %d for %s", aerr.Status, body)
+			}
+		} else if requestError("messages", err).Status != 400 {
+			t.Fatalf("prompt error %v is not a 400", err)
+		}
+	})
+}
