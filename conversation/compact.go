@@ -108,6 +108,7 @@ func (c *Conversation) Compact(ctx context.Context, p CompactPolicy) (CompactRes
 	p = p.withDefaults()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	limit := int(p.Threshold * float64(c.sess.ContextLength()))
 	res := CompactResult{Limit: limit}
 	before, err := c.historyTokens(c.history)
@@ -183,6 +184,7 @@ func (c *Conversation) Compact(ctx context.Context, p CompactPolicy) (CompactRes
 func (c *Conversation) HistoryTokens() (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	return c.historyTokens(c.history)
 }
 

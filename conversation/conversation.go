@@ -8,6 +8,7 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/session"
@@ -105,7 +106,8 @@ type Stats struct {
 // holding their KV cache. Methods are safe for concurrent use; turns run one
 // at a time.
 type Conversation struct {
-	mu        sync.Mutex
+	mu        sync.Mutex // held for a whole turn: serializes use of sess and history
+	snap      atomic.Pointer[snapshot]
 	eng       *engine.Engine
 	tok       *tokenizer.Tokenizer
 	tmpl      *template.Template
@@ -150,29 +152,46 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 			return nil, fmt.Errorf("conversation: preface: %w", err)
 		}
 	}
+	c.publish()
 	return c, nil
 }
 
-// History returns a copy of the messages so far.
+// snapshot is the state readers see: it is published at the end of every
+// operation, so History and Stats never wait for a turn in progress (and
+// may be called from inside a streaming loop).
+type snapshot struct {
+	history []Message
+	stats   Stats
+}
+
+// publish records the current state for readers. Callers hold c.mu.
+func (c *Conversation) publish() {
+	snap := &snapshot{history: append([]Message(nil), c.history...), stats: Stats{Turns: len(c.history), Fallbacks: c.fallbacks}}
+	if c.sess != nil {
+		snap.stats.Tokens, snap.stats.ContextLength = c.sess.TokenCount(), c.sess.ContextLength()
+	}
+	c.snap.Store(snap)
+}
+
+// state returns the last published snapshot.
+func (c *Conversation) state() *snapshot {
+	if s := c.snap.Load(); s != nil {
+		return s
+	}
+	return &snapshot{}
+}
+
+// History returns a copy of the messages as of the last completed turn.
 func (c *Conversation) History() []Message {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Message(nil), c.history...)
+	return append([]Message(nil), c.state().history...)
 }
 
-// TokenCount is the number of tokens in the KV cache.
-func (c *Conversation) TokenCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sess.TokenCount()
-}
+// TokenCount is the number of tokens in the KV cache after the last
+// completed turn.
+func (c *Conversation) TokenCount() int { return c.state().stats.Tokens }
 
-// Stats describes the conversation's state.
-func (c *Conversation) Stats() Stats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return Stats{Tokens: c.sess.TokenCount(), ContextLength: c.sess.ContextLength(), Turns: len(c.history), Fallbacks: c.fallbacks}
-}
+// Stats describes the conversation's state after the last completed turn.
+func (c *Conversation) Stats() Stats { return c.state().stats }
 
 // ToolFormat is the tool-call syntax the conversation parses.
 func (c *Conversation) ToolFormat() ToolFormat { return c.format }
@@ -185,14 +204,17 @@ func (c *Conversation) Clone() (*Conversation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conversation: clone: %w", err)
 	}
-	return &Conversation{eng: c.eng, tok: c.tok, tmpl: c.tmpl, format: c.format, cfg: c.cfg, sess: s,
-		history: append([]Message(nil), c.history...), kvText: c.kvText, fallbacks: c.fallbacks}, nil
+	d := &Conversation{eng: c.eng, tok: c.tok, tmpl: c.tmpl, format: c.format, cfg: c.cfg, sess: s,
+		history: append([]Message(nil), c.history...), kvText: c.kvText, fallbacks: c.fallbacks}
+	d.publish()
+	return d, nil
 }
 
 // Reset clears the history back to the preface.
 func (c *Conversation) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	c.history = append([]Message(nil), c.cfg.Preface.Messages...)
 }
 
@@ -201,6 +223,7 @@ func (c *Conversation) Reset() {
 func (c *Conversation) SendMessage(ctx context.Context, msg Message, opts ...Option) (*Reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	return c.turn(ctx, msg, opts, nil)
 }
 
@@ -211,7 +234,12 @@ func (c *Conversation) SendMessage(ctx context.Context, msg Message, opts ...Opt
 func (c *Conversation) SendMessageStream(ctx context.Context, msg Message, opts ...Option) iter.Seq2[Chunk, error] {
 	return func(yield func(Chunk, error) bool) {
 		c.mu.Lock()
-		defer c.mu.Unlock()
+		locked := true
+		defer func() {
+			if locked { // a panic in the caller's loop body
+				c.mu.Unlock()
+			}
+		}()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stopped := false
@@ -227,6 +255,9 @@ func (c *Conversation) SendMessageStream(ctx context.Context, msg Message, opts 
 			return true
 		}
 		reply, err := c.turn(ctx, msg, opts, emit)
+		c.publish()
+		c.mu.Unlock()
+		locked = false
 		if stopped {
 			return
 		}

@@ -109,6 +109,7 @@ func (d *ToolDecl) UnmarshalJSON(data []byte) error {
 func (c *Conversation) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	return Snapshot{
 		Version:  SnapshotVersion,
 		Model:    c.eng.Info().Name,
@@ -276,6 +277,7 @@ func (c *Conversation) Restore(msgs []Message) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	c.history = append([]Message(nil), msgs...)
 	c.kvText = "" // the session no longer spells a known render
 	return nil

@@ -24,6 +24,7 @@ import (
 func (c *Conversation) Respond(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) (*Reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	last, opts, err := c.replace(history, decls, opts)
 	if err != nil {
 		return nil, err
@@ -37,6 +38,7 @@ func (c *Conversation) RespondStream(ctx context.Context, history []Message, dec
 	return func(yield func(Chunk, error) bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		defer c.publish()
 		last, opts, err := c.replace(history, decls, opts)
 		if err != nil {
 			yield(Chunk{}, err)
@@ -56,6 +58,7 @@ func (c *Conversation) RespondStream(ctx context.Context, history []Message, dec
 func (c *Conversation) Complete(ctx context.Context, prompt string, opts ...Option) (*Reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	return c.complete(ctx, prompt, opts, nil)
 }
 
@@ -65,6 +68,7 @@ func (c *Conversation) CompleteStream(ctx context.Context, prompt string, opts .
 	return func(yield func(Chunk, error) bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		defer c.publish()
 		c.stream(ctx, yield, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
 			return c.complete(ctx, prompt, opts, emit)
 		})
@@ -76,6 +80,7 @@ func (c *Conversation) CompleteStream(ctx context.Context, prompt string, opts .
 func (c *Conversation) CommonPrefix(ids []int32) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.publish()
 	have := c.sess.Tokens()
 	n := 0
 	for n < len(have) && n < len(ids) && have[n] == ids[n] {

@@ -91,8 +91,9 @@ func readLlamaCppRef(path string) (llamaCppRef, error) {
 	return ref, nil
 }
 
-// llamaCppBackends returns the backends to check: the Go backend always,
-// the C kernels when their library is built.
+// llamaCppBackends returns single-threaded backends to check, closed when
+// t ends: the Go backend always, the C kernels when their library is
+// built.
 func llamaCppBackends(t *testing.T) []native.Backend {
 	bs := []native.Backend{native.NewGo(1)}
 	if c, err := native.LoadCPU(1); err == nil {
@@ -118,10 +119,10 @@ func TestLlamaCpp(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(llamaCppDir, "*.jsonl"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "no reference files in %s", llamaCppDir)
-	backends := llamaCppBackends(t)
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			cut := strings.LastIndexByte(name, '-')
 			require.Positive(t, cut, "file name %s is not <shape>-<type>.jsonl", path)
 			shape, typeName := name[:cut], name[cut+1:]
@@ -134,7 +135,7 @@ func TestLlamaCpp(t *testing.T) {
 
 			model := filepath.Join(t.TempDir(), "m.gguf")
 			require.NoError(t, synth.WriteFile(model, shape, synth.Options{Seed: 1, Type: typ, Mix: mix}))
-			for _, b := range backends {
+			for _, b := range llamaCppBackends(t) {
 				m := openModel(t, model, b)
 				p := m.Params()
 				require.Equal(t, ref.NVocab, p.VocabSize)
