@@ -27,7 +27,7 @@ func longHistory(n int) []Message {
 }
 
 func TestCompactDrop(t *testing.T) {
-	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja", true)
 	ctx := context.Background()
 	c, err := New(ctx, eng, Config{MaxTokens: 2})
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func TestCompactDrop(t *testing.T) {
 }
 
 func TestCompactKeepsFewerTurnsAndNeverSplitsToolCalls(t *testing.T) {
-	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja", true)
 	ctx := context.Background()
 	c, err := New(ctx, eng, Config{MaxTokens: 2})
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ func TestCompactKeepsFewerTurnsAndNeverSplitsToolCalls(t *testing.T) {
 }
 
 func TestCompactSummarize(t *testing.T) {
-	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja", true)
 	ctx := context.Background()
 	c, err := New(ctx, eng, Config{MaxTokens: 2, Sampler: session.Sampler{Temperature: 1, Seed: 11}})
 	require.NoError(t, err)

@@ -21,35 +21,44 @@ import (
 
 const testdata = "../../shared/testdata"
 
-// models caches synthetic models across tests: name → path.
-var models sync.Map
+// engines caches one engine per model across tests (closed in TestMain):
+// key → *engine.Engine.
+var engines sync.Map
 
-// testEngine opens a tiny synthetic qwen2 model with the real Qwen2
-// vocabulary and the given chat template file (from the templates fixture
-// folder; "" keeps the vocabulary's own).
-func testEngine(t *testing.T, templateFile string) *engine.Engine {
+// testEngine opens a tiny synthetic qwen2 model with the given chat template
+// file from the templates fixture folder ("" keeps the model's own). With
+// realVocab it carries the real 151 936-token Qwen2 vocabulary, otherwise a
+// synthetic 512-token one with the same special tokens, which keeps the
+// tests fast.
+func testEngine(t *testing.T, templateFile string, realVocab ...bool) *engine.Engine {
 	t.Helper()
-	vocab := filepath.Join(testdata, "vocab", "ggml-vocab-qwen2.gguf")
-	if _, err := os.Stat(vocab); err != nil {
-		t.Skipf("qwen2 vocabulary fixture absent (%v)", err)
-	}
+	opts := synth.Options{Seed: 7, Type: ggml.F32}
 	key := templateFile
-	p, ok := models.Load(key)
-	if !ok {
-		opts := synth.Options{Seed: 7, Type: ggml.F32, VocabFile: vocab}
-		if templateFile != "" {
-			src, err := os.ReadFile(filepath.Join(testdata, "templates", templateFile))
-			require.NoError(t, err)
-			opts.ChatTemplate = string(src)
+	if len(realVocab) > 0 && realVocab[0] {
+		opts.VocabFile = filepath.Join(testdata, "vocab", "ggml-vocab-qwen2.gguf")
+		if _, err := os.Stat(opts.VocabFile); err != nil {
+			t.Skipf("qwen2 vocabulary fixture absent (%v)", err)
 		}
-		path := filepath.Join(testDir, strings.ReplaceAll("m-"+key+".gguf", "/", "_"))
-		require.NoError(t, synth.WriteFile(path, "tiny-qwen2.5-0.5b", opts))
-		models.Store(key, path)
-		p = path
+		key += "+qwen2vocab"
 	}
-	eng, err := engine.Open(context.Background(), p.(string), engine.Settings{ContextLength: 2048})
+	if e, ok := engines.Load(key); ok {
+		return e.(*engine.Engine)
+	}
+	if templateFile != "" {
+		src, err := os.ReadFile(filepath.Join(testdata, "templates", templateFile))
+		if err != nil {
+			t.Skipf("template fixture absent (%v)", err)
+		}
+		opts.ChatTemplate = string(src)
+	}
+	path := filepath.Join(testDir, strings.NewReplacer("/", "_", "+", "_").Replace("m-"+key+".gguf"))
+	require.NoError(t, synth.WriteFile(path, "tiny-qwen2.5-0.5b", opts))
+	eng, err := engine.Open(context.Background(), path, engine.Settings{ContextLength: 2048})
 	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	if prev, loaded := engines.LoadOrStore(key, eng); loaded {
+		eng.Close()
+		return prev.(*engine.Engine)
+	}
 	return eng
 }
 
@@ -62,6 +71,7 @@ func TestMain(m *testing.M) {
 	}
 	testDir = dir
 	code := m.Run()
+	engines.Range(func(_, e any) bool { e.(*engine.Engine).Close(); return true })
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -90,7 +100,7 @@ func checkKV(t *testing.T, c *Conversation) {
 }
 
 func TestDeltaPrefill(t *testing.T) {
-	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja", true)
 	ctx := context.Background()
 	c, err := New(ctx, eng, Config{
 		Preface:        Preface{Messages: []Message{SystemText("You are terse.")}},

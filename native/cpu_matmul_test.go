@@ -164,7 +164,9 @@ func TestCPUMatMulFallback(t *testing.T) {
 	c.MatMul(got, w, x, 2)
 	assert.Equal(t, want, got, "%s goes to the pure-Go kernels unchanged", typ)
 	assert.False(t, c.Supports(ggml.IQ2_XXS))
-	assert.Panics(t, func() { c.MatMul(make([]float32, 1), Weight{Type: ggml.Q8_0, Rows: 1, Cols: 32}, make([]float32, 32), 1) },
+	assert.Panics(t, func() {
+		c.MatMul(make([]float32, 1), Weight{Type: ggml.Q8_0, Rows: 1, Cols: 32}, make([]float32, 32), 1)
+	},
 		"a weight shorter than its shape is a programming error")
 }
 
