@@ -1,0 +1,34 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+func TestBenchJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny.gguf")
+	require.NoError(t, synth.WriteFile(path, "tiny-smollm2-135m", synth.Options{Seed: 1, Type: ggml.Q8_0}))
+	code, out, errOut := runCmd(t, "bench", "-m", path, "-p", "9", "-n", "3", "-r", "2", "-b", "4", "-c", "64", "--bw=false", "--json")
+	require.Equal(t, 0, code, errOut)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	for _, key := range []string{"load_ms", "prefill_tps", "decode_tps", "ttft_ms", "peak_rss_mb", "backend", "threads"} {
+		assert.Contains(t, got, key)
+	}
+	assert.Greater(t, got["prefill_tps"], 0.0)
+	assert.Greater(t, got["decode_tps"], 0.0)
+	assert.EqualValues(t, 9, got["prompt_tokens"])
+	assert.EqualValues(t, 2, got["reps"])
+	assert.Greater(t, got["weight_mb_per_token"], 0.0)
+
+	code, _, errOut = runCmd(t, "bench", "-m", path, "-p", "60", "-n", "10", "-c", "64")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "exceed the context")
+}
