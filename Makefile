@@ -3,7 +3,7 @@ export GOTOOLCHAIN=go1.27.3
 
 BUILD_DIR ?= build
 GO ?= go
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 
 .PHONY: all native bin test vet fuzz bench clean
 
@@ -24,8 +24,23 @@ test: native vet
 	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 20m ./...
 	$(MAKE) fuzz
 
+# Each parser of untrusted input gets a short fuzz run (FUZZTIME each).
+FUZZ_TARGETS = \
+	./models/gguf:FuzzRead \
+	./models/ggml:FuzzDequantize \
+	./tokenizer:FuzzEncodeDecode \
+	./template:FuzzParseRender \
+	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
+	./conversation:FuzzToolFormats ./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
+	./tools:FuzzRunRaw ./tools/fs:FuzzPath \
+	./server:FuzzChatRequest
+
 fuzz:
-	$(GO) test ./models/gguf -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
+	@mkdir -p $(BUILD_DIR); for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) >$(BUILD_DIR)/fuzz.log 2>&1 || { cat $(BUILD_DIR)/fuzz.log; exit 1; }; \
+	done
 
 bench: all
 	./bench/run.sh

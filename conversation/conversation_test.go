@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/litert-go/litert-go/bench/synth"
 	"github.com/litert-go/litert-go/engine"
@@ -338,4 +339,46 @@ func TestBadOptions(t *testing.T) {
 	_, err = New(context.Background(), eng, Config{ToolFormat: "klingon"})
 	assert.ErrorContains(t, err, `unknown tool-call format "klingon"`)
 	assert.False(t, errors.Is(err, context.Canceled))
+}
+
+// Streamed chunks are whole UTF-8, never show tool-call syntax, and
+// concatenate to the final answer; a stop string ends the reply without
+// being shown.
+func TestStreamChunks(t *testing.T) {
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	weather := tools.Define("get_weather", "Gets the weather in a city", func(ctx context.Context, in weatherIn) (string, error) {
+		return "sunny", nil
+	})
+	c, err := New(context.Background(), eng, Config{MaxTokens: 120, Sampler: session.Sampler{Temperature: 1, Seed: 5}})
+	require.NoError(t, err)
+	var text strings.Builder
+	var final *Reply
+	for ch, err := range c.SendMessageStream(context.Background(), UserText("weather?"),
+		WithTools(weather), WithToolChoice(ToolChoiceRequired), WithReturnToolRequests(), WithParallelToolCalls(false)) {
+		require.NoError(t, err)
+		assert.True(t, utf8.ValidString(ch.Text), "chunk %q", ch.Text)
+		assert.NotContains(t, ch.Text, "<tool_call>")
+		text.WriteString(ch.Text)
+		if ch.Done {
+			final = ch.Reply
+		}
+	}
+	require.NotNil(t, final)
+	require.NotEmpty(t, final.ToolCalls, "a forced call is parsed")
+	assert.Equal(t, final.Text, strings.TrimSpace(text.String()))
+
+	// Stop strings: sample freely, then stop at the first letter "e".
+	c, err = New(context.Background(), eng, Config{MaxTokens: 60, Sampler: session.Sampler{Temperature: 1, Seed: 6}})
+	require.NoError(t, err)
+	text.Reset()
+	for ch, err := range c.SendMessageStream(context.Background(), UserText("say something"), WithStop("e")) {
+		require.NoError(t, err)
+		assert.True(t, utf8.ValidString(ch.Text))
+		text.WriteString(ch.Text)
+		if ch.Done {
+			final = ch.Reply
+		}
+	}
+	assert.NotContains(t, text.String(), "e")
+	assert.NotContains(t, final.Text, "e")
 }

@@ -110,7 +110,8 @@ func ttft(tb testing.TB, c openai.Client, sys, user string) time.Duration {
 	defer stream.Close()
 	var d time.Duration
 	for stream.Next() {
-		if d == 0 {
+		// The first chunk only names the role: wait for text or the end.
+		if ch := stream.Current(); d == 0 && len(ch.Choices) > 0 && (ch.Choices[0].Delta.Content != "" || ch.Choices[0].FinishReason != "") {
 			d = time.Since(start)
 		}
 	}

@@ -82,6 +82,12 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 	}
 	var reply *conversation.Reply
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
+		// The role comes first, at once, as OpenAI sends it; the model may
+		// hold its first text back (leading whitespace, a possible tool
+		// call).
+		if err := send(deltaMessge{Content: ptr("")}, nil); err != nil {
+			return err
+		}
 		for ch, err := range c.RespondStream(ctx, plan.history, plan.decls, opts...) {
 			if err != nil {
 				return err

@@ -149,6 +149,9 @@ func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
 		return nil, err
 	}
 	if len(p.decls) > 0 {
+		if err := s.checkToolGrammar(p.decls, choice); err != nil {
+			return nil, err
+		}
 		p.opts = append(p.opts, conversation.WithToolChoice(choice))
 	}
 	if req.ParallelToolCalls != nil {
@@ -417,4 +420,28 @@ func (s *Server) responseGrammar(rf *responseFormat) (*constrain.Grammar, *apiEr
 		return g, nil
 	}
 	return nil, invalid("response_format.type", "invalid_value", "response_format type %q is not one of text, json_object or json_schema", rf.Type)
+}
+
+// constrainedFormats are the tool-call formats whose calls the
+// conversation forces with a grammar.
+var constrainedFormats = map[string]bool{"hermes": true, "llama3": true}
+
+// checkToolGrammar refuses, before any work, what would make the
+// conversation's tool-call grammar fail: a forced call in a format without
+// a grammar, or a parameter schema that does not compile.
+func (s *Server) checkToolGrammar(decls []conversation.ToolDecl, choice conversation.ToolChoice) *apiError {
+	format := s.prompter.ToolFormat().Name
+	if !constrainedFormats[format] {
+		if choice != conversation.ToolChoiceAuto && choice != conversation.ToolChoiceNone {
+			return invalid("tool_choice", "unsupported_parameter",
+				"tool_choice %q needs grammar-forced tool calls, which this model's %q tool-call format does not support; use \"auto\"", choice, format)
+		}
+		return nil
+	}
+	for i, d := range decls {
+		if _, err := constrain.JSONSchemaWith(d.Parameters, constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced}); err != nil {
+			return invalid(fmt.Sprintf("tools[%d].function.parameters", i), "invalid_schema", "tool %q: the parameters schema does not compile: %v", d.Name, err)
+		}
+	}
+	return nil
 }

@@ -108,7 +108,7 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 	}
 	switch {
 	case !i.HasChatTemplate:
-		line("chat template", "none")
+		line("chat template", "none (conversations use the default ChatML template)")
 	case i.ChatTemplateTools:
 		line("chat template", "yes (%d bytes, mentions tools)", i.ChatTemplateBytes)
 	default:

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), stdio{strings.NewReader(stdin), &out, &errb}, args)
+	return out.String(), errb.String(), code
+}
+
+func TestTemplateRenderCLI(t *testing.T) {
+	tmpl := filepath.Join("..", "..", "..", "shared", "testdata", "templates", "Qwen-Qwen2.5-7B-Instruct.jinja")
+	if _, err := os.Stat(tmpl); err != nil {
+		t.Skip("templates fixture absent")
+	}
+	req := `{"messages": [{"role": "user", "content": "Hi"}], "add_generation_prompt": true, "unknown": 1}`
+	out, errOut, code := runCLI(t, req, "template", "render", "--template", tmpl)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", out)
+
+	raising := filepath.Join(t.TempDir(), "raise.jinja")
+	require.NoError(t, os.WriteFile(raising, []byte(`{{ raise_exception("roles must alternate") }}`), 0o644))
+	out, errOut, code = runCLI(t, req, "template", "render", "--template", raising)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "roles must alternate")
+
+	_, errOut, code = runCLI(t, "{not json", "template", "render", "--template", tmpl)
+	assert.Equal(t, 1, code)
+	assert.NotEmpty(t, errOut)
+}
+
+func TestGenerateConstrainedCLI(t *testing.T) {
+	model := filepath.Join("..", "..", "..", "shared", "testdata", "models", "stories260K.gguf")
+	if _, err := os.Stat(model); err != nil {
+		t.Skip("stories260K fixture absent")
+	}
+	out, errOut, code := runCLI(t, "", "generate", "-m", model, "-p", "Once upon a time", "-n", "60",
+		"--regex", `[A-Z][a-z]+ (the|a) [a-z]+\.`, "--temp", "1", "--seed", "2")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^[A-Z][a-z]+ (the|a) [a-z]+\.$`, out)
+
+	schema := filepath.Join(t.TempDir(), "s.json")
+	require.NoError(t, os.WriteFile(schema, []byte(`{"type":"object","properties":{"age":{"type":"integer","minimum":1,"maximum":9}},"required":["age"]}`), 0o644))
+	out, errOut, code = runCLI(t, "", "generate", "-m", model, "-p", "Once upon a time", "-n", "60", "--json-schema", schema, "--seed", "2")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^\{"age": [1-9]\}$`, out)
+
+	_, errOut, code = runCLI(t, "", "generate", "-m", model, "-p", "x", "--regex", "(")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "--regex")
+	_, errOut, code = runCLI(t, "", "generate", "-m", model, "-p", "x", "--regex", "a", "--grammar", "g.gbnf")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "only one of")
+}
