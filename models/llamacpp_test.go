@@ -22,19 +22,26 @@ import (
 // README.md says how they were made.
 const llamaCppDir = "testdata/llamacpp"
 
-// llamaCppTol is the largest |Δlogit| allowed against llama.cpp, by weight
-// type; the tiny models' logits lie within ±3. Measured maxima (README.md):
-// F32 1e-6, except Gemma 3 at 3e-4 because ggml's GELU reads a float16
-// table; Q4_K_M 0.025, because llama.cpp rounds every activation row to
-// 8 bits (Q8_0 or Q8_K) before its dot products while we multiply by the
-// float32 activations. The tolerances leave room for the 6 digits the
-// files keep and another CPU's summation order, and stay well below the
-// effect of a real bug: a sliding window one position off moves Gemma's
-// logits by 0.2 to 0.35.
-var llamaCppTol = map[string]float64{
-	"f32":    1e-3,
-	"q4_k_m": 0.06,
-}
+// llamaCppTol is the largest |Δlogit| allowed against llama.cpp's own run,
+// by weight type; the tiny models' logits lie within ±3. Measured maxima
+// (README.md): F32 1e-6, except Gemma 3 at 3e-4 because ggml's GELU reads
+// a float16 table; Q4_K_M 0.025, because llama.cpp rounds every activation
+// row to 8 bits (Q8_0 or Q8_K) before its dot products while we multiply
+// by the float32 activations.
+//
+// The tolerances leave room for the 6 digits the files keep and another
+// CPU's summation order, and stay well below the effect of a real bug: a
+// sliding window one position off moves Gemma's logits by 0.2 to 0.35.
+var llamaCppTol = map[string]float64{"f32": 1e-3, "q4_k_m": 0.06}
+
+// llamaCppDequantTol applies to testdata/llamacpp/dequant: llama.cpp's
+// runs of F32 models holding the dequantized Q4_K_M weights, which take
+// its activation rounding away. The Go backend, which multiplies float32
+// activations, matches them to 1e-6 (Gemma 3: 3e-4, its GELU), so its
+// quantized path is held to the F32 tolerance. The C kernels round
+// activations to 8 bits as ggml does (0.005 to 0.02 off), so they are not
+// checked against these files.
+const llamaCppDequantTol = 1e-3
 
 // llamaCppRef is one reference file: llama.cpp's logits after the prompt,
 // decoded as one batch, and after each fed token.
@@ -109,12 +116,13 @@ func llamaCppBackends(t *testing.T) []native.Backend {
 	return bs
 }
 
-// TestLlamaCpp regenerates each synthetic model of testdata/llamacpp
-// (file <shape>-<type>.jsonl, seed 1), prefills the prompt as one batch,
-// feeds the listed tokens one at a time and checks every logit of every
-// step against llama.cpp's. The prompts are longer than tiny Gemma 3's
-// sliding window of 16, so its local layers slide during both prefill and
-// decode.
+// TestLlamaCpp regenerates the synthetic model of each reference file
+// (<shape>-<type>.jsonl, seed 1), prefills the prompt as one batch, feeds
+// the listed tokens one at a time and checks every logit of every step
+// against llama.cpp's run (testdata/llamacpp/README.md) and, for the Go
+// backend, against its run on the dequantized weights (dequant/, when
+// present). The prompts are longer than tiny Gemma 3's sliding window of
+// 16, so its local layers slide during both prefill and decode.
 func TestLlamaCpp(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(llamaCppDir, "*.jsonl"))
 	require.NoError(t, err)
@@ -123,44 +131,78 @@ func TestLlamaCpp(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cut := strings.LastIndexByte(name, '-')
-			require.Positive(t, cut, "file name %s is not <shape>-<type>.jsonl", path)
-			shape, typeName := name[:cut], name[cut+1:]
-			tol, ok := llamaCppTol[typeName]
-			require.True(t, ok, "%s: no tolerance for type %q", path, typeName)
-			typ, mix, err := synth.ParseType(typeName)
-			require.NoError(t, err)
-			ref, err := readLlamaCppRef(path)
-			require.NoError(t, err)
-
-			model := filepath.Join(t.TempDir(), "m.gguf")
-			require.NoError(t, synth.WriteFile(model, shape, synth.Options{Seed: 1, Type: typ, Mix: mix}))
-			for _, b := range llamaCppBackends(t) {
-				m := openModel(t, model, b)
-				p := m.Params()
-				require.Equal(t, ref.NVocab, p.VocabSize)
-				st, err := NewState(p, len(ref.Prompt)+len(ref.Steps), len(ref.Prompt), ggml.F32)
-				require.NoError(t, err)
-				logits := make([]float32, p.VocabSize)
-				worst := 0.0
-				for step, want := range ref.Steps {
-					if step == 0 {
-						m.Forward(st, ref.Prompt, logits)
-					} else {
-						m.Forward(st, ref.Feed[step-1:step], logits)
-					}
-					d, at := 0.0, 0
-					for i, w := range want {
-						if e := math.Abs(float64(logits[i] - w)); !(e <= d) {
-							d, at = e, i
-						}
-					}
-					require.LessOrEqual(t, d, tol, "%s backend, step %d: logit %d is %g, llama.cpp %g",
-						b.Name(), step, at, logits[at], want[at])
-					worst = max(worst, d)
-				}
-				t.Logf("%s backend: max |Δlogit| %.2g over %d steps (tolerance %g)", b.Name(), worst, len(ref.Steps), tol)
-			}
+			checkLlamaCpp(t, name)
 		})
 	}
+}
+
+// checkLlamaCpp checks the model of reference file name.
+func checkLlamaCpp(t *testing.T, name string) {
+	cut := strings.LastIndexByte(name, '-')
+	require.Positive(t, cut, "file name %s.jsonl is not <shape>-<type>.jsonl", name)
+	shape, typeName := name[:cut], name[cut+1:]
+	tol, ok := llamaCppTol[typeName]
+	require.True(t, ok, "%s.jsonl: no tolerance for type %q", name, typeName)
+	typ, mix, err := synth.ParseType(typeName)
+	require.NoError(t, err)
+	ref, err := readLlamaCppRef(filepath.Join(llamaCppDir, name+".jsonl"))
+	require.NoError(t, err)
+	var deq *llamaCppRef
+	if path := filepath.Join(llamaCppDir, "dequant", name+".jsonl"); !errors.Is(statErr(path), os.ErrNotExist) {
+		r, err := readLlamaCppRef(path)
+		require.NoError(t, err)
+		require.Equal(t, ref.Prompt, r.Prompt, path)
+		require.Equal(t, ref.Feed, r.Feed, path)
+		require.Len(t, r.Steps, len(ref.Steps), path)
+		deq = &r
+	}
+
+	model := filepath.Join(t.TempDir(), "m.gguf")
+	require.NoError(t, synth.WriteFile(model, shape, synth.Options{Seed: 1, Type: typ, Mix: mix}))
+	for _, b := range llamaCppBackends(t) {
+		_, isGo := b.(*native.Go)
+		m := openModel(t, model, b)
+		p := m.Params()
+		require.Equal(t, ref.NVocab, p.VocabSize)
+		st, err := NewState(p, len(ref.Prompt)+len(ref.Steps), len(ref.Prompt), ggml.F32)
+		require.NoError(t, err)
+		logits := make([]float32, p.VocabSize)
+		worst, worstDeq := 0.0, 0.0
+		for step, want := range ref.Steps {
+			if step == 0 {
+				m.Forward(st, ref.Prompt, logits)
+			} else {
+				m.Forward(st, ref.Feed[step-1:step], logits)
+			}
+			worst = max(worst, requireLogits(t, logits, want, tol, "%s backend, step %d", b.Name(), step))
+			if deq != nil && isGo {
+				worstDeq = max(worstDeq, requireLogits(t, logits, deq.Steps[step], llamaCppDequantTol,
+					"%s backend, step %d, against dequant/", b.Name(), step))
+			}
+		}
+		t.Logf("%s backend: max |Δlogit| %.2g over %d steps (tolerance %g)", b.Name(), worst, len(ref.Steps), tol)
+		if deq != nil && isGo {
+			t.Logf("%s backend: max |Δlogit| %.2g against dequant/ (tolerance %g)", b.Name(), worstDeq, llamaCppDequantTol)
+		}
+	}
+}
+
+// requireLogits fails t unless every logit is within tol of want, naming
+// the worst one; it returns the largest difference.
+func requireLogits(t *testing.T, got, want []float32, tol float64, format string, args ...any) float64 {
+	t.Helper()
+	d, at := 0.0, 0
+	for i, w := range want {
+		if e := math.Abs(float64(got[i] - w)); !(e <= d) {
+			d, at = e, i
+		}
+	}
+	require.LessOrEqual(t, d, tol, "%s: logit %d is %g, llama.cpp %g", fmt.Sprintf(format, args...), at, got[at], want[at])
+	return d
+}
+
+// statErr returns os.Stat's error for path.
+func statErr(path string) error {
+	_, err := os.Stat(path)
+	return err
 }

@@ -144,6 +144,12 @@ func (s *Server) withConversation(ctx context.Context, prompt []int32, fn func(c
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.cache.drop(c) // its state is unknown
+			panic(p)
+		}
+	}()
 	err = fn(ctx, c)
 	if err != nil && asError(err).Status >= http.StatusInternalServerError && asError(err).Status != http.StatusGatewayTimeout {
 		s.cache.drop(c)

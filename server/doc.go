@@ -36,17 +36,17 @@
 //
 // With curl:
 //
-//	litert-go serve -m qwen2.5-0.5b-instruct-q8_0.gguf --parallel 2 &
+//	litert-go serve -m qwen2.5-0.5b-instruct-q8_0.gguf --parallel 2 --api-key sk-local &
 //	curl -s http://127.0.0.1:8080/v1/chat/completions \
-//	  -H 'Content-Type: application/json' \
-//	  -d '{"model": "qwen2.5-0.5b-instruct", "max_tokens": 64,
+//	  -H 'Authorization: Bearer sk-local' -H 'Content-Type: application/json' \
+//	  -d '{"model": "qwen2.5-0.5b-instruct-q8_0", "max_tokens": 64,
 //	       "messages": [{"role": "user", "content": "Say hello in French."}]}'
 //
 // With the official Go client (github.com/openai/openai-go/v3):
 //
-//	client := openai.NewClient(option.WithBaseURL("http://127.0.0.1:8080/v1"), option.WithAPIKey("unused"))
+//	client := openai.NewClient(option.WithBaseURL("http://127.0.0.1:8080/v1"), option.WithAPIKey("sk-local"))
 //	resp, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-//		Model:     "qwen2.5-0.5b-instruct",
+//		Model:     "qwen2.5-0.5b-instruct-q8_0", // the file name; --alias sets another
 //		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello in French.")},
 //		MaxTokens: openai.Int(64),
 //	})
