@@ -382,3 +382,35 @@ func TestStreamChunks(t *testing.T) {
 	assert.NotContains(t, text.String(), "e")
 	assert.NotContains(t, final.Text, "e")
 }
+
+// A call to a tool that has no Go function, or whose function fails, gives
+// the model an error result it can react to; the turn still ends in text.
+func TestToolErrorsGoBackToModel(t *testing.T) {
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	boom := tools.Define("boom", "Always fails", func(ctx context.Context, in weatherIn) (string, error) {
+		return "", errors.New("the weather service is down")
+	})
+	ghost := ToolDecl{Name: "ghost", Description: "declared, not implemented",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"enum":["a","b"]}},"required":["x"]}`)}
+	c, err := New(context.Background(), eng, Config{MaxTokens: 120, Sampler: session.Sampler{Temperature: 1, Seed: 8},
+		Preface: Preface{Tools: []ToolDecl{ghost}}})
+	require.NoError(t, err)
+	for _, choice := range []ToolChoice{"ghost", "boom"} {
+		r, err := c.SendMessage(context.Background(), UserText("try "+string(choice)),
+			WithTools(boom), WithToolChoice(choice), WithMaxToolTurns(1), WithParallelToolCalls(false))
+		require.NoError(t, err)
+		require.Len(t, r.ToolRuns, 1)
+		require.Error(t, r.ToolRuns[0].Err)
+		assert.Contains(t, r.ToolRuns[0].Result, `"error"`)
+		assert.True(t, r.ToolLimitReached)
+		assert.Empty(t, r.ToolCalls, "the turn ends with a text reply")
+		var toolMsg Message
+		for _, m := range r.Added {
+			if m.Role == RoleTool {
+				toolMsg = m
+			}
+		}
+		assert.Equal(t, string(choice), toolMsg.Name)
+		assert.Contains(t, toolMsg.Text, "error")
+	}
+}

@@ -1,0 +1,651 @@
+package template
+
+import (
+	"errors"
+	"strconv"
+)
+
+// This file finds the operands of jinja2's binary "+" operator in the
+// tokens of one tag, so that rewrite can route "+" through a helper with
+// Python semantics (see add.go). It is a recursive-descent parser for
+// jinja2's expression grammar (jinja2/parser.py) that records token spans
+// instead of building a tree: precedence and associativity are jinja2's,
+// so the operands found are the ones Python adds, whatever precedence the
+// engine gives the surrounding operators.
+
+// operandKind classifies an operand for the UndefinedError message.
+type operandKind int
+
+const (
+	opOther   operandKind = iota
+	opName                // a bare variable
+	opStrLit              // a string literal
+	opNumLit              // a number literal
+	opKeyed               // x.key or x['key'] with a literal key
+	opIndexed             // x[N] with an integer literal
+)
+
+// exprInfo describes a parsed (sub)expression: its tokens are
+// toks[lo:hi]; pure is false if evaluating it calls a function or macro
+// (filters do not count); kind and key classify it.
+type exprInfo struct {
+	lo, hi int
+	pure   bool
+	kind   operandKind
+	key    string // variable name, attribute or key, or index
+}
+
+// addChain is a left-associative run a + b + c ... of jinja2's "+" that
+// one helper call evaluates: operands in order, and the indices of the
+// "+" tokens between them.
+type addChain struct {
+	operands []exprInfo
+	plus     []int
+}
+
+// errNoParse stops parsing a tag the parser does not understand; its
+// "+" operators are then left as they are.
+var errNoParse = errors.New("unsupported expression")
+
+// addParser parses jinja2 expressions over lexed tokens.
+type addParser struct {
+	toks   []token
+	pos    int
+	chains []addChain
+}
+
+func (p *addParser) peek() token {
+	if p.pos < len(p.toks) {
+		return p.toks[p.pos]
+	}
+	return token{}
+}
+
+func (p *addParser) at(text string) bool {
+	return p.pos < len(p.toks) && p.toks[p.pos].text == text && p.toks[p.pos].kind != 's'
+}
+
+func (p *addParser) atName(name string) bool {
+	return p.pos < len(p.toks) && p.toks[p.pos].kind == 'n' && p.toks[p.pos].text == name
+}
+
+func (p *addParser) expect(text string) error {
+	if !p.at(text) {
+		return errNoParse
+	}
+	p.pos++
+	return nil
+}
+
+// done reports whether all tokens were consumed.
+func (p *addParser) done() bool { return p.pos >= len(p.toks) }
+
+// tuple parses "expr, expr, ..." (jinja2 parse_tuple without parentheses).
+func (p *addParser) tuple(withCond bool) (exprInfo, error) {
+	lo := p.pos
+	e, err := p.expression(withCond)
+	if err != nil {
+		return e, err
+	}
+	if !p.at(",") {
+		return e, nil
+	}
+	pure := e.pure
+	for p.at(",") {
+		p.pos++
+		if p.done() || p.atName("if") || p.atName("recursive") {
+			break
+		}
+		x, err := p.expression(withCond)
+		if err != nil {
+			return x, err
+		}
+		pure = pure && x.pure
+	}
+	return exprInfo{lo: lo, hi: p.pos, pure: pure}, nil
+}
+
+func (p *addParser) expression(withCond bool) (exprInfo, error) {
+	if withCond {
+		return p.condExpr()
+	}
+	return p.or()
+}
+
+// condExpr parses "a if cond [else b]".
+func (p *addParser) condExpr() (exprInfo, error) {
+	e, err := p.or()
+	if err != nil {
+		return e, err
+	}
+	for p.atName("if") {
+		p.pos++
+		c, err := p.or()
+		if err != nil {
+			return c, err
+		}
+		pure := e.pure && c.pure
+		if p.atName("else") {
+			p.pos++
+			f, err := p.condExpr()
+			if err != nil {
+				return f, err
+			}
+			pure = pure && f.pure
+		}
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: pure}
+	}
+	return e, nil
+}
+
+// binaryLevel parses operands separated by any of ops (names or
+// punctuation), left-associative.
+func (p *addParser) binaryLevel(next func() (exprInfo, error), ops ...string) (exprInfo, error) {
+	e, err := next()
+	if err != nil {
+		return e, err
+	}
+	for {
+		matched := false
+		for _, op := range ops {
+			if p.at(op) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return e, nil
+		}
+		p.pos++
+		r, err := next()
+		if err != nil {
+			return r, err
+		}
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure}
+	}
+}
+
+func (p *addParser) or() (exprInfo, error)  { return p.binaryLevel(p.and, "or") }
+func (p *addParser) and() (exprInfo, error) { return p.binaryLevel(p.not, "and") }
+
+func (p *addParser) not() (exprInfo, error) {
+	if p.atName("not") {
+		lo := p.pos
+		p.pos++
+		e, err := p.not()
+		e.lo, e.kind = lo, opOther
+		return e, err
+	}
+	return p.compare()
+}
+
+// compare parses comparison chains, including "in" and "not in".
+func (p *addParser) compare() (exprInfo, error) {
+	e, err := p.math1()
+	if err != nil {
+		return e, err
+	}
+	for {
+		switch {
+		case p.at("==") || p.at("!=") || p.at("<") || p.at(">") || p.at("<=") || p.at(">="):
+			p.pos++
+		case p.atName("in"):
+			p.pos++
+		case p.atName("not") && p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == 'n' && p.toks[p.pos+1].text == "in":
+			p.pos += 2
+		default:
+			return e, nil
+		}
+		r, err := p.math1()
+		if err != nil {
+			return r, err
+		}
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure}
+	}
+}
+
+// math1 parses "+" and "-" and records the "+" chains. A chain grows
+// while its new operands are pure, so that evaluating all operands before
+// adding cannot change which error Python reports first; an impure
+// operand starts a new chain whose first operand is the chain so far.
+func (p *addParser) math1() (exprInfo, error) {
+	e, err := p.concat()
+	if err != nil {
+		return e, err
+	}
+	var chain *addChain
+	flush := func() {
+		if chain != nil {
+			p.chains = append(p.chains, *chain)
+			chain = nil
+		}
+	}
+	for p.at("+") || p.at("-") {
+		opTok := p.pos
+		plus := p.at("+")
+		p.pos++
+		r, err := p.concat()
+		if err != nil {
+			return r, err
+		}
+		switch {
+		case !plus:
+			flush()
+		case chain != nil && (r.pure || len(chain.operands) < 2):
+			chain.operands = append(chain.operands, r)
+			chain.plus = append(chain.plus, opTok)
+		default:
+			flush()
+			chain = &addChain{operands: []exprInfo{e, r}, plus: []int{opTok}}
+		}
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure}
+	}
+	flush()
+	return e, nil
+}
+
+// concat parses "~", which binds tighter than "+" in jinja2.
+func (p *addParser) concat() (exprInfo, error) { return p.binaryLevel(p.math2, "~") }
+
+func (p *addParser) math2() (exprInfo, error) {
+	return p.binaryLevel(p.pow, "*", "/", "//", "%")
+}
+
+func (p *addParser) pow() (exprInfo, error) {
+	return p.binaryLevel(func() (exprInfo, error) { return p.unary(true) }, "**")
+}
+
+// unary parses unary signs, a primary expression, its postfix operations
+// and, if withFilter, its filters and tests.
+func (p *addParser) unary(withFilter bool) (exprInfo, error) {
+	lo := p.pos
+	var e exprInfo
+	var err error
+	if p.at("-") || p.at("+") {
+		p.pos++
+		e, err = p.unary(false)
+		e.lo, e.kind = lo, opOther
+	} else {
+		e, err = p.primary()
+	}
+	if err != nil {
+		return e, err
+	}
+	if e, err = p.postfix(e); err != nil {
+		return e, err
+	}
+	if withFilter {
+		return p.filterExpr(e)
+	}
+	return e, nil
+}
+
+func (p *addParser) primary() (exprInfo, error) {
+	t := p.peek()
+	lo := p.pos
+	switch {
+	case p.done():
+		return exprInfo{}, errNoParse
+	case t.kind == 'n':
+		p.pos++
+		switch t.text {
+		case "true", "false", "none", "True", "False", "None":
+			return exprInfo{lo: lo, hi: p.pos, pure: true}, nil
+		}
+		return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opName, key: t.text}, nil
+	case t.kind == 's':
+		for p.pos < len(p.toks) && p.toks[p.pos].kind == 's' {
+			p.pos++
+		}
+		key := ""
+		if p.pos == lo+1 {
+			key = t.text
+		}
+		return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opStrLit, key: key}, nil
+	case t.kind == '1':
+		p.pos++
+		return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opNumLit}, nil
+	case t.text == "(":
+		p.pos++
+		if p.at(")") {
+			p.pos++
+			return exprInfo{lo: lo, hi: p.pos, pure: true}, nil
+		}
+		e, err := p.tuple(true)
+		if err != nil {
+			return e, err
+		}
+		if err := p.expect(")"); err != nil {
+			return e, err
+		}
+		return exprInfo{lo: lo, hi: p.pos, pure: e.pure}, nil
+	case t.text == "[":
+		p.pos++
+		pure, err := p.items("]", false)
+		return exprInfo{lo: lo, hi: p.pos, pure: pure}, err
+	case t.text == "{":
+		p.pos++
+		pure, err := p.items("}", true)
+		return exprInfo{lo: lo, hi: p.pos, pure: pure}, err
+	}
+	return exprInfo{}, errNoParse
+}
+
+// items parses the comma-separated items of a list or (with pairs) dict
+// literal up to and including the closing bracket.
+func (p *addParser) items(closer string, pairs bool) (bool, error) {
+	pure := true
+	for !p.at(closer) {
+		e, err := p.expression(true)
+		if err != nil {
+			return false, err
+		}
+		pure = pure && e.pure
+		if pairs {
+			if err := p.expect(":"); err != nil {
+				return false, err
+			}
+			v, err := p.expression(true)
+			if err != nil {
+				return false, err
+			}
+			pure = pure && v.pure
+		}
+		if !p.at(",") {
+			break
+		}
+		p.pos++
+	}
+	return pure, p.expect(closer)
+}
+
+// postfix parses attribute access, subscripts and calls.
+func (p *addParser) postfix(e exprInfo) (exprInfo, error) {
+	for {
+		switch {
+		case p.at("."):
+			p.pos++
+			t := p.peek()
+			if t.kind != 'n' && t.kind != '1' {
+				return e, errNoParse
+			}
+			p.pos++
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure, kind: opKeyed, key: t.text}
+		case p.at("["):
+			p.pos++
+			start := p.pos
+			pure := e.pure
+			for !p.at("]") {
+				switch {
+				case p.at(":") || p.at(","):
+					p.pos++
+				default:
+					x, err := p.expression(true)
+					if err != nil {
+						return x, err
+					}
+					pure = pure && x.pure
+				}
+			}
+			p.pos++
+			kind, key := opOther, ""
+			if p.pos == start+2 {
+				switch k := p.toks[start]; k.kind {
+				case 's':
+					if s, ok := unquote(k.text); ok {
+						kind, key = opKeyed, s
+					}
+				case '1':
+					if _, err := strconv.Atoi(k.text); err == nil {
+						kind, key = opIndexed, k.text
+					}
+				}
+			}
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure, kind: kind, key: key}
+		case p.at("("):
+			if err := p.callArgs(); err != nil {
+				return e, err
+			}
+			e = exprInfo{lo: e.lo, hi: p.pos}
+		default:
+			return e, nil
+		}
+	}
+}
+
+// callArgs parses a parenthesised argument list; it reports nothing about
+// purity because a call is impure anyway, but filter arguments use
+// filterArgs.
+func (p *addParser) callArgs() error {
+	_, err := p.filterArgs()
+	return err
+}
+
+// filterArgs parses "(args)" and reports whether the arguments are pure.
+func (p *addParser) filterArgs() (bool, error) {
+	if err := p.expect("("); err != nil {
+		return false, err
+	}
+	pure := true
+	for !p.at(")") {
+		switch {
+		case p.at("*") || p.at("**"):
+			p.pos++
+		case p.peek().kind == 'n' && p.pos+1 < len(p.toks) && p.toks[p.pos+1].text == "=" && p.toks[p.pos+1].kind == 'p':
+			p.pos += 2
+		}
+		x, err := p.expression(true)
+		if err != nil {
+			return false, err
+		}
+		pure = pure && x.pure
+		if !p.at(",") {
+			break
+		}
+		p.pos++
+	}
+	return pure, p.expect(")")
+}
+
+// dottedName parses "name(.name)*" as used for filter and test names.
+func (p *addParser) dottedName() error {
+	if p.peek().kind != 'n' {
+		return errNoParse
+	}
+	p.pos++
+	for p.at(".") && p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == 'n' {
+		p.pos += 2
+	}
+	return nil
+}
+
+// filterExpr parses filters, tests and calls after a unary expression
+// (jinja2 parse_filter_expr).
+func (p *addParser) filterExpr(e exprInfo) (exprInfo, error) {
+	for {
+		switch {
+		case p.at("|"):
+			p.pos++
+			if err := p.dottedName(); err != nil {
+				return e, err
+			}
+			pure := e.pure
+			if p.at("(") {
+				argsPure, err := p.filterArgs()
+				if err != nil {
+					return e, err
+				}
+				pure = pure && argsPure
+			}
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure}
+		case p.atName("is"):
+			p.pos++
+			if p.atName("not") {
+				p.pos++
+			}
+			if err := p.dottedName(); err != nil {
+				return e, err
+			}
+			pure := e.pure
+			t := p.peek()
+			switch {
+			case p.at("("):
+				argsPure, err := p.filterArgs()
+				if err != nil {
+					return e, err
+				}
+				pure = pure && argsPure
+			case !p.done() && (t.kind == 's' || t.kind == '1' || t.text == "[" || t.text == "{" ||
+				t.kind == 'n' && t.text != "else" && t.text != "or" && t.text != "and"):
+				a, err := p.primary()
+				if err != nil {
+					return a, err
+				}
+				if a, err = p.postfix(a); err != nil {
+					return a, err
+				}
+				pure = pure && a.pure
+			}
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure}
+		case p.at("("):
+			if err := p.callArgs(); err != nil {
+				return e, err
+			}
+			e = exprInfo{lo: e.lo, hi: p.pos}
+		default:
+			return e, nil
+		}
+	}
+}
+
+// unquote returns the value of a simple string literal token (no escape
+// sequences).
+func unquote(lit string) (string, bool) {
+	if len(lit) < 2 || lit[0] != lit[len(lit)-1] {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); i++ {
+		if body[i] == '\\' {
+			return "", false
+		}
+	}
+	return body, true
+}
+
+// addChains returns the "+" chains of one tag's tokens, or nil if the tag
+// is not understood. Expression tags are one (tuple) expression; statement
+// tags are parsed according to their keyword.
+func addChains(kind tagKind, toks []token) []addChain {
+	p := &addParser{toks: toks}
+	if err := p.tag(kind); err != nil || !p.done() {
+		return nil
+	}
+	return p.chains
+}
+
+func (p *addParser) tag(kind tagKind) error {
+	if kind == tagExpr {
+		_, err := p.tuple(true)
+		return err
+	}
+	if len(p.toks) == 0 || p.toks[0].kind != 'n' {
+		return errNoParse
+	}
+	p.pos = 1
+	switch p.toks[0].text {
+	case "if", "elif":
+		_, err := p.tuple(true)
+		return err
+	case "set":
+		for !p.done() && !p.at("=") {
+			p.pos++
+		}
+		if p.done() {
+			return nil // block set: "{% set x %}...{% endset %}"
+		}
+		p.pos++
+		_, err := p.tuple(true)
+		return err
+	case "for":
+		for !p.done() && !p.atName("in") {
+			p.pos++
+		}
+		if p.done() {
+			return errNoParse
+		}
+		p.pos++
+		if _, err := p.tuple(false); err != nil {
+			return err
+		}
+		if p.atName("if") {
+			p.pos++
+			if _, err := p.expression(true); err != nil {
+				return err
+			}
+		}
+		if p.atName("recursive") {
+			p.pos++
+		}
+		return nil
+	case "macro":
+		if p.peek().kind != 'n' {
+			return errNoParse
+		}
+		p.pos++
+		return p.params()
+	case "call":
+		if p.at("(") {
+			if err := p.params(); err != nil {
+				return err
+			}
+		}
+		_, err := p.expression(true)
+		return err
+	case "with":
+		for !p.done() {
+			if p.peek().kind != 'n' {
+				return errNoParse
+			}
+			p.pos++
+			if err := p.expect("="); err != nil {
+				return err
+			}
+			if _, err := p.expression(true); err != nil {
+				return err
+			}
+			if !p.at(",") {
+				break
+			}
+			p.pos++
+		}
+		return nil
+	}
+	p.pos = len(p.toks) // other statements hold no "+" expressions we rewrite
+	p.chains = nil
+	return nil
+}
+
+// params parses a macro or call-block parameter list "(a, b=default)".
+func (p *addParser) params() error {
+	if err := p.expect("("); err != nil {
+		return err
+	}
+	for !p.at(")") {
+		if p.peek().kind != 'n' {
+			return errNoParse
+		}
+		p.pos++
+		if p.at("=") {
+			p.pos++
+			if _, err := p.expression(true); err != nil {
+				return err
+			}
+		}
+		if !p.at(",") {
+			break
+		}
+		p.pos++
+	}
+	return p.expect(")")
+}
