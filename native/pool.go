@@ -1,25 +1,51 @@
 package native
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // pool is a fixed set of worker goroutines that run chunks of a loop. Many
 // goroutines may submit loops at once (one per session); each submitter
-// runs one chunk itself and waits for the rest.
+// takes chunks itself alongside the helpers it wakes, so a loop finishes
+// even when every worker is busy with another session's loop.
+//
+// A loop is split into contiguous chunks handed out from an atomic counter:
+// a few per thread, so a thread slowed by other processes on the machine
+// takes fewer of them. Submitting a loop allocates nothing: the loop's
+// state comes from a sync.Pool.
 type pool struct {
-	n    int
-	jobs chan job
-	wg   sync.WaitGroup
+	n     int
+	jobs  chan *loop
+	wg    sync.WaitGroup
+	loops sync.Pool // *loop
 }
 
-// job is one chunk [lo, hi) of a loop.
-type job struct {
-	fn     func(lo, hi int)
-	lo, hi int
-	done   *sync.WaitGroup
+// ranger is the body of a parallel loop: run covers iterations [lo, hi).
+// Implementations are pointers to reusable structs, so passing one as a
+// ranger does not allocate.
+type ranger interface {
+	run(lo, hi int)
+}
+
+// funcRanger adapts a function to a ranger (for code outside the hot path;
+// converting a closure allocates).
+type funcRanger func(lo, hi int)
+
+func (f funcRanger) run(lo, hi int) { f(lo, hi) }
+
+// loop is one parallel loop in flight.
+type loop struct {
+	body   ranger
+	n      int // iterations
+	chunks int // number of chunks
+	next   atomic.Int64
+	done   sync.WaitGroup // helpers still working
 }
 
 func newPool(n int) *pool {
-	p := &pool{n: n, jobs: make(chan job, 4*n)}
+	p := &pool{n: n, jobs: make(chan *loop, 4*n)}
+	p.loops.New = func() any { return new(loop) }
 	for range n - 1 {
 		p.wg.Add(1)
 		go p.work()
@@ -29,30 +55,59 @@ func newPool(n int) *pool {
 
 func (p *pool) work() {
 	defer p.wg.Done()
-	for j := range p.jobs {
-		j.fn(j.lo, j.hi)
-		j.done.Done()
+	for l := range p.jobs {
+		l.drain()
+		l.done.Done()
 	}
 }
 
-// parallel runs fn over [0, n) split into at most p.n chunks, none smaller
-// than grain iterations (so tiny loops stay on the calling goroutine).
+// drain runs chunks of l until none is left.
+func (l *loop) drain() {
+	for {
+		c := int(l.next.Add(1)) - 1
+		if c >= l.chunks {
+			return
+		}
+		l.body.run(c*l.n/l.chunks, (c+1)*l.n/l.chunks)
+	}
+}
+
+// chunksPerThread is how many chunks each thread gets on average: more
+// balance the load on a busy machine, fewer cost less bookkeeping.
+const chunksPerThread = 4
+
+// parallel runs fn over [0, n) in contiguous chunks of at least grain
+// iterations (so tiny loops stay on the calling goroutine).
 func (p *pool) parallel(n, grain int, fn func(lo, hi int)) {
-	chunks := min(p.n, (n+grain-1)/max(grain, 1))
-	if chunks <= 1 {
-		fn(0, n)
+	p.run(n, grain, funcRanger(fn))
+}
+
+// run is parallel for a ranger; it allocates nothing.
+func (p *pool) run(n, grain int, body ranger) {
+	if n <= 0 {
 		return
 	}
-	var done sync.WaitGroup
-	done.Add(chunks - 1)
-	for c := 1; c < chunks; c++ {
-		p.jobs <- job{fn: fn, lo: c * n / chunks, hi: (c + 1) * n / chunks, done: &done}
+	grain = max(grain, 1)
+	chunks := min(p.n*chunksPerThread, (n+grain-1)/grain)
+	helpers := min(p.n, chunks) - 1
+	if helpers <= 0 {
+		body.run(0, n)
+		return
 	}
-	fn(0, n/chunks)
-	done.Wait()
+	l := p.loops.Get().(*loop)
+	l.body, l.n, l.chunks = body, n, chunks
+	l.next.Store(0)
+	l.done.Add(helpers)
+	for range helpers {
+		p.jobs <- l
+	}
+	l.drain()
+	l.done.Wait()
+	l.body = nil
+	p.loops.Put(l)
 }
 
-// close stops the workers once queued chunks are done.
+// close stops the workers once queued loops are done.
 func (p *pool) close() {
 	close(p.jobs)
 	p.wg.Wait()

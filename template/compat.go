@@ -53,6 +53,11 @@ type helpers struct {
 	spaces map[*jinja.Dict]bool
 	// calls counts macro and recursive-loop calls.
 	calls int
+	// safe holds the Markup strings of this render, by the address of
+	// their bytes, with their length (see add.go).
+	safe map[*byte]int
+	// sites are the template's "+" runs (add.go).
+	sites []addSite
 }
 
 // object returns the __lrt dict of helper methods the template uses.
@@ -64,6 +69,7 @@ func (h *helpers) object(uses rewriteInfo) Value {
 	}
 	if uses.guard {
 		d.Set("guard", jinja.NewCallable("guard", h.guard))
+		d.Set("macro", jinja.NewCallable("macro", h.macro))
 	}
 	if uses.ns {
 		// Named "dict" so that the engine adds the keyword arguments in
@@ -75,8 +81,8 @@ func (h *helpers) object(uses rewriteInfo) Value {
 }
 
 // generator implements the __lrt_g filter: "x|__lrt_g(1)" records list x as
-// a generator; "x|__lrt_g" fails if x is or contains a generator, as
-// json.dumps and len do in Python.
+// a generator; "x|__lrt_g" fails if x is a generator, as len does in
+// Python.
 func (h *helpers) generator(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) == 0 {
 		return jinja.Undefined(), nil
@@ -91,36 +97,10 @@ func (h *helpers) generator(args []Value, _ map[string]Value) (Value, error) {
 		}
 		return v, nil
 	}
-	if len(h.gens) > 0 && h.containsGenerator(v, 0) {
-		return jinja.Undefined(), fmt.Errorf("TypeError: object of type 'generator' is not JSON serializable and has no len(); apply |list first")
+	if v.IsList() && h.gens[v.AsList()] {
+		return jinja.Undefined(), fmt.Errorf("TypeError: object of type 'generator' has no len()")
 	}
 	return v, nil
-}
-
-func (h *helpers) containsGenerator(v Value, depth int) bool {
-	if depth > 100 {
-		return false
-	}
-	switch {
-	case v.IsList():
-		l := v.AsList()
-		if h.gens[l] {
-			return true
-		}
-		for _, it := range l.Items {
-			if h.containsGenerator(it, depth+1) {
-				return true
-			}
-		}
-	case v.IsDict():
-		d := v.AsDict()
-		for _, k := range d.Keys {
-			if h.containsGenerator(d.Data[k], depth+1) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Recursion limits for guard: after guardFreeCalls macro or loop calls in
@@ -147,6 +127,33 @@ func (h *helpers) guard(args []Value, _ map[string]Value) (Value, error) {
 	}
 	if len(args) > 0 {
 		return args[0], nil
+	}
+	return jinja.NewString(""), nil
+}
+
+// macro implements __lrt.macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS)
+// at the start of every macro body (see macroEntry): it counts the call
+// like guard and, as jinja2 does for a macro whose body does not use
+// kwargs or varargs, rejects extra keyword arguments (NOKWARGS) and more
+// than MAXARGS positional arguments (MAXARGS >= 0). It returns an empty
+// string.
+func (h *helpers) macro(args []Value, _ map[string]Value) (Value, error) {
+	if _, err := h.guard(nil, nil); err != nil {
+		return jinja.Undefined(), err
+	}
+	if len(args) != 5 || !args[2].IsString() || !args[3].IsBool() || !args[4].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt.macro: malformed call with %d arguments", len(args))
+	}
+	name := args[2].AsString()
+	if kw := args[0]; args[3].AsBool() && kw.IsDict() {
+		for _, k := range kw.AsDict().Keys {
+			if k != "caller" {
+				return jinja.Undefined(), fmt.Errorf("TypeError: macro '%s' takes no keyword argument '%s'", name, k)
+			}
+		}
+	}
+	if n := args[4].AsInt(); n >= 0 && args[1].IsList() && len(args[1].AsList().Items) > 0 {
+		return jinja.Undefined(), fmt.Errorf("TypeError: macro '%s' takes not more than %d argument(s)", name, n)
 	}
 	return jinja.NewString(""), nil
 }

@@ -23,26 +23,9 @@ const refDir = "../../shared/testdata/templates"
 func referenceClock() time.Time { return time.Date(2024, 7, 26, 12, 0, 0, 0, time.UTC) }
 
 // knownFailures lists the reference cases (template/scenario/agp=...) this
-// package does not reproduce, with the reason. All are cases where Python
-// fails or escapes because of the semantics of jinja2's "+" operator, which
-// ardanlabs/jinja implements leniently and offers no hook for (operators
-// cannot be overridden, and a source rewrite would need a full expression
-// parser).
-var knownFailures = func() map[string]string {
-	const undefinedPlus = "Python raises UndefinedError for 'str + undefined' (the template concatenates the " +
-		"undefined variable 'functions'); ardanlabs/jinja's + treats undefined as an empty string"
-	m := map[string]string{
-		"meetkai-functionary-medium-v3.2.jinja/tool_call_roundtrip/agp=true": "Python raises TypeError for " +
-			"'str + dict' (tool-call arguments given as an object); ardanlabs/jinja's + converts the dict to text",
-		"meetkai-functionary-medium-v3.1.jinja/tool_call_roundtrip/agp=true": "jinja2 evaluates \"'...'|safe + str\" " +
-			"as a markupsafe.Markup concatenation that HTML-escapes the right operand (&#34;); ardanlabs/jinja has no Markup type",
-	}
-	for _, c := range []string{"single_user/agp=true", "single_user/agp=false", "system_user/agp=true",
-		"multi_turn/agp=true", "multi_turn/agp=false", "tool_call_roundtrip/agp=true", "thinking_disabled/agp=true"} {
-		m["fireworks-ai-llama-3-firefunction-v2.jinja/"+c] = undefinedPlus
-	}
-	return m
-}()
+// package does not reproduce, with the reason. There are none at present;
+// the map stays so that a future gap is recorded rather than hidden.
+var knownFailures = map[string]string{}
 
 type refCase struct {
 	Template            string          `json:"template"`

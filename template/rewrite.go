@@ -1,7 +1,9 @@
 package template
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -16,13 +18,21 @@ import (
 //     numbers ("'NoneType' object is not iterable") as Python does;
 //   - the map, select, reject, selectattr and rejectattr filters, which
 //     return generators in jinja2, are followed by __lrt_g(1), which marks
-//     the resulting list as a generator; in templates that use them, tojson,
-//     length and count are preceded by __lrt_g, which fails for generators
-//     as json.dumps and len do;
-//   - every macro body starts with a call of __lrt.guard(), and the argument
-//     of every loop(...) call of a recursive for loop passes through it; the
-//     guard turns runaway recursion into an error ("maximum recursion depth
-//     exceeded") instead of a Go stack overflow;
+//     the resulting list as a generator; in templates that use them, length
+//     and count are preceded by __lrt_g, which fails for generators as len
+//     does;
+//   - tojson is __lrt_json, transformers' json.dumps-based tojson (tojson.go),
+//     which also fails for generators;
+//   - binary "+" runs are calls of __lrt_add, which has Python's semantics,
+//     and safe, escape, e and forceescape are __lrt_safe, which marks Markup
+//     strings for it (add.go);
+//   - every macro body starts with a call of __lrt.macro(kwargs, ...), which
+//     checks the arguments as jinja2 does and, by referring to kwargs first,
+//     spares the engine a scan of the whole body each time the macro is
+//     defined (see macroEntry); it and __lrt.guard, which the argument of
+//     every loop(...) call of a recursive for loop passes through, turn
+//     runaway recursion into an error ("maximum recursion depth exceeded")
+//     instead of a Go stack overflow;
 //   - the list and dict methods that the engine implements by mutating
 //     (append, insert, pop, update), which the ImmutableSandboxedEnvironment
 //     forbids, are renamed so that calling them fails (the engine does not
@@ -41,31 +51,59 @@ import (
 const (
 	helperObj    = "__lrt"
 	helperFilter = "__lrt_g"
+	helperAdd    = "__lrt_add"
+	helperSafe   = "__lrt_safe"
+	helperJSON   = "__lrt_json"
 	unsafePrefix = "__lrt_unsafe_"
 )
 
 // generatorFilters are the jinja2 filters that return generators.
 var generatorFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true}
 
-// sizedFilters are the filters that fail for generators.
-var sizedFilters = map[string]bool{"tojson": true, "length": true, "count": true}
+// sizedFilters are the filters that fail for generators (besides tojson,
+// which __lrt_json checks itself).
+var sizedFilters = map[string]bool{"length": true, "count": true}
 
 // mutatingMethods are the mutating list and dict methods the engine
 // implements; the jinja2 sandbox forbids them.
 var mutatingMethods = map[string]bool{"append": true, "insert": true, "pop": true, "update": true}
 
-// edit inserts ins at off. Closing edits (the ")" that ends a wrapped
-// expression) go after other edits at the same offset.
+// editClass orders edits at the same offset.
+type editClass int
+
+const (
+	// suffix text belongs to the token before it ("|__lrt_g(1)").
+	suffix editClass = iota
+	// closer ends a wrapped span (")"); inner spans close first.
+	closer
+	// replace replaces del bytes (a "+" token, a filter name).
+	replace
+	// opener starts a wrapped span ("__lrt_add(0, "); outer spans open first.
+	opener
+	// prefix text belongs to the token after it ("__lrt.").
+	prefix
+)
+
+// edit replaces src[off:off+del] with ins. For an opener, other is the
+// offset where its span ends; for a closer, where its span starts.
 type edit struct {
-	off     int
-	ins     string
-	closing bool
+	off, del int
+	ins      string
+	class    editClass
+	other    int
+}
+
+// wrap returns the edits that wrap src[start:end] in open ... close.
+func wrap(start, end int, open, close string) []edit {
+	return []edit{{off: start, ins: open, class: opener, other: end}, {off: end, ins: close, class: closer, other: start}}
 }
 
 // rewriteInfo records which helpers a rewritten template uses and which
 // names its expressions refer to.
 type rewriteInfo struct {
-	iter, gen, guard, ns bool
+	iter, gen, guard, ns, safe, json bool
+	// adds holds the "+" runs routed through __lrt_add, by site index.
+	adds []addSite
 	// names holds every identifier used as a variable (not as an
 	// attribute) in the template's tags.
 	names map[string]bool
@@ -97,12 +135,12 @@ func rewrite(src string) (string, rewriteInfo) {
 			}
 		}
 	}
+	bodyRefs := macroBodyRefs(tags, lexed)
 	for n, tg := range tags {
 		toks := lexed[n]
 		if len(toks) == 0 {
 			continue
 		}
-		var closing []edit
 		if tg.kind == tagStmt {
 			switch {
 			case toks[0].text == "macro":
@@ -112,12 +150,11 @@ func rewrite(src string) (string, rewriteInfo) {
 				if c := src[tg.end]; c == '-' || c == '+' {
 					marker = string(c)
 				}
-				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + helperObj + ".guard() " + marker + "%}"})
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + macroEntry(toks, bodyRefs[n]) + " " + marker + "%}", class: prefix})
 				info.guard = true
 			case toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
 				toks[2].text == "." && toks[3].kind == 'n' && toks[4].text == "=":
-				edits = append(edits, edit{off: toks[5].off, ins: helperObj + ".nsset(" + toks[1].text + ", "})
-				closing = append(closing, edit{off: tg.end, ins: ")", closing: true})
+				edits = append(edits, wrap(toks[5].off, tg.end, helperObj+".nsset("+toks[1].text+", ", ")")...)
 				info.ns = true
 			case toks[0].text == "for":
 				if e, ok := rewriteFor(toks); ok {
@@ -131,22 +168,33 @@ func rewrite(src string) (string, rewriteInfo) {
 			afterDot := i > 0 && toks[i-1].text == "."
 			switch {
 			case t.text == "|" && next.kind == 'n' && generatorFilters[next.text]:
-				edits = append(edits, edit{off: filterEnd(toks, i+1), ins: "|" + helperFilter + "(1)"})
+				edits = append(edits, edit{off: filterEnd(toks, i+1), ins: "|" + helperFilter + "(1)", class: suffix})
 			case info.gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
-				edits = append(edits, edit{off: next.off, ins: helperFilter + "|"})
+				edits = append(edits, edit{off: next.off, ins: helperFilter + "|", class: prefix})
+			case t.text == "|" && next.kind == 'n' && next.text == "tojson":
+				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperJSON, class: replace})
+				info.json = true
+			case t.text == "|" && next.kind == 'n' && next.text == "safe":
+				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe, class: replace})
+				info.safe = true
+			case t.text == "|" && next.kind == 'n' && (next.text == "escape" || next.text == "e" || next.text == "forceescape"):
+				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe + "(1)", class: replace})
+				info.safe = true
 			case t.kind == 'n' && t.text == "loop" && next.text == "(" && !afterDot:
 				if end := filterEnd(toks, i); end > next.off+1 {
-					edits = append(edits, edit{off: next.off + 1, ins: helperObj + ".guard("}, edit{off: end - 1, ins: ")", closing: true})
+					edits = append(edits, wrap(next.off+1, end-1, helperObj+".guard(", ")")...)
 					info.guard = true
 				}
 			case t.kind == 'n' && t.text == "namespace" && next.text == "(" && !afterDot:
-				edits = append(edits, edit{off: t.off, ins: helperObj + "."})
+				edits = append(edits, edit{off: t.off, ins: helperObj + ".", class: prefix})
 				info.ns = true
 			case t.text == "." && next.kind == 'n' && mutatingMethods[next.text]:
-				edits = append(edits, edit{off: next.off, ins: unsafePrefix})
+				edits = append(edits, edit{off: next.off, ins: unsafePrefix, class: prefix})
 			}
 		}
-		edits = append(edits, closing...)
+		// After the other edits, so that a "+" run is the innermost of
+		// wrappers with the same span.
+		edits = append(edits, addEdits(src, tg.kind, toks, &info)...)
 	}
 	if info.helpers() {
 		info.names[helperObj] = true
@@ -154,25 +202,148 @@ func rewrite(src string) (string, rewriteInfo) {
 	if info.gen {
 		info.names[helperFilter] = true
 	}
+	if len(info.adds) > 0 {
+		info.names[helperAdd] = true
+	}
+	if info.safe {
+		info.names[helperSafe] = true
+	}
+	if info.json {
+		info.names[helperJSON] = true
+	}
 	if len(edits) == 0 {
 		return src, info
 	}
 	sort.SliceStable(edits, func(a, b int) bool {
-		if edits[a].off != edits[b].off {
-			return edits[a].off < edits[b].off
+		x, y := edits[a], edits[b]
+		if x.off != y.off {
+			return x.off < y.off
 		}
-		return !edits[a].closing && edits[b].closing
+		if x.class != y.class {
+			return x.class < y.class
+		}
+		return x.other > y.other
 	})
 	var b strings.Builder
 	b.Grow(len(src) + 16*len(edits))
 	prev := 0
 	for _, e := range edits {
+		if e.off < prev {
+			continue // overlaps a replaced token; cannot happen for well-formed edits
+		}
 		b.WriteString(src[prev:e.off])
 		b.WriteString(e.ins)
-		prev = e.off
+		prev = e.off + e.del
 	}
 	b.WriteString(src[prev:])
 	return b.String(), info
+}
+
+// addEdits routes the "+" runs of one tag through __lrt_add and records
+// their sites in info. Runs of string literals only stay as they are: the
+// engine concatenates them exactly as Python does.
+func addEdits(src string, kind tagKind, toks []token, info *rewriteInfo) []edit {
+	var edits []edit
+	for _, c := range addChains(kind, toks) {
+		literal := true
+		for _, o := range c.operands {
+			literal = literal && o.kind == opStrLit
+		}
+		if literal {
+			continue
+		}
+		site := addSite{undefined: make([]string, len(c.operands))}
+		for i, o := range c.operands {
+			site.undefined[i] = undefinedMessage(o, spanText(src, toks, o))
+		}
+		first, last := c.operands[0], c.operands[len(c.operands)-1]
+		start := toks[first.lo].off
+		end := toks[last.hi-1].off + len(toks[last.hi-1].text)
+		edits = append(edits, wrap(start, end, helperAdd+"("+strconv.Itoa(len(info.adds))+", ", ")")...)
+		for _, p := range c.plus {
+			edits = append(edits, edit{off: toks[p].off, del: 1, ins: ",", class: replace})
+		}
+		info.adds = append(info.adds, site)
+	}
+	return edits
+}
+
+// spanText returns the source text of an expression.
+func spanText(src string, toks []token, e exprInfo) string {
+	last := toks[e.hi-1]
+	return src[toks[e.lo].off : last.off+len(last.text)]
+}
+
+// macroRefs records whether a macro body refers to kwargs and varargs.
+type macroRefs struct{ kwargs, varargs bool }
+
+// macroBodyRefs returns, for each macro tag (by tag index), which of the
+// special names kwargs and varargs its body refers to.
+func macroBodyRefs(tags []tag, lexed [][]token) map[int]macroRefs {
+	refs := map[int]macroRefs{}
+	var open []int
+	for n, toks := range lexed {
+		if tags[n].kind == tagStmt && len(toks) > 0 && toks[0].kind == 'n' {
+			switch toks[0].text {
+			case "macro":
+				open = append(open, n)
+				continue
+			case "endmacro":
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+				continue
+			}
+		}
+		for i, t := range toks {
+			if t.kind != 'n' || i > 0 && toks[i-1].text == "." || t.text != "kwargs" && t.text != "varargs" {
+				continue
+			}
+			for _, m := range open {
+				r := refs[m]
+				if t.text == "kwargs" {
+					r.kwargs = true
+				} else {
+					r.varargs = true
+				}
+				refs[m] = r
+			}
+		}
+	}
+	return refs
+}
+
+// macroEntry returns the call that starts the body of the macro defined by
+// toks: __lrt.macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS). Its first argument
+// refers to kwargs, so the engine, which scans a macro body for a reference
+// to kwargs every time the macro tag runs, stops scanning at once and
+// always collects extra keyword arguments into kwargs. __lrt.macro then
+// rejects extra keyword arguments (NOKWARGS true) and extra positional
+// arguments (MAXARGS >= 0) as jinja2 does when the body does not use
+// kwargs or varargs.
+func macroEntry(toks []token, refs macroRefs) string {
+	name := ""
+	if len(toks) > 1 && toks[1].kind == 'n' {
+		name = toks[1].text
+	}
+	params := 0
+	depth := 0
+	for i := 2; i < len(toks); i++ {
+		switch toks[i].text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		}
+		if depth == 1 && toks[i].kind == 'n' && i+1 < len(toks) && (toks[i-1].text == "(" || toks[i-1].text == ",") {
+			params++
+		}
+	}
+	maxArgs := -1
+	if !refs.varargs {
+		maxArgs = params
+	}
+	return fmt.Sprintf("%s.macro(kwargs, varargs, '%s', %t, %d)", helperObj, name, !refs.kwargs, maxArgs)
 }
 
 // rewriteFor wraps the iterable of "for TARGETS in ITER [if COND] [recursive]"
@@ -215,7 +386,7 @@ loop:
 		return nil, false
 	}
 	end := toks[last].off + len(toks[last].text)
-	return []edit{{off: toks[in+1].off, ins: helperObj + ".iter("}, {off: end, ins: ")", closing: true}}, true
+	return wrap(toks[in+1].off, end, helperObj+".iter(", ")"), true
 }
 
 // filterEnd returns the source offset just after the filter or call whose

@@ -148,13 +148,22 @@ func (t *Template) variables(req Request) map[string]Value {
 			return jinja.NewString(strftime(clock(), args[0].AsString())), nil
 		})
 	}
-	if t.uses.helpers() || t.uses.gen {
-		h := &helpers{}
+	if t.uses.helpers() || t.uses.gen || t.uses.safe || t.uses.json || len(t.uses.adds) > 0 {
+		h := &helpers{sites: t.uses.adds}
 		if t.uses.helpers() {
 			vars[helperObj] = h.object(t.uses)
 		}
 		if t.uses.gen {
 			vars[helperFilter] = jinja.NewCallable(helperFilter, h.generator)
+		}
+		if len(t.uses.adds) > 0 {
+			vars[helperAdd] = jinja.NewCallable(helperAdd, h.add)
+		}
+		if t.uses.safe {
+			vars[helperSafe] = jinja.NewCallable(helperSafe, h.safeFilter)
+		}
+		if t.uses.json {
+			vars[helperJSON] = jinja.NewCallable(helperJSON, h.jsonFilter)
 		}
 	}
 	if names["messages"] {

@@ -38,7 +38,11 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   const mm_task *m = arg;
   const vecdot_fn dot = m->k->dot[m->wtype];
   const tile_fn tile = m->k->tile[m->wtype];
-  const int tr = m->k->tile_rows[m->wtype];
+  /* Decode streams the weights from memory once: one row at a time keeps a
+   * single sequential stream per thread, which measured 2-3x faster from
+   * DRAM than interleaving 4 rows. Batches reuse rows from L2 and gain
+   * from the register tile. */
+  const int tr = m->ntok == 1 ? 1 : m->k->tile_rows[m->wtype];
   for (int64_t t0 = 0; t0 < m->ntok; t0 += TILE_TOKENS) {
     const int nt = m->ntok - t0 < TILE_TOKENS ? (int)(m->ntok - t0) : TILE_TOKENS;
     const char *xt = m->xq + t0 * m->xrow;

@@ -1,0 +1,234 @@
+package template
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// jinja2's "+" is Python's: adding an undefined value raises UndefinedError,
+// adding values of different types raises TypeError, and a
+// markupsafe.Markup string (what |safe and |escape return) HTML-escapes the
+// plain string added to it. The engine's "+" converts everything to text
+// instead, so rewrite (rewrite.go) turns every run "a + b + c" into
+// __lrt_add(SITE, a, b, c), evaluated here with Python's rules, left to
+// right. SITE indexes the template's addSite table, which holds the
+// UndefinedError message for each operand.
+//
+// The engine has no Markup type. Markup strings are marked per render by
+// the address of their bytes: |safe and |escape copy the string into a
+// fresh allocation and record it (helpers.safe), and Markup results of "+"
+// are recorded too. A string keeps its mark wherever the engine passes it
+// unchanged (variables, namespaces, macro arguments, filters that return
+// their input), and loses it when the engine builds a new string (for
+// example "~", which is a plain str join in jinja2 as well).
+
+// addSite describes one rewritten "+" run: for each operand, the message
+// of the UndefinedError raised when it is undefined.
+type addSite struct {
+	undefined []string
+}
+
+// undefinedMessage returns the UndefinedError message for an operand of
+// the given kind, as jinja2 words it.
+func undefinedMessage(e exprInfo, src string) string {
+	switch e.kind {
+	case opName:
+		return fmt.Sprintf("UndefinedError: '%s' is undefined", e.key)
+	case opKeyed:
+		return fmt.Sprintf("UndefinedError: 'dict object' has no attribute '%s'", e.key)
+	case opIndexed:
+		return fmt.Sprintf("UndefinedError: 'list object' has no attribute %s", e.key)
+	}
+	return fmt.Sprintf("UndefinedError: '%s' is undefined", src)
+}
+
+// add implements __lrt_add(SITE, operands...).
+func (h *helpers) add(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) < 3 || !args[0].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_add: malformed call with %d arguments", len(args))
+	}
+	site, ops := int(args[0].AsInt()), args[1:]
+	// Fast path: plain strings concatenate in one allocation.
+	n := 0
+	for _, v := range ops {
+		if !v.IsString() || h.isSafe(v.AsString()) {
+			n = -1
+			break
+		}
+		n += len(v.AsString())
+	}
+	if n >= 0 {
+		if len(ops) == 2 {
+			return jinja.NewString(ops[0].AsString() + ops[1].AsString()), nil
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for _, v := range ops {
+			b.WriteString(v.AsString())
+		}
+		return jinja.NewString(b.String()), nil
+	}
+	acc := ops[0]
+	if acc.IsUndefined() {
+		return acc, h.undefinedError(site, 0)
+	}
+	for i := 1; i < len(ops); i++ {
+		v := ops[i]
+		if v.IsUndefined() {
+			return v, h.undefinedError(site, i)
+		}
+		var err error
+		if acc, err = h.add2(acc, v); err != nil {
+			return acc, err
+		}
+	}
+	return acc, nil
+}
+
+// undefinedError returns the UndefinedError for operand i of site.
+func (h *helpers) undefinedError(site, i int) error {
+	if site >= 0 && site < len(h.sites) && i < len(h.sites[site].undefined) {
+		return fmt.Errorf("%s", h.sites[site].undefined[i])
+	}
+	return fmt.Errorf("UndefinedError: operand %d of '+' is undefined", i+1)
+}
+
+// add2 computes a + b for defined a and b as Python does.
+func (h *helpers) add2(a, b Value) (Value, error) {
+	switch {
+	case a.IsString():
+		as := a.AsString()
+		am := h.isSafe(as)
+		if !b.IsString() {
+			if am {
+				return jinja.Undefined(), typeError(a, b, true)
+			}
+			return jinja.Undefined(), fmt.Errorf(`TypeError: can only concatenate str (not "%s") to str`, pyTypeName(b))
+		}
+		bs := b.AsString()
+		bm := h.isSafe(bs)
+		if !am && !bm {
+			return jinja.NewString(as + bs), nil
+		}
+		// Markup + str escapes the str (and str + Markup calls
+		// Markup.__radd__, which escapes the left operand).
+		if !am {
+			as = htmlEscape(as)
+		}
+		if !bm {
+			bs = htmlEscape(bs)
+		}
+		return h.markSafe(as + bs), nil
+	case b.IsString() && h.isSafe(b.AsString()):
+		return jinja.Undefined(), typeError(a, b, true)
+	case a.IsList():
+		if !b.IsList() {
+			return jinja.Undefined(), fmt.Errorf(`TypeError: can only concatenate list (not "%s") to list`, pyTypeName(b))
+		}
+		x, y := a.AsList().Items, b.AsList().Items
+		items := make([]Value, 0, len(x)+len(y))
+		items = append(append(items, x...), y...)
+		return jinja.NewList(items), nil
+	case isNumber(a) && isNumber(b):
+		if a.IsFloat() || b.IsFloat() {
+			return jinja.NewFloat(toFloat(a) + toFloat(b)), nil
+		}
+		return jinja.NewInt(toInt(a) + toInt(b)), nil
+	}
+	return jinja.Undefined(), typeError(a, b, false)
+}
+
+// typeError is Python's TypeError for unsupported "+" operands.
+func typeError(a, b Value, markup bool) error {
+	an, bn := pyTypeName(a), pyTypeName(b)
+	if markup {
+		if a.IsString() {
+			an = "Markup"
+		} else {
+			bn = "Markup"
+		}
+	}
+	return fmt.Errorf("TypeError: unsupported operand type(s) for +: '%s' and '%s'", an, bn)
+}
+
+func isNumber(v Value) bool { return v.IsInt() || v.IsFloat() || v.IsBool() }
+
+func toInt(v Value) int64 {
+	switch {
+	case v.IsInt():
+		return v.AsInt()
+	case v.IsBool() && v.AsBool():
+		return 1
+	}
+	return 0
+}
+
+func toFloat(v Value) float64 {
+	if v.IsFloat() {
+		return v.AsFloat()
+	}
+	return float64(toInt(v))
+}
+
+// isSafe reports whether s is a Markup string of this render.
+func (h *helpers) isSafe(s string) bool {
+	if len(h.safe) == 0 {
+		return false
+	}
+	n, ok := h.safe[unsafe.StringData(s)]
+	return ok && n == len(s)
+}
+
+// markSafe copies s into a fresh allocation, records it as Markup and
+// returns it. The allocation is never empty, so that an empty Markup
+// string has an address of its own too.
+func (h *helpers) markSafe(s string) Value {
+	buf := make([]byte, max(len(s), 1))
+	copy(buf, s)
+	if h.safe == nil {
+		h.safe = make(map[*byte]int, 4)
+	}
+	h.safe[&buf[0]] = len(s)
+	return jinja.NewString(unsafe.String(&buf[0], len(s)))
+}
+
+// safeFilter implements the __lrt_safe filter: "x|__lrt_safe" is jinja2's
+// "x|safe" (Markup(x)) and "x|__lrt_safe(1)" is "x|escape"
+// (markupsafe.escape(x)). Markup input is returned unchanged.
+func (h *helpers) safeFilter(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) == 0 {
+		return jinja.NewString(""), nil
+	}
+	v := args[0]
+	escape := len(args) > 1
+	if v.IsString() && h.isSafe(v.AsString()) {
+		return v, nil
+	}
+	if !v.IsString() && !escape {
+		return v, nil // prints as str(v) would; no string to mark
+	}
+	s := printed(v)
+	if escape {
+		s = htmlEscape(s)
+	}
+	return h.markSafe(s), nil
+}
+
+// printed is str(v) as the engine prints it.
+func printed(v Value) string {
+	switch {
+	case v.IsString():
+		return v.AsString()
+	case v.IsUndefined():
+		return ""
+	}
+	return v.String()
+}
+
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
+
+// htmlEscape is markupsafe.escape for a plain string.
+func htmlEscape(s string) string { return htmlEscaper.Replace(s) }
