@@ -382,9 +382,6 @@ func (c *Conversation) sync(ctx context.Context, text string) (prompt, cached in
 	for n < len(tokens) && n < len(full) && tokens[n] == full[n] {
 		n++
 	}
-	if n == len(full) {
-		n-- // re-run the last token so its logits are fresh
-	}
 	if have > 0 {
 		c.fallbacks++
 	}
@@ -396,7 +393,8 @@ func (c *Conversation) sync(ctx context.Context, text string) (prompt, cached in
 		return 0, 0, err
 	}
 	c.kvText = text
-	return len(full), n, nil
+	// A prompt held whole still runs its last token again for fresh logits.
+	return len(full), min(n, len(full)-1), nil
 }
 
 // parseTemplate parses a chat template source; tests use it to swap

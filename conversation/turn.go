@@ -306,7 +306,7 @@ func (c *Conversation) closeTurn(ctx context.Context, hist []Message, held strin
 	}
 	have := c.sess.TokenCount()
 	if suffix := closed[len(held):]; suffix != "" {
-		if err := c.sess.Prefill(ctx, c.encodePrompt(suffix, false)); err != nil {
+		if err := c.sess.Append(ctx, c.encodePrompt(suffix, false)); err != nil {
 			_ = c.sess.Rewind(c.sess.TokenCount() - have)
 			return
 		}

@@ -4,15 +4,23 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
 // Go is the pure-Go backend: the specification of every operation and the
 // fallback when no native library is loaded. Loops are split over a fixed
-// pool of goroutines; calls allocate nothing proportional to their size.
+// pool of goroutines; calls allocate nothing in the steady state. On amd64
+// CPUs with AVX2, FMA and F16C the hot loops run assembly kernels
+// (go_kernels_amd64.s) that unpack weights in registers and multiply them
+// by the float32 activations, so results match the generic Go code up to
+// summation order; build with -tags purego to leave them out.
 type Go struct {
-	pool *pool
+	pool    *pool
+	matmuls sync.Pool // *matmulTask
+	attends sync.Pool // *attendTask
+	rows    sync.Pool // *[]float32, a dequantized weight row
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads
@@ -21,7 +29,11 @@ func NewGo(threads int) *Go {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	return &Go{pool: newPool(threads)}
+	g := &Go{pool: newPool(threads)}
+	g.matmuls.New = func() any { return new(matmulTask) }
+	g.attends.New = func() any { return new(attendTask) }
+	g.rows.New = func() any { return new([]float32) }
+	return g
 }
 
 // Name returns "go".
@@ -51,53 +63,22 @@ func (g *Go) Supports(t ggml.DType) bool {
 // handing to another goroutine.
 const minWork = 1 << 14
 
-// MatMul multiplies the rows of w by each of the nTokens rows of x. Rows
-// are split over threads; within a chunk each weight row is read once and
-// used for every token, so a batch costs little more memory traffic than a
-// single token. For a batch of quantized weights each row is dequantized
-// once into a scratch row; a single token uses ggml.Dot on the blocks.
+// MatMul multiplies the rows of w by each of the nTokens rows of x; see
+// matmulTask for how the work is split.
 func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	rs := w.RowBytes()
 	if rs == 0 || len(w.Data) < rs*w.Rows || len(x) < nTokens*w.Cols || len(out) < nTokens*w.Rows {
 		panic(fmt.Sprintf("native: MatMul %d×%d %s (%d bytes) by %d×%d (%d floats) into %d floats",
 			w.Rows, w.Cols, w.Type, len(w.Data), nTokens, w.Cols, len(x), len(out)))
 	}
-	grain := max(1, minWork/max(1, w.Cols*nTokens))
-	if w.Type == ggml.F32 {
-		wf := f32s(w.Data)
-		g.pool.parallel(w.Rows, grain, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				row := wf[r*w.Cols : (r+1)*w.Cols]
-				for t := range nTokens {
-					out[t*w.Rows+r] = dot(row, x[t*w.Cols:(t+1)*w.Cols])
-				}
-			}
-		})
+	if w.Rows == 0 || nTokens <= 0 {
 		return
 	}
-	if nTokens >= 4 {
-		// a batch: dequantize each row once, then plain float dot products
-		g.pool.parallel(w.Rows, grain, func(lo, hi int) {
-			row := make([]float32, w.Cols)
-			for r := lo; r < hi; r++ {
-				if err := ggml.DequantizeRow(w.Type, w.Data[r*rs:(r+1)*rs], row); err != nil {
-					panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
-				}
-				for t := range nTokens {
-					out[t*w.Rows+r] = dot(row, x[t*w.Cols:(t+1)*w.Cols])
-				}
-			}
-		})
-		return
-	}
-	g.pool.parallel(w.Rows, grain, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			row := w.Data[r*rs : (r+1)*rs]
-			for t := range nTokens {
-				out[t*w.Rows+r] = ggml.Dot(w.Type, row, x[t*w.Cols:(t+1)*w.Cols])
-			}
-		}
-	})
+	m := g.matmuls.Get().(*matmulTask)
+	*m = matmulTask{g: g, w: w, rs: rs, x: x, out: out, nTokens: nTokens}
+	g.pool.run(w.Rows, max(1, minWork/max(1, w.Cols*nTokens)), m)
+	*m = matmulTask{}
+	g.matmuls.Put(m)
 }
 
 // RMSNorm normalizes rows of n elements, summing squares in float64 as
@@ -195,21 +176,33 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 		panic(fmt.Sprintf("native: Attend %d tokens at %d, %d heads / %d KV heads × %d, cache %d×%d, q %d, out %d",
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
+	at := g.attends.Get().(*attendTask)
+	*at = attendTask{q: q, out: out, c: c, pos0: pos0, a: a}
+	g.pool.run(nTokens*a.NHeads, max(1, minWork/max(1, 2*hd*(pos0+nTokens))), at)
+	*at = attendTask{}
+	g.attends.Put(at)
+}
+
+// attendTask is one Attend call; its iterations are query rows × heads.
+type attendTask struct {
+	q, out []float32
+	c      *KVCache
+	pos0   int
+	a      Attention
+}
+
+func (at *attendTask) run(lo, hi int) {
+	a, hd := at.a, at.a.HeadDim
 	group := a.NHeads / a.NKVHeads
-	grain := max(1, minWork/max(1, 2*hd*(pos0+nTokens)))
-	g.pool.parallel(nTokens*a.NHeads, grain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			t, h := i/a.NHeads, i%a.NHeads
-			pos := pos0 + t
-			first := 0
-			if a.Window > 0 {
-				first = max(0, pos-a.Window+1)
-			}
-			qh := q[i*hd : (i+1)*hd]
-			oh := out[i*hd : (i+1)*hd]
-			attendHead(oh, qh, c, (h/group)*hd, first, pos, a.Scale, a.SoftCap)
+	for i := lo; i < hi; i++ {
+		t, h := i/a.NHeads, i%a.NHeads
+		pos := at.pos0 + t
+		first := 0
+		if a.Window > 0 {
+			first = max(0, pos-a.Window+1)
 		}
-	})
+		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, pos, a.Scale, a.SoftCap)
+	}
 }
 
 // attendHead computes one head's output over cache positions [first, last].
@@ -223,9 +216,9 @@ func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap
 		base := j*c.width + off
 		var s float32
 		if c.typ == ggml.F16 {
-			s = dotF16(c.k16[base:base+hd], q)
+			s = dotF16s(c.k16[base:base+hd], q)
 		} else {
-			s = dot(c.k32[base:base+hd], q)
+			s = dotF32s(c.k32[base:base+hd], q)
 		}
 		s *= scale
 		if softCap > 0 {

@@ -55,8 +55,8 @@ func (s *Session) Generate(ctx context.Context, opts GenerateOptions) iter.Seq2[
 			fail(err)
 			return
 		}
-		if !s.valid {
-			fail(errors.New("session: generate needs logits: prefill at least one token first"))
+		if err := s.ensureLogits(ctx); err != nil {
+			fail(fmt.Errorf("session: generate needs logits: %w", err))
 			return
 		}
 		var pieces func(int32) []byte

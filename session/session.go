@@ -69,13 +69,35 @@ func (s *Session) ContextLength() int { return s.st.Cap() }
 func (s *Session) Tokens() []int32 { return append([]int32(nil), s.tokens...) }
 
 // Logits returns the logits after the last token, or nil if there is no
-// token yet (or the last prefill was cancelled). The slice is the session's
-// own and changes with the next call that adds a token.
+// token yet. After Append or Rewind they are computed here, on first use,
+// by running the last token again. The slice is the session's own and
+// changes with the next call that adds a token.
 func (s *Session) Logits() []float32 {
-	if !s.valid {
+	if err := s.ensureLogits(context.Background()); err != nil {
 		return nil
 	}
 	return s.logits
+}
+
+// ensureLogits computes the logits of the last token if they are stale:
+// the last token is dropped from the cache and run again.
+func (s *Session) ensureLogits(ctx context.Context) error {
+	if s.valid {
+		return nil
+	}
+	if len(s.tokens) == 0 {
+		return errors.New("session: no logits: prefill at least one token first")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	last := len(s.tokens) - 1
+	if err := s.st.Truncate(last); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	s.model.Forward(s.st, s.tokens[last:], s.logits)
+	s.valid = true
+	return nil
 }
 
 // check validates tokens about to be appended.
@@ -98,6 +120,18 @@ func (s *Session) check(ids []int32) error {
 // more. Cancellation is checked between batches; a cancelled prefill keeps
 // the batches already done (TokenCount says how many) and leaves no logits.
 func (s *Session) Prefill(ctx context.Context, ids []int32) error {
+	return s.prefill(ctx, ids, true)
+}
+
+// Append is Prefill without computing the logits of the last token, for
+// text that will be followed by more before anything is sampled (the end
+// of a chat turn, say): it skips the output head. Logits computes them
+// later if they are asked for after all.
+func (s *Session) Append(ctx context.Context, ids []int32) error {
+	return s.prefill(ctx, ids, false)
+}
+
+func (s *Session) prefill(ctx context.Context, ids []int32, logits bool) error {
 	if err := s.check(ids); err != nil {
 		return err
 	}
@@ -108,7 +142,7 @@ func (s *Session) Prefill(ctx context.Context, ids []int32) error {
 		}
 		n := min(len(ids), s.st.MaxBatch())
 		var out []float32
-		if n == len(ids) {
+		if n == len(ids) && logits {
 			out = s.logits
 		}
 		s.model.Forward(s.st, ids[:n], out)
@@ -124,8 +158,9 @@ func (s *Session) Decode(ctx context.Context, id int32) error {
 	return s.Prefill(ctx, []int32{id})
 }
 
-// Rewind removes the last n tokens. If tokens remain, the last one is run
-// again so that Logits is valid.
+// Rewind removes the last n tokens. The logits of the new last token are
+// computed when next needed (by Logits or Generate), so a Rewind followed
+// by Prefill costs nothing extra.
 func (s *Session) Rewind(n int) error {
 	if n < 0 || n > len(s.tokens) {
 		return fmt.Errorf("session: rewind %d of %d tokens", n, len(s.tokens))
@@ -134,17 +169,12 @@ func (s *Session) Rewind(n int) error {
 		return nil
 	}
 	keep := len(s.tokens) - n
-	s.valid = false
-	if keep == 0 {
-		s.tokens = s.tokens[:0]
-		return s.st.Truncate(0)
-	}
-	last := s.tokens[keep-1]
-	if err := s.st.Truncate(keep - 1); err != nil {
+	if err := s.st.Truncate(keep); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
-	s.tokens = s.tokens[:keep-1]
-	return s.Prefill(context.Background(), []int32{last})
+	s.tokens = s.tokens[:keep]
+	s.valid = false
+	return nil
 }
 
 // Clone returns an independent session with the same tokens, cache and

@@ -236,3 +236,18 @@ func TestConcurrentSessions(t *testing.T) {
 		})
 	}
 }
+
+// Append skips the output head; logits asked for afterwards are computed
+// then and equal Prefill's.
+func TestAppendLazyLogits(t *testing.T) {
+	eng := openStories(t, engine.Settings{})
+	a := newPrefilled(t, eng, prompt)
+	b, err := New(eng, Config{BatchSize: 4})
+	require.NoError(t, err)
+	require.NoError(t, b.Append(context.Background(), prompt))
+	assert.Equal(t, a.Logits(), b.Logits())
+	require.NoError(t, b.Append(context.Background(), greedy[:3]))
+	require.NoError(t, a.Prefill(context.Background(), greedy[:3]))
+	assert.Equal(t, a.Tokens(), b.Tokens())
+	assert.Equal(t, collect(t, a, GenerateOptions{MaxTokens: 8}), collect(t, b, GenerateOptions{MaxTokens: 8}))
+}

@@ -1,0 +1,73 @@
+//go:build amd64 && !purego
+
+package native
+
+import "golang.org/x/sys/cpu"
+
+// haveSIMD reports whether the AVX2 kernels of go_kernels_amd64.s run on
+// this CPU (AVX2, FMA and F16C, with the OS saving the YMM registers).
+var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+
+// dotF32AVX2 returns Σ a[i]*b[i] over n floats; n is a multiple of 8.
+//
+//go:noescape
+func dotF32AVX2(a, b *float32, n int) float32
+
+// dotF32x4AVX2 sets out[t] = Σ w[i]*x[t][i] over n floats for 4 rows of x
+// xstride bytes apart; n is a multiple of 8.
+//
+//go:noescape
+func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32)
+
+// dotF16AVX2 returns Σ f16(w[i])*x[i] over n elements; n is a multiple of 8.
+//
+//go:noescape
+func dotF16AVX2(w *byte, x *float32, n int) float32
+
+// cvtF16AVX2 converts n binary16 values to float32; n is a multiple of 8.
+//
+//go:noescape
+func cvtF16AVX2(dst *float32, src *byte, n int)
+
+// dotQ8_0AVX2 returns the dot product of nb Q8_0 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ8_0AVX2(w *byte, x *float32, nb int) float32
+
+// dotQ4_0AVX2 returns the dot product of nb Q4_0 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ4_0AVX2(w *byte, x *float32, nb int) float32
+
+// dotQ5_0AVX2 returns the dot product of nb Q5_0 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ5_0AVX2(w *byte, x *float32, nb int) float32
+
+// deqQ8_0AVX2 dequantizes nb Q8_0 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ8_0AVX2(dst *float32, w *byte, nb int)
+
+// deqQ4_0AVX2 dequantizes nb Q4_0 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ4_0AVX2(dst *float32, w *byte, nb int)
+
+// deqQ5_0AVX2 dequantizes nb Q5_0 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ5_0AVX2(dst *float32, w *byte, nb int)
+
+// dotQ6KAVX2 returns the dot product of nb Q6_K super-blocks with 256*nb
+// floats; sc holds 16 floats per super-block, d times each scale.
+//
+//go:noescape
+func dotQ6KAVX2(w *byte, x *float32, sc *float32, nb int) float32
+
+// dotQ4KAVX2 returns the dot product of nb Q4_K super-blocks with 256*nb
+// floats; sm holds 16 floats per super-block, d times the 8 scales then
+// dmin times the 8 mins.
+//
+//go:noescape
+func dotQ4KAVX2(w *byte, x *float32, sm *float32, nb int) float32

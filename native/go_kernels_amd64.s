@@ -1,0 +1,566 @@
+//go:build amd64 && !purego
+
+// AVX2 + FMA + F16C kernels of the pure-Go backend. Weights are unpacked
+// to float32 in registers and multiplied by float32 activations, so the
+// results equal the generic Go code (ggml.Dot) up to summation order. The
+// Go declarations and their contracts are in go_kernels_amd64.go.
+
+#include "textflag.h"
+
+DATA nib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL nib<>(SB), RODATA|NOPTR, $32
+
+DATA eight<>+0(SB)/8, $0x0808080808080808
+DATA eight<>+8(SB)/8, $0x0808080808080808
+GLOBL eight<>(SB), RODATA|NOPTR, $16
+
+DATA minus16<>+0(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA minus16<>+8(SB)/8, $0xf0f0f0f0f0f0f0f0
+GLOBL minus16<>(SB), RODATA|NOPTR, $16
+
+// q5shuf spreads qh byte 0 over bytes 0-7 and byte 1 over bytes 8-15;
+// q5shufHi does the same with qh bytes 2 and 3.
+DATA q5shufLo<>+0(SB)/8, $0x0000000000000000
+DATA q5shufLo<>+8(SB)/8, $0x0101010101010101
+GLOBL q5shufLo<>(SB), RODATA|NOPTR, $16
+DATA q5shufHi<>+0(SB)/8, $0x0202020202020202
+DATA q5shufHi<>+8(SB)/8, $0x0303030303030303
+GLOBL q5shufHi<>(SB), RODATA|NOPTR, $16
+DATA q5bits<>+0(SB)/8, $0x8040201008040201
+DATA q5bits<>+8(SB)/8, $0x8040201008040201
+GLOBL q5bits<>(SB), RODATA|NOPTR, $16
+
+DATA m30<>+0(SB)/8, $0x3030303030303030
+DATA m30<>+8(SB)/8, $0x3030303030303030
+DATA m30<>+16(SB)/8, $0x3030303030303030
+DATA m30<>+24(SB)/8, $0x3030303030303030
+GLOBL m30<>(SB), RODATA|NOPTR, $32
+
+DATA m20<>+0(SB)/8, $0x2020202020202020
+DATA m20<>+8(SB)/8, $0x2020202020202020
+DATA m20<>+16(SB)/8, $0x2020202020202020
+DATA m20<>+24(SB)/8, $0x2020202020202020
+GLOBL m20<>(SB), RODATA|NOPTR, $32
+
+// HSUM leaves the sum of the 8 floats of Y0 in the low float of X0.
+#define HSUM \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS       X1, X0, X0; \
+	VHADDPS      X0, X0, X0; \
+	VHADDPS      X0, X0, X0
+
+// func dotF32AVX2(a, b *float32, n int) float32
+// n is a multiple of 8.
+TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), SI
+	MOVQ   b+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+loop32:
+	CMPQ        CX, $32
+	JLT         loop8
+	VMOVUPS     (SI), Y4
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     64(SI), Y6
+	VMOVUPS     96(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         loop32
+
+loop8:
+	CMPQ        CX, $8
+	JLT         done
+	VMOVUPS     (SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         loop8
+
+done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32)
+// out[t] = w · x[t*xstride/4 : …+n] for t = 0..3; xstride in bytes, n a
+// multiple of 8.
+TEXT ·dotF32x4AVX2(SB), NOSPLIT, $0-40
+	MOVQ   w+0(FP), SI
+	MOVQ   x+8(FP), DI
+	MOVQ   xstride+16(FP), DX
+	MOVQ   n+24(FP), CX
+	LEAQ   (DI)(DX*1), R8
+	LEAQ   (R8)(DX*1), R9
+	LEAQ   (R9)(DX*1), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+loop16:
+	CMPQ        CX, $16
+	JLT         loop8
+	VMOVUPS     (SI), Y8
+	VMOVUPS     32(SI), Y9
+	VFMADD231PS (DI), Y8, Y0
+	VFMADD231PS 32(DI), Y9, Y4
+	VFMADD231PS (R8), Y8, Y1
+	VFMADD231PS 32(R8), Y9, Y5
+	VFMADD231PS (R9), Y8, Y2
+	VFMADD231PS 32(R9), Y9, Y6
+	VFMADD231PS (R10), Y8, Y3
+	VFMADD231PS 32(R10), Y9, Y7
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	ADDQ        $64, R8
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	SUBQ        $16, CX
+	JMP         loop16
+
+loop8:
+	CMPQ        CX, $8
+	JLT         done
+	VMOVUPS     (SI), Y8
+	VFMADD231PS (DI), Y8, Y0
+	VFMADD231PS (R8), Y8, Y1
+	VFMADD231PS (R9), Y8, Y2
+	VFMADD231PS (R10), Y8, Y3
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	ADDQ        $32, R8
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	SUBQ        $8, CX
+	JMP         loop8
+
+done:
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y7, Y3, Y3
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	MOVQ         out+32(FP), AX
+	VMOVUPS      X0, (AX)
+	VZEROUPPER
+	RET
+
+// func dotF16AVX2(w *byte, x *float32, n int) float32
+// w holds n binary16 values; n is a multiple of 8.
+TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), SI
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+loop32:
+	CMPQ        CX, $32
+	JLT         loop8
+	VCVTPH2PS   (SI), Y4
+	VCVTPH2PS   16(SI), Y5
+	VCVTPH2PS   32(SI), Y6
+	VCVTPH2PS   48(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $64, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         loop32
+
+loop8:
+	CMPQ        CX, $8
+	JLT         done
+	VCVTPH2PS   (SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         loop8
+
+done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// func cvtF16AVX2(dst *float32, src *byte, n int)
+// n is a multiple of 8.
+TEXT ·cvtF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+loop8:
+	CMPQ      CX, $8
+	JLT       done
+	VCVTPH2PS (SI), Y4
+	VMOVUPS   Y4, (DI)
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+	JMP       loop8
+
+done:
+	VZEROUPPER
+	RET
+
+// WIDEN16x2 sign-extends the 16 bytes of lo and the 16 bytes of hi to
+// float32 in Y7, Y8 (lo) and Y9, Y10 (hi). lo and hi are clobbered.
+#define WIDEN16x2(lo, hi) \
+	VPMOVSXBD lo, Y7;            \
+	VPSHUFD   $0xEE, lo, lo;     \
+	VPMOVSXBD lo, Y8;            \
+	VPMOVSXBD hi, Y9;            \
+	VPSHUFD   $0xEE, hi, hi;     \
+	VPMOVSXBD hi, Y10;           \
+	VCVTDQ2PS Y7, Y7;            \
+	VCVTDQ2PS Y8, Y8;            \
+	VCVTDQ2PS Y9, Y9;            \
+	VCVTDQ2PS Y10, Y10
+
+// DOT32 sets Y7 to the 8 partial sums of Y7..Y10 times the 32 floats at
+// xoff(DI).
+#define DOT32(xoff) \
+	VMULPS      xoff(DI), Y7, Y7;      \
+	VFMADD231PS xoff+32(DI), Y8, Y7;   \
+	VMULPS      xoff+64(DI), Y9, Y9;   \
+	VFMADD231PS xoff+96(DI), Y10, Y9;  \
+	VADDPS      Y9, Y7, Y7
+
+// STORE32 stores Y7..Y10 times the scale Y4 to the 32 floats at xoff(DI).
+#define STORE32(xoff) \
+	VMULPS  Y4, Y7, Y7;       \
+	VMULPS  Y4, Y8, Y8;       \
+	VMULPS  Y4, Y9, Y9;       \
+	VMULPS  Y4, Y10, Y10;     \
+	VMOVUPS Y7, xoff(DI);     \
+	VMOVUPS Y8, xoff+32(DI);  \
+	VMOVUPS Y9, xoff+64(DI);  \
+	VMOVUPS Y10, xoff+96(DI)
+
+// Q8_0 blocks: d f16, qs[32] int8. Q8UNPACK leaves d in Y4 and the 32
+// values in Y7..Y10.
+#define Q8UNPACK(boff) \
+	VPBROADCASTW boff(SI), X4;    \
+	VCVTPH2PS    X4, Y4;          \
+	VPMOVSXBD    boff+2(SI), Y7;  \
+	VPMOVSXBD    boff+10(SI), Y8; \
+	VPMOVSXBD    boff+18(SI), Y9; \
+	VPMOVSXBD    boff+26(SI), Y10; \
+	VCVTDQ2PS    Y7, Y7;          \
+	VCVTDQ2PS    Y8, Y8;          \
+	VCVTDQ2PS    Y9, Y9;          \
+	VCVTDQ2PS    Y10, Y10
+
+// Q4_0 blocks: d f16, qs[16]; element j is the low nibble of qs[j] minus
+// 8, element j+16 the high nibble minus 8. Needs X15 = 0x0f…, X14 = 8….
+#define Q4UNPACK(boff) \
+	VPBROADCASTW boff(SI), X4;   \
+	VCVTPH2PS    X4, Y4;         \
+	VMOVDQU      boff+2(SI), X5; \
+	VPSRLW       $4, X5, X6;     \
+	VPAND        X15, X5, X5;    \
+	VPAND        X15, X6, X6;    \
+	VPSUBB       X14, X5, X5;    \
+	VPSUBB       X14, X6, X6;    \
+	WIDEN16x2(X5, X6)
+
+// Q5_0 blocks: d f16, qh u32, qs[16]; bit 4 of element j is bit j of qh,
+// and values are offset by 16. Needs X15 = 0x0f…, X14 = 0xf0…, X13 =
+// q5shufLo, X12 = q5shufHi, X11 = q5bits.
+#define Q5UNPACK(boff) \
+	VPBROADCASTW boff(SI), X4;    \
+	VCVTPH2PS    X4, Y4;          \
+	VMOVDQU      boff+6(SI), X5;  \
+	VPSRLW       $4, X5, X6;      \
+	VPAND        X15, X5, X5;     \
+	VPAND        X15, X6, X6;     \
+	VPBROADCASTD boff+2(SI), X2;  \
+	VPSHUFB      X12, X2, X3;     \
+	VPSHUFB      X13, X2, X2;     \
+	VPAND        X11, X2, X2;     \
+	VPAND        X11, X3, X3;     \
+	VPCMPEQB     X11, X2, X2;     \
+	VPCMPEQB     X11, X3, X3;     \
+	VPANDN       X14, X2, X2;     \
+	VPANDN       X14, X3, X3;     \
+	VPADDB       X2, X5, X5;      \
+	VPADDB       X3, X6, X6;      \
+	WIDEN16x2(X5, X6)
+
+#define Q4CONST \
+	VMOVDQU nib<>(SB), X15; \
+	VMOVDQU eight<>(SB), X14
+
+#define Q5CONST \
+	VMOVDQU nib<>(SB), X15;      \
+	VMOVDQU minus16<>(SB), X14;  \
+	VMOVDQU q5shufLo<>(SB), X13; \
+	VMOVDQU q5shufHi<>(SB), X12; \
+	VMOVDQU q5bits<>(SB), X11
+
+// BLOCKDOT defines func name(w *byte, x *float32, nb int) float32, the dot
+// product of nb blocks of size bytes (unpacked by unpack) with 32*nb
+// floats, two blocks per iteration.
+#define BLOCKDOT(name, size, unpack, consts) \
+TEXT name(SB), NOSPLIT, $0-28;       \
+	MOVQ   w+0(FP), SI;              \
+	MOVQ   x+8(FP), DI;              \
+	MOVQ   nb+16(FP), CX;            \
+	consts;                          \
+	VXORPS Y0, Y0, Y0;               \
+	VXORPS Y1, Y1, Y1;               \
+loop2:;                              \
+	CMPQ   CX, $2;                   \
+	JLT    tail;                     \
+	unpack(0);                       \
+	DOT32(0);                        \
+	VFMADD231PS Y7, Y4, Y0;          \
+	unpack(size);                    \
+	DOT32(128);                      \
+	VFMADD231PS Y7, Y4, Y1;          \
+	ADDQ   $(2*size), SI;            \
+	ADDQ   $256, DI;                 \
+	SUBQ   $2, CX;                   \
+	JMP    loop2;                    \
+tail:;                               \
+	CMPQ   CX, $0;                   \
+	JEQ    done;                     \
+	unpack(0);                       \
+	DOT32(0);                        \
+	VFMADD231PS Y7, Y4, Y0;          \
+done:;                               \
+	VADDPS Y1, Y0, Y0;               \
+	HSUM;                            \
+	VZEROUPPER;                      \
+	MOVSS  X0, ret+24(FP);           \
+	RET
+
+// BLOCKDEQ defines func name(dst *float32, w *byte, nb int), which
+// dequantizes nb blocks.
+#define BLOCKDEQ(name, size, unpack, consts) \
+TEXT name(SB), NOSPLIT, $0-24; \
+	MOVQ dst+0(FP), DI;        \
+	MOVQ w+8(FP), SI;          \
+	MOVQ nb+16(FP), CX;        \
+	consts;                    \
+loop:;                         \
+	CMPQ CX, $0;               \
+	JEQ  done;                 \
+	unpack(0);                 \
+	STORE32(0);                \
+	ADDQ $size, SI;            \
+	ADDQ $128, DI;             \
+	DECQ CX;                   \
+	JMP  loop;                 \
+done:;                         \
+	VZEROUPPER;                \
+	RET
+
+#define NOCONST
+
+// func dotQ8_0AVX2(w *byte, x *float32, nb int) float32
+BLOCKDOT(·dotQ8_0AVX2, 34, Q8UNPACK, NOCONST)
+
+// func dotQ4_0AVX2(w *byte, x *float32, nb int) float32
+BLOCKDOT(·dotQ4_0AVX2, 18, Q4UNPACK, Q4CONST)
+
+// func dotQ5_0AVX2(w *byte, x *float32, nb int) float32
+BLOCKDOT(·dotQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
+
+// func deqQ8_0AVX2(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqQ8_0AVX2, 34, Q8UNPACK, NOCONST)
+
+// func deqQ4_0AVX2(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqQ4_0AVX2, 18, Q4UNPACK, Q4CONST)
+
+// func deqQ5_0AVX2(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
+
+// Q6SUB32 multiplies the 32 signed bytes of Yq (elements of two 16-element
+// sub-blocks) by the 32 floats at xoff(DI), scales each sub-block's sum by
+// the float at soff(DX) and soff+4(DX) and adds them to Y0 and Y1.
+#define Q6SUB32(Yq, Xq, xoff, soff) \
+	VEXTRACTI128  $1, Yq, X10;           \
+	VPSHUFD       $0xEE, Xq, X9;         \
+	VPSHUFD       $0xEE, X10, X11;       \
+	VPMOVSXBD     Xq, Y8;                \
+	VPMOVSXBD     X9, Y9;                \
+	VPMOVSXBD     X10, Y10;              \
+	VPMOVSXBD     X11, Y11;              \
+	VCVTDQ2PS     Y8, Y8;                \
+	VCVTDQ2PS     Y9, Y9;                \
+	VCVTDQ2PS     Y10, Y10;              \
+	VCVTDQ2PS     Y11, Y11;              \
+	VMULPS        xoff(DI), Y8, Y8;      \
+	VFMADD231PS   xoff+32(DI), Y9, Y8;   \
+	VBROADCASTSS  soff(DX), Y4;          \
+	VFMADD231PS   Y4, Y8, Y0;            \
+	VMULPS        xoff+64(DI), Y10, Y10; \
+	VFMADD231PS   xoff+96(DI), Y11, Y10; \
+	VBROADCASTSS  soff+4(DX), Y4;        \
+	VFMADD231PS   Y4, Y10, Y1
+
+// Q6HALF handles 128 elements of a Q6_K super-block: ql at qloff(SI), qh
+// at qhoff(SI). Needs Y15 = 0x0f…, Y14 = 0x30…, Y13 = 0x20….
+#define Q6HALF(qloff, qhoff, xoff, soff) \
+	VMOVDQU qloff(SI), Y5;      \
+	VMOVDQU qloff+32(SI), Y6;   \
+	VMOVDQU qhoff(SI), Y7;      \
+	VPAND   Y15, Y5, Y2;        \
+	VPSLLW  $4, Y7, Y3;         \
+	VPAND   Y14, Y3, Y3;        \
+	VPOR    Y3, Y2, Y2;         \
+	VPSUBB  Y13, Y2, Y2;        \
+	Q6SUB32(Y2, X2, xoff, soff);         \
+	VPAND   Y15, Y6, Y2;        \
+	VPSLLW  $2, Y7, Y3;         \
+	VPAND   Y14, Y3, Y3;        \
+	VPOR    Y3, Y2, Y2;         \
+	VPSUBB  Y13, Y2, Y2;        \
+	Q6SUB32(Y2, X2, xoff+128, soff+8);   \
+	VPSRLW  $4, Y5, Y2;         \
+	VPAND   Y15, Y2, Y2;        \
+	VPAND   Y14, Y7, Y3;        \
+	VPOR    Y3, Y2, Y2;         \
+	VPSUBB  Y13, Y2, Y2;        \
+	Q6SUB32(Y2, X2, xoff+256, soff+16);  \
+	VPSRLW  $4, Y6, Y2;         \
+	VPAND   Y15, Y2, Y2;        \
+	VPSRLW  $2, Y7, Y3;         \
+	VPAND   Y14, Y3, Y3;        \
+	VPOR    Y3, Y2, Y2;         \
+	VPSUBB  Y13, Y2, Y2;        \
+	Q6SUB32(Y2, X2, xoff+384, soff+24)
+
+// func dotQ6KAVX2(w *byte, x *float32, sc *float32, nb int) float32
+// sc holds 16 floats per super-block: d times each int8 scale.
+TEXT ·dotQ6KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    sc+16(FP), DX
+	MOVQ    nb+24(FP), CX
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU m30<>(SB), Y14
+	VMOVDQU m20<>(SB), Y13
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	Q6HALF(0, 128, 0, 0)
+	Q6HALF(64, 160, 512, 32)
+	ADDQ $210, SI
+	ADDQ $1024, DI
+	ADDQ $64, DX
+	DECQ CX
+	JMP  loop
+
+done:
+	VADDPS Y1, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+32(FP)
+	RET
+
+// Q4KSUB32 multiplies the 32 unsigned bytes of Yq (one sub-block) by its
+// scale soff(DX) minus its min soff+32(DX), then by the floats at
+// xoff(DI), adding to Y0 and Y1.
+#define Q4KSUB32(Yq, Xq, xoff, soff) \
+	VEXTRACTI128  $1, Yq, X10;            \
+	VPSHUFD       $0xEE, Xq, X9;          \
+	VPSHUFD       $0xEE, X10, X11;        \
+	VPMOVZXBD     Xq, Y8;                 \
+	VPMOVZXBD     X9, Y9;                 \
+	VPMOVZXBD     X10, Y10;               \
+	VPMOVZXBD     X11, Y11;               \
+	VCVTDQ2PS     Y8, Y8;                 \
+	VCVTDQ2PS     Y9, Y9;                 \
+	VCVTDQ2PS     Y10, Y10;               \
+	VCVTDQ2PS     Y11, Y11;               \
+	VBROADCASTSS  soff(DX), Y4;           \
+	VBROADCASTSS  soff+32(DX), Y3;        \
+	VFMSUB213PS   Y3, Y4, Y8;             \
+	VFMSUB213PS   Y3, Y4, Y9;             \
+	VFMSUB213PS   Y3, Y4, Y10;            \
+	VFMSUB213PS   Y3, Y4, Y11;            \
+	VFMADD231PS   xoff(DI), Y8, Y0;       \
+	VFMADD231PS   xoff+32(DI), Y9, Y1;    \
+	VFMADD231PS   xoff+64(DI), Y10, Y0;   \
+	VFMADD231PS   xoff+96(DI), Y11, Y1
+
+// Q4KGROUP handles 64 elements of a Q4_K super-block: 32 bytes at qoff(SI),
+// low nibbles first. Needs Y15 = 0x0f….
+#define Q4KGROUP(qoff, xoff, soff) \
+	VMOVDQU qoff(SI), Y5;   \
+	VPSRLW  $4, Y5, Y6;     \
+	VPAND   Y15, Y5, Y5;    \
+	VPAND   Y15, Y6, Y6;    \
+	Q4KSUB32(Y5, X5, xoff, soff); \
+	Q4KSUB32(Y6, X6, xoff+128, soff+4)
+
+// func dotQ4KAVX2(w *byte, x *float32, sm *float32, nb int) float32
+// sm holds 16 floats per super-block: d*scale of the 8 sub-blocks, then
+// dmin*min.
+TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    sm+16(FP), DX
+	MOVQ    nb+24(FP), CX
+	VMOVDQU nib<>(SB), Y15
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	Q4KGROUP(16, 0, 0)
+	Q4KGROUP(48, 256, 8)
+	Q4KGROUP(80, 512, 16)
+	Q4KGROUP(112, 768, 24)
+	ADDQ $144, SI
+	ADDQ $1024, DI
+	ADDQ $64, DX
+	DECQ CX
+	JMP  loop
+
+done:
+	VADDPS Y1, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+32(FP)
+	RET
