@@ -1,8 +1,6 @@
 package native
 
 import (
-	"encoding/binary"
-	"math"
 	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -17,10 +15,6 @@ const (
 	sizeQ5_0 = 22
 	sizeQ4K  = 144
 	sizeQ6K  = 210
-
-	// kChunk is the number of K-quant super-blocks whose scales are
-	// unpacked (on the stack) per assembly call.
-	kChunk = 16
 )
 
 // dotF32s returns Σ a[i]*b[i] over len(a) elements.
@@ -95,58 +89,14 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 		}
 	case ggml.Q4_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
-			return dotQ4K(row, x)
+			return dotQ4KAVX2(&row[0], &x[0], n/qkk)
 		}
 	case ggml.Q6_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ6K {
-			return dotQ6K(row, x)
+			return dotQ6KAVX2(&row[0], &x[0], n/qkk)
 		}
 	}
 	return ggml.Dot(t, row, x)
-}
-
-// dotQ4K runs the Q4_K kernel kChunk super-blocks at a time, unpacking
-// their 6-bit scales and mins to floats first.
-func dotQ4K(row []byte, x []float32) float32 {
-	var sm [kChunk * 16]float32
-	nb := len(x) / qkk
-	var sum float32
-	for b0 := 0; b0 < nb; b0 += kChunk {
-		n := min(kChunk, nb-b0)
-		for i := range n {
-			b := (*[sizeQ4K]byte)(row[(b0+i)*sizeQ4K:])
-			d, dmin := f16At(b[0:]), f16At(b[2:])
-			s := (*[16]float32)(sm[16*i:])
-			for j := range 8 {
-				sc, m := scaleMinK4(j, (*[12]byte)(b[4:]))
-				s[j] = d * float32(sc)
-				s[8+j] = dmin * float32(m)
-			}
-		}
-		sum += dotQ4KAVX2(&row[b0*sizeQ4K], &x[b0*qkk], &sm[0], n)
-	}
-	return sum
-}
-
-// dotQ6K runs the Q6_K kernel kChunk super-blocks at a time, with each
-// sub-block's scale multiplied by the super-block's d.
-func dotQ6K(row []byte, x []float32) float32 {
-	var sc [kChunk * 16]float32
-	nb := len(x) / qkk
-	var sum float32
-	for b0 := 0; b0 < nb; b0 += kChunk {
-		n := min(kChunk, nb-b0)
-		for i := range n {
-			b := (*[sizeQ6K]byte)(row[(b0+i)*sizeQ6K:])
-			d := f16At(b[208:])
-			s := (*[16]float32)(sc[16*i:])
-			for j := range 16 {
-				s[j] = d * float32(int8(b[192+j]))
-			}
-		}
-		sum += dotQ6KAVX2(&row[b0*sizeQ6K], &x[b0*qkk], &sc[0], n)
-	}
-	return sum
 }
 
 // dequantRow converts the first len(dst) elements of a weight row of type
@@ -179,6 +129,16 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 				deqQ5_0AVX2(&dst[0], &row[0], n/qk)
 				return nil
 			}
+		case ggml.Q4_K:
+			if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
+				deqQ4KAVX2(&dst[0], &row[0], n/qkk)
+				return nil
+			}
+		case ggml.Q6_K:
+			if n%qkk == 0 && len(row) >= n/qkk*sizeQ6K {
+				deqQ6KAVX2(&dst[0], &row[0], n/qkk)
+				return nil
+			}
 		}
 	}
 	return ggml.DequantizeRow(t, row, dst)
@@ -205,17 +165,29 @@ func dotF32x4(w, x []float32, stride int, out *[4]float32) {
 	}
 }
 
-// f16At reads the little-endian binary16 value at b[0:2] as float32.
-func f16At(b []byte) float32 { return ggml.F16ToF32(binary.LittleEndian.Uint16(b)) }
-
-// scaleMinK4 unpacks the 6-bit scale and min of sub-block j from the 12
-// packed bytes of a Q4_K or Q5_K block (ggml's get_scale_min_k4).
-func scaleMinK4(j int, q *[12]byte) (sc, m uint8) {
-	if j < 4 {
-		return q[j] & 63, q[j+4] & 63
+// dotF32r2x4 sets out[4*r+t] = Σ w[r*stride+k]*x[t*stride+k] over n
+// elements for the 2 weight rows of w and the 4 activation rows of x, both
+// stride floats apart.
+func dotF32r2x4(w, x []float32, n, stride int, out *[8]float32) {
+	_ = w[stride+n-1]
+	_ = x[3*stride+n-1]
+	if !haveSIMD || n < 8 {
+		for r := range 2 {
+			for t := range 4 {
+				out[4*r+t] = dot(w[r*stride:r*stride+n], x[t*stride:t*stride+n])
+			}
+		}
+		return
 	}
-	return q[j+4]&0xF | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
+	m := n &^ 7
+	dotF32r2x4AVX2(&w[0], 4*stride, &x[0], 4*stride, m, &out[0])
+	for r := range 2 {
+		wr := w[r*stride:]
+		for t := range 4 {
+			xt := x[t*stride:]
+			for k := m; k < n; k++ {
+				out[4*r+t] += wr[k] * xt[k]
+			}
+		}
+	}
 }
-
-// float32At reads the little-endian float32 at b[0:4].
-func float32At(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }

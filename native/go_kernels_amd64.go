@@ -60,14 +60,30 @@ func deqQ4_0AVX2(dst *float32, w *byte, nb int)
 func deqQ5_0AVX2(dst *float32, w *byte, nb int)
 
 // dotQ6KAVX2 returns the dot product of nb Q6_K super-blocks with 256*nb
-// floats; sc holds 16 floats per super-block, d times each scale.
+// floats.
 //
 //go:noescape
-func dotQ6KAVX2(w *byte, x *float32, sc *float32, nb int) float32
+func dotQ6KAVX2(w *byte, x *float32, nb int) float32
+
+// deqQ6KAVX2 dequantizes nb Q6_K super-blocks into 256*nb floats.
+//
+//go:noescape
+func deqQ6KAVX2(dst *float32, w *byte, nb int)
 
 // dotQ4KAVX2 returns the dot product of nb Q4_K super-blocks with 256*nb
-// floats; sm holds 16 floats per super-block, d times the 8 scales then
-// dmin times the 8 mins.
+// floats.
 //
 //go:noescape
-func dotQ4KAVX2(w *byte, x *float32, sm *float32, nb int) float32
+func dotQ4KAVX2(w *byte, x *float32, nb int) float32
+
+// deqQ4KAVX2 dequantizes nb Q4_K super-blocks into 256*nb floats.
+//
+//go:noescape
+func deqQ4KAVX2(dst *float32, w *byte, nb int)
+
+// dotF32r2x4AVX2 sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 2
+// weight rows wstride bytes apart and 4 activation rows xstride bytes
+// apart; n is a multiple of 8.
+//
+//go:noescape
+func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *float32)

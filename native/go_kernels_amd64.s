@@ -410,10 +410,8 @@ BLOCKDEQ(·deqQ4_0AVX2, 18, Q4UNPACK, Q4CONST)
 // func deqQ5_0AVX2(dst *float32, w *byte, nb int)
 BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 
-// Q6SUB32 multiplies the 32 signed bytes of Yq (elements of two 16-element
-// sub-blocks) by the 32 floats at xoff(DI), scales each sub-block's sum by
-// the float at soff(DX) and soff+4(DX) and adds them to Y0 and Y1.
-#define Q6SUB32(Yq, Xq, xoff, soff) \
+// Q6WIDEN converts the 32 signed bytes of Yq to float32 in Y8..Y11.
+#define Q6WIDEN(Yq, Xq) \
 	VEXTRACTI128  $1, Yq, X10;           \
 	VPSHUFD       $0xEE, Xq, X9;         \
 	VPSHUFD       $0xEE, X10, X11;       \
@@ -424,7 +422,13 @@ BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 	VCVTDQ2PS     Y8, Y8;                \
 	VCVTDQ2PS     Y9, Y9;                \
 	VCVTDQ2PS     Y10, Y10;              \
-	VCVTDQ2PS     Y11, Y11;              \
+	VCVTDQ2PS     Y11, Y11
+
+// Q6DOT32 multiplies 32 signed bytes of Yq (elements of two 16-element
+// sub-blocks) by the 32 floats at xoff(DI), scales each sub-block's sum by
+// the float at soff(DX) and soff+4(DX) and adds them to Y0 and Y1.
+#define Q6DOT32(Yq, Xq, xoff, soff) \
+	Q6WIDEN(Yq, Xq);                     \
 	VMULPS        xoff(DI), Y8, Y8;      \
 	VFMADD231PS   xoff+32(DI), Y9, Y8;   \
 	VBROADCASTSS  soff(DX), Y4;          \
@@ -434,9 +438,25 @@ BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 	VBROADCASTSS  soff+4(DX), Y4;        \
 	VFMADD231PS   Y4, Y10, Y1
 
-// Q6HALF handles 128 elements of a Q6_K super-block: ql at qloff(SI), qh
-// at qhoff(SI). Needs Y15 = 0x0f…, Y14 = 0x30…, Y13 = 0x20….
-#define Q6HALF(qloff, qhoff, xoff, soff) \
+// Q6DEQ32 stores the 32 signed bytes of Yq times their sub-blocks' scales
+// soff(DX) and soff+4(DX) to the floats at xoff(DI).
+#define Q6DEQ32(Yq, Xq, xoff, soff) \
+	Q6WIDEN(Yq, Xq);                     \
+	VBROADCASTSS  soff(DX), Y4;          \
+	VMULPS        Y4, Y8, Y8;            \
+	VMULPS        Y4, Y9, Y9;            \
+	VBROADCASTSS  soff+4(DX), Y4;        \
+	VMULPS        Y4, Y10, Y10;          \
+	VMULPS        Y4, Y11, Y11;          \
+	VMOVUPS       Y8, xoff(DI);          \
+	VMOVUPS       Y9, xoff+32(DI);       \
+	VMOVUPS       Y10, xoff+64(DI);      \
+	VMOVUPS       Y11, xoff+96(DI)
+
+// Q6HALF handles 128 elements of a Q6_K super-block, ql at qloff(SI) and
+// qh at qhoff(SI), passing each 32 values (offset by -32) to use. Needs
+// Y15 = 0x0f…, Y14 = 0x30…, Y13 = 0x20….
+#define Q6HALF(use, qloff, qhoff, xoff, soff) \
 	VMOVDQU qloff(SI), Y5;      \
 	VMOVDQU qloff+32(SI), Y6;   \
 	VMOVDQU qhoff(SI), Y7;      \
@@ -445,48 +465,64 @@ BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 	VPAND   Y14, Y3, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
 	VPSUBB  Y13, Y2, Y2;        \
-	Q6SUB32(Y2, X2, xoff, soff);         \
+	use(Y2, X2, xoff, soff);    \
 	VPAND   Y15, Y6, Y2;        \
 	VPSLLW  $2, Y7, Y3;         \
 	VPAND   Y14, Y3, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
 	VPSUBB  Y13, Y2, Y2;        \
-	Q6SUB32(Y2, X2, xoff+128, soff+8);   \
+	use(Y2, X2, xoff+128, soff+8);   \
 	VPSRLW  $4, Y5, Y2;         \
 	VPAND   Y15, Y2, Y2;        \
 	VPAND   Y14, Y7, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
 	VPSUBB  Y13, Y2, Y2;        \
-	Q6SUB32(Y2, X2, xoff+256, soff+16);  \
+	use(Y2, X2, xoff+256, soff+16);  \
 	VPSRLW  $4, Y6, Y2;         \
 	VPAND   Y15, Y2, Y2;        \
 	VPSRLW  $2, Y7, Y3;         \
 	VPAND   Y14, Y3, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
 	VPSUBB  Y13, Y2, Y2;        \
-	Q6SUB32(Y2, X2, xoff+384, soff+24)
+	use(Y2, X2, xoff+384, soff+24)
 
-// func dotQ6KAVX2(w *byte, x *float32, sc *float32, nb int) float32
-// sc holds 16 floats per super-block: d times each int8 scale.
-TEXT ·dotQ6KAVX2(SB), NOSPLIT, $0-36
+// Q6SCALES stores the 16 scales of the Q6_K super-block at SI, times its
+// d, as floats at 0(DX).
+#define Q6SCALES \
+	VPBROADCASTW 208(SI), X4; \
+	VCVTPH2PS    X4, Y4;      \
+	VPMOVSXBD    192(SI), Y2; \
+	VPMOVSXBD    200(SI), Y3; \
+	VCVTDQ2PS    Y2, Y2;      \
+	VCVTDQ2PS    Y3, Y3;      \
+	VMULPS       Y4, Y2, Y2;  \
+	VMULPS       Y4, Y3, Y3;  \
+	VMOVUPS      Y2, (DX);    \
+	VMOVUPS      Y3, 32(DX)
+
+#define Q6CONST \
+	VMOVDQU nib<>(SB), Y15; \
+	VMOVDQU m30<>(SB), Y14; \
+	VMOVDQU m20<>(SB), Y13
+
+// func dotQ6KAVX2(w *byte, x *float32, nb int) float32
+TEXT ·dotQ6KAVX2(SB), NOSPLIT, $64-28
 	MOVQ    w+0(FP), SI
 	MOVQ    x+8(FP), DI
-	MOVQ    sc+16(FP), DX
-	MOVQ    nb+24(FP), CX
-	VMOVDQU nib<>(SB), Y15
-	VMOVDQU m30<>(SB), Y14
-	VMOVDQU m20<>(SB), Y13
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	Q6CONST
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 
 loop:
 	CMPQ CX, $0
 	JEQ  done
-	Q6HALF(0, 128, 0, 0)
-	Q6HALF(64, 160, 512, 32)
+	Q6SCALES
+	Q6HALF(Q6DOT32, 0, 128, 0, 0)
+	Q6HALF(Q6DOT32, 64, 160, 512, 32)
 	ADDQ $210, SI
 	ADDQ $1024, DI
-	ADDQ $64, DX
 	DECQ CX
 	JMP  loop
 
@@ -494,13 +530,36 @@ done:
 	VADDPS Y1, Y0, Y0
 	HSUM
 	VZEROUPPER
-	MOVSS  X0, ret+32(FP)
+	MOVSS  X0, ret+24(FP)
 	RET
 
-// Q4KSUB32 multiplies the 32 unsigned bytes of Yq (one sub-block) by its
-// scale soff(DX) minus its min soff+32(DX), then by the floats at
-// xoff(DI), adding to Y0 and Y1.
-#define Q4KSUB32(Yq, Xq, xoff, soff) \
+// func deqQ6KAVX2(dst *float32, w *byte, nb int)
+TEXT ·deqQ6KAVX2(SB), NOSPLIT, $64-24
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ nb+16(FP), CX
+	LEAQ 0(SP), DX
+	Q6CONST
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	Q6SCALES
+	Q6HALF(Q6DEQ32, 0, 128, 0, 0)
+	Q6HALF(Q6DEQ32, 64, 160, 512, 32)
+	ADDQ $210, SI
+	ADDQ $1024, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// Q4KWIDEN converts the 32 unsigned bytes of Yq (one sub-block) to floats
+// in Y8..Y11 and applies the sub-block's scale soff(DX) and min
+// soff+32(DX): value = scale*q - min.
+#define Q4KWIDEN(Yq, Xq, soff) \
 	VEXTRACTI128  $1, Yq, X10;            \
 	VPSHUFD       $0xEE, Xq, X9;          \
 	VPSHUFD       $0xEE, X10, X11;        \
@@ -517,30 +576,83 @@ done:
 	VFMSUB213PS   Y3, Y4, Y8;             \
 	VFMSUB213PS   Y3, Y4, Y9;             \
 	VFMSUB213PS   Y3, Y4, Y10;            \
-	VFMSUB213PS   Y3, Y4, Y11;            \
+	VFMSUB213PS   Y3, Y4, Y11
+
+// Q4KDOT32 multiplies one sub-block by the 32 floats at xoff(DI), adding
+// to Y0 and Y1.
+#define Q4KDOT32(Yq, Xq, xoff, soff) \
+	Q4KWIDEN(Yq, Xq, soff);               \
 	VFMADD231PS   xoff(DI), Y8, Y0;       \
 	VFMADD231PS   xoff+32(DI), Y9, Y1;    \
 	VFMADD231PS   xoff+64(DI), Y10, Y0;   \
 	VFMADD231PS   xoff+96(DI), Y11, Y1
 
+// Q4KDEQ32 stores one dequantized sub-block to the floats at xoff(DI).
+#define Q4KDEQ32(Yq, Xq, xoff, soff) \
+	Q4KWIDEN(Yq, Xq, soff);               \
+	VMOVUPS       Y8, xoff(DI);           \
+	VMOVUPS       Y9, xoff+32(DI);        \
+	VMOVUPS       Y10, xoff+64(DI);       \
+	VMOVUPS       Y11, xoff+96(DI)
+
 // Q4KGROUP handles 64 elements of a Q4_K super-block: 32 bytes at qoff(SI),
 // low nibbles first. Needs Y15 = 0x0f….
-#define Q4KGROUP(qoff, xoff, soff) \
+#define Q4KGROUP(use, qoff, xoff, soff) \
 	VMOVDQU qoff(SI), Y5;   \
 	VPSRLW  $4, Y5, Y6;     \
 	VPAND   Y15, Y5, Y5;    \
 	VPAND   Y15, Y6, Y6;    \
-	Q4KSUB32(Y5, X5, xoff, soff); \
-	Q4KSUB32(Y6, X6, xoff+128, soff+4)
+	use(Y5, X5, xoff, soff); \
+	use(Y6, X6, xoff+128, soff+4)
 
-// func dotQ4KAVX2(w *byte, x *float32, sm *float32, nb int) float32
-// sm holds 16 floats per super-block: d*scale of the 8 sub-blocks, then
-// dmin*min.
-TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-36
+// Q4KSCALES unpacks the 8 6-bit scales and mins of the Q4_K super-block at
+// SI (ggml's get_scale_min_k4 on 32-bit words) and stores d*scale as 8
+// floats at 0(DX) and dmin*min as 8 floats at 32(DX).
+#define Q4KSCALES \
+	MOVL         4(SI), AX;           \
+	MOVL         8(SI), BX;           \
+	MOVL         12(SI), R12;         \
+	MOVL         R12, R13;            \
+	SHRL         $4, R13;             \
+	ANDL         $0x0f0f0f0f, R13;    \
+	MOVL         BX, R11;             \
+	SHRL         $6, R11;             \
+	ANDL         $0x03030303, R11;    \
+	SHLL         $4, R11;             \
+	ORL          R11, R13;            \
+	ANDL         $0x3f3f3f3f, BX;     \
+	ANDL         $0x0f0f0f0f, R12;    \
+	MOVL         AX, R11;             \
+	SHRL         $6, R11;             \
+	ANDL         $0x03030303, R11;    \
+	SHLL         $4, R11;             \
+	ORL          R11, R12;            \
+	ANDL         $0x3f3f3f3f, AX;     \
+	SHLQ         $32, R12;            \
+	ORQ          R12, AX;             \
+	SHLQ         $32, R13;            \
+	ORQ          R13, BX;             \
+	VPBROADCASTW (SI), X4;            \
+	VCVTPH2PS    X4, Y4;              \
+	VPBROADCASTW 2(SI), X5;           \
+	VCVTPH2PS    X5, Y5;              \
+	MOVQ         AX, X2;              \
+	MOVQ         BX, X3;              \
+	VPMOVZXBD    X2, Y2;              \
+	VPMOVZXBD    X3, Y3;              \
+	VCVTDQ2PS    Y2, Y2;              \
+	VCVTDQ2PS    Y3, Y3;              \
+	VMULPS       Y4, Y2, Y2;          \
+	VMULPS       Y5, Y3, Y3;          \
+	VMOVUPS      Y2, (DX);            \
+	VMOVUPS      Y3, 32(DX)
+
+// func dotQ4KAVX2(w *byte, x *float32, nb int) float32
+TEXT ·dotQ4KAVX2(SB), NOSPLIT, $64-28
 	MOVQ    w+0(FP), SI
 	MOVQ    x+8(FP), DI
-	MOVQ    sm+16(FP), DX
-	MOVQ    nb+24(FP), CX
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
 	VMOVDQU nib<>(SB), Y15
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
@@ -548,13 +660,13 @@ TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-36
 loop:
 	CMPQ CX, $0
 	JEQ  done
-	Q4KGROUP(16, 0, 0)
-	Q4KGROUP(48, 256, 8)
-	Q4KGROUP(80, 512, 16)
-	Q4KGROUP(112, 768, 24)
+	Q4KSCALES
+	Q4KGROUP(Q4KDOT32, 16, 0, 0)
+	Q4KGROUP(Q4KDOT32, 48, 256, 8)
+	Q4KGROUP(Q4KDOT32, 80, 512, 16)
+	Q4KGROUP(Q4KDOT32, 112, 768, 24)
 	ADDQ $144, SI
 	ADDQ $1024, DI
-	ADDQ $64, DX
 	DECQ CX
 	JMP  loop
 
@@ -562,5 +674,93 @@ done:
 	VADDPS Y1, Y0, Y0
 	HSUM
 	VZEROUPPER
-	MOVSS  X0, ret+32(FP)
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// func deqQ4KAVX2(dst *float32, w *byte, nb int)
+TEXT ·deqQ4KAVX2(SB), NOSPLIT, $64-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	Q4KSCALES
+	Q4KGROUP(Q4KDEQ32, 16, 0, 0)
+	Q4KGROUP(Q4KDEQ32, 48, 256, 8)
+	Q4KGROUP(Q4KDEQ32, 80, 512, 16)
+	Q4KGROUP(Q4KDEQ32, 112, 768, 24)
+	ADDQ $144, SI
+	ADDQ $1024, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *float32)
+// out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for weight rows r = 0, 1
+// (wstride bytes apart) and activation rows t = 0..3 (xstride bytes
+// apart); n is a multiple of 8. Each weight and activation vector loaded
+// feeds 4 or 2 of the 8 independent accumulators.
+TEXT ·dotF32r2x4AVX2(SB), NOSPLIT, $0-48
+	MOVQ   w+0(FP), SI
+	MOVQ   wstride+8(FP), R11
+	ADDQ   SI, R11
+	MOVQ   x+16(FP), DI
+	MOVQ   xstride+24(FP), DX
+	MOVQ   n+32(FP), CX
+	LEAQ   (DI)(DX*1), R8
+	LEAQ   (R8)(DX*1), R9
+	LEAQ   (R9)(DX*1), R10
+	SHLQ   $2, CX
+	XORQ   AX, AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+loop:
+	CMPQ        AX, CX
+	JGE         done
+	VMOVUPS     (DI)(AX*1), Y10
+	VMOVUPS     (R8)(AX*1), Y11
+	VMOVUPS     (R9)(AX*1), Y12
+	VMOVUPS     (R10)(AX*1), Y13
+	VMOVUPS     (SI)(AX*1), Y8
+	VMOVUPS     (R11)(AX*1), Y9
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y11, Y8, Y1
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y8, Y3
+	VFMADD231PS Y10, Y9, Y4
+	VFMADD231PS Y11, Y9, Y5
+	VFMADD231PS Y12, Y9, Y6
+	VFMADD231PS Y13, Y9, Y7
+	ADDQ        $32, AX
+	JMP         loop
+
+done:
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      Y5, Y4, Y4
+	VHADDPS      Y7, Y6, Y6
+	VHADDPS      Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS       X5, X4, X4
+	MOVQ         out+40(FP), AX
+	VMOVUPS      X0, (AX)
+	VMOVUPS      X4, 16(AX)
+	VZEROUPPER
 	RET

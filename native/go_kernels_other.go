@@ -6,15 +6,21 @@ package native
 // stubs below are never called.
 const haveSIMD = false
 
-func dotF32AVX2(a, b *float32, n int) float32                     { panic("unreachable") }
-func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32)    { panic("unreachable") }
-func dotF16AVX2(w *byte, x *float32, n int) float32               { panic("unreachable") }
-func cvtF16AVX2(dst *float32, src *byte, n int)                   { panic("unreachable") }
-func dotQ8_0AVX2(w *byte, x *float32, nb int) float32             { panic("unreachable") }
-func dotQ4_0AVX2(w *byte, x *float32, nb int) float32             { panic("unreachable") }
-func dotQ5_0AVX2(w *byte, x *float32, nb int) float32             { panic("unreachable") }
-func deqQ8_0AVX2(dst *float32, w *byte, nb int)                   { panic("unreachable") }
-func deqQ4_0AVX2(dst *float32, w *byte, nb int)                   { panic("unreachable") }
-func deqQ5_0AVX2(dst *float32, w *byte, nb int)                   { panic("unreachable") }
-func dotQ6KAVX2(w *byte, x *float32, sc *float32, nb int) float32 { panic("unreachable") }
-func dotQ4KAVX2(w *byte, x *float32, sm *float32, nb int) float32 { panic("unreachable") }
+func dotF32AVX2(a, b *float32, n int) float32                  { panic("unreachable") }
+func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32) { panic("unreachable") }
+func dotF16AVX2(w *byte, x *float32, n int) float32            { panic("unreachable") }
+func cvtF16AVX2(dst *float32, src *byte, n int)                { panic("unreachable") }
+func dotQ8_0AVX2(w *byte, x *float32, nb int) float32          { panic("unreachable") }
+func dotQ4_0AVX2(w *byte, x *float32, nb int) float32          { panic("unreachable") }
+func dotQ5_0AVX2(w *byte, x *float32, nb int) float32          { panic("unreachable") }
+func deqQ8_0AVX2(dst *float32, w *byte, nb int)                { panic("unreachable") }
+func deqQ4_0AVX2(dst *float32, w *byte, nb int)                { panic("unreachable") }
+func deqQ5_0AVX2(dst *float32, w *byte, nb int)                { panic("unreachable") }
+func dotQ6KAVX2(w *byte, x *float32, nb int) float32           { panic("unreachable") }
+func deqQ6KAVX2(dst *float32, w *byte, nb int)                 { panic("unreachable") }
+func dotQ4KAVX2(w *byte, x *float32, nb int) float32           { panic("unreachable") }
+func deqQ4KAVX2(dst *float32, w *byte, nb int)                 { panic("unreachable") }
+
+func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
+	panic("unreachable")
+}

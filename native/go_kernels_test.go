@@ -97,3 +97,27 @@ func TestDotF16s(t *testing.T) {
 		require.InDelta(t, want, dotF16s(a, x), 1e-5*float64(n), "n=%d", n)
 	}
 }
+
+// TestDotF32r2x4 checks the 2-row × 4-token tile against plain dot products.
+func TestDotF32r2x4(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, n := range []int{1, 7, 8, 9, 16, 17, 31, 32, 33, 576, 1000} {
+		for _, stride := range []int{n, n + 5} {
+			w := misalignF(randFloats(r, stride+n, 1))
+			x := misalignF(randFloats(r, 3*stride+n, 1))
+			var got [8]float32
+			dotF32r2x4(w, x, n, stride, &got)
+			for row := range 2 {
+				for i := range 4 {
+					var want, mag float64
+					for k := range n {
+						p := float64(w[row*stride+k]) * float64(x[i*stride+k])
+						want += p
+						mag += math.Abs(p)
+					}
+					require.InDelta(t, want, got[4*row+i], 1e-6*mag, "n=%d stride %d row %d token %d", n, stride, row, i)
+				}
+			}
+		}
+	}
+}

@@ -37,42 +37,72 @@ func (m *matmulTask) run(lo, hi int) {
 	}
 }
 
-// runBatch dequantizes each row of [lo, hi) into a scratch row (F32 rows
-// are used in place) and multiplies it by the tokens, four at a time.
+// batchBlockBytes bounds the dequantized weight rows a batch multiplies
+// at once, so they stay in L2 while the tiles of tokens pass over them.
+const batchBlockBytes = 128 << 10
+
+// runBatch dequantizes the rows of [lo, hi) a block at a time (F32 rows
+// are used in place) and multiplies each block by the tokens, tiles of 2
+// rows × 4 tokens at a time, so a tile's 4 activation rows stay in L1
+// while the block streams past them.
 func (m *matmulTask) runBatch(lo, hi int) {
-	cols, rows := m.w.Cols, m.w.Rows
+	cols := m.w.Cols
+	rb := max(2, min(hi-lo, batchBlockBytes/(4*cols)))
+	inPlace := m.w.Type == ggml.F32 && littleEndian &&
+		(haveSIMD || uintptr(unsafe.Pointer(&m.w.Data[0]))%4 == 0)
 	var buf *[]float32
-	if m.w.Type != ggml.F32 || !haveSIMD {
+	if !inPlace {
 		buf = m.g.rows.Get().(*[]float32)
-		if cap(*buf) < cols {
-			*buf = make([]float32, cols)
+		if cap(*buf) < rb*cols {
+			*buf = make([]float32, rb*cols)
 		}
 		defer m.g.rows.Put(buf)
 	}
-	for r := lo; r < hi; r++ {
-		data := m.w.Data[r*m.rs : (r+1)*m.rs]
-		var row []float32
-		switch {
-		case buf == nil: // F32 with SIMD kernels, which need no alignment
-			row = unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), cols)
-		case m.w.Type == ggml.F32 && uintptr(unsafe.Pointer(&data[0]))%4 == 0 && littleEndian:
-			row = unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), cols)
-		default:
-			row = (*buf)[:cols]
-			if err := dequantRow(m.w.Type, data, row); err != nil {
-				panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
+	for r0 := lo; r0 < hi; r0 += rb {
+		r1 := min(hi, r0+rb)
+		var block []float32
+		if inPlace {
+			// the kernels need no alignment; the generic code was checked
+			block = unsafe.Slice((*float32)(unsafe.Pointer(&m.w.Data[r0*m.rs])), (r1-r0)*cols)
+		} else {
+			block = (*buf)[:(r1-r0)*cols]
+			for r := r0; r < r1; r++ {
+				if err := dequantRow(m.w.Type, m.w.Data[r*m.rs:(r+1)*m.rs], block[(r-r0)*cols:(r-r0+1)*cols]); err != nil {
+					panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
+				}
 			}
 		}
-		t := 0
-		for ; t+tileTokens <= m.nTokens; t += tileTokens {
+		m.mulBlock(block, r0, r1)
+	}
+}
+
+// mulBlock multiplies the float rows [r0, r1) held in block by every token.
+func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
+	cols, rows := m.w.Cols, m.w.Rows
+	t := 0
+	for ; t+tileTokens <= m.nTokens; t += tileTokens {
+		xt := m.x[t*cols : (t+tileTokens)*cols]
+		r := r0
+		for ; r+2 <= r1; r += 2 {
+			var o [8]float32
+			dotF32r2x4(block[(r-r0)*cols:(r-r0+2)*cols], xt, cols, cols, &o)
+			for i := range tileTokens {
+				m.out[(t+i)*rows+r] = o[i]
+				m.out[(t+i)*rows+r+1] = o[4+i]
+			}
+		}
+		if r < r1 {
 			var o [4]float32
-			dotF32x4(row, m.x[t*cols:(t+tileTokens)*cols], cols, &o)
+			dotF32x4(block[(r-r0)*cols:(r-r0+1)*cols], xt, cols, &o)
 			for i, v := range o {
 				m.out[(t+i)*rows+r] = v
 			}
 		}
-		for ; t < m.nTokens; t++ {
-			m.out[t*rows+r] = dotF32s(row, m.x[t*cols:(t+1)*cols])
+	}
+	for ; t < m.nTokens; t++ {
+		xt := m.x[t*cols : (t+1)*cols]
+		for r := r0; r < r1; r++ {
+			m.out[t*rows+r] = dotF32s(block[(r-r0)*cols:(r-r0+1)*cols], xt)
 		}
 	}
 }

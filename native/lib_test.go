@@ -71,11 +71,14 @@ func TestCPUBackendInfo(t *testing.T) {
 }
 
 // TestLoadCPUFromEnv checks the path make test uses: LITERT_NATIVE_LIB set to
-// the built library.
+// the built library, which must then load (a stale build fails here).
 func TestLoadCPUFromEnv(t *testing.T) {
 	p := os.Getenv(LibEnv)
 	if p == "" {
 		t.Skipf("%s not set", LibEnv)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s=%s: library not built: %v", LibEnv, p, err)
 	}
 	c, err := LoadCPU(1)
 	require.NoError(t, err, "%s=%s must load", LibEnv, p)

@@ -6,14 +6,16 @@ import (
 )
 
 // pool is a fixed set of worker goroutines that run chunks of a loop. Many
-// goroutines may submit loops at once (one per session); each submitter
-// takes chunks itself alongside the helpers it wakes, so a loop finishes
-// even when every worker is busy with another session's loop.
+// goroutines may submit loops at once (one per session).
 //
-// A loop is split into contiguous chunks handed out from an atomic counter:
+// A loop is split into contiguous chunks handed out from an atomic counter,
 // a few per thread, so a thread slowed by other processes on the machine
-// takes fewer of them. Submitting a loop allocates nothing: the loop's
-// state comes from a sync.Pool.
+// takes fewer of them. The submitter takes chunks itself alongside the
+// helpers it wakes, and waits only for chunks that have been claimed: a
+// helper that arrives after the last chunk is taken (its thread was busy,
+// or descheduled by the OS) costs the submitter nothing. Submitting a loop
+// allocates nothing: loops are reused through a sync.Pool, and a loop goes
+// back to it when its submitter and every helper holding it are done.
 type pool struct {
 	n     int
 	jobs  chan *loop
@@ -36,16 +38,19 @@ func (f funcRanger) run(lo, hi int) { f(lo, hi) }
 
 // loop is one parallel loop in flight.
 type loop struct {
-	body   ranger
-	n      int // iterations
-	chunks int // number of chunks
-	next   atomic.Int64
-	done   sync.WaitGroup // helpers still working
+	p        *pool
+	body     ranger
+	n        int           // iterations
+	chunks   int           // number of chunks
+	next     atomic.Int64  // next chunk to claim
+	finished atomic.Int64  // chunks done
+	refs     atomic.Int32  // the submitter and the helpers holding the loop
+	last     chan struct{} // a helper finished the last chunk (buffer 1)
 }
 
 func newPool(n int) *pool {
 	p := &pool{n: n, jobs: make(chan *loop, 4*n)}
-	p.loops.New = func() any { return new(loop) }
+	p.loops.New = func() any { return &loop{p: p, last: make(chan struct{}, 1)} }
 	for range n - 1 {
 		p.wg.Add(1)
 		go p.work()
@@ -53,22 +58,60 @@ func newPool(n int) *pool {
 	return p
 }
 
+// spinPolls is how many times an idle worker polls for a new loop before
+// it blocks (and a submitter polls for its helpers before it parks): a
+// forward pass submits a loop every few microseconds, and waking a parked
+// goroutine takes about as long. Polling longer helps on an idle machine
+// and hurts on a busy one, where it takes time slices from the threads
+// doing the work; a few microseconds is the compromise.
+const spinPolls = 300
+
 func (p *pool) work() {
 	defer p.wg.Done()
-	for l := range p.jobs {
-		l.drain()
-		l.done.Done()
+	for {
+		l, ok := p.poll()
+		if !ok {
+			return
+		}
+		if l.drain() {
+			l.last <- struct{}{}
+		}
+		l.release()
 	}
 }
 
-// drain runs chunks of l until none is left.
-func (l *loop) drain() {
+// poll returns the next loop, polling for a while before it blocks; ok is
+// false once the pool is closed.
+func (p *pool) poll() (l *loop, ok bool) {
+	for range spinPolls {
+		select {
+		case l, ok = <-p.jobs:
+			return l, ok
+		default:
+		}
+	}
+	l, ok = <-p.jobs
+	return l, ok
+}
+
+// drain runs chunks of l until none is left to claim. It reports whether
+// the caller finished the loop's last chunk.
+func (l *loop) drain() (last bool) {
 	for {
 		c := int(l.next.Add(1)) - 1
 		if c >= l.chunks {
-			return
+			return last
 		}
 		l.body.run(c*l.n/l.chunks, (c+1)*l.n/l.chunks)
+		last = l.finished.Add(1) == int64(l.chunks)
+	}
+}
+
+// release drops one reference to l, returning it to the pool with the last.
+func (l *loop) release() {
+	if l.refs.Add(-1) == 0 {
+		l.body = nil
+		l.p.loops.Put(l)
 	}
 }
 
@@ -97,14 +140,33 @@ func (p *pool) run(n, grain int, body ranger) {
 	l := p.loops.Get().(*loop)
 	l.body, l.n, l.chunks = body, n, chunks
 	l.next.Store(0)
-	l.done.Add(helpers)
+	l.finished.Store(0)
+	l.refs.Store(int32(helpers) + 1)
 	for range helpers {
-		p.jobs <- l
+		select {
+		case p.jobs <- l:
+		default: // every worker is behind: do without this helper
+			l.refs.Add(-1)
+		}
 	}
-	l.drain()
-	l.done.Wait()
-	l.body = nil
-	p.loops.Put(l)
+	if !l.drain() {
+		// a helper is finishing the last chunk and will say so
+		l.await()
+	}
+	l.release()
+}
+
+// await waits for the helper that finishes l's last chunk, polling for a
+// while before it parks.
+func (l *loop) await() {
+	for range spinPolls {
+		select {
+		case <-l.last:
+			return
+		default:
+		}
+	}
+	<-l.last
 }
 
 // close stops the workers once queued loops are done.

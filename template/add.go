@@ -40,7 +40,7 @@ func undefinedMessage(e exprInfo, src string) string {
 	case opKeyed:
 		return fmt.Sprintf("UndefinedError: 'dict object' has no attribute '%s'", e.key)
 	case opIndexed:
-		return fmt.Sprintf("UndefinedError: 'list object' has no attribute %s", e.key)
+		return fmt.Sprintf("UndefinedError: list object has no element %s", e.key)
 	}
 	return fmt.Sprintf("UndefinedError: '%s' is undefined", src)
 }

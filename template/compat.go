@@ -30,7 +30,7 @@ func pyTypeName(v Value) string {
 	return "function"
 }
 
-// iterHelper implements __lrt.iter: the iterable of a for loop must be a
+// iterHelper implements __lrt_iter: the iterable of a for loop must be a
 // list, dict, string or undefined (which iterates as empty).
 func iterHelper(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) != 1 {
@@ -58,26 +58,37 @@ type helpers struct {
 	safe map[*byte]int
 	// sites are the template's "+" runs (add.go).
 	sites []addSite
+	// jsonBuf and jsonNL are tojson's scratch buffers (output, and newline
+	// plus indentation), reused within the render.
+	jsonBuf, jsonNL []byte
 }
 
-// object returns the __lrt dict of helper methods the template uses.
-func (h *helpers) object(uses rewriteInfo) Value {
-	v := jinja.NewDict()
-	d := v.AsDict()
-	if uses.iter {
-		d.Set("iter", jinja.NewCallable("iter", iterHelper))
-	}
-	if uses.guard {
-		d.Set("guard", jinja.NewCallable("guard", h.guard))
-		d.Set("macro", jinja.NewCallable("macro", h.macro))
-	}
-	if uses.ns {
+// stateful reports whether a helper global needs per-render state.
+func stateful(name string) bool { return name != helperIter }
+
+// callable returns helper global name bound to this render's state.
+func (h *helpers) callable(name string) Value {
+	switch name {
+	case helperGuard:
+		return jinja.NewCallable(name, h.guard)
+	case helperMacro:
+		return jinja.NewCallable(name, h.macro)
+	case helperNS:
 		// Named "dict" so that the engine adds the keyword arguments in
 		// source order, as it does for dict().
-		d.Set("namespace", jinja.NewCallable("dict", h.namespace))
-		d.Set("nsset", jinja.NewCallable("nsset", h.nsset))
+		return jinja.NewCallable("dict", h.namespace)
+	case helperNSSet:
+		return jinja.NewCallable(name, h.nsset)
+	case helperFilter:
+		return jinja.NewCallable(name, h.generator)
+	case helperAdd:
+		return jinja.NewCallable(name, h.add)
+	case helperSafe:
+		return jinja.NewCallable(name, h.safeFilter)
+	case helperJSON:
+		return jinja.NewCallable(name, h.jsonFilter)
 	}
-	return v
+	return jinja.Undefined()
 }
 
 // generator implements the __lrt_g filter: "x|__lrt_g(1)" records list x as
@@ -115,7 +126,7 @@ const (
 	guardMaxFrames  = 30_000
 )
 
-// guard implements __lrt.guard: it counts a macro or recursive-loop call and fails once recursion runs
+// guard implements __lrt_guard: it counts a macro or recursive-loop call and fails once recursion runs
 // away. It returns its argument, or an empty string.
 func (h *helpers) guard(args []Value, _ map[string]Value) (Value, error) {
 	h.calls++
@@ -131,7 +142,7 @@ func (h *helpers) guard(args []Value, _ map[string]Value) (Value, error) {
 	return jinja.NewString(""), nil
 }
 
-// macro implements __lrt.macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS)
+// macro implements __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS)
 // at the start of every macro body (see macroEntry): it counts the call
 // like guard and, as jinja2 does for a macro whose body does not use
 // kwargs or varargs, rejects extra keyword arguments (NOKWARGS) and more
@@ -142,7 +153,7 @@ func (h *helpers) macro(args []Value, _ map[string]Value) (Value, error) {
 		return jinja.Undefined(), err
 	}
 	if len(args) != 5 || !args[2].IsString() || !args[3].IsBool() || !args[4].IsInt() {
-		return jinja.Undefined(), fmt.Errorf("__lrt.macro: malformed call with %d arguments", len(args))
+		return jinja.Undefined(), fmt.Errorf("__lrt_macro: malformed call with %d arguments", len(args))
 	}
 	name := args[2].AsString()
 	if kw := args[0]; args[3].AsBool() && kw.IsDict() {
@@ -185,7 +196,7 @@ func (h *helpers) namespace(args []Value, kwargs map[string]Value) (Value, error
 	return v, nil
 }
 
-// nsset implements __lrt.nsset(obj, value): it returns value if obj is a
+// nsset implements __lrt_nsset(obj, value): it returns value if obj is a
 // namespace and fails otherwise.
 func (h *helpers) nsset(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) != 2 {

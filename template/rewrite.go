@@ -14,7 +14,7 @@ import (
 // __lrt, plus one filter named __lrt_g, so that they add at most two
 // template globals:
 //
-//   - for loops iterate over __lrt.iter(EXPR), which rejects None and
+//   - for loops iterate over __lrt_iter(EXPR), which rejects None and
 //     numbers ("'NoneType' object is not iterable") as Python does;
 //   - the map, select, reject, selectattr and rejectattr filters, which
 //     return generators in jinja2, are followed by __lrt_g(1), which marks
@@ -26,10 +26,10 @@ import (
 //   - binary "+" runs are calls of __lrt_add, which has Python's semantics,
 //     and safe, escape, e and forceescape are __lrt_safe, which marks Markup
 //     strings for it (add.go);
-//   - every macro body starts with a call of __lrt.macro(kwargs, ...), which
+//   - every macro body starts with a call of __lrt_macro(kwargs, ...), which
 //     checks the arguments as jinja2 does and, by referring to kwargs first,
 //     spares the engine a scan of the whole body each time the macro is
-//     defined (see macroEntry); it and __lrt.guard, which the argument of
+//     defined (see macroEntry); it and __lrt_guard, which the argument of
 //     every loop(...) call of a recursive for loop passes through, turn
 //     runaway recursion into an error ("maximum recursion depth exceeded")
 //     instead of a Go stack overflow;
@@ -37,9 +37,9 @@ import (
 //     (append, insert, pop, update), which the ImmutableSandboxedEnvironment
 //     forbids, are renamed so that calling them fails (the engine does not
 //     implement the other mutating methods, so they fail already);
-//   - namespace(...) calls __lrt.namespace(...), which records the objects
+//   - namespace(...) calls __lrt_namespace(...), which records the objects
 //     it makes, and "{% set NAME.ATTR = EXPR %}" assigns
-//     __lrt.nsset(NAME, EXPR), which fails unless NAME is such an object,
+//     __lrt_nsset(NAME, EXPR), which fails unless NAME is such an object,
 //     as jinja2 does.
 //
 // Together these make template inputs read-only, so Render can share them
@@ -47,9 +47,14 @@ import (
 //
 // Rewrites only insert text within a line, so line numbers are unchanged.
 
-// Names the rewrite introduces.
+// Names the rewrite introduces: template globals (see helpers in compat.go)
+// and the prefix of forbidden method names.
 const (
-	helperObj    = "__lrt"
+	helperIter   = "__lrt_iter"
+	helperGuard  = "__lrt_guard"
+	helperMacro  = "__lrt_macro"
+	helperNS     = "__lrt_namespace"
+	helperNSSet  = "__lrt_nsset"
 	helperFilter = "__lrt_g"
 	helperAdd    = "__lrt_add"
 	helperSafe   = "__lrt_safe"
@@ -80,7 +85,7 @@ const (
 	replace
 	// opener starts a wrapped span ("__lrt_add(0, "); outer spans open first.
 	opener
-	// prefix text belongs to the token after it ("__lrt.").
+	// prefix text belongs to the token after it ("__lrt_").
 	prefix
 )
 
@@ -101,21 +106,21 @@ func wrap(start, end int, open, close string) []edit {
 // rewriteInfo records which helpers a rewritten template uses and which
 // names its expressions refer to.
 type rewriteInfo struct {
-	iter, gen, guard, ns, safe, json bool
+	// helpers holds the helper globals the rewritten template calls.
+	helpers map[string]bool
 	// adds holds the "+" runs routed through __lrt_add, by site index.
 	adds []addSite
 	// names holds every identifier used as a variable (not as an
-	// attribute) in the template's tags.
+	// attribute) in the template's tags, including the helpers.
 	names map[string]bool
 }
-
-// helpers reports whether the template needs the __lrt object.
-func (r rewriteInfo) helpers() bool { return r.iter || r.guard || r.ns }
 
 // rewrite applies the compatibility rewrites to prepared template source.
 func rewrite(src string) (string, rewriteInfo) {
 	var edits []edit
-	info := rewriteInfo{names: map[string]bool{}}
+	info := rewriteInfo{helpers: map[string]bool{}, names: map[string]bool{}}
+	use := func(name string) { info.helpers[name] = true }
+	gen := false
 	tags := scanTags(src)
 	lexed := make([][]token, len(tags))
 	for n, tg := range tags {
@@ -131,7 +136,7 @@ func rewrite(src string) (string, rewriteInfo) {
 			// Generators only exist where generator filters are used;
 			// without them tojson and length need no check.
 			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && generatorFilters[toks[i+1].text] {
-				info.gen = true
+				gen = true
 			}
 		}
 	}
@@ -151,15 +156,15 @@ func rewrite(src string) (string, rewriteInfo) {
 					marker = string(c)
 				}
 				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + macroEntry(toks, bodyRefs[n]) + " " + marker + "%}", class: prefix})
-				info.guard = true
+				use(helperMacro)
 			case toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
 				toks[2].text == "." && toks[3].kind == 'n' && toks[4].text == "=":
-				edits = append(edits, wrap(toks[5].off, tg.end, helperObj+".nsset("+toks[1].text+", ", ")")...)
-				info.ns = true
+				edits = append(edits, wrap(toks[5].off, tg.end, helperNSSet+"("+toks[1].text+", ", ")")...)
+				use(helperNSSet)
 			case toks[0].text == "for":
 				if e, ok := rewriteFor(toks); ok {
 					edits = append(edits, e...)
-					info.iter = true
+					use(helperIter)
 				}
 			}
 		}
@@ -169,25 +174,26 @@ func rewrite(src string) (string, rewriteInfo) {
 			switch {
 			case t.text == "|" && next.kind == 'n' && generatorFilters[next.text]:
 				edits = append(edits, edit{off: filterEnd(toks, i+1), ins: "|" + helperFilter + "(1)", class: suffix})
-			case info.gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
+				use(helperFilter)
+			case gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
 				edits = append(edits, edit{off: next.off, ins: helperFilter + "|", class: prefix})
 			case t.text == "|" && next.kind == 'n' && next.text == "tojson":
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperJSON, class: replace})
-				info.json = true
+				use(helperJSON)
 			case t.text == "|" && next.kind == 'n' && next.text == "safe":
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe, class: replace})
-				info.safe = true
+				use(helperSafe)
 			case t.text == "|" && next.kind == 'n' && (next.text == "escape" || next.text == "e" || next.text == "forceescape"):
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe + "(1)", class: replace})
-				info.safe = true
+				use(helperSafe)
 			case t.kind == 'n' && t.text == "loop" && next.text == "(" && !afterDot:
 				if end := filterEnd(toks, i); end > next.off+1 {
-					edits = append(edits, wrap(next.off+1, end-1, helperObj+".guard(", ")")...)
-					info.guard = true
+					edits = append(edits, wrap(next.off+1, end-1, helperGuard+"(", ")")...)
+					use(helperGuard)
 				}
 			case t.kind == 'n' && t.text == "namespace" && next.text == "(" && !afterDot:
-				edits = append(edits, edit{off: t.off, ins: helperObj + ".", class: prefix})
-				info.ns = true
+				edits = append(edits, edit{off: t.off, ins: "__lrt_", class: prefix})
+				use(helperNS)
 			case t.text == "." && next.kind == 'n' && mutatingMethods[next.text]:
 				edits = append(edits, edit{off: next.off, ins: unsafePrefix, class: prefix})
 			}
@@ -196,20 +202,11 @@ func rewrite(src string) (string, rewriteInfo) {
 		// wrappers with the same span.
 		edits = append(edits, addEdits(src, tg.kind, toks, &info)...)
 	}
-	if info.helpers() {
-		info.names[helperObj] = true
-	}
-	if info.gen {
-		info.names[helperFilter] = true
-	}
 	if len(info.adds) > 0 {
-		info.names[helperAdd] = true
+		use(helperAdd)
 	}
-	if info.safe {
-		info.names[helperSafe] = true
-	}
-	if info.json {
-		info.names[helperJSON] = true
+	for name := range info.helpers {
+		info.names[name] = true
 	}
 	if len(edits) == 0 {
 		return src, info
@@ -314,10 +311,10 @@ func macroBodyRefs(tags []tag, lexed [][]token) map[int]macroRefs {
 }
 
 // macroEntry returns the call that starts the body of the macro defined by
-// toks: __lrt.macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS). Its first argument
+// toks: __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS). Its first argument
 // refers to kwargs, so the engine, which scans a macro body for a reference
 // to kwargs every time the macro tag runs, stops scanning at once and
-// always collects extra keyword arguments into kwargs. __lrt.macro then
+// always collects extra keyword arguments into kwargs. __lrt_macro then
 // rejects extra keyword arguments (NOKWARGS true) and extra positional
 // arguments (MAXARGS >= 0) as jinja2 does when the body does not use
 // kwargs or varargs.
@@ -343,11 +340,11 @@ func macroEntry(toks []token, refs macroRefs) string {
 	if !refs.varargs {
 		maxArgs = params
 	}
-	return fmt.Sprintf("%s.macro(kwargs, varargs, '%s', %t, %d)", helperObj, name, !refs.kwargs, maxArgs)
+	return fmt.Sprintf("%s(kwargs, varargs, '%s', %t, %d)", helperMacro, name, !refs.kwargs, maxArgs)
 }
 
 // rewriteFor wraps the iterable of "for TARGETS in ITER [if COND] [recursive]"
-// in __lrt.iter(...).
+// in __lrt_iter(...).
 func rewriteFor(toks []token) ([]edit, bool) {
 	depth := 0
 	in := -1
@@ -386,7 +383,7 @@ loop:
 		return nil, false
 	}
 	end := toks[last].off + len(toks[last].text)
-	return wrap(toks[in+1].off, end, helperObj+".iter(", ")"), true
+	return wrap(toks[in+1].off, end, helperIter+"(", ")"), true
 }
 
 // filterEnd returns the source offset just after the filter or call whose

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ardanlabs/jinja"
@@ -19,6 +21,20 @@ type Template struct {
 	tmpl  *jinja.Template
 	clock func() time.Time
 	uses  rewriteInfo
+	// static holds the globals that are the same for every render and
+	// that the template refers to (raise_exception, range, strftime_now,
+	// __lrt_iter); perRender names the helper globals bound to per-render
+	// state.
+	static    []global
+	perRender []string
+	// states pools render states (see renderState).
+	states sync.Pool
+}
+
+// global is one template global variable.
+type global struct {
+	name string
+	v    Value
 }
 
 // Option configures a Template.
@@ -57,6 +73,7 @@ func Parse(src string, opts ...Option) (t *Template, err error) {
 	for _, o := range opts {
 		o(t)
 	}
+	t.setGlobals()
 	return t, nil
 }
 
@@ -98,8 +115,9 @@ func (t *Template) Render(ctx context.Context, req Request) (out string, err err
 			out, err = "", fmt.Errorf("render chat template: template engine panic: %v", p)
 		}
 	}()
-	vars := t.variables(req)
-	out, err = t.tmpl.RenderValues(vars)
+	s := t.acquire(req)
+	out, err = t.tmpl.RenderValues(s.vars)
+	t.release(s) // not reached if the engine panics: the state is dropped
 	if err != nil {
 		var re *RaiseError
 		if errors.As(err, &re) {
@@ -119,62 +137,86 @@ func (t *Template) RenderJSON(ctx context.Context, request []byte) (string, erro
 	return t.Render(ctx, req)
 }
 
-// variables builds the template's global variables for one render:
-// the environment globals, messages, tools, documents and
-// add_generation_prompt, the special tokens, then the keyword arguments
-// (which win over the special tokens, as in transformers). Only the names
-// the template refers to are set: an unreferenced variable cannot affect
-// the output, and a small variable map keeps the engine's scope cheap.
-func (t *Template) variables(req Request) map[string]Value {
+// setGlobals prepares the globals the template refers to: the
+// environment's (raise_exception, range, strftime_now), which are built
+// once, and the rewrite helpers (rewrite.go), of which those with
+// per-render state are built by every render.
+func (t *Template) setGlobals() {
 	names := t.uses.names
-	vars := make(map[string]Value, 8)
-	set := func(name string, v Value) {
-		if names[name] {
-			vars[name] = v
-		}
-	}
 	if names["raise_exception"] {
-		vars["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
+		t.static = append(t.static, global{"raise_exception", jinja.NewCallable("raise_exception", raiseException)})
 	}
 	if names["range"] {
-		vars["range"] = jinja.NewCallable("range", safeRange)
+		t.static = append(t.static, global{"range", jinja.NewCallable("range", safeRange)})
 	}
 	if names["strftime_now"] {
 		clock := t.clock
-		vars["strftime_now"] = jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
+		t.static = append(t.static, global{"strftime_now", jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
 			if len(args) != 1 || !args[0].IsString() {
 				return jinja.Undefined(), errors.New("strftime_now expects one format string")
 			}
 			return jinja.NewString(strftime(clock(), args[0].AsString())), nil
-		})
+		})})
 	}
-	if t.uses.helpers() || t.uses.gen || t.uses.safe || t.uses.json || len(t.uses.adds) > 0 {
-		h := &helpers{sites: t.uses.adds}
-		if t.uses.helpers() {
-			vars[helperObj] = h.object(t.uses)
-		}
-		if t.uses.gen {
-			vars[helperFilter] = jinja.NewCallable(helperFilter, h.generator)
-		}
-		if len(t.uses.adds) > 0 {
-			vars[helperAdd] = jinja.NewCallable(helperAdd, h.add)
-		}
-		if t.uses.safe {
-			vars[helperSafe] = jinja.NewCallable(helperSafe, h.safeFilter)
-		}
-		if t.uses.json {
-			vars[helperJSON] = jinja.NewCallable(helperJSON, h.jsonFilter)
+	if t.uses.helpers[helperIter] {
+		t.static = append(t.static, global{helperIter, jinja.NewCallable(helperIter, iterHelper)})
+	}
+	for name := range t.uses.helpers {
+		if stateful(name) {
+			t.perRender = append(t.perRender, name)
 		}
 	}
-	if names["messages"] {
-		vars["messages"] = listOrNone(req.Messages)
+	sort.Strings(t.perRender)
+}
+
+// renderState is the per-render state: the rewrite helpers and the
+// variable map handed to the engine, which copies it into its own scope.
+// Template keeps finished states in a pool, so that a render does not
+// rebuild the helper callables and the map.
+type renderState struct {
+	h    *helpers
+	vars map[string]Value
+	// set lists the request variables set for the current render.
+	set []string
+}
+
+// maxPooledBuffer bounds the tojson buffers a pooled state keeps.
+const maxPooledBuffer = 64 << 10
+
+// newState builds a render state with the template's fixed globals.
+func (t *Template) newState() *renderState {
+	s := &renderState{h: &helpers{sites: t.uses.adds}}
+	s.vars = make(map[string]Value, len(t.static)+len(t.perRender)+8)
+	for _, g := range t.static {
+		s.vars[g.name] = g.v
 	}
-	if names["tools"] {
-		vars["tools"] = listOrNone(req.Tools)
+	for _, name := range t.perRender {
+		s.vars[name] = s.h.callable(name)
 	}
-	if names["documents"] {
-		vars["documents"] = listOrNone(req.Documents)
+	return s
+}
+
+// acquire returns a render state with the variables of req set: messages,
+// tools, documents and add_generation_prompt, the special tokens, then the
+// keyword arguments (which win over the special tokens, as in
+// transformers). Only the names the template refers to are set: an
+// unreferenced variable cannot affect the output, and a small variable map
+// keeps the engine's scope cheap.
+func (t *Template) acquire(req Request) *renderState {
+	s, _ := t.states.Get().(*renderState)
+	if s == nil {
+		s = t.newState()
 	}
+	names := t.uses.names
+	set := func(name string, v Value) {
+		if names[name] {
+			s.vars[name] = v
+			s.set = append(s.set, name)
+		}
+	}
+	set("messages", listOrNone(req.Messages))
+	set("tools", listOrNone(req.Tools))
+	set("documents", listOrNone(req.Documents))
 	set("add_generation_prompt", jinja.NewBool(req.AddGenerationPrompt))
 	if req.BOSToken != nil {
 		set("bos_token", jinja.NewString(*req.BOSToken))
@@ -183,9 +225,32 @@ func (t *Template) variables(req Request) map[string]Value {
 		set("eos_token", jinja.NewString(*req.EOSToken))
 	}
 	for k, v := range req.Kwargs {
-		set(k, v)
+		if !strings.HasPrefix(k, "__lrt_") {
+			set(k, v)
+		}
 	}
-	return vars
+	return s
+}
+
+// release resets s for the next render and returns it to the pool.
+func (t *Template) release(s *renderState) {
+	for _, name := range s.set {
+		delete(s.vars, name)
+	}
+	s.set = s.set[:0]
+	// A keyword argument may have replaced a fixed global.
+	for _, g := range t.static {
+		s.vars[g.name] = g.v
+	}
+	h := s.h
+	clear(h.gens)
+	clear(h.spaces)
+	clear(h.safe)
+	h.calls = 0
+	if cap(h.jsonBuf) > maxPooledBuffer {
+		h.jsonBuf = nil
+	}
+	t.states.Put(s)
 }
 
 // listOrNone wraps items in a list value; nil becomes None, as
@@ -221,5 +286,24 @@ func translateError(err error) error {
 	if j := strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z') }); j >= 0 {
 		name = name[:j]
 	}
-	return fmt.Errorf("SecurityError: access to attribute %q is unsafe: the chat template sandbox forbids methods that modify lists and dicts: %w", name, err)
+	// jinja2 names the object's type; the engine's error does not say it,
+	// so it is inferred from the method (pop exists on both).
+	owner := "'list'"
+	switch name {
+	case "update":
+		owner = "'dict'"
+	case "pop":
+		owner = "'list' or 'dict'"
+	}
+	return &sandboxError{msg: fmt.Sprintf("SecurityError: access to attribute '%s' of %s object is unsafe.", name, owner), err: err}
 }
+
+// sandboxError is the jinja2 sandbox's SecurityError for a call of a
+// method that modifies a list or dict; it wraps the engine's error.
+type sandboxError struct {
+	msg string
+	err error
+}
+
+func (e *sandboxError) Error() string { return e.msg }
+func (e *sandboxError) Unwrap() error { return e.err }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ardanlabs/jinja"
 )
@@ -80,9 +81,14 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 		}
 		opts.itemSep, opts.keySep = sep.AsList().Items[0].AsString(), sep.AsList().Items[1].AsString()
 	}
-	enc := jsonEncoder{opts: opts, gens: h.gens}
-	enc.buf = make([]byte, 0, 256)
-	if err := enc.value(args[0], 0); err != nil {
+	enc := jsonEncoder{opts: opts, gens: h.gens, buf: h.jsonBuf[:0]}
+	if opts.indented && len(h.jsonNL) > len(opts.indent) && string(h.jsonNL[1:1+len(opts.indent)]) == opts.indent {
+		enc.nl = h.jsonNL
+	}
+	enc.open = enc.openBuf[:0]
+	err := enc.value(args[0], 0)
+	h.jsonBuf, h.jsonNL = enc.buf, enc.nl
+	if err != nil {
 		return jinja.Undefined(), err
 	}
 	return jinja.NewString(string(enc.buf)), nil
@@ -97,21 +103,31 @@ type jsonEncoder struct {
 	buf  []byte
 	gens map[*jinja.List]bool
 	// open holds the containers being encoded, to detect cycles.
-	open []any
+	open    []unsafe.Pointer
+	openBuf [16]unsafe.Pointer
+	// nl is a newline followed by indentation, grown as needed.
+	nl []byte
 }
 
 func (e *jsonEncoder) newline(depth int) {
 	if !e.opts.indented {
 		return
 	}
-	e.buf = append(e.buf, '\n')
-	for range depth {
-		e.buf = append(e.buf, e.opts.indent...)
+	n := 1 + depth*len(e.opts.indent)
+	for len(e.nl) < n {
+		if len(e.nl) == 0 {
+			e.nl = append(e.nl, '\n')
+		}
+		e.nl = append(e.nl, e.opts.indent...)
+		if len(e.opts.indent) == 0 {
+			break
+		}
 	}
+	e.buf = append(e.buf, e.nl[:n]...)
 }
 
 // enter records container c as open, failing for a cycle or runaway depth.
-func (e *jsonEncoder) enter(c any) error {
+func (e *jsonEncoder) enter(c unsafe.Pointer) error {
 	for _, o := range e.open {
 		if o == c {
 			return errors.New("ValueError: Circular reference detected")
@@ -149,7 +165,7 @@ func (e *jsonEncoder) value(v Value, depth int) error {
 			e.buf = append(e.buf, "[]"...)
 			return nil
 		}
-		if err := e.enter(l); err != nil {
+		if err := e.enter(unsafe.Pointer(l)); err != nil {
 			return err
 		}
 		e.buf = append(e.buf, '[')
@@ -171,7 +187,7 @@ func (e *jsonEncoder) value(v Value, depth int) error {
 			e.buf = append(e.buf, "{}"...)
 			return nil
 		}
-		if err := e.enter(d); err != nil {
+		if err := e.enter(unsafe.Pointer(d)); err != nil {
 			return err
 		}
 		keys := d.Keys
@@ -204,6 +220,15 @@ func (e *jsonEncoder) value(v Value, depth int) error {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonPlain marks the bytes a JSON string holds unescaped: printable ASCII
+// other than " and \.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // str writes a JSON string literal as json.dumps does: ", \ and control
 // characters escaped, and with ensure_ascii everything outside printable
 // ASCII as \uXXXX (surrogate pairs above the BMP). Invalid UTF-8 becomes
@@ -212,8 +237,16 @@ func (e *jsonEncoder) str(s string) {
 	e.buf = append(e.buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+			continue
+		}
 		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+		if jsonPlain[c] {
+			i++
+			continue
+		}
+		if c == 0x7f && !e.opts.ensureASCII {
 			i++
 			continue
 		}
@@ -264,6 +297,23 @@ func (e *jsonEncoder) str(s string) {
 	}
 	e.buf = append(e.buf, s[start:]...)
 	e.buf = append(e.buf, '"')
+}
+
+// plain8 reports whether the 8 bytes of s are all printable ASCII other
+// than " and \, testing them at once (SWAR): it may report false for
+// plain bytes, never true for others.
+func plain8(s string) bool {
+	_ = s[7]
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := (x - ones*0x20) & ^x // bytes below 0x20
+	t |= x | (x + ones)       // bytes 0x7f and above
+	q := x ^ (ones * '"')
+	t |= (q - ones) & ^q
+	b := x ^ (ones * '\\')
+	t |= (b - ones) & ^b
+	return t&highs == 0
 }
 
 // appendU appends \uXXXX with lowercase hex digits, as Python writes it.

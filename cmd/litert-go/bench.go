@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -36,9 +37,11 @@ type benchResult struct {
 	DecodeTPSAvg  float64 `json:"decode_tps_mean"`
 	TTFTMS        float64 `json:"ttft_ms"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
-	// Decode reads every weight once per token: WeightMB per token at
-	// BandwidthGBs bounds it at DecodeBoundTPS.
+	// Decode reads every weight once per token, and the KV cache up to
+	// its position (KVMB: the average over the decoded tokens): the two
+	// at BandwidthGBs bound it at DecodeBoundTPS.
 	WeightMB       float64 `json:"weight_mb_per_token"`
+	KVMB           float64 `json:"kv_mb_per_token"`
 	BandwidthGBs   float64 `json:"bandwidth_gbs,omitempty"`
 	DecodeBoundTPS float64 `json:"decode_bound_tps,omitempty"`
 	DecodePct      float64 `json:"decode_pct_of_bound,omitempty"`
@@ -82,6 +85,13 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 		LoadMS:   ms(time.Since(start)),
 		WeightMB: float64(weightBytesPerToken(eng.File())) / 1e6,
 	}
+	p := eng.Model().Params()
+	kvElem := 4.0
+	if info.KVType == ggml.F16 {
+		kvElem = 2
+	}
+	avgPos := float64(*nPrompt) + float64(*nGen)/2
+	res.KVMB = avgPos * float64(2*p.NLayers*p.NKVHeads*p.HeadDim) * kvElem / 1e6
 	if need := *nPrompt + *nGen; need > info.ContextLength {
 		return fmt.Errorf("-p %d + -n %d = %d tokens exceed the context of %d (raise -c)", *nPrompt, *nGen, need, info.ContextLength)
 	}
@@ -105,13 +115,13 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	res.PeakRSSMB = peakRSSMB()
 
 	if *bw {
-		b, err := native.MeasureReadBandwidth(eng.Backend(), 256<<20, 3)
+		b, err := native.MeasureReadBandwidth(eng.Backend(), 256<<20, 5)
 		if err != nil {
 			return err
 		}
 		res.BandwidthGBs = b / 1e9
 		if res.WeightMB > 0 {
-			res.DecodeBoundTPS = b / (res.WeightMB * 1e6)
+			res.DecodeBoundTPS = b / ((res.WeightMB + res.KVMB) * 1e6)
 			res.DecodePct = 100 * res.DecodeTPS / res.DecodeBoundTPS
 		}
 	}
@@ -214,7 +224,8 @@ func printBench(sio stdio, r benchResult) error {
 	line := func(k, format string, args ...any) {
 		fmt.Fprintf(&b, "%-10s "+format+"\n", append([]any{k}, args...)...)
 	}
-	line("model", "%s (%s, %s, %.1f MB of weights read per token)", r.Model, r.Arch, r.Quant, r.WeightMB)
+	line("model", "%s (%s, %s; a decode step reads %.1f MB of weights and %.1f MB of KV cache)",
+		r.Model, r.Arch, r.Quant, r.WeightMB, r.KVMB)
 	be := fmt.Sprintf("%s, %d threads", r.Backend, r.Threads)
 	if r.BackendNote != "" {
 		be += "; " + r.BackendNote
