@@ -23,6 +23,9 @@ const (
 	opNumLit              // a number literal
 	opKeyed               // x.key or x['key'] with a literal key
 	opIndexed             // x[N] with an integer literal
+	opFiltered            // x|filter(...): key is the filter name
+	opCall                // f(...) or x.f(...): key is the name called
+	opSequence            // a list, tuple or dict literal
 )
 
 // exprInfo describes a parsed (sub)expression: its tokens are
@@ -102,7 +105,7 @@ func (p *addParser) tuple(withCond bool) (exprInfo, error) {
 		}
 		pure = pure && x.pure
 	}
-	return exprInfo{lo: lo, hi: p.pos, pure: pure}, nil
+	return exprInfo{lo: lo, hi: p.pos, pure: pure, kind: opSequence}, nil
 }
 
 func (p *addParser) expression(withCond bool) (exprInfo, error) {
@@ -309,7 +312,7 @@ func (p *addParser) primary() (exprInfo, error) {
 		p.pos++
 		if p.at(")") {
 			p.pos++
-			return exprInfo{lo: lo, hi: p.pos, pure: true}, nil
+			return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opSequence}, nil
 		}
 		e, err := p.tuple(true)
 		if err != nil {
@@ -318,15 +321,19 @@ func (p *addParser) primary() (exprInfo, error) {
 		if err := p.expect(")"); err != nil {
 			return e, err
 		}
-		return exprInfo{lo: lo, hi: p.pos, pure: e.pure}, nil
+		kind := opOther
+		if e.kind == opSequence || e.kind == opFiltered || e.kind == opCall {
+			kind = e.kind // keeps what iterableExpr looks at
+		}
+		return exprInfo{lo: lo, hi: p.pos, pure: e.pure, kind: kind, key: e.key}, nil
 	case t.text == "[":
 		p.pos++
 		pure, err := p.items("]", false)
-		return exprInfo{lo: lo, hi: p.pos, pure: pure}, err
+		return exprInfo{lo: lo, hi: p.pos, pure: pure, kind: opSequence}, err
 	case t.text == "{":
 		p.pos++
 		pure, err := p.items("}", true)
-		return exprInfo{lo: lo, hi: p.pos, pure: pure}, err
+		return exprInfo{lo: lo, hi: p.pos, pure: pure, kind: opSequence}, err
 	}
 	return exprInfo{}, errNoParse
 }
@@ -403,10 +410,14 @@ func (p *addParser) postfix(e exprInfo) (exprInfo, error) {
 			}
 			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure, kind: kind, key: key}
 		case p.at("("):
+			key := ""
+			if e.kind == opName || e.kind == opKeyed {
+				key = e.key
+			}
 			if err := p.callArgs(); err != nil {
 				return e, err
 			}
-			e = exprInfo{lo: e.lo, hi: p.pos}
+			e = exprInfo{lo: e.lo, hi: p.pos, kind: opCall, key: key}
 		default:
 			return e, nil
 		}
@@ -466,6 +477,7 @@ func (p *addParser) filterExpr(e exprInfo) (exprInfo, error) {
 		switch {
 		case p.at("|"):
 			p.pos++
+			name := p.peek().text
 			if err := p.dottedName(); err != nil {
 				return e, err
 			}
@@ -477,7 +489,7 @@ func (p *addParser) filterExpr(e exprInfo) (exprInfo, error) {
 				}
 				pure = pure && argsPure
 			}
-			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure}
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure, kind: opFiltered, key: name}
 		case p.atName("is"):
 			p.pos++
 			if p.atName("not") {
@@ -511,7 +523,7 @@ func (p *addParser) filterExpr(e exprInfo) (exprInfo, error) {
 			if err := p.callArgs(); err != nil {
 				return e, err
 			}
-			e = exprInfo{lo: e.lo, hi: p.pos}
+			e = exprInfo{lo: e.lo, hi: p.pos, kind: opCall}
 		default:
 			return e, nil
 		}
@@ -648,4 +660,41 @@ func (p *addParser) params() error {
 		p.pos++
 	}
 	return p.expect(")")
+}
+
+// listFilters are filters whose result is always a list, string or
+// generator, and listMethods and listFunctions the methods and functions
+// whose result is a list (or which fail).
+var (
+	listFilters = map[string]bool{"list": true, "dictsort": true, "items": true, "sort": true, "unique": true,
+		"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true, "batch": true,
+		"slice": true, "groupby": true, "string": true, "join": true, "trim": true, "upper": true, "lower": true, "tojson": true}
+	listMethods   = map[string]bool{"items": true, "keys": true, "values": true, "split": true}
+	listFunctions = map[string]bool{"range": true}
+)
+
+// iterableExpr reports whether the for-loop iterable toks (as jinja2
+// parses it: a tuple without conditional expressions) always evaluates to
+// a list, string or dict, or fails: a literal sequence, a call of range, a
+// call of items/keys/values/split, or an expression whose last operation
+// is a filter returning a sequence. Such loops need no __lrt_iter check.
+func iterableExpr(toks []token) bool {
+	p := &addParser{toks: toks}
+	e, err := p.tuple(false)
+	if err != nil || !p.done() {
+		return false
+	}
+	switch e.kind {
+	case opSequence:
+		return true
+	case opFiltered:
+		return listFilters[e.key]
+	case opCall:
+		lo := toks[e.lo]
+		if e.lo+1 < len(toks) && toks[e.lo+1].text == "(" && lo.kind == 'n' {
+			return listFunctions[e.key] // a global function
+		}
+		return listMethods[e.key]
+	}
+	return false
 }

@@ -379,7 +379,7 @@ loop:
 		}
 		last = i
 	}
-	if last < in+1 {
+	if last < in+1 || iterableExpr(toks[in+1:last+1]) {
 		return nil, false
 	}
 	end := toks[last].off + len(toks[last].text)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/litert-go/litert-go/native"
 	"io"
 	"strings"
 
@@ -40,12 +41,33 @@ func runInfo(ctx context.Context, sio stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	backend, note := activeBackend()
 	if *asJSON {
 		enc := json.NewEncoder(sio.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(info)
+		return enc.Encode(struct {
+			*modelinfo.Info
+			Backend     string `json:"backend"`
+			BackendNote string `json:"backend_note,omitempty"`
+		}{info, backend, note})
 	}
-	return printInfo(sio.out, info)
+	if err := printInfo(sio.out, info); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(sio.out, "%-18s %s (%s)\n", "backend:", backend, note)
+	return err
+}
+
+// activeBackend names the backend engine.Auto would choose and why: the
+// native kernels with the library's path, or the pure-Go kernels with the
+// reason the library did not load.
+func activeBackend() (name, note string) {
+	c, err := native.LoadCPU(1)
+	if err != nil {
+		return "go", "pure-Go kernels: " + err.Error()
+	}
+	defer c.Close()
+	return c.Name(), "native kernels from " + c.Path()
 }
 
 // printInfo writes info as aligned "key: value" lines.
