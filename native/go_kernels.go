@@ -77,14 +77,23 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 		}
 	case ggml.Q8_0:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ8_0 {
+			if haveAVX512 {
+				return dotQ8_0AVX512(&row[0], &x[0], n/qk)
+			}
 			return dotQ8_0AVX2(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q4_0:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ4_0 {
+			if haveAVX512 {
+				return dotQ4_0AVX512(&row[0], &x[0], n/qk)
+			}
 			return dotQ4_0AVX2(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q5_0:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ5_0 {
+			if haveAVX512 {
+				return dotQ5_0AVX512(&row[0], &x[0], n/qk)
+			}
 			return dotQ5_0AVX2(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q4_K:

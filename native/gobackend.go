@@ -20,7 +20,8 @@ type Go struct {
 	pool    *pool
 	matmuls sync.Pool // *matmulTask
 	attends sync.Pool // *attendTask
-	rows    sync.Pool // *[]float32, a dequantized weight row
+	rows    sync.Pool // *[]float32, dequantized weight rows
+	scores  sync.Pool // *[]float32, attention scores
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads
@@ -33,6 +34,7 @@ func NewGo(threads int) *Go {
 	g.matmuls.New = func() any { return new(matmulTask) }
 	g.attends.New = func() any { return new(attendTask) }
 	g.rows.New = func() any { return new([]float32) }
+	g.scores.New = func() any { return new([]float32) }
 	return g
 }
 
@@ -166,9 +168,9 @@ func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 	copy(c.v32[off:off+n], v[:n])
 }
 
-// Attend runs causal attention with an online softmax (one pass over the
-// keys, rescaling the running sum when the maximum grows), so it needs no
-// score buffer. Query rows × heads are split over threads.
+// Attend runs causal attention: for each query row and head, the scores
+// against every visible key, their softmax, and the weighted sum of the
+// values (see attendHead). Query rows × heads are split over threads.
 func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
 	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != c.width ||
@@ -177,73 +179,10 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
 	at := g.attends.Get().(*attendTask)
-	*at = attendTask{q: q, out: out, c: c, pos0: pos0, a: a}
+	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, a: a}
 	g.pool.run(nTokens*a.NHeads, max(1, minWork/max(1, 2*hd*(pos0+nTokens))), at)
 	*at = attendTask{}
 	g.attends.Put(at)
-}
-
-// attendTask is one Attend call; its iterations are query rows × heads.
-type attendTask struct {
-	q, out []float32
-	c      *KVCache
-	pos0   int
-	a      Attention
-}
-
-func (at *attendTask) run(lo, hi int) {
-	a, hd := at.a, at.a.HeadDim
-	group := a.NHeads / a.NKVHeads
-	for i := lo; i < hi; i++ {
-		t, h := i/a.NHeads, i%a.NHeads
-		pos := at.pos0 + t
-		first := 0
-		if a.Window > 0 {
-			first = max(0, pos-a.Window+1)
-		}
-		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, pos, a.Scale, a.SoftCap)
-	}
-}
-
-// attendHead computes one head's output over cache positions [first, last].
-// off is the head's element offset within a cache row.
-func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap float32) {
-	hd := len(q)
-	clear(o)
-	m := float32(math.Inf(-1))
-	var sum float32
-	for j := first; j <= last; j++ {
-		base := j*c.width + off
-		var s float32
-		if c.typ == ggml.F16 {
-			s = dotF16s(c.k16[base:base+hd], q)
-		} else {
-			s = dotF32s(c.k32[base:base+hd], q)
-		}
-		s *= scale
-		if softCap > 0 {
-			s = softCap * float32(math.Tanh(float64(s/softCap)))
-		}
-		if s > m {
-			r := float32(math.Exp(float64(m - s)))
-			sum *= r
-			for i := range o {
-				o[i] *= r
-			}
-			m = s
-		}
-		w := float32(math.Exp(float64(s - m)))
-		sum += w
-		if c.typ == ggml.F16 {
-			axpyF16(o, w, c.v16[base:base+hd])
-		} else {
-			axpy(o, w, c.v32[base:base+hd])
-		}
-	}
-	inv := 1 / sum
-	for i := range o {
-		o[i] *= inv
-	}
 }
 
 func dot(a, b []float32) float32 {
@@ -289,7 +228,13 @@ func axpyF16(y []float32, a float32, x []uint16) {
 // SwiGLU sets gate = silu(gate) * up, silu(x) = x/(1+e^-x).
 func (g *Go) SwiGLU(gate, up []float32) {
 	up = up[:len(gate)]
-	for i, x := range gate {
+	k := 0 // elements done by the SIMD kernel
+	if haveSIMD && len(gate) >= 8 {
+		k = len(gate) &^ 7
+		swigluAVX2(&gate[0], &up[0], k)
+	}
+	for i := k; i < len(gate); i++ {
+		x := gate[i]
 		gate[i] = x / (1 + float32(math.Exp(float64(-x)))) * up[i]
 	}
 }

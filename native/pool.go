@@ -3,6 +3,7 @@ package native
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // pool is a fixed set of worker goroutines that run chunks of a loop. Many
@@ -58,13 +59,13 @@ func newPool(n int) *pool {
 	return p
 }
 
-// spinPolls is how many times an idle worker polls for a new loop before
-// it blocks (and a submitter polls for its helpers before it parks): a
+// spinTime is how long an idle worker polls for a new loop before it
+// blocks (and a submitter polls for its helpers before it parks): a
 // forward pass submits a loop every few microseconds, and waking a parked
 // goroutine takes about as long. Polling longer helps on an idle machine
 // and hurts on a busy one, where it takes time slices from the threads
-// doing the work; a few microseconds is the compromise.
-const spinPolls = 300
+// doing the work, unless the poller yields its core now and then (osYield).
+const spinTime = 100 * time.Microsecond
 
 func (p *pool) work() {
 	defer p.wg.Done()
@@ -80,14 +81,21 @@ func (p *pool) work() {
 	}
 }
 
-// poll returns the next loop, polling for a while before it blocks; ok is
-// false once the pool is closed.
+// poll returns the next loop, polling for up to spinTime before it
+// blocks; ok is false once the pool is closed.
 func (p *pool) poll() (l *loop, ok bool) {
-	for range spinPolls {
+	var start time.Time
+	for i := 0; i == 0 || i%64 != 0 || time.Since(start) < spinTime; i++ {
+		if i == 0 {
+			start = time.Now()
+		}
 		select {
 		case l, ok = <-p.jobs:
 			return l, ok
 		default:
+		}
+		if i%64 == 63 {
+			osYield()
 		}
 	}
 	l, ok = <-p.jobs
@@ -156,14 +164,21 @@ func (p *pool) run(n, grain int, body ranger) {
 	l.release()
 }
 
-// await waits for the helper that finishes l's last chunk, polling for a
-// while before it parks.
+// await waits for the helper that finishes l's last chunk, polling for up
+// to spinTime before it parks.
 func (l *loop) await() {
-	for range spinPolls {
+	var start time.Time
+	for i := 0; i == 0 || i%64 != 0 || time.Since(start) < spinTime; i++ {
+		if i == 0 {
+			start = time.Now()
+		}
 		select {
 		case <-l.last:
 			return
 		default:
+		}
+		if i%64 == 63 {
+			osYield()
 		}
 	}
 	<-l.last

@@ -141,6 +141,34 @@ func (h *helpers) add2(a, b Value) (Value, error) {
 	return jinja.Undefined(), typeError(a, b, false)
 }
 
+// sub implements __lrt_sub(SITE, a, b): Python's a - b, defined for
+// numbers only.
+func (h *helpers) sub(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) != 3 || !args[0].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_sub: malformed call with %d arguments", len(args))
+	}
+	site, a, b := int(args[0].AsInt()), args[1], args[2]
+	switch {
+	case a.IsUndefined():
+		return a, h.undefinedError(site, 0)
+	case b.IsUndefined():
+		return b, h.undefinedError(site, 1)
+	case isNumber(a) && isNumber(b):
+		if a.IsFloat() || b.IsFloat() {
+			return jinja.NewFloat(toFloat(a) - toFloat(b)), nil
+		}
+		return jinja.NewInt(toInt(a) - toInt(b)), nil
+	}
+	an, bn := pyTypeName(a), pyTypeName(b)
+	if a.IsString() && h.isSafe(a.AsString()) {
+		an = "Markup"
+	}
+	if b.IsString() && h.isSafe(b.AsString()) {
+		bn = "Markup"
+	}
+	return jinja.Undefined(), fmt.Errorf("TypeError: unsupported operand type(s) for -: '%s' and '%s'", an, bn)
+}
+
 // typeError is Python's TypeError for unsupported "+" operands.
 func typeError(a, b Value, markup bool) error {
 	an, bn := pyTypeName(a), pyTypeName(b)
@@ -183,10 +211,14 @@ func (h *helpers) isSafe(s string) bool {
 }
 
 // markSafe copies s into a fresh allocation, records it as Markup and
-// returns it. The allocation is never empty, so that an empty Markup
-// string has an address of its own too.
+// returns it. An empty string cannot be marked: the engine boxes every
+// empty string as the same value, so an empty Markup string is a plain one
+// (a known difference: Markup(”) + '<' escapes in jinja2).
 func (h *helpers) markSafe(s string) Value {
-	buf := make([]byte, max(len(s), 1))
+	if s == "" {
+		return jinja.NewString("")
+	}
+	buf := make([]byte, len(s))
 	copy(buf, s)
 	if h.safe == nil {
 		h.safe = make(map[*byte]int, 4)
@@ -207,10 +239,7 @@ func (h *helpers) safeFilter(args []Value, _ map[string]Value) (Value, error) {
 	if v.IsString() && h.isSafe(v.AsString()) {
 		return v, nil
 	}
-	if !v.IsString() && !escape {
-		return v, nil // prints as str(v) would; no string to mark
-	}
-	s := printed(v)
+	s := printed(v) // Markup(x) is a string: str(x)
 	if escape {
 		s = htmlEscape(s)
 	}
@@ -222,10 +251,21 @@ func printed(v Value) string {
 	switch {
 	case v.IsString():
 		return v.AsString()
-	case v.IsUndefined():
+	case v.IsUndefined() || v.IsCallable():
 		return ""
 	}
 	return v.String()
+}
+
+// catHelper implements __lrt_cat(operands...), jinja2's "~": the operands
+// as text, joined into a new plain string (never one of the operands
+// themselves, which may be Markup).
+func catHelper(args []Value, _ map[string]Value) (Value, error) {
+	var b strings.Builder
+	for _, v := range args {
+		b.WriteString(printed(v))
+	}
+	return jinja.NewString(b.String()), nil
 }
 
 var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")

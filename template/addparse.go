@@ -17,15 +17,15 @@ import (
 type operandKind int
 
 const (
-	opOther   operandKind = iota
-	opName                // a bare variable
-	opStrLit              // a string literal
-	opNumLit              // a number literal
-	opKeyed               // x.key or x['key'] with a literal key
-	opIndexed             // x[N] with an integer literal
-	opFiltered            // x|filter(...): key is the filter name
-	opCall                // f(...) or x.f(...): key is the name called
-	opSequence            // a list, tuple or dict literal
+	opOther    operandKind = iota
+	opName                 // a bare variable
+	opStrLit               // a string literal
+	opNumLit               // a number literal
+	opKeyed                // x.key or x['key'] with a literal key
+	opIndexed              // x[N] with an integer literal
+	opFiltered             // x|filter(...): key is the filter name
+	opCall                 // f(...) or x.f(...): key is the name called
+	opSequence             // a list, tuple or dict literal
 )
 
 // exprInfo describes a parsed (sub)expression: its tokens are
@@ -43,7 +43,9 @@ type exprInfo struct {
 // "+" tokens between them.
 type addChain struct {
 	operands []exprInfo
-	plus     []int
+	plus     []int // the operator tokens
+	sub      bool  // a binary "-" (two operands) rather than a "+" run
+	cat      bool  // a "~" run
 }
 
 // errNoParse stops parsing a tag the parser does not understand; its
@@ -207,10 +209,11 @@ func (p *addParser) compare() (exprInfo, error) {
 	}
 }
 
-// math1 parses "+" and "-" and records the "+" chains. A chain grows
-// while its new operands are pure, so that evaluating all operands before
-// adding cannot change which error Python reports first; an impure
-// operand starts a new chain whose first operand is the chain so far.
+// math1 parses "+" and "-" and records the "+" chains and the "-"
+// operations. A chain grows while its new operands are pure, so that
+// evaluating all operands before adding cannot change which error Python
+// reports first; an impure operand starts a new chain whose first operand
+// is the chain so far.
 func (p *addParser) math1() (exprInfo, error) {
 	e, err := p.concat()
 	if err != nil {
@@ -234,7 +237,8 @@ func (p *addParser) math1() (exprInfo, error) {
 		switch {
 		case !plus:
 			flush()
-		case chain != nil && (r.pure || len(chain.operands) < 2):
+			p.chains = append(p.chains, addChain{operands: []exprInfo{e, r}, plus: []int{opTok}, sub: true})
+		case chain != nil && r.pure:
 			chain.operands = append(chain.operands, r)
 			chain.plus = append(chain.plus, opTok)
 		default:
@@ -247,8 +251,33 @@ func (p *addParser) math1() (exprInfo, error) {
 	return e, nil
 }
 
-// concat parses "~", which binds tighter than "+" in jinja2.
-func (p *addParser) concat() (exprInfo, error) { return p.binaryLevel(p.math2, "~") }
+// concat parses "~", which binds tighter than "+" in jinja2, and records
+// its runs as chains with cat set.
+func (p *addParser) concat() (exprInfo, error) {
+	e, err := p.math2()
+	if err != nil {
+		return e, err
+	}
+	var chain *addChain
+	for p.at("~") {
+		opTok := p.pos
+		p.pos++
+		r, err := p.math2()
+		if err != nil {
+			return r, err
+		}
+		if chain == nil {
+			chain = &addChain{operands: []exprInfo{e}, cat: true}
+		}
+		chain.operands = append(chain.operands, r)
+		chain.plus = append(chain.plus, opTok)
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure}
+	}
+	if chain != nil {
+		p.chains = append(p.chains, *chain)
+	}
+	return e, nil
+}
 
 func (p *addParser) math2() (exprInfo, error) {
 	return p.binaryLevel(p.pow, "*", "/", "//", "%")
@@ -321,11 +350,7 @@ func (p *addParser) primary() (exprInfo, error) {
 		if err := p.expect(")"); err != nil {
 			return e, err
 		}
-		kind := opOther
-		if e.kind == opSequence || e.kind == opFiltered || e.kind == opCall {
-			kind = e.kind // keeps what iterableExpr looks at
-		}
-		return exprInfo{lo: lo, hi: p.pos, pure: e.pure, kind: kind, key: e.key}, nil
+		return exprInfo{lo: lo, hi: p.pos, pure: e.pure, kind: e.kind, key: e.key}, nil
 	case t.text == "[":
 		p.pos++
 		pure, err := p.items("]", false)
@@ -679,6 +704,9 @@ var (
 // call of items/keys/values/split, or an expression whose last operation
 // is a filter returning a sequence. Such loops need no __lrt_iter check.
 func iterableExpr(toks []token) bool {
+	if hasTopLevel(toks, ",") {
+		return false // "for x in a, b": __lrt_iter makes the tuple
+	}
 	p := &addParser{toks: toks}
 	e, err := p.tuple(false)
 	if err != nil || !p.done() {

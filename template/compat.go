@@ -83,6 +83,10 @@ func (h *helpers) callable(name string) Value {
 		return jinja.NewCallable(name, h.generator)
 	case helperAdd:
 		return jinja.NewCallable(name, h.add)
+	case helperSub:
+		return jinja.NewCallable(name, h.sub)
+	case helperCat:
+		return jinja.NewCallable(name, catHelper)
 	case helperSafe:
 		return jinja.NewCallable(name, h.safeFilter)
 	case helperJSON:

@@ -11,6 +11,17 @@
 // up github.com/ardanlabs/jinja the same way, so that the rendered prompt is
 // byte-identical to the one Python would produce.
 //
+// The engine is more lenient than jinja2 in places that templates rely on
+// to fail, and it lacks jinja2's Markup strings, so Parse rewrites the
+// template source (uniformly, never per template) to call helpers with
+// Python semantics: "+" raises UndefinedError and TypeError as Python does
+// and escapes plain strings added to Markup (|safe) strings, tojson is
+// transformers' json.dumps-based filter, loops over None fail, the sandbox
+// forbids list and dict mutation and attribute assignment outside
+// namespaces, and macros reject unexpected arguments. Render failures carry
+// Python's exception type and message, for example
+// "UndefinedError: 'functions' is undefined".
+//
 // Inputs keep the key order of their JSON source: objects are decoded into
 // ordered [Value] dicts (see [DecodeOrdered]), because templates iterate over
 // and serialise them in that order.

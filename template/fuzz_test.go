@@ -21,6 +21,10 @@ func FuzzParseRender(f *testing.F) {
 		"{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1) }}",
 		"{% for x in tools %}{% endfor %}",
 		"{{ messages[0].append(1) }}",
+		"{{ 'a' + messages[0].role + ('<b>'|safe + '<' ~ 1) if x else -1 + 2 * 3 }}",
+		"{% for m in messages + [] if m.role + '' %}{{ loop.index0 + 1 }}{% endfor %}",
+		"{% macro m(a, b='x' + 'y') %}{{ a + b + kwargs|length }}{% endmacro %}{{ m('1', c=2) }}",
+		"{{ (tools | map(attribute='type') | list + ['x'])|tojson(indent=2) }}",
 	} {
 		f.Add(s)
 	}

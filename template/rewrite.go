@@ -10,12 +10,13 @@ import (
 // The jinja engine is more lenient than Python jinja2 in a few places that
 // chat templates depend on to fail loudly. Parse rewrites template source,
 // uniformly for every template, to route those operations through helpers
-// (see compat.go). The helpers are methods of one per-render dict named
-// __lrt, plus one filter named __lrt_g, so that they add at most two
-// template globals:
+// (see compat.go, add.go and tojson.go). The helpers are template globals
+// named __lrt_*, set only for the templates that use them:
 //
 //   - for loops iterate over __lrt_iter(EXPR), which rejects None and
-//     numbers ("'NoneType' object is not iterable") as Python does;
+//     numbers ("'NoneType' object is not iterable") as Python does, unless
+//     EXPR always yields a sequence (a literal, range(...), .items(), a
+//     |list or |dictsort filter, ...; see iterableExpr);
 //   - the map, select, reject, selectattr and rejectattr filters, which
 //     return generators in jinja2, are followed by __lrt_g(1), which marks
 //     the resulting list as a generator; in templates that use them, length
@@ -23,9 +24,14 @@ import (
 //     does;
 //   - tojson is __lrt_json, transformers' json.dumps-based tojson (tojson.go),
 //     which also fails for generators;
-//   - binary "+" runs are calls of __lrt_add, which has Python's semantics,
-//     and safe, escape, e and forceescape are __lrt_safe, which marks Markup
-//     strings for it (add.go);
+//   - every run "a + b + c" of binary "+" is a call of __lrt_add, which has
+//     Python's semantics (UndefinedError, TypeError, Markup escaping); the
+//     operands are found by a parser for jinja2's expression grammar
+//     (addparse.go), so precedence is jinja2's; runs of literals stay as
+//     they are; binary "-" is likewise __lrt_sub;
+//   - the safe, escape, e and forceescape filters are __lrt_safe, which
+//     makes Markup strings for __lrt_add (add.go); in templates that use
+//     them, "~" runs are __lrt_cat, which makes plain strings;
 //   - every macro body starts with a call of __lrt_macro(kwargs, ...), which
 //     checks the arguments as jinja2 does and, by referring to kwargs first,
 //     spares the engine a scan of the whole body each time the macro is
@@ -57,6 +63,8 @@ const (
 	helperNSSet  = "__lrt_nsset"
 	helperFilter = "__lrt_g"
 	helperAdd    = "__lrt_add"
+	helperSub    = "__lrt_sub"
+	helperCat    = "__lrt_cat"
 	helperSafe   = "__lrt_safe"
 	helperJSON   = "__lrt_json"
 	unsafePrefix = "__lrt_unsafe_"
@@ -68,6 +76,9 @@ var generatorFilters = map[string]bool{"map": true, "select": true, "reject": tr
 // sizedFilters are the filters that fail for generators (besides tojson,
 // which __lrt_json checks itself).
 var sizedFilters = map[string]bool{"length": true, "count": true}
+
+// markupFilters are the filters that make Markup strings.
+var markupFilters = map[string]bool{"safe": true, "escape": true, "e": true, "forceescape": true}
 
 // mutatingMethods are the mutating list and dict methods the engine
 // implements; the jinja2 sandbox forbids them.
@@ -120,7 +131,7 @@ func rewrite(src string) (string, rewriteInfo) {
 	var edits []edit
 	info := rewriteInfo{helpers: map[string]bool{}, names: map[string]bool{}}
 	use := func(name string) { info.helpers[name] = true }
-	gen := false
+	gen, markup := false, false
 	tags := scanTags(src)
 	lexed := make([][]token, len(tags))
 	for n, tg := range tags {
@@ -137,6 +148,9 @@ func rewrite(src string) (string, rewriteInfo) {
 			// without them tojson and length need no check.
 			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && generatorFilters[toks[i+1].text] {
 				gen = true
+			}
+			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && markupFilters[toks[i+1].text] {
+				markup = true
 			}
 		}
 	}
@@ -183,7 +197,7 @@ func rewrite(src string) (string, rewriteInfo) {
 			case t.text == "|" && next.kind == 'n' && next.text == "safe":
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe, class: replace})
 				use(helperSafe)
-			case t.text == "|" && next.kind == 'n' && (next.text == "escape" || next.text == "e" || next.text == "forceescape"):
+			case t.text == "|" && next.kind == 'n' && markupFilters[next.text]:
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe + "(1)", class: replace})
 				use(helperSafe)
 			case t.kind == 'n' && t.text == "loop" && next.text == "(" && !afterDot:
@@ -200,10 +214,7 @@ func rewrite(src string) (string, rewriteInfo) {
 		}
 		// After the other edits, so that a "+" run is the innermost of
 		// wrappers with the same span.
-		edits = append(edits, addEdits(src, tg.kind, toks, &info)...)
-	}
-	if len(info.adds) > 0 {
-		use(helperAdd)
+		edits = append(edits, addEdits(src, tg.kind, toks, markup, &info)...)
 	}
 	for name := range info.helpers {
 		info.names[name] = true
@@ -236,15 +247,29 @@ func rewrite(src string) (string, rewriteInfo) {
 	return b.String(), info
 }
 
-// addEdits routes the "+" runs of one tag through __lrt_add and records
-// their sites in info. Runs of string literals only stay as they are: the
-// engine concatenates them exactly as Python does.
-func addEdits(src string, kind tagKind, toks []token, info *rewriteInfo) []edit {
+// addEdits routes the "+" runs of one tag through __lrt_add, and its
+// binary "-" through __lrt_sub, and records their sites in info. Runs of
+// literals only stay as they are: the engine computes them exactly as
+// Python does.
+func addEdits(src string, kind tagKind, toks []token, markup bool, info *rewriteInfo) []edit {
 	var edits []edit
 	for _, c := range addChains(kind, toks) {
+		if c.cat {
+			// "~" needs a helper only where Markup strings exist: the
+			// engine's "~" may return an operand itself, keeping its mark,
+			// where jinja2 makes a plain str.
+			if markup {
+				edits = append(edits, wrap(toks[c.operands[0].lo].off, spanEnd(toks, c.operands[len(c.operands)-1]), helperCat+"(", ")")...)
+				for _, p := range c.plus {
+					edits = append(edits, edit{off: toks[p].off, del: 1, ins: ",", class: replace})
+				}
+				info.helpers[helperCat] = true
+			}
+			continue
+		}
 		literal := true
 		for _, o := range c.operands {
-			literal = literal && o.kind == opStrLit
+			literal = literal && (o.kind == opStrLit && !c.sub || o.kind == opNumLit)
 		}
 		if literal {
 			continue
@@ -253,16 +278,26 @@ func addEdits(src string, kind tagKind, toks []token, info *rewriteInfo) []edit 
 		for i, o := range c.operands {
 			site.undefined[i] = undefinedMessage(o, spanText(src, toks, o))
 		}
-		first, last := c.operands[0], c.operands[len(c.operands)-1]
-		start := toks[first.lo].off
-		end := toks[last.hi-1].off + len(toks[last.hi-1].text)
-		edits = append(edits, wrap(start, end, helperAdd+"("+strconv.Itoa(len(info.adds))+", ", ")")...)
+		start := toks[c.operands[0].lo].off
+		end := spanEnd(toks, c.operands[len(c.operands)-1])
+		name := helperAdd
+		if c.sub {
+			name = helperSub
+		}
+		info.helpers[name] = true
+		edits = append(edits, wrap(start, end, name+"("+strconv.Itoa(len(info.adds))+", ", ")")...)
 		for _, p := range c.plus {
 			edits = append(edits, edit{off: toks[p].off, del: 1, ins: ",", class: replace})
 		}
 		info.adds = append(info.adds, site)
 	}
 	return edits
+}
+
+// spanEnd returns the source offset just after an expression.
+func spanEnd(toks []token, e exprInfo) int {
+	last := toks[e.hi-1]
+	return last.off + len(last.text)
 }
 
 // spanText returns the source text of an expression.

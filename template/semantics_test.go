@@ -22,16 +22,21 @@ type semanticsCase struct {
 }
 
 // TestJinja2Semantics renders small templates that exercise the rewrites
-// (binary "+" with Python semantics and its precedence among the other
-// operators, Markup strings from |safe and |escape, macro argument checks,
-// transformers' tojson) and requires Python jinja2's output, or its error
-// message.
+// (binary "+" and "-" with Python semantics and their precedence among the
+// other operators, Markup strings from |safe and |escape, macro argument
+// checks, transformers' tojson), written by hand (jinja2_semantics.json)
+// and generated at random (jinja2_random.json), and requires Python
+// jinja2's output, or its error message.
 func TestJinja2Semantics(t *testing.T) {
-	raw, err := os.ReadFile("testdata/jinja2_semantics.json")
-	require.NoError(t, err)
 	var cases []semanticsCase
-	require.NoError(t, json.Unmarshal(raw, &cases))
-	require.NotEmpty(t, cases)
+	for _, file := range []string{"testdata/jinja2_semantics.json", "testdata/jinja2_random.json"} {
+		raw, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var some []semanticsCase
+		require.NoError(t, json.Unmarshal(raw, &some), file)
+		require.NotEmpty(t, some, file)
+		cases = append(cases, some...)
+	}
 	for _, c := range cases {
 		t.Run(c.Src, func(t *testing.T) {
 			tm, err := Parse(c.Src)

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -68,7 +69,13 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 	case ind.IsString():
 		opts.indent, opts.indented = ind.AsString(), true
 	case ind.IsInt() || ind.IsBool():
-		opts.indent, opts.indented = strings.Repeat(" ", int(max(0, min(toInt(ind), 1<<10)))), true
+		n := int(max(0, min(toInt(ind), 1<<10)))
+		if n <= len(spaces) {
+			opts.indent = spaces[:n]
+		} else {
+			opts.indent = strings.Repeat(" ", n)
+		}
+		opts.indented = true
 	default:
 		return jinja.Undefined(), fmt.Errorf("TypeError: can't multiply sequence by non-int of type '%s'", pyTypeName(ind))
 	}
@@ -87,12 +94,18 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 	}
 	enc.open = enc.openBuf[:0]
 	err := enc.value(args[0], 0)
-	h.jsonBuf, h.jsonNL = enc.buf, enc.nl
+	h.jsonBuf = enc.buf
+	if enc.nl != nil {
+		h.jsonNL = enc.nl
+	}
 	if err != nil {
 		return jinja.Undefined(), err
 	}
 	return jinja.NewString(string(enc.buf)), nil
 }
+
+// spaces holds the indentation of the common integer indents.
+const spaces = "                "
 
 // maxJSONDepth bounds nesting, as Python's recursion limit does.
 const maxJSONDepth = 1000
@@ -234,19 +247,28 @@ var jsonPlain = func() (t [256]bool) {
 // ASCII as \uXXXX (surrogate pairs above the BMP). Invalid UTF-8 becomes
 // U+FFFD.
 func (e *jsonEncoder) str(s string) {
+	i := 0
+	for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+		i += 8
+	}
+	for i < len(s) && jsonPlain[s[i]] {
+		i++
+	}
 	e.buf = append(e.buf, '"')
+	if i < len(s) {
+		e.escape(s, i)
+	} else {
+		e.buf = append(e.buf, s...)
+	}
+	e.buf = append(e.buf, '"')
+}
+
+// escape writes s, whose bytes before i need no escaping.
+func (e *jsonEncoder) escape(s string, i int) {
 	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(s[i:i+8]) {
-			i += 8
-			continue
-		}
+	for i < len(s) {
 		c := s[i]
-		if jsonPlain[c] {
-			i++
-			continue
-		}
-		if c == 0x7f && !e.opts.ensureASCII {
+		if jsonPlain[c] || c == 0x7f && !e.opts.ensureASCII {
 			i++
 			continue
 		}
@@ -296,23 +318,15 @@ func (e *jsonEncoder) str(s string) {
 		start = i
 	}
 	e.buf = append(e.buf, s[start:]...)
-	e.buf = append(e.buf, '"')
 }
 
-// plain8 reports whether the 8 bytes of s are all printable ASCII other
-// than " and \, testing them at once (SWAR): it may report false for
-// plain bytes, never true for others.
-func plain8(s string) bool {
-	_ = s[7]
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+// plain8 reports whether the 8 bytes packed in x are all printable ASCII
+// other than " and \, testing them at once (SWAR): it may report false
+// for plain bytes, never true for others.
+func plain8(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	t := (x - ones*0x20) & ^x // bytes below 0x20
-	t |= x | (x + ones)       // bytes 0x7f and above
-	q := x ^ (ones * '"')
-	t |= (q - ones) & ^q
-	b := x ^ (ones * '\\')
-	t |= (b - ones) & ^b
+	q, b := x^(ones*'"'), x^(ones*'\\')
+	t := (x - ones*0x20) | x | (x + ones) | (q - ones) | (b - ones)
 	return t&highs == 0
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/litert-go/litert-go/models/gguf"
@@ -14,9 +15,16 @@ import (
 
 const vocabDir = "../../shared/testdata/vocab"
 
+// loadedVocabs caches fixture tokenizers across tests (a Tokenizer is
+// immutable and safe to share): name → *Tokenizer.
+var loadedVocabs sync.Map
+
 // loadVocab opens a fixture vocabulary, skipping the test when absent.
 func loadVocab(t testing.TB, name string) *Tokenizer {
 	t.Helper()
+	if tok, ok := loadedVocabs.Load(name); ok {
+		return tok.(*Tokenizer)
+	}
 	path := filepath.Join(vocabDir, "ggml-vocab-"+name+".gguf")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("vocab fixture %s absent: %v", path, err)
@@ -26,6 +34,7 @@ func loadVocab(t testing.TB, name string) *Tokenizer {
 	defer f.Close()
 	tok, err := FromGGUF(f)
 	require.NoError(t, err, path)
+	loadedVocabs.Store(name, tok)
 	return tok
 }
 

@@ -1,0 +1,117 @@
+package native
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// attendTask is one Attend call; its iterations are query rows × heads.
+type attendTask struct {
+	g      *Go
+	q, out []float32
+	c      *KVCache
+	pos0   int
+	a      Attention
+}
+
+func (at *attendTask) run(lo, hi int) {
+	a, hd := at.a, at.a.HeadDim
+	group := a.NHeads / a.NKVHeads
+	// one score per visible position, reused for every head of the chunk
+	buf := at.g.scores.Get().(*[]float32)
+	defer at.g.scores.Put(buf)
+	if need := at.pos0 + hi/a.NHeads + 1; cap(*buf) < need {
+		// the context grows a token at a time: leave room
+		*buf = make([]float32, max(need, 2*cap(*buf), 1024))
+	}
+	for i := lo; i < hi; i++ {
+		t, h := i/a.NHeads, i%a.NHeads
+		pos := at.pos0 + t
+		first := 0
+		if a.Window > 0 {
+			first = max(0, pos-a.Window+1)
+		}
+		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, pos,
+			a.Scale, a.SoftCap, (*buf)[:pos-first+1])
+	}
+}
+
+// attendHead computes one head's output o over cache positions [first,
+// last] in two passes: the scaled (and soft-capped) scores into s, which
+// has one element per position, then their softmax weights, which sum the
+// value rows. off is the head's element offset within a cache row.
+func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap float32, s []float32) {
+	hd, n := len(q), len(s)
+	simd := haveSIMD && hd%8 == 0
+	base := first*c.width + off
+	switch {
+	case simd && c.typ == ggml.F16:
+		dotsF16AVX2(&s[0], &q[0], (*byte)(unsafe.Pointer(&c.k16[base])), 2*c.width, n, hd)
+	case simd:
+		dotsF32AVX2(&s[0], &q[0], &c.k32[base], 4*c.width, n, hd)
+	default:
+		for j := range s {
+			b := base + j*c.width
+			if c.typ == ggml.F16 {
+				s[j] = dotF16(c.k16[b:b+hd], q)
+			} else {
+				s[j] = dot(c.k32[b:b+hd], q)
+			}
+		}
+	}
+	sum := softmaxScores(s, scale, softCap, simd)
+	switch {
+	case simd && c.typ == ggml.F16:
+		wsumF16AVX2(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, n, hd)
+	case simd:
+		wsumF32AVX2(&o[0], &s[0], &c.v32[base], 4*c.width, n, hd)
+	default:
+		clear(o)
+		for j, w := range s {
+			b := base + j*c.width
+			if c.typ == ggml.F16 {
+				axpyF16(o, w, c.v16[b:b+hd])
+			} else {
+				axpy(o, w, c.v32[b:b+hd])
+			}
+		}
+	}
+	inv := 1 / sum
+	for i := range o {
+		o[i] *= inv
+	}
+}
+
+// softmaxScores scales the scores s (and soft-caps them if softCap > 0),
+// replaces them by e^(s-max) and returns their sum.
+func softmaxScores(s []float32, scale, softCap float32, simd bool) float32 {
+	n := len(s)
+	k := 0 // scores done by the SIMD kernels
+	if simd && softCap == 0 {
+		k = n &^ 7
+	}
+	m := float32(math.Inf(-1))
+	if k > 0 {
+		m = scaleMaxAVX2(&s[0], k, scale)
+	}
+	for j := k; j < n; j++ {
+		v := s[j] * scale
+		if softCap > 0 {
+			v = softCap * float32(math.Tanh(float64(v/softCap)))
+		}
+		s[j] = v
+		m = max(m, v)
+	}
+	var sum float32
+	if k > 0 {
+		sum = expSubAVX2(&s[0], k, m)
+	}
+	for j := k; j < n; j++ {
+		e := float32(math.Exp(float64(s[j] - m)))
+		s[j] = e
+		sum += e
+	}
+	return sum
+}

@@ -1,0 +1,87 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// TestAttendHeadDims runs Attend over the head sizes that take each path
+// of the score and weighted-sum kernels (blocks of 64, 32, 16 and 8
+// elements, and sizes that are not a multiple of 8, which take the
+// generic code), against the plain float64 attention.
+func TestAttendHeadDims(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	g := NewGo(2)
+	defer g.Close()
+	for _, kv := range []ggml.DType{ggml.F32, ggml.F16} {
+		for _, hd := range []int{4, 8, 24, 40, 64, 72, 128} {
+			t.Run(fmt.Sprintf("%s/hd%d", kv, hd), func(t *testing.T) {
+				a := Attention{NHeads: 4, NKVHeads: 2, HeadDim: hd, Scale: 0.2}
+				const ctxLen, pos0, n = 80, 61, 7
+				kvw := a.NKVHeads * hd
+				c, err := NewKVCache(kv, ctxLen, kvw)
+				require.NoError(t, err)
+				k, v := randVec(r, (pos0+n)*kvw), randVec(r, (pos0+n)*kvw)
+				if kv == ggml.F16 { // the reference sees the rounded values
+					for i := range k {
+						k[i] = ggml.F16ToF32(ggml.F32ToF16(k[i]))
+						v[i] = ggml.F16ToF32(ggml.F32ToF16(v[i]))
+					}
+				}
+				g.StoreKV(c, 0, k, v, pos0+n)
+				q := randVec(r, n*a.NHeads*hd)
+				got := make([]float32, len(q))
+				g.Attend(got, q, c, pos0, n, a)
+				assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, "attention")
+			})
+		}
+	}
+}
+
+// TestSoftmaxScores checks the SIMD softmax of scores against math.Exp.
+func TestSoftmaxScores(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{1, 7, 8, 9, 16, 100, 513} {
+		for _, spread := range []float32{0.1, 5, 100} {
+			s := randFloats(r, n, spread)
+			want := append([]float32(nil), s...)
+			wantSum := softmaxScores(want, 0.7, 0, false)
+			got := append([]float32(nil), s...)
+			gotSum := softmaxScores(got, 0.7, 0, haveSIMD)
+			require.InEpsilon(t, wantSum, gotSum, 1e-6, "n=%d spread %g: sum", n, spread)
+			for i := range want {
+				require.InDelta(t, want[i], got[i], 2e-7*float64(want[i])+1e-37, "n=%d spread %g: element %d", n, spread, i)
+			}
+		}
+	}
+}
+
+// TestSwiGLUKernel checks SwiGLU on every length to 40 and over a wide
+// range of inputs (where e^-x overflows or vanishes) against math.Exp.
+func TestSwiGLUKernel(t *testing.T) {
+	g := NewGo(1)
+	defer g.Close()
+	r := rand.New(rand.NewPCG(15, 16))
+	for n := 1; n <= 40; n++ {
+		gate := randFloats(r, n, 8)
+		gate[0] = -100
+		if n > 1 {
+			gate[1] = 100
+		}
+		up := randFloats(r, n, 2)
+		want := make([]float32, n)
+		for i, x := range gate {
+			want[i] = float32(float64(x) / (1 + math.Exp(-float64(x))) * float64(up[i]))
+		}
+		g.SwiGLU(gate, up)
+		for i := range want {
+			require.InDelta(t, want[i], gate[i], 3e-7*math.Abs(float64(want[i]))+1e-30, "n=%d element %d", n, i)
+		}
+	}
+}

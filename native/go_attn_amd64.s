@@ -1,0 +1,287 @@
+//go:build amd64 && !purego
+
+// AVX2 + FMA + F16C attention kernels of the pure-Go backend: the scores
+// of one query against many cached keys, and the weighted sum of cached
+// values. Contracts are in go_attn_amd64.go.
+
+#include "textflag.h"
+
+// func dotsF32AVX2(s, q, k *float32, kstride, nrows, hd int)
+TEXT ·dotsF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ s+0(FP), R8
+	MOVQ q+8(FP), DI
+	MOVQ k+16(FP), SI
+	MOVQ kstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	SHLQ $2, BX
+
+rows:
+	CMPQ   CX, $0
+	JEQ    done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   AX, AX
+
+cols16:
+	LEAQ        64(AX), R9
+	CMPQ        R9, BX
+	JGT         cols8
+	VMOVUPS     (SI)(AX*1), Y2
+	VMOVUPS     32(SI)(AX*1), Y3
+	VFMADD231PS (DI)(AX*1), Y2, Y0
+	VFMADD231PS 32(DI)(AX*1), Y3, Y1
+	MOVQ        R9, AX
+	JMP         cols16
+
+cols8:
+	CMPQ        AX, BX
+	JGE         rowdone
+	VMOVUPS     (SI)(AX*1), Y2
+	VFMADD231PS (DI)(AX*1), Y2, Y0
+	ADDQ        $32, AX
+	JMP         cols8
+
+rowdone:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	MOVSS        X0, (R8)
+	ADDQ         $4, R8
+	ADDQ         DX, SI
+	DECQ         CX
+	JMP          rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func dotsF16AVX2(s, q *float32, k *byte, kstride, nrows, hd int)
+TEXT ·dotsF16AVX2(SB), NOSPLIT, $0-48
+	MOVQ s+0(FP), R8
+	MOVQ q+8(FP), DI
+	MOVQ k+16(FP), SI
+	MOVQ kstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	SHLQ $1, BX
+
+rows:
+	CMPQ   CX, $0
+	JEQ    done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   AX, AX            // byte offset in k (2 per element)
+	MOVQ   DI, R10           // q
+
+cols16:
+	LEAQ        32(AX), R9
+	CMPQ        R9, BX
+	JGT         cols8
+	VCVTPH2PS   (SI)(AX*1), Y2
+	VCVTPH2PS   16(SI)(AX*1), Y3
+	VFMADD231PS (R10), Y2, Y0
+	VFMADD231PS 32(R10), Y3, Y1
+	ADDQ        $64, R10
+	MOVQ        R9, AX
+	JMP         cols16
+
+cols8:
+	CMPQ        AX, BX
+	JGE         rowdone
+	VCVTPH2PS   (SI)(AX*1), Y2
+	VFMADD231PS (R10), Y2, Y0
+	ADDQ        $32, R10
+	ADDQ        $16, AX
+	JMP         cols8
+
+rowdone:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	MOVSS        X0, (R8)
+	ADDQ         $4, R8
+	ADDQ         DX, SI
+	DECQ         CX
+	JMP          rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func wsumF32AVX2(o, w, v *float32, vstride, nrows, hd int)
+TEXT ·wsumF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), R8
+	MOVQ w+8(FP), DI
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	SHLQ $2, BX
+	XORQ AX, AX              // byte offset of the column block
+
+blk64:
+	LEAQ   256(AX), R12
+	CMPQ   R12, BX
+	JGT    blk8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	LEAQ   (SI)(AX*1), R10
+	MOVQ   DI, R11
+	MOVQ   CX, R9
+
+r64:
+	CMPQ         R9, $0
+	JEQ          s64
+	VBROADCASTSS (R11), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  32(R10), Y8, Y1
+	VFMADD231PS  64(R10), Y8, Y2
+	VFMADD231PS  96(R10), Y8, Y3
+	VFMADD231PS  128(R10), Y8, Y4
+	VFMADD231PS  160(R10), Y8, Y5
+	VFMADD231PS  192(R10), Y8, Y6
+	VFMADD231PS  224(R10), Y8, Y7
+	ADDQ         $4, R11
+	ADDQ         DX, R10
+	DECQ         R9
+	JMP          r64
+
+s64:
+	VMOVUPS Y0, (R8)(AX*1)
+	VMOVUPS Y1, 32(R8)(AX*1)
+	VMOVUPS Y2, 64(R8)(AX*1)
+	VMOVUPS Y3, 96(R8)(AX*1)
+	VMOVUPS Y4, 128(R8)(AX*1)
+	VMOVUPS Y5, 160(R8)(AX*1)
+	VMOVUPS Y6, 192(R8)(AX*1)
+	VMOVUPS Y7, 224(R8)(AX*1)
+	MOVQ    R12, AX
+	JMP     blk64
+
+blk8:
+	CMPQ   AX, BX
+	JGE    done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	LEAQ   (SI)(AX*1), R10
+	MOVQ   DI, R11
+	MOVQ   CX, R9
+
+r8:
+	CMPQ         R9, $2
+	JLT          r8tail
+	VBROADCASTSS (R11), Y8
+	VBROADCASTSS 4(R11), Y9
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  (R10)(DX*1), Y9, Y1
+	ADDQ         $8, R11
+	LEAQ         (R10)(DX*2), R10
+	SUBQ         $2, R9
+	JMP          r8
+
+r8tail:
+	CMPQ         R9, $0
+	JEQ          s8
+	VBROADCASTSS (R11), Y8
+	VFMADD231PS  (R10), Y8, Y0
+
+s8:
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (R8)(AX*1)
+	ADDQ    $32, AX
+	JMP     blk8
+
+done:
+	VZEROUPPER
+	RET
+
+// func wsumF16AVX2(o, w *float32, v *byte, vstride, nrows, hd int)
+TEXT ·wsumF16AVX2(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), R8
+	MOVQ w+8(FP), DI
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	SHLQ $2, BX
+	XORQ AX, AX              // byte offset of the column block in o
+
+blk32:
+	LEAQ   128(AX), R12
+	CMPQ   R12, BX
+	JGT    blk8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   AX, R13
+	SHRQ   $1, R13
+	LEAQ   (SI)(R13*1), R10
+	MOVQ   DI, R11
+	MOVQ   CX, R9
+
+r32:
+	CMPQ         R9, $0
+	JEQ          s32
+	VBROADCASTSS (R11), Y8
+	VCVTPH2PS    (R10), Y4
+	VCVTPH2PS    16(R10), Y5
+	VCVTPH2PS    32(R10), Y6
+	VCVTPH2PS    48(R10), Y7
+	VFMADD231PS  Y4, Y8, Y0
+	VFMADD231PS  Y5, Y8, Y1
+	VFMADD231PS  Y6, Y8, Y2
+	VFMADD231PS  Y7, Y8, Y3
+	ADDQ         $4, R11
+	ADDQ         DX, R10
+	DECQ         R9
+	JMP          r32
+
+s32:
+	VMOVUPS Y0, (R8)(AX*1)
+	VMOVUPS Y1, 32(R8)(AX*1)
+	VMOVUPS Y2, 64(R8)(AX*1)
+	VMOVUPS Y3, 96(R8)(AX*1)
+	MOVQ    R12, AX
+	JMP     blk32
+
+blk8:
+	CMPQ   AX, BX
+	JGE    done
+	VXORPS Y0, Y0, Y0
+	MOVQ   AX, R13
+	SHRQ   $1, R13
+	LEAQ   (SI)(R13*1), R10
+	MOVQ   DI, R11
+	MOVQ   CX, R9
+
+r8:
+	CMPQ         R9, $0
+	JEQ          s8
+	VBROADCASTSS (R11), Y8
+	VCVTPH2PS    (R10), Y4
+	VFMADD231PS  Y4, Y8, Y0
+	ADDQ         $4, R11
+	ADDQ         DX, R10
+	DECQ         R9
+	JMP          r8
+
+s8:
+	VMOVUPS Y0, (R8)(AX*1)
+	ADDQ    $32, AX
+	JMP     blk8
+
+done:
+	VZEROUPPER
+	RET

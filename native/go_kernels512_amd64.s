@@ -1,0 +1,125 @@
+//go:build amd64 && !purego
+
+// AVX-512 (F, BW, VL) variants of the legacy-block dot products: 16 floats
+// per register, and Q5_0's fifth bits straight from a mask register. Same
+// contracts as the AVX2 kernels in go_kernels_amd64.s.
+
+#include "textflag.h"
+
+DATA nib512<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib512<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL nib512<>(SB), RODATA|NOPTR, $16
+
+DATA eight512<>+0(SB)/8, $0x0808080808080808
+DATA eight512<>+8(SB)/8, $0x0808080808080808
+DATA eight512<>+16(SB)/8, $0x0808080808080808
+DATA eight512<>+24(SB)/8, $0x0808080808080808
+GLOBL eight512<>(SB), RODATA|NOPTR, $32
+
+DATA sixteen512<>+0(SB)/8, $0x1010101010101010
+DATA sixteen512<>+8(SB)/8, $0x1010101010101010
+DATA sixteen512<>+16(SB)/8, $0x1010101010101010
+DATA sixteen512<>+24(SB)/8, $0x1010101010101010
+GLOBL sixteen512<>(SB), RODATA|NOPTR, $32
+
+// NIBBLES512 loads the 16 bytes at off(SI) and leaves the 32 nibbles in
+// element order (low nibbles, then high nibbles) in Y5. Needs X15 = 0x0f….
+#define NIBBLES512(off) \
+	VMOVDQU     off(SI), X5;    \
+	VPSRLW      $4, X5, X6;     \
+	VPAND       X15, X5, X5;    \
+	VPAND       X15, X6, X6;    \
+	VINSERTI128 $1, X6, Y5, Y5
+
+// DOT512 multiplies the 32 signed bytes of Y5 by the 32 floats at xoff(DI)
+// and adds the result times the block's scale (f16 at boff(SI)) to acc.
+#define DOT512(boff, xoff, acc) \
+	VPBROADCASTW boff(SI), Y4;           \
+	VCVTPH2PS    Y4, Z4;                 \
+	VEXTRACTI128 $1, Y5, X6;             \
+	VPMOVSXBD    X5, Z7;                 \
+	VPMOVSXBD    X6, Z8;                 \
+	VCVTDQ2PS    Z7, Z7;                 \
+	VCVTDQ2PS    Z8, Z8;                 \
+	VMULPS       xoff(DI), Z7, Z7;       \
+	VFMADD231PS  xoff+64(DI), Z8, Z7;    \
+	VFMADD231PS  Z7, Z4, acc
+
+#define Q4BLOCK512(boff, xoff, acc) \
+	NIBBLES512(boff+2);             \
+	VPSUBB Y14, Y5, Y5;             \
+	DOT512(boff, xoff, acc)
+
+// Q5BLOCK512: bit j of qh is the fifth bit of element j; where it is clear
+// the value is the nibble minus 16.
+#define Q5BLOCK512(boff, xoff, acc) \
+	NIBBLES512(boff+6);             \
+	KMOVD  boff+2(SI), K1;          \
+	KNOTD  K1, K1;                  \
+	VPSUBB Y14, Y5, K1, Y5;         \
+	DOT512(boff, xoff, acc)
+
+#define Q8BLOCK512(boff, xoff, acc) \
+	VPBROADCASTW boff(SI), Y4;           \
+	VCVTPH2PS    Y4, Z4;                 \
+	VPMOVSXBD    boff+2(SI), Z7;         \
+	VPMOVSXBD    boff+18(SI), Z8;        \
+	VCVTDQ2PS    Z7, Z7;                 \
+	VCVTDQ2PS    Z8, Z8;                 \
+	VMULPS       xoff(DI), Z7, Z7;       \
+	VFMADD231PS  xoff+64(DI), Z8, Z7;    \
+	VFMADD231PS  Z7, Z4, acc
+
+#define Q4CONST512 \
+	VMOVDQU nib512<>(SB), X15; \
+	VMOVDQU eight512<>(SB), Y14
+
+#define Q5CONST512 \
+	VMOVDQU nib512<>(SB), X15; \
+	VMOVDQU sixteen512<>(SB), Y14
+
+#define NOCONST512
+
+// BLOCKDOT512 defines func name(w *byte, x *float32, nb int) float32, two
+// blocks per iteration.
+#define BLOCKDOT512(name, size, block, consts) \
+TEXT name(SB), NOSPLIT, $0-28;       \
+	MOVQ   w+0(FP), SI;              \
+	MOVQ   x+8(FP), DI;              \
+	MOVQ   nb+16(FP), CX;            \
+	consts;                          \
+	VPXORD Z0, Z0, Z0;               \
+	VPXORD Z1, Z1, Z1;               \
+loop2:;                              \
+	CMPQ   CX, $2;                   \
+	JLT    tail;                     \
+	block(0, 0, Z0);                 \
+	block(size, 128, Z1);            \
+	ADDQ   $(2*size), SI;            \
+	ADDQ   $256, DI;                 \
+	SUBQ   $2, CX;                   \
+	JMP    loop2;                    \
+tail:;                               \
+	CMPQ   CX, $0;                   \
+	JEQ    done;                     \
+	block(0, 0, Z0);                 \
+done:;                               \
+	VADDPS       Z1, Z0, Z0;         \
+	VEXTRACTF64X4 $1, Z0, Y1;        \
+	VADDPS       Y1, Y0, Y0;         \
+	VEXTRACTF128 $1, Y0, X1;         \
+	VADDPS       X1, X0, X0;         \
+	VHADDPS      X0, X0, X0;         \
+	VHADDPS      X0, X0, X0;         \
+	VZEROUPPER;                      \
+	MOVSS  X0, ret+24(FP);           \
+	RET
+
+// func dotQ8_0AVX512(w *byte, x *float32, nb int) float32
+BLOCKDOT512(·dotQ8_0AVX512, 34, Q8BLOCK512, NOCONST512)
+
+// func dotQ4_0AVX512(w *byte, x *float32, nb int) float32
+BLOCKDOT512(·dotQ4_0AVX512, 18, Q4BLOCK512, Q4CONST512)
+
+// func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
+BLOCKDOT512(·dotQ5_0AVX512, 22, Q5BLOCK512, Q5CONST512)

@@ -1,0 +1,56 @@
+package native
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// TestGoMatMulPaths checks MatMul against ggml.Dot for every token and row
+// over the shapes that exercise its paths: decode (1 to 3 tokens, blocks
+// multiplied directly), batches (tiles of 2 rows × 4 tokens, a last odd
+// row, leftover tokens, several dequantized row blocks per chunk), weights
+// at odd addresses, and 1 and 3 threads.
+func TestGoMatMulPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q6_K, ggml.Q5_K} {
+		for _, shape := range [][2]int{{3, 256}, {301, 256}, {7, 512}} {
+			rows, cols := shape[0], shape[1]
+			w := randWeight(t, r, typ, rows, cols)
+			rs := w.RowBytes()
+			deq := make([]float32, rows*cols)
+			require.NoError(t, ggml.Dequantize(typ, w.Data, deq))
+			for _, off := range []int{0, 1} {
+				wm := w
+				wm.Data = misalign(w.Data, off)
+				for _, threads := range []int{1, 3} {
+					g := NewGo(threads)
+					for _, ntok := range []int{1, 2, 3, 4, 5, 8, 13} {
+						name := fmt.Sprintf("%s %d×%d offset %d, %d threads, %d tokens", typ, rows, cols, off, threads, ntok)
+						x := randFloats(r, ntok*cols, 2)
+						got := make([]float32, ntok*rows)
+						g.MatMul(got, wm, x, ntok)
+						for tk := range ntok {
+							xt := x[tk*cols : (tk+1)*cols]
+							for i := range rows {
+								row := w.Data[i*rs : (i+1)*rs]
+								var mag float64 // Σ|w||x|, the scale of the rounding
+								for k, v := range deq[i*cols : (i+1)*cols] {
+									mag += math.Abs(float64(v) * float64(xt[k]))
+								}
+								require.InDelta(t, ggml.Dot(typ, row, xt), got[tk*rows+i], 1e-6*mag+1e-6,
+									"%s: token %d row %d", name, tk, i)
+							}
+						}
+					}
+					g.Close()
+				}
+			}
+		}
+	}
+}
