@@ -232,6 +232,16 @@ func (c *Conversation) SendMessage(ctx context.Context, msg Message, opts ...Opt
 // text is not yielded as answer text. Breaking out of the loop cancels the
 // reply; the history is then unchanged.
 func (c *Conversation) SendMessageStream(ctx context.Context, msg Message, opts ...Option) iter.Seq2[Chunk, error] {
+	return c.stream(ctx, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
+		return c.turn(ctx, msg, opts, emit)
+	})
+}
+
+// stream runs fn under the turn lock, yielding its chunks, then releases
+// the lock and yields the final chunk (or the error), so the caller's loop
+// body may read History or Stats when the reply is done. Breaking out of
+// the loop cancels fn's context.
+func (c *Conversation) stream(ctx context.Context, fn func(context.Context, func(Chunk) bool) (*Reply, error)) iter.Seq2[Chunk, error] {
 	return func(yield func(Chunk, error) bool) {
 		c.mu.Lock()
 		locked := true
@@ -254,18 +264,17 @@ func (c *Conversation) SendMessageStream(ctx context.Context, msg Message, opts 
 			}
 			return true
 		}
-		reply, err := c.turn(ctx, msg, opts, emit)
+		reply, err := fn(ctx, emit)
 		c.publish()
 		c.mu.Unlock()
 		locked = false
-		if stopped {
-			return
-		}
-		if err != nil {
+		switch {
+		case stopped:
+		case err != nil:
 			yield(Chunk{}, err)
-			return
+		default:
+			yield(Chunk{Done: true, Reply: reply}, nil)
 		}
-		yield(Chunk{Done: true, Reply: reply}, nil)
 	}
 }
 

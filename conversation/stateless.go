@@ -35,19 +35,13 @@ func (c *Conversation) Respond(ctx context.Context, history []Message, decls []T
 // RespondStream is Respond yielding the reply in chunks as SendMessageStream
 // does; the last chunk has Done set and carries the Reply.
 func (c *Conversation) RespondStream(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) iter.Seq2[Chunk, error] {
-	return func(yield func(Chunk, error) bool) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		defer c.publish()
+	return c.stream(ctx, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
 		last, opts, err := c.replace(history, decls, opts)
 		if err != nil {
-			yield(Chunk{}, err)
-			return
+			return nil, err
 		}
-		c.stream(ctx, yield, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
-			return c.turn(ctx, last, opts, emit)
-		})
-	}
+		return c.turn(ctx, last, opts, emit)
+	})
 }
 
 // Complete continues prompt, a raw text prompt (special-token text such as
@@ -65,14 +59,9 @@ func (c *Conversation) Complete(ctx context.Context, prompt string, opts ...Opti
 // CompleteStream is Complete yielding the text as it is generated; the last
 // chunk has Done set and carries the Reply.
 func (c *Conversation) CompleteStream(ctx context.Context, prompt string, opts ...Option) iter.Seq2[Chunk, error] {
-	return func(yield func(Chunk, error) bool) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		defer c.publish()
-		c.stream(ctx, yield, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
-			return c.complete(ctx, prompt, opts, emit)
-		})
-	}
+	return c.stream(ctx, func(ctx context.Context, emit func(Chunk) bool) (*Reply, error) {
+		return c.complete(ctx, prompt, opts, emit)
+	})
 }
 
 // CommonPrefix is the number of leading tokens of ids that the KV cache
@@ -98,34 +87,6 @@ func (c *Conversation) replace(history []Message, decls []ToolDecl, opts []Optio
 	c.cfg.Preface.Tools = append([]ToolDecl(nil), decls...)
 	opts = append(opts[:len(opts):len(opts)], WithReturnToolRequests())
 	return history[len(history)-1], opts, nil
-}
-
-// stream runs fn, passing its chunks to yield, as SendMessageStream does.
-// c.mu is held.
-func (c *Conversation) stream(ctx context.Context, yield func(Chunk, error) bool, fn func(context.Context, func(Chunk) bool) (*Reply, error)) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopped := false
-	emit := func(ch Chunk) bool {
-		if stopped {
-			return false
-		}
-		if !yield(ch, nil) {
-			stopped = true
-			cancel()
-			return false
-		}
-		return true
-	}
-	reply, err := fn(ctx, emit)
-	if stopped {
-		return
-	}
-	if err != nil {
-		yield(Chunk{}, err)
-		return
-	}
-	yield(Chunk{Done: true, Reply: reply}, nil)
 }
 
 // complete runs one raw completion. c.mu is held.

@@ -34,8 +34,11 @@ const (
 type exprInfo struct {
 	lo, hi int
 	pure   bool
-	kind   operandKind
-	key    string // variable name, attribute or key, or index
+	// numeric is true if the expression is a number whenever it
+	// evaluates without error (see numericFilters and loopNumbers).
+	numeric bool
+	kind    operandKind
+	key     string // variable name, attribute or key, or index
 }
 
 // addChain is a left-associative run a + b + c ... of jinja2's "+" that
@@ -161,14 +164,19 @@ func (p *addParser) binaryLevel(next func() (exprInfo, error), ops ...string) (e
 		if !matched {
 			return e, nil
 		}
+		op := p.toks[p.pos].text
 		p.pos++
 		r, err := next()
 		if err != nil {
 			return r, err
 		}
-		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure}
+		numeric := e.numeric && r.numeric && arithmetic[op]
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure, numeric: numeric}
 	}
 }
+
+// arithmetic are the operators whose result is a number for numbers.
+var arithmetic = map[string]bool{"+": true, "-": true, "*": true, "/": true, "//": true, "%": true, "**": true}
 
 func (p *addParser) or() (exprInfo, error)  { return p.binaryLevel(p.and, "or") }
 func (p *addParser) and() (exprInfo, error) { return p.binaryLevel(p.not, "and") }
@@ -245,7 +253,7 @@ func (p *addParser) math1() (exprInfo, error) {
 			flush()
 			chain = &addChain{operands: []exprInfo{e, r}, plus: []int{opTok}}
 		}
-		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure}
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure, numeric: e.numeric && r.numeric}
 	}
 	flush()
 	return e, nil
@@ -296,7 +304,7 @@ func (p *addParser) unary(withFilter bool) (exprInfo, error) {
 	if p.at("-") || p.at("+") {
 		p.pos++
 		e, err = p.unary(false)
-		e.lo, e.kind = lo, opOther
+		e.lo, e.kind = lo, opOther // numeric stays: -x is a number if x is
 	} else {
 		e, err = p.primary()
 	}
@@ -336,7 +344,7 @@ func (p *addParser) primary() (exprInfo, error) {
 		return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opStrLit, key: key}, nil
 	case t.kind == '1':
 		p.pos++
-		return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opNumLit}, nil
+		return exprInfo{lo: lo, hi: p.pos, pure: true, kind: opNumLit, numeric: true}, nil
 	case t.text == "(":
 		p.pos++
 		if p.at(")") {
@@ -350,7 +358,7 @@ func (p *addParser) primary() (exprInfo, error) {
 		if err := p.expect(")"); err != nil {
 			return e, err
 		}
-		return exprInfo{lo: lo, hi: p.pos, pure: e.pure, kind: e.kind, key: e.key}, nil
+		return exprInfo{lo: lo, hi: p.pos, pure: e.pure, kind: e.kind, key: e.key, numeric: e.numeric}, nil
 	case t.text == "[":
 		p.pos++
 		pure, err := p.items("]", false)
@@ -402,7 +410,8 @@ func (p *addParser) postfix(e exprInfo) (exprInfo, error) {
 				return e, errNoParse
 			}
 			p.pos++
-			e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure, kind: opKeyed, key: t.text}
+			numeric := e.kind == opName && e.key == "loop" && loopNumbers[t.text]
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure, kind: opKeyed, key: t.text, numeric: numeric}
 		case p.at("["):
 			p.pos++
 			start := p.pos
@@ -514,7 +523,7 @@ func (p *addParser) filterExpr(e exprInfo) (exprInfo, error) {
 				}
 				pure = pure && argsPure
 			}
-			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure, kind: opFiltered, key: name}
+			e = exprInfo{lo: e.lo, hi: p.pos, pure: pure, kind: opFiltered, key: name, numeric: numericFilters[name]}
 		case p.atName("is"):
 			p.pos++
 			if p.atName("not") {
@@ -686,6 +695,15 @@ func (p *addParser) params() error {
 	}
 	return p.expect(")")
 }
+
+// numericFilters are the filters that return a number (or fail), and
+// loopNumbers the attributes of a for loop's loop object that are numbers.
+var (
+	numericFilters = map[string]bool{"length": true, "count": true, "int": true, "float": true, "abs": true,
+		"round": true, "wordcount": true}
+	loopNumbers = map[string]bool{"index": true, "index0": true, "revindex": true, "revindex0": true,
+		"length": true, "depth": true, "depth0": true}
+)
 
 // listFilters are filters whose result is always a list, string or
 // generator, and listMethods and listFunctions the methods and functions

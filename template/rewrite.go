@@ -267,11 +267,15 @@ func addEdits(src string, kind tagKind, toks []token, markup bool, info *rewrite
 			}
 			continue
 		}
-		literal := true
+		// Runs of string literals, and arithmetic on numbers (literals,
+		// loop.index, x|length, ...), compute in the engine exactly as in
+		// Python.
+		literal, numeric := true, true
 		for _, o := range c.operands {
-			literal = literal && (o.kind == opStrLit && !c.sub || o.kind == opNumLit)
+			literal = literal && o.kind == opStrLit && !c.sub
+			numeric = numeric && o.numeric
 		}
-		if literal {
+		if literal || numeric {
 			continue
 		}
 		site := addSite{undefined: make([]string, len(c.operands))}

@@ -46,3 +46,20 @@ func TestAddSites(t *testing.T) {
 		assert.Equal(t, "UndefinedError: 'g()' is undefined", info.adds[1].undefined[1])
 	}
 }
+
+// TestRewriteKeepsNumericArithmetic checks that arithmetic on operands that
+// are numbers whenever they are defined (literals, loop counters, lengths)
+// stays native, as it computes the same in the engine.
+func TestRewriteKeepsNumericArithmetic(t *testing.T) {
+	for _, src := range []string{
+		"{{ loop.index0 + 1 }}",
+		"{{ (messages|length - 1) - loop.index0 }}",
+		"{{ -loop.index * 2 + x|int }}",
+		"{{ 1 - 2 }}",
+	} {
+		got, _ := rewrite(src)
+		assert.Equal(t, src, got)
+	}
+	got, _ := rewrite("{{ loop.index0 + n }}")
+	assert.Equal(t, "{{ __lrt_add(0, loop.index0 , n) }}", got)
+}
