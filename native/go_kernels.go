@@ -14,6 +14,7 @@ const (
 	sizeQ4_0 = 18
 	sizeQ5_0 = 22
 	sizeQ4K  = 144
+	sizeQ5K  = 176
 	sizeQ6K  = 210
 )
 
@@ -75,6 +76,15 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 			}
 			return s
 		}
+	case ggml.BF16:
+		if n >= 8 && len(row) >= 2*n {
+			m := n &^ 7
+			s := dotBF16AVX2(&row[0], &x[0], m)
+			if m < n {
+				s += ggml.Dot(t, row[2*m:], x[m:])
+			}
+			return s
+		}
 	case ggml.Q8_0:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ8_0 {
 			if haveAVX512 {
@@ -100,6 +110,10 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
 			return dotQ4KAVX2(&row[0], &x[0], n/qkk)
 		}
+	case ggml.Q5_K:
+		if n%qkk == 0 && len(row) >= n/qkk*sizeQ5K {
+			return dotQ5KAVX2(&row[0], &x[0], n/qkk)
+		}
 	case ggml.Q6_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ6K {
 			return dotQ6KAVX2(&row[0], &x[0], n/qkk)
@@ -114,10 +128,14 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 	n := len(dst)
 	if haveSIMD && n > 0 {
 		switch t {
-		case ggml.F16:
+		case ggml.F16, ggml.BF16:
 			if n >= 8 && len(row) >= 2*n {
 				m := n &^ 7
-				cvtF16AVX2(&dst[0], &row[0], m)
+				if t == ggml.F16 {
+					cvtF16AVX2(&dst[0], &row[0], m)
+				} else {
+					cvtBF16AVX2(&dst[0], &row[0], m)
+				}
 				if m == n {
 					return nil
 				}
@@ -141,6 +159,11 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 		case ggml.Q4_K:
 			if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
 				deqQ4KAVX2(&dst[0], &row[0], n/qkk)
+				return nil
+			}
+		case ggml.Q5_K:
+			if n%qkk == 0 && len(row) >= n/qkk*sizeQ5K {
+				deqQ5KAVX2(&dst[0], &row[0], n/qkk)
 				return nil
 			}
 		case ggml.Q6_K:

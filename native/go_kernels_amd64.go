@@ -87,3 +87,25 @@ func deqQ4KAVX2(dst *float32, w *byte, nb int)
 //
 //go:noescape
 func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *float32)
+
+// dotBF16AVX2 returns Σ bf16(w[i])*x[i] over n elements; n is a multiple
+// of 8.
+//
+//go:noescape
+func dotBF16AVX2(w *byte, x *float32, n int) float32
+
+// cvtBF16AVX2 converts n bfloat16 values to float32; n is a multiple of 8.
+//
+//go:noescape
+func cvtBF16AVX2(dst *float32, src *byte, n int)
+
+// dotQ5KAVX2 returns the dot product of nb Q5_K super-blocks with 256*nb
+// floats.
+//
+//go:noescape
+func dotQ5KAVX2(w *byte, x *float32, nb int) float32
+
+// deqQ5KAVX2 dequantizes nb Q5_K super-blocks into 256*nb floats.
+//
+//go:noescape
+func deqQ5KAVX2(dst *float32, w *byte, nb int)

@@ -764,3 +764,152 @@ done:
 	VMOVUPS      X4, 16(AX)
 	VZEROUPPER
 	RET
+
+// func dotBF16AVX2(w *byte, x *float32, n int) float32
+// w holds n bfloat16 values; n is a multiple of 8.
+TEXT ·dotBF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), SI
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+loop16:
+	CMPQ        CX, $16
+	JLT         loop8
+	VPMOVZXWD   (SI), Y4
+	VPMOVZXWD   16(SI), Y5
+	VPSLLD      $16, Y4, Y4
+	VPSLLD      $16, Y5, Y5
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	ADDQ        $32, SI
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         loop16
+
+loop8:
+	CMPQ        CX, $8
+	JLT         done
+	VPMOVZXWD   (SI), Y4
+	VPSLLD      $16, Y4, Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         loop8
+
+done:
+	VADDPS Y1, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// func cvtBF16AVX2(dst *float32, src *byte, n int)
+// n is a multiple of 8.
+TEXT ·cvtBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+loop8:
+	CMPQ      CX, $8
+	JLT       done
+	VPMOVZXWD (SI), Y4
+	VPSLLD    $16, Y4, Y4
+	VMOVUPS   Y4, (DI)
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+	JMP       loop8
+
+done:
+	VZEROUPPER
+	RET
+
+DATA ones<>+0(SB)/8, $0x0101010101010101
+DATA ones<>+8(SB)/8, $0x0101010101010101
+DATA ones<>+16(SB)/8, $0x0101010101010101
+DATA ones<>+24(SB)/8, $0x0101010101010101
+GLOBL ones<>(SB), RODATA|NOPTR, $32
+
+// Q5KGROUP handles 64 elements of a Q5_K super-block: 32 bytes of nibbles
+// at qoff(SI), low nibbles first, with their fifth bits in bits 0 and 1 of
+// the bytes of Y7 (which it shifts right by 2). Needs Y15 = 0x0f…, Y13 =
+// 0x01….
+#define Q5KGROUP(use, qoff, xoff, soff) \
+	VMOVDQU qoff(SI), Y5;    \
+	VPSRLW  $4, Y5, Y6;      \
+	VPAND   Y15, Y5, Y5;     \
+	VPAND   Y15, Y6, Y6;     \
+	VPAND   Y13, Y7, Y3;     \
+	VPSLLW  $4, Y3, Y3;      \
+	VPOR    Y3, Y5, Y5;      \
+	VPSRLW  $1, Y7, Y7;      \
+	VPAND   Y13, Y7, Y3;     \
+	VPSLLW  $4, Y3, Y3;      \
+	VPOR    Y3, Y6, Y6;      \
+	VPSRLW  $1, Y7, Y7;      \
+	use(Y5, X5, xoff, soff); \
+	use(Y6, X6, xoff+128, soff+4)
+
+// func dotQ5KAVX2(w *byte, x *float32, nb int) float32
+// Q5_K: d, dmin, scales[12] as Q4_K, qh[32] at 16, qs[128] at 48.
+TEXT ·dotQ5KAVX2(SB), NOSPLIT, $64-28
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU ones<>(SB), Y13
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+
+loop:
+	CMPQ    CX, $0
+	JEQ     done
+	Q4KSCALES
+	VMOVDQU 16(SI), Y7
+	Q5KGROUP(Q4KDOT32, 48, 0, 0)
+	Q5KGROUP(Q4KDOT32, 80, 256, 8)
+	Q5KGROUP(Q4KDOT32, 112, 512, 16)
+	Q5KGROUP(Q4KDOT32, 144, 768, 24)
+	ADDQ    $176, SI
+	ADDQ    $1024, DI
+	DECQ    CX
+	JMP     loop
+
+done:
+	VADDPS Y1, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// func deqQ5KAVX2(dst *float32, w *byte, nb int)
+TEXT ·deqQ5KAVX2(SB), NOSPLIT, $64-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU ones<>(SB), Y13
+
+loop:
+	CMPQ    CX, $0
+	JEQ     done
+	Q4KSCALES
+	VMOVDQU 16(SI), Y7
+	Q5KGROUP(Q4KDEQ32, 48, 0, 0)
+	Q5KGROUP(Q4KDEQ32, 80, 256, 8)
+	Q5KGROUP(Q4KDEQ32, 112, 512, 16)
+	Q5KGROUP(Q4KDEQ32, 144, 768, 24)
+	ADDQ    $176, SI
+	ADDQ    $1024, DI
+	DECQ    CX
+	JMP     loop
+
+done:
+	VZEROUPPER
+	RET

@@ -11,11 +11,15 @@ import (
 
 // Go is the pure-Go backend: the specification of every operation and the
 // fallback when no native library is loaded. Loops are split over a fixed
-// pool of goroutines; calls allocate nothing in the steady state. On amd64
-// CPUs with AVX2, FMA and F16C the hot loops run assembly kernels
-// (go_kernels_amd64.s) that unpack weights in registers and multiply them
-// by the float32 activations, so results match the generic Go code up to
-// summation order; build with -tags purego to leave them out.
+// pool of goroutines; calls allocate nothing in the steady state.
+//
+// On amd64 CPUs with AVX2, FMA and F16C the hot loops run Go assembly
+// (go_*_amd64.s, with AVX-512 variants where the CPU has it): weights are
+// unpacked in registers and multiplied by the float32 activations, which
+// are never rounded to 8 bits as ggml does, so results match the generic
+// Go code (ggml.Dot) up to summation order, and the exponentials of
+// softmax and SwiGLU are within 2 ulp of math.Exp. Build with -tags
+// purego to leave the assembly out.
 type Go struct {
 	pool    *pool
 	matmuls sync.Pool // *matmulTask

@@ -12,18 +12,25 @@ import (
 // adding values of different types raises TypeError, and a
 // markupsafe.Markup string (what |safe and |escape return) HTML-escapes the
 // plain string added to it. The engine's "+" converts everything to text
-// instead, so rewrite (rewrite.go) turns every run "a + b + c" into
-// __lrt_add(SITE, a, b, c), evaluated here with Python's rules, left to
-// right. SITE indexes the template's addSite table, which holds the
-// UndefinedError message for each operand.
+// instead (and its "~" binds looser than "+" and "-", unlike jinja2's), so
+// rewrite (rewrite.go) turns every run "a + b + c" into
+// __lrt_add(SITE, a, b, c) and every "a - b" into __lrt_sub(SITE, a, b),
+// evaluated here with Python's rules, left to right. SITE indexes the
+// template's addSite table, which holds the UndefinedError message for each
+// operand. Arithmetic whose operands are always numbers (loop.index0 + 1)
+// stays native.
 //
 // The engine has no Markup type. Markup strings are marked per render by
 // the address of their bytes: |safe and |escape copy the string into a
 // fresh allocation and record it (helpers.safe), and Markup results of "+"
 // are recorded too. A string keeps its mark wherever the engine passes it
 // unchanged (variables, namespaces, macro arguments, filters that return
-// their input), and loses it when the engine builds a new string (for
-// example "~", which is a plain str join in jinja2 as well).
+// their input), and loses it when the engine builds a new string. Where
+// jinja2 makes a plain str ("~"), templates that use Markup call
+// __lrt_cat, which always builds a new string; where jinja2 keeps Markup
+// (upper, trim and other str methods and filters on a Markup string), the
+// mark is lost, a known difference, as is an empty Markup string (see
+// markSafe).
 
 // addSite describes one rewritten "+" run: for each operand, the message
 // of the UndefinedError raised when it is undefined.

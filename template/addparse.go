@@ -5,13 +5,14 @@ import (
 	"strconv"
 )
 
-// This file finds the operands of jinja2's binary "+" operator in the
-// tokens of one tag, so that rewrite can route "+" through a helper with
-// Python semantics (see add.go). It is a recursive-descent parser for
+// This file finds the operands of jinja2's binary "+", "-" and "~"
+// operators in the tokens of one tag, so that rewrite can route them
+// through helpers with Python semantics (see add.go), and classifies
+// for-loop iterables (iterableExpr). It is a recursive-descent parser for
 // jinja2's expression grammar (jinja2/parser.py) that records token spans
 // instead of building a tree: precedence and associativity are jinja2's,
-// so the operands found are the ones Python adds, whatever precedence the
-// engine gives the surrounding operators.
+// so the operands found are the ones Python combines, whatever precedence
+// the engine gives the surrounding operators.
 
 // operandKind classifies an operand for the UndefinedError message.
 type operandKind int
@@ -41,9 +42,9 @@ type exprInfo struct {
 	key     string // variable name, attribute or key, or index
 }
 
-// addChain is a left-associative run a + b + c ... of jinja2's "+" that
-// one helper call evaluates: operands in order, and the indices of the
-// "+" tokens between them.
+// addChain is a left-associative run a + b + c ... of jinja2's "+" (or
+// one binary "-", or a run of "~") that one helper call evaluates:
+// operands in order, and the indices of the operator tokens between them.
 type addChain struct {
 	operands []exprInfo
 	plus     []int // the operator tokens
@@ -52,7 +53,7 @@ type addChain struct {
 }
 
 // errNoParse stops parsing a tag the parser does not understand; its
-// "+" operators are then left as they are.
+// operators are then left as they are.
 var errNoParse = errors.New("unsupported expression")
 
 // addParser parses jinja2 expressions over lexed tokens.
@@ -186,7 +187,7 @@ func (p *addParser) not() (exprInfo, error) {
 		lo := p.pos
 		p.pos++
 		e, err := p.not()
-		e.lo, e.kind = lo, opOther
+		e.lo, e.kind, e.numeric = lo, opOther, false
 		return e, err
 	}
 	return p.compare()
