@@ -392,10 +392,7 @@ func (n *nfa) analyze(lang string) error {
 		}
 	}
 	live := make([]bool, len(n.nodes))
-	var stack []int32
-	for _, e := range n.ruleEnd {
-		stack = append(stack, e)
-	}
+	stack := append([]int32(nil), n.ruleEnd...)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

@@ -121,15 +121,9 @@ type Conversation struct {
 
 // New starts a conversation on eng.
 func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, error) {
-	tmpl, err := eng.ChatTemplate()
+	tmpl, format, err := chatFormat(eng, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("conversation: %w", err)
-	}
-	format := DetectToolFormat(tmpl.Source())
-	if cfg.ToolFormat != "" {
-		if format, err = LookupToolFormat(cfg.ToolFormat); err != nil {
-			return nil, fmt.Errorf("conversation: %w", err)
-		}
+		return nil, err
 	}
 	if err := cfg.Sampler.Validate(); err != nil {
 		return nil, fmt.Errorf("conversation: %w", err)
@@ -154,6 +148,23 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 	}
 	c.publish()
 	return c, nil
+}
+
+// chatFormat returns the engine's chat template and the tool-call format:
+// cfg.ToolFormat, or the one the template writes.
+func chatFormat(eng *engine.Engine, cfg Config) (*template.Template, ToolFormat, error) {
+	tmpl, err := eng.ChatTemplate()
+	if err != nil {
+		return nil, ToolFormat{}, fmt.Errorf("conversation: %w", err)
+	}
+	if cfg.ToolFormat == "" {
+		return tmpl, DetectToolFormat(tmpl.Source()), nil
+	}
+	format, err := LookupToolFormat(cfg.ToolFormat)
+	if err != nil {
+		return nil, ToolFormat{}, fmt.Errorf("conversation: %w", err)
+	}
+	return tmpl, format, nil
 }
 
 // snapshot is the state readers see: it is published at the end of every

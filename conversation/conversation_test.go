@@ -414,3 +414,21 @@ func TestToolErrorsGoBackToModel(t *testing.T) {
 		assert.Contains(t, toolMsg.Text, "error")
 	}
 }
+
+// Tool choice "none" works for formats without a tool-call grammar: the
+// reply is read as text. A forced call there is refused.
+func TestToolChoiceNoneWithoutGrammar(t *testing.T) {
+	eng := testEngine(t, "")
+	weather := tools.Define("get_weather", "Gets the weather in a city", func(ctx context.Context, in weatherIn) (string, error) {
+		return "sunny", nil
+	})
+	c, err := New(context.Background(), eng, Config{MaxTokens: 8, ToolFormat: "gemma3", Sampler: session.Sampler{Temperature: 1, Seed: 5}})
+	require.NoError(t, err)
+	require.False(t, c.ToolFormat().Constrained())
+	r, err := c.SendMessage(context.Background(), UserText("Weather in Paris?"), WithTools(weather), WithToolChoice(ToolChoiceNone))
+	require.NoError(t, err)
+	assert.Empty(t, r.ToolCalls)
+	assert.Empty(t, r.ToolRuns)
+	_, err = c.SendMessage(context.Background(), UserText("Weather in Rome?"), WithTools(weather), WithToolChoice(ToolChoiceRequired))
+	assert.ErrorContains(t, err, "needs a constrained tool-call format")
+}

@@ -159,15 +159,9 @@ type Prompter struct{ c *Conversation }
 
 // NewPrompter returns a Prompter for conversations made with eng and cfg.
 func NewPrompter(eng *engine.Engine, cfg Config) (*Prompter, error) {
-	tmpl, err := eng.ChatTemplate()
+	tmpl, format, err := chatFormat(eng, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("conversation: %w", err)
-	}
-	format := DetectToolFormat(tmpl.Source())
-	if cfg.ToolFormat != "" {
-		if format, err = LookupToolFormat(cfg.ToolFormat); err != nil {
-			return nil, fmt.Errorf("conversation: %w", err)
-		}
+		return nil, err
 	}
 	return &Prompter{c: &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: tmpl, format: format, cfg: cfg}}, nil
 }

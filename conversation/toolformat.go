@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/litert-go/litert-go/constrain"
 )
 
 // ToolFormat is one model family's tool-call syntax: how a reply marks a
@@ -89,6 +91,25 @@ func DetectToolFormat(chatTemplate string) ToolFormat {
 		return all["llama3"]
 	}
 	return all["hermes"]
+}
+
+// Constrained reports whether package constrain has a grammar for the
+// format, so that tool choices "required" and a named tool can force a
+// well-formed call.
+func (f ToolFormat) Constrained() bool {
+	_, ok := f.grammarFormat()
+	return ok
+}
+
+// grammarFormat returns package constrain's name for the format.
+func (f ToolFormat) grammarFormat() (constrain.ToolFormat, bool) {
+	switch f.Name {
+	case "hermes":
+		return constrain.ToolFormatHermes, true
+	case "llama3":
+		return constrain.ToolFormatLlama3JSON, true
+	}
+	return 0, false
 }
 
 // regionStart returns where the tool-call region of text begins, or -1.

@@ -80,13 +80,16 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if err != nil {
 			return nil, err
 		}
-		raw, n, err := c.generate(ctx, sampler, o, grammar, len(decls) > 0, emit)
+		// With tool choice "none" the reply is text even where no grammar
+		// keeps tool calls out of it.
+		calls := len(decls) > 0 && choice != ToolChoiceNone
+		raw, n, err := c.generate(ctx, sampler, o, grammar, calls, emit)
 		reply.Usage.CompletionTokens += n
 		if err != nil {
 			c.kvText = "" // the session holds a partial reply
 			return nil, err
 		}
-		assistant, perr := c.parseReply(raw, len(decls) > 0)
+		assistant, perr := c.parseReply(raw, calls)
 		hist = append(hist, assistant)
 		reply.Added = append(reply.Added, assistant)
 		c.closeTurn(ctx, hist, prompt+raw, o.extra, decls)
@@ -160,12 +163,14 @@ func (c *Conversation) constraintFor(o sendOptions, decls []ToolDecl, choice Too
 	if len(decls) == 0 {
 		return nil, nil
 	}
-	format, ok := map[string]constrain.ToolFormat{"hermes": constrain.ToolFormatHermes, "llama3": constrain.ToolFormatLlama3JSON}[c.format.Name]
+	format, ok := c.format.grammarFormat()
 	if o.constrainedCalls != nil && !*o.constrainedCalls {
 		ok = false
 	}
 	if !ok {
-		if choice == ToolChoiceAuto {
+		// "none" needs no grammar: the reply is read as plain text (see
+		// turn), whatever it holds.
+		if choice == ToolChoiceAuto || choice == ToolChoiceNone {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("conversation: tool choice %q needs a constrained tool-call format; %q is not supported by package constrain", choice, c.format.Name)

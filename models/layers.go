@@ -285,11 +285,27 @@ func (l *loader) params() Params {
 	if l.err != nil {
 		return p
 	}
+	// Every block has tensors: a larger count is a corrupt file, which
+	// must fail here rather than allocate billions of layers.
+	if p.NLayers > len(l.f.Tensors) {
+		l.fail("key %q is %d, but the file has only %d tensors", l.key("block_count"), p.NLayers, len(l.f.Tensors))
+		return p
+	}
 	p.HeadDim = l.intOr("attention.key_length", p.Dim/p.NHeads)
+	if p.HeadDim == 0 {
+		l.fail("%d heads do not fit an embedding of %d", p.NHeads, p.Dim)
+		return p
+	}
 	if vl := l.intOr("attention.value_length", p.HeadDim); vl != p.HeadDim {
 		l.fail("key length %d differs from value length %d, which is not supported", p.HeadDim, vl)
 	}
 	p.RopeDim = l.intOr("rope.dimension_count", p.HeadDim)
+	// Check the head shape against the first query projection before
+	// anything is sized by it (the RoPE table, the state's buffers).
+	if ti, ok := l.f.Tensor("blk.0.attn_q.weight"); ok && uint64(ti.Rows()) != uint64(p.NHeads)*uint64(p.HeadDim) {
+		l.fail("tensor %q has %d rows, want %d heads × %d", "blk.0.attn_q.weight", ti.Rows(), p.NHeads, p.HeadDim)
+		return p
+	}
 	switch {
 	case p.NHeads%p.NKVHeads != 0:
 		l.fail("%d heads are not a multiple of %d KV heads", p.NHeads, p.NKVHeads)

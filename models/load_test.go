@@ -70,6 +70,18 @@ func TestLoadErrors(t *testing.T) {
 		}, `"qwen3.block_count" missing`},
 		{"bad head count", func(m *gguf.Model) { m.Set("qwen3.attention.head_count_kv", gguf.Uint32(3)) },
 			"4 heads are not a multiple of 3 KV heads"},
+		{"huge block count", func(m *gguf.Model) { m.Set("qwen3.block_count", gguf.Uint32(1<<30)) },
+			`key "qwen3.block_count" is 1073741824, but the file has only`},
+		{"more heads than dimensions", func(m *gguf.Model) {
+			m.Set("qwen3.attention.head_count", gguf.Uint32(1<<20))
+			m.Set("qwen3.attention.head_count_kv", gguf.Uint32(1<<20))
+			for i, kv := range m.KV {
+				if kv.Key == "qwen3.attention.key_length" {
+					m.KV = append(m.KV[:i], m.KV[i+1:]...)
+					break
+				}
+			}
+		}, "1048576 heads do not fit an embedding of"},
 		{"wrong shape", func(m *gguf.Model) { m.Set("qwen3.feed_forward_length", gguf.Uint32(256)) },
 			`tensor "blk.0.ffn_gate.weight" has shape [128 384], want [128 256]`},
 	} {

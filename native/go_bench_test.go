@@ -15,7 +15,7 @@ import (
 func BenchmarkGoRowDot(b *testing.B) {
 	const rows, cols = 576, 1536
 	r := rand.New(rand.NewPCG(3, 3))
-	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_1, ggml.Q5_1, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
 		w := randWeight(b, r, typ, rows, cols)
 		x := randFloats(r, cols, 1)
 		out := make([]float32, rows)

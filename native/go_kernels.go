@@ -13,6 +13,8 @@ const (
 	sizeQ8_0 = 34
 	sizeQ4_0 = 18
 	sizeQ5_0 = 22
+	sizeQ4_1 = 20
+	sizeQ5_1 = 24
 	sizeQ4K  = 144
 	sizeQ5K  = 176
 	sizeQ6K  = 210
@@ -106,6 +108,14 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 			}
 			return dotQ5_0AVX2(&row[0], &x[0], n/qk)
 		}
+	case ggml.Q4_1:
+		if n%qk == 0 && len(row) >= n/qk*sizeQ4_1 {
+			return dotQ4_1AVX2(&row[0], &x[0], n/qk)
+		}
+	case ggml.Q5_1:
+		if n%qk == 0 && len(row) >= n/qk*sizeQ5_1 {
+			return dotQ5_1AVX2(&row[0], &x[0], n/qk)
+		}
 	case ggml.Q4_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
 			return dotQ4KAVX2(&row[0], &x[0], n/qkk)
@@ -154,6 +164,16 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 		case ggml.Q5_0:
 			if n%qk == 0 && len(row) >= n/qk*sizeQ5_0 {
 				deqQ5_0AVX2(&dst[0], &row[0], n/qk)
+				return nil
+			}
+		case ggml.Q4_1:
+			if n%qk == 0 && len(row) >= n/qk*sizeQ4_1 {
+				deqQ4_1AVX2(&dst[0], &row[0], n/qk)
+				return nil
+			}
+		case ggml.Q5_1:
+			if n%qk == 0 && len(row) >= n/qk*sizeQ5_1 {
+				deqQ5_1AVX2(&dst[0], &row[0], n/qk)
 				return nil
 			}
 		case ggml.Q4_K:

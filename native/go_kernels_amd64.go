@@ -109,3 +109,23 @@ func dotQ5KAVX2(w *byte, x *float32, nb int) float32
 //
 //go:noescape
 func deqQ5KAVX2(dst *float32, w *byte, nb int)
+
+// dotQ4_1AVX2 returns the dot product of nb Q4_1 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ4_1AVX2(w *byte, x *float32, nb int) float32
+
+// dotQ5_1AVX2 returns the dot product of nb Q5_1 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ5_1AVX2(w *byte, x *float32, nb int) float32
+
+// deqQ4_1AVX2 dequantizes nb Q4_1 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ4_1AVX2(dst *float32, w *byte, nb int)
+
+// deqQ5_1AVX2 dequantizes nb Q5_1 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ5_1AVX2(dst *float32, w *byte, nb int)

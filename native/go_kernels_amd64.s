@@ -100,7 +100,9 @@ done:
 
 // func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32)
 // out[t] = w · x[t*xstride/4 : …+n] for t = 0..3; xstride in bytes, n a
-// multiple of 8.
+// multiple of 8. Each sum takes the 8-float steps in the order
+// dotF32r2x4AVX2 does, so a row gives the same result alone or in a pair
+// (and MatMul the same results on any number of threads).
 TEXT ·dotF32x4AVX2(SB), NOSPLIT, $0-40
 	MOVQ   w+0(FP), SI
 	MOVQ   x+8(FP), DI
@@ -113,31 +115,6 @@ TEXT ·dotF32x4AVX2(SB), NOSPLIT, $0-40
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-
-loop16:
-	CMPQ        CX, $16
-	JLT         loop8
-	VMOVUPS     (SI), Y8
-	VMOVUPS     32(SI), Y9
-	VFMADD231PS (DI), Y8, Y0
-	VFMADD231PS 32(DI), Y9, Y4
-	VFMADD231PS (R8), Y8, Y1
-	VFMADD231PS 32(R8), Y9, Y5
-	VFMADD231PS (R9), Y8, Y2
-	VFMADD231PS 32(R9), Y9, Y6
-	VFMADD231PS (R10), Y8, Y3
-	VFMADD231PS 32(R10), Y9, Y7
-	ADDQ        $64, SI
-	ADDQ        $64, DI
-	ADDQ        $64, R8
-	ADDQ        $64, R9
-	ADDQ        $64, R10
-	SUBQ        $16, CX
-	JMP         loop16
 
 loop8:
 	CMPQ        CX, $8
@@ -156,10 +133,6 @@ loop8:
 	JMP         loop8
 
 done:
-	VADDPS       Y4, Y0, Y0
-	VADDPS       Y5, Y1, Y1
-	VADDPS       Y6, Y2, Y2
-	VADDPS       Y7, Y3, Y3
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y3, Y2, Y2
 	VHADDPS      Y2, Y0, Y0
@@ -391,6 +364,143 @@ done:;                         \
 	RET
 
 #define NOCONST
+
+// Q4_1 and Q5_1 blocks add a min: value = d*q + m with unsigned q, so
+// their unpack macros leave the final values in Y7..Y10.
+
+// MINAPPLY sets Y7..Y10 = Y7..Y10 * Y4 + Y3.
+#define MINAPPLY \
+	VFMADD213PS Y3, Y4, Y7; \
+	VFMADD213PS Y3, Y4, Y8; \
+	VFMADD213PS Y3, Y4, Y9; \
+	VFMADD213PS Y3, Y4, Y10
+
+// Q4_1 blocks: d f16, m f16, qs[16]. Needs X15 = 0x0f….
+#define Q41UNPACK(boff) \
+	VMOVDQU      boff+4(SI), X5; \
+	VPSRLW       $4, X5, X6;     \
+	VPAND        X15, X5, X5;    \
+	VPAND        X15, X6, X6;    \
+	WIDEN16x2(X5, X6);           \
+	VPBROADCASTW boff(SI), X4;   \
+	VCVTPH2PS    X4, Y4;         \
+	VPBROADCASTW boff+2(SI), X3; \
+	VCVTPH2PS    X3, Y3;         \
+	MINAPPLY
+
+// Q5_1 blocks: d f16, m f16, qh u32, qs[16]; bit 4 of element j is bit j
+// of qh. Needs X15 = 0x0f…, X14 = 0x10…, X13 = q5shufLo, X12 = q5shufHi,
+// X11 = q5bits.
+#define Q51UNPACK(boff) \
+	VMOVDQU      boff+8(SI), X5;  \
+	VPSRLW       $4, X5, X6;      \
+	VPAND        X15, X5, X5;     \
+	VPAND        X15, X6, X6;     \
+	VPBROADCASTD boff+4(SI), X2;  \
+	VPSHUFB      X12, X2, X3;     \
+	VPSHUFB      X13, X2, X2;     \
+	VPAND        X11, X2, X2;     \
+	VPAND        X11, X3, X3;     \
+	VPCMPEQB     X11, X2, X2;     \
+	VPCMPEQB     X11, X3, X3;     \
+	VPAND        X14, X2, X2;     \
+	VPAND        X14, X3, X3;     \
+	VPADDB       X2, X5, X5;      \
+	VPADDB       X3, X6, X6;      \
+	WIDEN16x2(X5, X6);            \
+	VPBROADCASTW boff(SI), X4;    \
+	VCVTPH2PS    X4, Y4;          \
+	VPBROADCASTW boff+2(SI), X3;  \
+	VCVTPH2PS    X3, Y3;          \
+	MINAPPLY
+
+DATA sixteen<>+0(SB)/8, $0x1010101010101010
+DATA sixteen<>+8(SB)/8, $0x1010101010101010
+GLOBL sixteen<>(SB), RODATA|NOPTR, $16
+
+#define Q41CONST \
+	VMOVDQU nib<>(SB), X15
+
+#define Q51CONST \
+	VMOVDQU nib<>(SB), X15;      \
+	VMOVDQU sixteen<>(SB), X14;  \
+	VMOVDQU q5shufLo<>(SB), X13; \
+	VMOVDQU q5shufHi<>(SB), X12; \
+	VMOVDQU q5bits<>(SB), X11
+
+// BLOCKDOTM is BLOCKDOT for blocks whose unpack yields final values.
+#define BLOCKDOTM(name, size, unpack, consts) \
+TEXT name(SB), NOSPLIT, $0-28;       \
+	MOVQ   w+0(FP), SI;              \
+	MOVQ   x+8(FP), DI;              \
+	MOVQ   nb+16(FP), CX;            \
+	consts;                          \
+	VXORPS Y0, Y0, Y0;               \
+	VXORPS Y1, Y1, Y1;               \
+loop2:;                              \
+	CMPQ   CX, $2;                   \
+	JLT    tail;                     \
+	unpack(0);                       \
+	DOT32(0);                        \
+	VADDPS Y7, Y0, Y0;               \
+	unpack(size);                    \
+	DOT32(128);                      \
+	VADDPS Y7, Y1, Y1;               \
+	ADDQ   $(2*size), SI;            \
+	ADDQ   $256, DI;                 \
+	SUBQ   $2, CX;                   \
+	JMP    loop2;                    \
+tail:;                               \
+	CMPQ   CX, $0;                   \
+	JEQ    done;                     \
+	unpack(0);                       \
+	DOT32(0);                        \
+	VADDPS Y7, Y0, Y0;               \
+done:;                               \
+	VADDPS Y1, Y0, Y0;               \
+	HSUM;                            \
+	VZEROUPPER;                      \
+	MOVSS  X0, ret+24(FP);           \
+	RET
+
+// STORE32M stores Y7..Y10 to the 32 floats at xoff(DI).
+#define STORE32M(xoff) \
+	VMOVUPS Y7, xoff(DI);     \
+	VMOVUPS Y8, xoff+32(DI);  \
+	VMOVUPS Y9, xoff+64(DI);  \
+	VMOVUPS Y10, xoff+96(DI)
+
+// BLOCKDEQM is BLOCKDEQ for blocks whose unpack yields final values.
+#define BLOCKDEQM(name, size, unpack, consts) \
+TEXT name(SB), NOSPLIT, $0-24; \
+	MOVQ dst+0(FP), DI;        \
+	MOVQ w+8(FP), SI;          \
+	MOVQ nb+16(FP), CX;        \
+	consts;                    \
+loop:;                         \
+	CMPQ CX, $0;               \
+	JEQ  done;                 \
+	unpack(0);                 \
+	STORE32M(0);               \
+	ADDQ $size, SI;            \
+	ADDQ $128, DI;             \
+	DECQ CX;                   \
+	JMP  loop;                 \
+done:;                         \
+	VZEROUPPER;                \
+	RET
+
+// func dotQ4_1AVX2(w *byte, x *float32, nb int) float32
+BLOCKDOTM(·dotQ4_1AVX2, 20, Q41UNPACK, Q41CONST)
+
+// func dotQ5_1AVX2(w *byte, x *float32, nb int) float32
+BLOCKDOTM(·dotQ5_1AVX2, 24, Q51UNPACK, Q51CONST)
+
+// func deqQ4_1AVX2(dst *float32, w *byte, nb int)
+BLOCKDEQM(·deqQ4_1AVX2, 20, Q41UNPACK, Q41CONST)
+
+// func deqQ5_1AVX2(dst *float32, w *byte, nb int)
+BLOCKDEQM(·deqQ5_1AVX2, 24, Q51UNPACK, Q51CONST)
 
 // func dotQ8_0AVX2(w *byte, x *float32, nb int) float32
 BLOCKDOT(·dotQ8_0AVX2, 34, Q8UNPACK, NOCONST)

@@ -20,7 +20,8 @@ func TestBlockKernelSets(t *testing.T) {
 	}
 	type kernel func(w *byte, x *float32, nb int) float32
 	sets := map[string]map[ggml.DType]kernel{
-		"avx2": {ggml.Q8_0: dotQ8_0AVX2, ggml.Q4_0: dotQ4_0AVX2, ggml.Q5_0: dotQ5_0AVX2},
+		"avx2": {ggml.Q8_0: dotQ8_0AVX2, ggml.Q4_0: dotQ4_0AVX2, ggml.Q5_0: dotQ5_0AVX2, ggml.Q4_1: dotQ4_1AVX2,
+			ggml.Q5_1: dotQ5_1AVX2, ggml.Q4_K: dotQ4KAVX2, ggml.Q5_K: dotQ5KAVX2, ggml.Q6_K: dotQ6KAVX2},
 	}
 	if haveAVX512 {
 		sets["avx512"] = map[ggml.DType]kernel{ggml.Q8_0: dotQ8_0AVX512, ggml.Q4_0: dotQ4_0AVX512, ggml.Q5_0: dotQ5_0AVX512}
@@ -30,8 +31,8 @@ func TestBlockKernelSets(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 10))
 	for name, set := range sets {
 		for typ, k := range set {
-			for _, nb := range []int{1, 2, 3, 4, 5, 18, 48} {
-				n := nb * qk
+			for _, nb := range []int{1, 2, 3, 4, 5, 18} {
+				n := nb * typ.BlockSize()
 				w := randWeight(t, r, typ, 1, n)
 				x := misalignF(randFloats(r, n, 2))
 				deq := make([]float32, n)

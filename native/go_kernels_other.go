@@ -41,7 +41,11 @@ func dotQ5_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 
 func swigluAVX2(gate, up *float32, n int) { panic("unreachable") }
 
-func dotBF16AVX2(w *byte, x *float32, n int) float32 { panic("unreachable") }
-func cvtBF16AVX2(dst *float32, src *byte, n int)     { panic("unreachable") }
-func dotQ5KAVX2(w *byte, x *float32, nb int) float32 { panic("unreachable") }
-func deqQ5KAVX2(dst *float32, w *byte, nb int)       { panic("unreachable") }
+func dotBF16AVX2(w *byte, x *float32, n int) float32  { panic("unreachable") }
+func cvtBF16AVX2(dst *float32, src *byte, n int)      { panic("unreachable") }
+func dotQ5KAVX2(w *byte, x *float32, nb int) float32  { panic("unreachable") }
+func deqQ5KAVX2(dst *float32, w *byte, nb int)        { panic("unreachable") }
+func dotQ4_1AVX2(w *byte, x *float32, nb int) float32 { panic("unreachable") }
+func dotQ5_1AVX2(w *byte, x *float32, nb int) float32 { panic("unreachable") }
+func deqQ4_1AVX2(dst *float32, w *byte, nb int)       { panic("unreachable") }
+func deqQ5_1AVX2(dst *float32, w *byte, nb int)       { panic("unreachable") }

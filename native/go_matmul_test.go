@@ -19,7 +19,7 @@ import (
 func TestGoMatMulPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K,
-		ggml.Q6_K, ggml.Q4_1} {
+		ggml.Q6_K, ggml.Q4_1, ggml.Q5_1} {
 		for _, shape := range [][2]int{{3, 256}, {301, 256}, {7, 512}} {
 			rows, cols := shape[0], shape[1]
 			w := randWeight(t, r, typ, rows, cols)
@@ -54,4 +54,51 @@ func TestGoMatMulPaths(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGoConcurrentCalls runs MatMul from several goroutines on one backend
+// (as sessions do), with more submitters than workers so loops queue and
+// helpers arrive late, and checks every result against a one-thread run:
+// they are bit-identical, however the rows were split.
+func TestGoConcurrentCalls(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	g := NewGo(3)
+	defer g.Close()
+	ref := NewGo(1)
+	defer ref.Close()
+	w := randWeight(t, r, ggml.Q8_0, 300, 512)
+	const callers, rounds = 6, 20
+	xs := make([][]float32, callers)
+	wants := make([][]float32, callers)
+	for c := range callers {
+		ntok := 1 + c%5
+		xs[c] = randFloats(r, ntok*w.Cols, 1)
+		wants[c] = make([]float32, ntok*w.Rows)
+		ref.MatMul(wants[c], w, xs[c], ntok)
+	}
+	errs := make(chan error, callers)
+	for c := range callers {
+		go func() {
+			ntok := 1 + c%5
+			got := make([]float32, ntok*w.Rows)
+			for round := range rounds {
+				clear(got)
+				g.MatMul(got, w, xs[c], ntok)
+				for i := range got {
+					if got[i] != wants[c][i] {
+						errs <- fmt.Errorf("caller %d round %d: element %d is %g, want %g", c, round, i, got[i], wants[c][i])
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range callers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	require.NoError(t, first)
 }

@@ -69,7 +69,7 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 	head.Object = "chat.completion.chunk"
 	out := newSSE(w)
 	roleSent := false
-	send := func(d deltaMessge, finish *string) error {
+	send := func(d deltaMessage, finish *string) error {
 		if !roleSent {
 			d.Role, roleSent = conversation.RoleAssistant, true
 		}
@@ -85,7 +85,7 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		// The role comes first, at once, as OpenAI sends it; the model may
 		// hold its first text back (leading whitespace, a possible tool
 		// call).
-		if err := send(deltaMessge{Content: ptr("")}, nil); err != nil {
+		if err := send(deltaMessage{Content: ptr("")}, nil); err != nil {
 			return err
 		}
 		for ch, err := range c.RespondStream(ctx, plan.history, plan.decls, opts...) {
@@ -96,7 +96,7 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 				reply = ch.Reply
 				break
 			}
-			d := deltaMessge{ReasoningContent: ch.Reasoning}
+			d := deltaMessage{ReasoningContent: ch.Reasoning}
 			if ch.Text != "" {
 				d.Content = ptr(ch.Text)
 			}
@@ -114,11 +114,11 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		return
 	}
 	if len(reply.ToolCalls) > 0 {
-		if err := send(deltaMessge{ToolCalls: toolCalls(reply.ToolCalls, true)}, nil); err != nil {
+		if err := send(deltaMessage{ToolCalls: toolCalls(reply.ToolCalls, true)}, nil); err != nil {
 			return
 		}
 	}
-	if err := send(deltaMessge{}, ptr(finishReason(reply, maxTokens))); err != nil {
+	if err := send(deltaMessage{}, ptr(finishReason(reply, maxTokens))); err != nil {
 		return
 	}
 	if includeUsage {

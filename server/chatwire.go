@@ -422,16 +422,13 @@ func (s *Server) responseGrammar(rf *responseFormat) (*constrain.Grammar, *apiEr
 	return nil, invalid("response_format.type", "invalid_value", "response_format type %q is not one of text, json_object or json_schema", rf.Type)
 }
 
-// constrainedFormats are the tool-call formats whose calls the
-// conversation forces with a grammar.
-var constrainedFormats = map[string]bool{"hermes": true, "llama3": true}
-
 // checkToolGrammar refuses, before any work, what would make the
 // conversation's tool-call grammar fail: a forced call in a format without
 // a grammar, or a parameter schema that does not compile.
 func (s *Server) checkToolGrammar(decls []conversation.ToolDecl, choice conversation.ToolChoice) *apiError {
-	format := s.prompter.ToolFormat().Name
-	if !constrainedFormats[format] {
+	tf := s.prompter.ToolFormat()
+	format := tf.Name
+	if !tf.Constrained() {
 		if choice != conversation.ToolChoiceAuto && choice != conversation.ToolChoiceNone {
 			return invalid("tool_choice", "unsupported_parameter",
 				"tool_choice %q needs grammar-forced tool calls, which this model's %q tool-call format does not support; use \"auto\"", choice, format)

@@ -18,11 +18,11 @@ type chatCompletion struct {
 }
 
 type chatChoice struct {
-	Index        int          `json:"index"`
-	Message      *outMessage  `json:"message,omitempty"`
-	Delta        *deltaMessge `json:"delta,omitempty"`
-	Logprobs     *struct{}    `json:"logprobs"`
-	FinishReason *string      `json:"finish_reason"`
+	Index        int           `json:"index"`
+	Message      *outMessage   `json:"message,omitempty"`
+	Delta        *deltaMessage `json:"delta,omitempty"`
+	Logprobs     *struct{}     `json:"logprobs"`
+	FinishReason *string       `json:"finish_reason"`
 }
 
 // outMessage is the assistant message of a chat.completion.
@@ -34,8 +34,8 @@ type outMessage struct {
 	ToolCalls        []outToolCall `json:"tool_calls,omitempty"`
 }
 
-// deltaMessge is the delta of a chat.completion.chunk.
-type deltaMessge struct {
+// deltaMessage is the delta of a chat.completion.chunk.
+type deltaMessage struct {
 	Role             string        `json:"role,omitempty"`
 	Content          *string       `json:"content,omitempty"`
 	ReasoningContent string        `json:"reasoning_content,omitempty"`

@@ -103,6 +103,8 @@ func TestToolCallStream(t *testing.T) {
 	require.Len(t, acc.Choices[0].Message.ToolCalls, 1)
 	assert.Equal(t, "get_weather", acc.Choices[0].Message.ToolCalls[0].Function.Name)
 	assert.True(t, json.Valid([]byte(acc.Choices[0].Message.ToolCalls[0].Function.Arguments)))
+	require.Len(t, finished, 1, "the accumulator saw the streamed call finish")
+	assert.Equal(t, "get_weather", finished[0].Name)
 	assert.Empty(t, acc.Choices[0].Message.Content, "a forced call has no text")
 }
 

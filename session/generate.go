@@ -30,10 +30,10 @@ type GenerateOptions struct {
 	// StopTokens end generation besides the model's end-of-generation
 	// tokens; like those, they are neither yielded nor kept.
 	StopTokens []int32
-	// StopStrings end generation when the generated text contains one. The
-	// tokens that complete or overlap the stop string are not yielded and
-	// are removed from the session; tokens that could begin a stop string
-	// are held back until that is decided.
+	// StopStrings end generation when the generated text contains one
+	// (empty strings are ignored). The tokens that complete or overlap the
+	// stop string are not yielded and are removed from the session; tokens
+	// that could begin a stop string are held back until that is decided.
 	StopStrings []string
 	// IgnoreEOG keeps generating past end-of-generation tokens.
 	IgnoreEOG bool
@@ -59,6 +59,8 @@ func (s *Session) Generate(ctx context.Context, opts GenerateOptions) iter.Seq2[
 			fail(fmt.Errorf("session: generate needs logits: %w", err))
 			return
 		}
+		// An empty stop string would match before the first token.
+		opts.StopStrings = slices.DeleteFunc(slices.Clone(opts.StopStrings), func(s string) bool { return s == "" })
 		var pieces func(int32) []byte
 		if len(opts.StopStrings) > 0 {
 			var err error

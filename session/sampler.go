@@ -33,8 +33,8 @@ type Sampler struct {
 // Validate reports settings out of range.
 func (c Sampler) Validate() error {
 	switch {
-	case c.Temperature < 0 || math.IsNaN(float64(c.Temperature)):
-		return fmt.Errorf("session: temperature %g is negative", c.Temperature)
+	case c.Temperature < 0 || math.IsNaN(float64(c.Temperature)) || math.IsInf(float64(c.Temperature), 1):
+		return fmt.Errorf("session: temperature %g is not a finite number ≥ 0", c.Temperature)
 	case c.TopK < 0:
 		return fmt.Errorf("session: top-k %d is negative", c.TopK)
 	case c.TopP < 0 || c.TopP > 1:

@@ -68,6 +68,7 @@ func TestSamplerDistribution(t *testing.T) {
 func TestSamplerValidate(t *testing.T) {
 	require.NoError(t, Sampler{Temperature: 0.7, TopK: 40, TopP: 0.9, MinP: 0.05}.Validate())
 	require.ErrorContains(t, Sampler{Temperature: -1}.Validate(), "temperature")
+	require.ErrorContains(t, Sampler{Temperature: float32(math.Inf(1))}.Validate(), "temperature")
 	require.ErrorContains(t, Sampler{TopK: -1}.Validate(), "top-k")
 	require.ErrorContains(t, Sampler{MinP: 2}.Validate(), "min-p")
 }

@@ -143,6 +143,10 @@ func TestStops(t *testing.T) {
 	got := collect(t, s, GenerateOptions{MaxTokens: 32, StopTokens: []int32{greedy[4]}})
 	assert.Equal(t, greedy[:4], got)
 	assert.Equal(t, len(prompt)+4, s.TokenCount(), "the stop token is not kept")
+
+	s = newPrefilled(t, eng, prompt)
+	got = collect(t, s, GenerateOptions{MaxTokens: 4, StopStrings: []string{""}})
+	assert.Equal(t, greedy[:4], got, "an empty stop string is ignored")
 }
 
 // allowOnly is a Constraint that permits a fixed set of tokens and is done

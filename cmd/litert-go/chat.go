@@ -12,7 +12,6 @@ import (
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/engine"
-	"github.com/litert-go/litert-go/session"
 	"golang.org/x/term"
 )
 
@@ -27,12 +26,7 @@ type chatFlags struct {
 	toolChoice   string
 	maxToolTurns int
 	parallel     bool
-	temp         float64
-	topK         int
-	topP         float64
-	minP         float64
-	repeat       float64
-	seed         uint64
+	sampling     *samplerFlags
 	maxTokens    int
 	jsonSchema   string
 	jsonOut      bool
@@ -45,7 +39,6 @@ type chatFlags struct {
 func parseChatFlags(sio stdio, args []string) (*chatFlags, error) {
 	fs := newFlags("chat", sio)
 	f := &chatFlags{eng: addEngineFlags(fs)}
-	fs.IntVar(f.eng.ctxLen, "ctx", 0, "context length (same as -c)")
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.StringVar(&f.tools, "tools", "", "comma-separated tools: fs (all file tools), fs-ro (read-only file tools), a file tool's name (ListFiles, ReadFile, NewFile, EditFile, FindTextInFiles, DeleteFile), or command (see --allow)")
 	fs.StringVar(&f.root, "root", ".", "project root the file and command tools are confined to")
@@ -54,13 +47,9 @@ func parseChatFlags(sio stdio, args []string) (*chatFlags, error) {
 	fs.StringVar(&f.toolChoice, "tool-choice", "auto", "auto, none, required, or the name of the tool the first reply must call")
 	fs.IntVar(&f.maxToolTurns, "max-tool-turns", 5, "rounds of tool calls per message; then the reply is text")
 	fs.BoolVar(&f.parallel, "parallel-tools", true, "allow several tool calls in one reply")
-	fs.Float64Var(&f.temp, "temp", 0.8, "temperature (0: greedy)")
-	fs.IntVar(&f.topK, "top-k", 40, "top-k sampling (0: off)")
-	fs.Float64Var(&f.topP, "top-p", 0.95, "top-p sampling (1: off)")
-	fs.Float64Var(&f.minP, "min-p", 0.05, "min-p sampling (0: off)")
-	fs.Float64Var(&f.repeat, "repeat-penalty", 1, "repetition penalty (1: off)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed (0: random)")
+	f.sampling = addSamplerFlags(fs)
 	fs.IntVar(&f.maxTokens, "max-tokens", conversation.DefaultMaxTokens, "most tokens of each reply")
+	fs.IntVar(&f.maxTokens, "n", conversation.DefaultMaxTokens, "same as --max-tokens")
 	fs.StringVar(&f.jsonSchema, "json-schema", "", "JSON schema file the replies must match")
 	fs.BoolVar(&f.jsonOut, "json", false, "print each turn as one JSON line (text, tool calls, token counts)")
 	fs.StringVar(&f.session, "session", "", "conversation file: loaded at start if it exists, saved after every turn")
@@ -137,10 +126,7 @@ func newChat(ctx context.Context, sio stdio, f *chatFlags, loading func(done boo
 			c.close()
 		}
 	}()
-	sampler := session.Sampler{
-		Temperature: float32(f.temp), TopK: f.topK, TopP: float32(f.topP), MinP: float32(f.minP),
-		RepeatPenalty: float32(f.repeat), Seed: f.seed,
-	}
+	sampler := f.sampling.sampler()
 	if err := sampler.Validate(); err != nil {
 		return nil, err
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/litert-go/litert-go/constrain"
 	"os"
 	"strings"
 
+	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/session"
@@ -25,14 +25,18 @@ type engineFlags struct {
 	kv      *string
 }
 
+// addEngineFlags defines -m, -t (--threads), --backend, -c (--ctx) and --kv.
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
-	return &engineFlags{
+	e := &engineFlags{
 		model:   fs.String("m", "", "GGUF model file (required)"),
 		threads: fs.Int("t", 0, "threads (0: the number of physical cores)"),
 		backend: fs.String("backend", "auto", "compute backend: auto, cpu, go or gpu"),
-		ctxLen:  fs.Int("c", 0, "context length (0: the model's, at most 4096)"),
+		ctxLen:  fs.Int("c", 0, "context length of each session (0: the model's, at most 4096)"),
 		kv:      fs.String("kv", "f32", "KV cache type: f32 or f16"),
 	}
+	fs.IntVar(e.threads, "threads", 0, "same as -t")
+	fs.IntVar(e.ctxLen, "ctx", 0, "same as -c")
+	return e
 }
 
 func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
@@ -50,18 +54,43 @@ func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
 	return engine.Open(ctx, *e.model, engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv})
 }
 
+// samplerFlags are the sampling flags of generate and chat, with
+// llama.cpp's defaults.
+type samplerFlags struct {
+	temp, topP, minP, repeat float64
+	topK                     int
+	seed                     uint64
+}
+
+// addSamplerFlags defines --temp, --top-k, --top-p, --min-p,
+// --repeat-penalty and --seed.
+func addSamplerFlags(fs *flag.FlagSet) *samplerFlags {
+	f := &samplerFlags{}
+	fs.Float64Var(&f.temp, "temp", 0.8, "temperature (0: greedy)")
+	fs.IntVar(&f.topK, "top-k", 40, "top-k sampling (0: off)")
+	fs.Float64Var(&f.topP, "top-p", 0.95, "top-p sampling (1: off)")
+	fs.Float64Var(&f.minP, "min-p", 0.05, "min-p sampling (0: off)")
+	fs.Float64Var(&f.repeat, "repeat-penalty", 1, "repetition penalty (1: off)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed (0: random)")
+	return f
+}
+
+// sampler returns the sampler the flags describe.
+func (f *samplerFlags) sampler() session.Sampler {
+	return session.Sampler{
+		Temperature: float32(f.temp), TopK: f.topK, TopP: float32(f.topP), MinP: float32(f.minP),
+		RepeatPenalty: float32(f.repeat), Seed: f.seed,
+	}
+}
+
 // runGenerate completes a prompt and streams only the generated text.
 func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("generate", sio)
 	eo := addEngineFlags(fs)
 	prompt := fs.String("p", "", "prompt text (required)")
 	n := fs.Int("n", 128, "most tokens to generate (0: until the context is full)")
-	temp := fs.Float64("temp", 0.8, "temperature (0: greedy)")
-	topK := fs.Int("top-k", 40, "top-k sampling (0: off)")
-	topP := fs.Float64("top-p", 0.95, "top-p sampling (1: off)")
-	minP := fs.Float64("min-p", 0.05, "min-p sampling (0: off)")
-	repeat := fs.Float64("repeat-penalty", 1, "repetition penalty (1: off)")
-	seed := fs.Uint64("seed", 0, "random seed (0: random)")
+	fs.IntVar(n, "max-tokens", 128, "same as -n")
+	smp := addSamplerFlags(fs)
 	stop := fs.String("stop", "", "stop string (may be repeated with '|' between)")
 	regex := fs.String("regex", "", "constrain the output to match this regular expression")
 	schema := fs.String("json-schema", "", "constrain the output to JSON valid against the schema in `FILE`")
@@ -95,13 +124,7 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	if err := s.Prefill(ctx, ids); err != nil {
 		return err
 	}
-	opts := session.GenerateOptions{
-		Sampler: session.Sampler{
-			Temperature: float32(*temp), TopK: *topK, TopP: float32(*topP), MinP: float32(*minP),
-			RepeatPenalty: float32(*repeat), Seed: *seed,
-		},
-		MaxTokens: *n,
-	}
+	opts := session.GenerateOptions{Sampler: smp.sampler(), MaxTokens: *n}
 	if *stop != "" {
 		opts.StopStrings = strings.Split(*stop, "|")
 	}

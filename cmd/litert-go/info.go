@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/litert-go/litert-go/native"
 	"io"
 	"strings"
 
 	"github.com/litert-go/litert-go/models/modelinfo"
+	"github.com/litert-go/litert-go/native"
 )
 
 // runInfo implements "litert-go info": it describes a GGUF model file, as

@@ -76,6 +76,7 @@ func run(ctx context.Context, sio stdio, args []string) int {
 	return 0
 }
 
+// usage lists the commands, sorted, with their one-line summaries.
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "usage: litert-go <command> [flags]\n\ncommands:")
 	names := make([]string, 0, len(cmds))
@@ -86,6 +87,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
 	}
+	fmt.Fprintln(w, "\nRun 'litert-go <command> -h' for a command's flags.")
 }
 
 // newFlags returns a FlagSet that reports errors instead of exiting.

@@ -19,6 +19,7 @@ func runQuantize(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("quantize", sio)
 	typ := fs.String("type", "", "quantization `mix`: "+strings.Join(quantize.FileTypeNames(), ", "))
 	threads := fs.Int("threads", 0, "goroutines quantizing (0: all CPUs)")
+	fs.IntVar(threads, "t", 0, "same as --threads")
 	requant := fs.Bool("allow-requantize", false, "allow converting tensors that are already quantized")
 	dryRun := fs.Bool("dry-run", false, "print the type chosen for each tensor and write nothing")
 	fs.Usage = func() {
@@ -129,7 +130,7 @@ func (b *progressBar) update(p quantize.Progress) {
 	const width = 30
 	frac := 1.0
 	if p.Total > 0 {
-		frac = float64(p.Done) / float64(p.Total)
+		frac = min(1, float64(p.Done)/float64(p.Total))
 	}
 	n := int(frac * width)
 	name := p.Name

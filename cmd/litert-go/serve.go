@@ -19,7 +19,6 @@ import (
 func runServe(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("serve", sio)
 	eo := addEngineFlags(fs)
-	fs.IntVar(eo.ctxLen, "ctx", 0, "context length per session (same as -c)")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
 	parallel := fs.Int("parallel", server.DefaultParallel, "requests generating at once")
 	queue := fs.Int("queue", 0, "requests that may wait beyond --parallel before 429 (0: 4 × parallel, -1: none)")
@@ -28,6 +27,7 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	apiKey := fs.String("api-key", "", "require 'Authorization: Bearer KEY' on every route (default $LITERT_API_KEY)")
 	alias := fs.String("alias", "", "model name in the API (default: the file name without .gguf)")
 	maxTokens := fs.Int("max-tokens", 0, "default reply length cap when a request sets none (0: up to the context)")
+	fs.IntVar(maxTokens, "n", 0, "same as --max-tokens")
 	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "time limit of one request, queueing included")
 	grace := fs.Duration("grace", server.DefaultShutdownTimeout, "on shutdown, how long in-flight requests may finish")
 	maxBody := fs.Int64("max-body-mib", server.DefaultMaxBodyBytes>>20, "largest request body, in MiB")
