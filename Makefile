@@ -33,8 +33,9 @@ test: native vet
 FUZZ_TARGETS = \
 	./models/gguf:FuzzRead \
 	./models/ggml:FuzzDequantize \
+	./models:FuzzLoadParams ./models/modelinfo:FuzzDescribe \
 	./tokenizer:FuzzEncodeDecode \
-	./template:FuzzParseRender \
+	./template:FuzzParseRender ./template:FuzzToJSON \
 	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
 	./conversation:FuzzToolFormats ./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \

@@ -47,6 +47,9 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if err := t.Err(); err != nil {
 			return nil, fmt.Errorf("conversation: %w", err)
 		}
+		if hasDecl(decls, t.Name()) {
+			return nil, fmt.Errorf("conversation: tool %q is declared twice", t.Name())
+		}
 		decls = append(decls, ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
 		byName[t.Name()] = t
 	}

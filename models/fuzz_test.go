@@ -31,6 +31,7 @@ func FuzzLoadParams(f *testing.F) {
 	f.Add(false, uint32(4), uint32(4), uint32(2), uint32(16), uint32(16), uint32(0))
 	f.Add(true, uint32(2), uint32(4), uint32(1), uint32(1<<30), uint32(7), uint32(3))
 	f.Add(false, uint32(1<<31), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0))
+	f.Add(true, uint32(4_000_000_000), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0))
 	f.Fuzz(func(t *testing.T, gemma bool, blocks, heads, kvHeads, keyLen, ropeDim, window uint32) {
 		src, err := gguf.Parse(files[gemma])
 		require.NoError(t, err)

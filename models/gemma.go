@@ -47,6 +47,9 @@ func init() { Register("gemma3", loadGemma3) }
 func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	l := &loader{f: f, b: b, arch: "gemma3"}
 	p := l.params()
+	if l.err != nil {
+		return nil, l.err
+	}
 	p.Window = l.int("attention.sliding_window")
 	local := l.localLayers(p.NLayers, 6)
 	localBase := l.floatOr("rope.freq_base_swa", 10000)

@@ -234,6 +234,7 @@ func (l *loader) int(k string) int {
 	}
 	if v <= 0 || v > 1<<31 {
 		l.fail("key %q is %d, want a positive count", l.key(k), v)
+		return 0
 	}
 	return int(v)
 }

@@ -104,3 +104,13 @@ func TestStateErrors(t *testing.T) {
 	require.Error(t, st.Truncate(1))
 	require.Equal(t, 2*2*8*4, st.Bytes())
 }
+
+// A corrupt layer count fails before anything is sized by it (Gemma's
+// per-layer window pattern once allocated 4 GB for this file).
+func TestLoadHugeBlockCount(t *testing.T) {
+	path := writeTiny(t, "tiny-gemma3-270m", ggml.F32)
+	for _, n := range []uint32{4_000_000_000, 1 << 30} {
+		err := loadErr(t, rewrite(t, path, func(m *gguf.Model) { m.Set("gemma3.block_count", gguf.Uint32(n)) }))
+		require.ErrorContains(t, err, `"gemma3.block_count"`)
+	}
+}

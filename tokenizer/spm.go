@@ -47,18 +47,12 @@ func (t *Tokenizer) spmCached(st *encodeState, word []byte, out []int32) []int32
 	if len(word) == 0 {
 		return out
 	}
-	if st.cache != nil {
-		if v, ok := st.cache[string(word)]; ok {
-			return append(out, st.cacheIDs[v>>32:v>>32+v&0xffffffff]...)
-		}
+	if ids, ok := st.cachedWord(word); ok {
+		return append(out, ids...)
 	}
 	n0 := len(out)
 	out = t.spmWord(&st.spm, word, out)
-	if st.cache != nil && len(word) <= 64 {
-		off := len(st.cacheIDs)
-		st.cacheIDs = append(st.cacheIDs, out[n0:]...)
-		st.cache[string(word)] = uint64(off)<<32 | uint64(len(out)-n0)
-	}
+	st.cacheWord(word, out[n0:])
 	return out
 }
 

@@ -36,6 +36,29 @@ const pairCacheSize = 1 << 12
 
 type pairEntry struct{ key, val uint64 }
 
+// cachedWord returns the tokens of word from the per-call word cache.
+func (st *encodeState) cachedWord(word []byte) ([]int32, bool) {
+	if st.cache == nil {
+		return nil, false
+	}
+	v, ok := st.cache[string(word)]
+	if !ok {
+		return nil, false
+	}
+	return st.cacheIDs[v>>32 : v>>32+v&0xffffffff], true
+}
+
+// cacheWord records the tokens of a word of at most 64 bytes in the
+// per-call word cache, if there is one.
+func (st *encodeState) cacheWord(word []byte, ids []int32) {
+	if st.cache == nil || len(word) > 64 {
+		return
+	}
+	off := len(st.cacheIDs)
+	st.cacheIDs = append(st.cacheIDs, ids...)
+	st.cache[string(word)] = uint64(off)<<32 | uint64(len(ids))
+}
+
 // pair returns the merge rank and result of (l, r) through the cache.
 func (t *Tokenizer) pair(st *encodeState, l, r int32) (int32, int32) {
 	if l < 0 || r < 0 {

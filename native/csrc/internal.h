@@ -105,6 +105,19 @@ typedef void (*vecdot_fn)(int64_t n, const void *w, const void *x,
 typedef void (*tile_fn)(int64_t n, const void *w, size_t ws, int nr, const void *x,
                         size_t xstride, int nt, float *out, size_t ostride);
 
+/* gemm_fn multiplies nr (1..16) weight rows w, w+ws, ... (ws in bytes) by
+ * ntok block_q8a activation rows x, x+xs, ... whose quants are stored
+ * offset by 128 (each byte XORed with 0x80, unsigned), writing
+ * out[t*os + r] = dot(w_r, x_t). It repacks the rows once so 8-bit
+ * products of 16 rows run side by side in one vector (one broadcast
+ * activation word feeds 16 rows) and then walks every token. Returns 0, or
+ * -1 when out of memory (out untouched). */
+typedef int (*gemm_fn)(int64_t n, const void *w, size_t ws, int nr, const void *x, size_t xs,
+                       int64_t ntok, float *out, size_t os);
+
+/* GEMM_ROWS is the rows of one gemm_fn call. */
+#define GEMM_ROWS 16
+
 /* quant_fn converts n floats (a multiple of the block size) to activation
  * blocks. */
 typedef void (*quant_fn)(const float *x, void *y, int64_t n);
@@ -115,6 +128,7 @@ typedef struct {
   vecdot_fn dot[31]; /* indexed by element type; NULL if unsupported */
   tile_fn tile[31];  /* optional multi-row kernels */
   int tile_rows[31]; /* rows per tile call */
+  gemm_fn gemm[31];  /* optional batch kernels on +128 activations */
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */

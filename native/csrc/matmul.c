@@ -12,10 +12,15 @@
  * a float FMA tile for batches of 16+ tokens. Float activations are 3.2x
  * the bytes of 8-bit ones and every chunk re-streams all of them, which
  * made a 64-token 896x4864 Q8_0 product 2.4x slower on one Zen 4 core. */
+#include <stdatomic.h>
+
 #include "internal.h"
+
+static void flip_q8a(block_q8a *y, int64_t nb);
 
 #define TILE_TOKENS 4
 #define CHUNK_BYTES (192 * 1024)
+#define GEMM_MIN_TOKENS 4
 
 typedef struct {
   const kernels *k;
@@ -28,12 +33,44 @@ typedef struct {
   char *xq;     /* prepared activations, ntok rows of xrow bytes */
   int64_t xrow;
   int64_t wrow; /* bytes per weight row */
+  gemm_fn gemm; /* the batch kernel, or NULL for the tiles */
+  _Atomic int gemm_failed;
 } mm_task;
 
 static void quant_task(void *arg, int64_t lo, int64_t hi) {
   mm_task *m = arg;
   quant_fn q = m->fmt == ACT_Q8A ? m->k->quant_q8a : m->k->quant_q8K;
-  for (int64_t t = lo; t < hi; t++) q(m->x + t * m->cols, m->xq + t * m->xrow, m->cols);
+  for (int64_t t = lo; t < hi; t++) {
+    block_q8a *y = (block_q8a *)(m->xq + t * m->xrow);
+    q(m->x + t * m->cols, y, m->cols);
+    if (m->gemm) flip_q8a(y, m->cols / QK);
+  }
+}
+
+/* flip_q8a toggles the top bit of every quant of nb blocks: signed quants
+ * become the unsigned quant+128 the gemm kernels multiply, and back. */
+static void flip_q8a(block_q8a *y, int64_t nb) {
+  for (int64_t i = 0; i < nb; i++)
+    for (int j = 0; j < QK; j += 8) {
+      uint64_t v;
+      memcpy(&v, y[i].qs + j, 8);
+      v ^= 0x8080808080808080ULL;
+      memcpy(y[i].qs + j, &v, 8);
+    }
+}
+
+/* mm_gemm multiplies rows [r0, r1) by every token with the batch kernel,
+ * GEMM_ROWS rows at a time. */
+static void mm_gemm(void *arg, int64_t r0, int64_t r1) {
+  mm_task *m = arg;
+  for (int64_t r = r0; r < r1; r += GEMM_ROWS) {
+    const int nr = r1 - r < GEMM_ROWS ? (int)(r1 - r) : GEMM_ROWS;
+    if (m->gemm(m->cols, m->w + r * m->wrow, (size_t)m->wrow, nr, m->xq, (size_t)m->xrow, m->ntok,
+                m->out + r, (size_t)m->rows) != 0) {
+      atomic_store(&m->gemm_failed, 1);
+      return;
+    }
+  }
 }
 
 /* mm_rows multiplies weight rows [r0, r1) by every token, a tile of
@@ -91,6 +128,9 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
       .wrow = weight_row_bytes(wtype, cols),
   };
   m.xrow = act_row_bytes(m.fmt, cols);
+  /* the batch kernels repack GEMM_ROWS rows per call: worth it from a few
+   * tokens on */
+  if (ntok >= GEMM_MIN_TOKENS && m.fmt == ACT_Q8A) m.gemm = m.k->gemm[wtype];
 
   pool_begin(p);
   const int nth = lrt_pool_threads(p);
@@ -112,6 +152,18 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
   const int64_t max_rows = CHUNK_BYTES / m.wrow;
   if (chunk > max_rows) chunk = max_rows;
   if (chunk < 1) chunk = 1;
+  if (m.gemm) {
+    chunk = (chunk + GEMM_ROWS - 1) / GEMM_ROWS * GEMM_ROWS;
+    pool_run(p, mm_gemm, &m, rows, chunk);
+    if (!atomic_load(&m.gemm_failed)) {
+      pool_end(p);
+      return LRT_OK;
+    }
+    /* out of memory for a repack: restore the signed quants and redo the
+     * product with the tiles, which need no memory */
+    for (int64_t t = 0; t < ntok; t++) flip_q8a((block_q8a *)(m.xq + t * m.xrow), cols / QK);
+    m.gemm = NULL;
+  }
   pool_run(p, mm_rows, &m, rows, chunk);
   pool_end(p);
   return LRT_OK;
