@@ -109,7 +109,10 @@ func TestCPUMatMulMatchesGo(t *testing.T) {
 
 // TestCPUKernelSetsAgree checks every SIMD kernel set against the generic C
 // kernels: both quantize activations identically, so only the summation
-// order may differ.
+// order may differ. The exception is AVX-512 VNNI's batch kernels (4+
+// tokens), which quantize K-quant activations in 32-element blocks instead
+// of 256 (finer, so closer to the float product): those get the tolerance
+// of the quantized matmul.
 func TestCPUKernelSetsAgree(t *testing.T) {
 	cpus := cpuKernelSets(t, 1)
 	generic := cpus[len(cpus)-1]
@@ -125,7 +128,11 @@ func TestCPUKernelSetsAgree(t *testing.T) {
 				got := make([]float32, ntok*w.Rows)
 				generic.MatMul(want, w, x, ntok)
 				c.MatMul(got, w, x, ntok)
-				assert.LessOrEqual(t, nmse(got, want), 1e-10, "%s %s %d tokens", c.ISA(), typ, ntok)
+				tol := 1e-10
+				if c.ISA() == "avx512vnni" && ntok >= 4 && typ.BlockSize() == ggml.QKK {
+					tol = matmulTol(typ)
+				}
+				assert.LessOrEqual(t, nmse(got, want), tol, "%s %s %d tokens", c.ISA(), typ, ntok)
 			}
 		}
 	}

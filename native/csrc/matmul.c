@@ -102,6 +102,21 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   }
 }
 
+/* prepare points m->xq at the activations in m->fmt, converting them on the
+ * pool into its scratch (signed quants flipped for m->gemm). */
+static int32_t prepare(lrt_pool *p, mm_task *m) {
+  m->xrow = act_row_bytes(m->fmt, m->cols);
+  if (m->fmt == ACT_F32) {
+    m->xq = (char *)m->x;
+    return LRT_OK;
+  }
+  m->xq = pool_scratch(p, (size_t)(m->xrow * m->ntok));
+  if (!m->xq) return LRT_ENOMEM;
+  /* tokens in chunks of about 16K elements: one chunk for decode */
+  pool_run(p, quant_task, m, m->ntok, 1 + 16384 / m->cols);
+  return LRT_OK;
+}
+
 int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
                    const float *x, int64_t ntok, float *out) {
   if (!p || rows < 0 || cols < 0 || ntok < 0) return LRT_EINVAL;
@@ -127,23 +142,19 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
       .fmt = act_format(wtype),
       .wrow = weight_row_bytes(wtype, cols),
   };
-  m.xrow = act_row_bytes(m.fmt, cols);
-  /* the batch kernels repack GEMM_ROWS rows per call: worth it from a few
-   * tokens on */
-  if (ntok >= GEMM_MIN_TOKENS && m.fmt == ACT_Q8A) m.gemm = m.k->gemm[wtype];
+  /* the batch kernels repack GEMM_ROWS rows per call, worth it from a few
+   * tokens on; they take 32-element activation blocks for every type */
+  if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && m.k->gemm[wtype]) {
+    m.gemm = m.k->gemm[wtype];
+    m.fmt = ACT_Q8A;
+  }
 
   pool_begin(p);
   const int nth = lrt_pool_threads(p);
-  if (m.fmt == ACT_F32) {
-    m.xq = (char *)x;
-  } else {
-    m.xq = pool_scratch(p, (size_t)(m.xrow * ntok));
-    if (!m.xq) {
-      pool_end(p);
-      return LRT_ENOMEM;
-    }
-    /* tokens in chunks of about 16K elements: one chunk for decode */
-    pool_run(p, quant_task, &m, ntok, 1 + 16384 / cols);
+  int32_t rc = prepare(p, &m);
+  if (rc != LRT_OK) {
+    pool_end(p);
+    return rc;
   }
 
   /* rows in chunks: about 4 per thread for balance, at most CHUNK_BYTES
@@ -159,10 +170,15 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
       pool_end(p);
       return LRT_OK;
     }
-    /* out of memory for a repack: restore the signed quants and redo the
-     * product with the tiles, which need no memory */
-    for (int64_t t = 0; t < ntok; t++) flip_q8a((block_q8a *)(m.xq + t * m.xrow), cols / QK);
+    /* out of memory for a repack: redo the product with the tiles, which
+     * need no memory */
     m.gemm = NULL;
+    m.fmt = act_format(wtype);
+    rc = prepare(p, &m);
+    if (rc != LRT_OK) {
+      pool_end(p);
+      return rc;
+    }
   }
   pool_run(p, mm_rows, &m, rows, chunk);
   pool_end(p);
