@@ -314,6 +314,9 @@ func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any,
 	req := template.Request{AddGenerationPrompt: addGen, Kwargs: map[string]template.Value{}}
 	for i, m := range msgs {
 		b, err := json.Marshal(m)
+		if err == nil {
+			b, err = escapeJSON(b, c.tok.EscapeSpecial)
+		}
 		if err != nil {
 			return "", fmt.Errorf("message %d: %w", i, err)
 		}
@@ -324,7 +327,11 @@ func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any,
 		req.Messages = append(req.Messages, v)
 	}
 	for _, d := range decls {
-		v, err := template.DecodeOrdered(d.openAIJSON())
+		b, err := escapeJSON(d.openAIJSON(), c.tok.EscapeSpecial)
+		if err != nil {
+			return "", fmt.Errorf("tool %q: %w", d.Name, err)
+		}
+		v, err := template.DecodeOrdered(b)
 		if err != nil {
 			return "", fmt.Errorf("tool %q: %w", d.Name, err)
 		}
@@ -341,6 +348,9 @@ func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any,
 	for _, src := range []map[string]any{c.cfg.Preface.Extra, extra} {
 		for k, v := range src {
 			b, err := json.Marshal(v)
+			if err == nil {
+				b, err = escapeJSON(b, c.tok.EscapeSpecial)
+			}
 			if err != nil {
 				return "", fmt.Errorf("template context %q: %w", k, err)
 			}
@@ -364,11 +374,12 @@ func (d ToolDecl) openAIJSON() []byte {
 	return []byte(`{"type":"function","function":{"name":` + string(name) + `,"description":` + string(desc) + `,"parameters":` + string(params) + `}}`)
 }
 
-// encodePrompt tokenizes template output: special tokens are parsed (they
-// come from the template, not the user), and BOS is added when the model
+// encodePrompt tokenizes template output: special tokens are parsed where
+// the template wrote them, never inside message text (render escaped it
+// with Tokenizer.EscapeSpecial), and BOS is added when the model
 // wants one and the template did not write it.
 func (c *Conversation) encodePrompt(text string, first bool) []int32 {
-	ids := c.tok.Encode(text, tokenizer.EncodeOptions{ParseSpecial: true})
+	ids := c.tok.EncodeEscaped(text)
 	if first && c.eng.Info().AddBOS {
 		if bos := c.tok.BOS(); bos >= 0 && (len(ids) == 0 || ids[0] != bos) {
 			ids = append([]int32{bos}, ids...)

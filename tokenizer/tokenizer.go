@@ -47,6 +47,7 @@ type Tokenizer struct {
 	ignoreMerges           bool
 
 	specials *specialMatcher
+	escaper  lazyReplacer // special-token text → placeholder, for EscapeSpecial
 
 	// BPE
 	bpe        *bpeData
