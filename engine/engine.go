@@ -50,12 +50,15 @@ func (b Backend) String() string {
 
 // ParseBackend parses "auto", "cpu", "go" or "gpu".
 func ParseBackend(s string) (Backend, error) {
+	if s == "cpu-go" { // the and LiteRT-LM's spelling of "go"
+		return CPUGo, nil
+	}
 	for b := Auto; b <= GPU; b++ {
 		if b.String() == s {
 			return b, nil
 		}
 	}
-	return 0, fmt.Errorf("engine: unknown backend %q (want auto, cpu, go or gpu)", s)
+	return 0, fmt.Errorf("engine: unknown backend %q (want auto, cpu, go (or cpu-go) or gpu)", s)
 }
 
 // DefaultContextLength caps the context when Settings.ContextLength is 0,
