@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/models/ggml"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,6 +97,42 @@ func BenchmarkConstrainedDecode(b *testing.B) {
 			tokens := 0
 			for b.Loop() {
 				s := newPrefilled(b, eng, prompt)
+				opts := GenerateOptions{MaxTokens: 64, IgnoreEOG: true, Sampler: Sampler{Temperature: 1, Seed: 1}}
+				if constrained {
+					opts.Constraint = g.NewMatcher(vocab)
+				}
+				for _, err := range s.Generate(context.Background(), opts) {
+					require.NoError(b, err)
+					tokens++
+				}
+			}
+			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tok/s")
+		})
+	}
+}
+
+// BenchmarkConstrainedDecodeSmolLM is the issue's measure: decode speed of
+// a full-size smollm2-135m Q8_0 (synthetic weights, 49 152-token vocabulary)
+// with and without a JSON-schema constraint.
+func BenchmarkConstrainedDecodeSmolLM(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "smollm2.gguf")
+	require.NoError(b, synth.WriteFile(path, "smollm2-135m", synth.Options{Seed: 1, Type: ggml.Q8_0}))
+	eng, err := engine.Open(context.Background(), path, engine.Settings{ContextLength: 512})
+	require.NoError(b, err)
+	defer eng.Close()
+	vocab, err := eng.ConstraintVocab()
+	require.NoError(b, err)
+	g, err := constrain.JSONSchema([]byte(`{"type":"array","minItems":16,"items":{"type":"object","properties":{"word":{"type":"string","maxLength":8},"n":{"type":"integer"}},"required":["word","n"]}}`))
+	require.NoError(b, err)
+	for _, constrained := range []bool{false, true} {
+		name := "free"
+		if constrained {
+			name = "json-schema"
+		}
+		b.Run(name, func(b *testing.B) {
+			tokens := 0
+			for b.Loop() {
+				s := newPrefilled(b, eng, []int32{1, 2, 3, 4})
 				opts := GenerateOptions{MaxTokens: 64, IgnoreEOG: true, Sampler: Sampler{Temperature: 1, Seed: 1}}
 				if constrained {
 					opts.Constraint = g.NewMatcher(vocab)

@@ -111,39 +111,57 @@ func (s *sampler) sample(logits []float32, history []int32, allowed []uint64) in
 			c = append(c, candidate{int32(i), v})
 		}
 	}
-	slices.SortFunc(c, func(a, b candidate) int {
-		if r := cmp.Compare(b.v, a.v); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	// Truncation needs only the best candidates in order, so they are
+	// selected rather than the whole vocabulary sorted; without truncation
+	// nothing is sorted at all.
+	sorted := false
 	// top-k
 	if k := s.cfg.TopK; k > 0 && k < len(c) {
-		c = c[:k]
+		selectTop(c, k)
+		c, sorted = c[:k], true
 	}
-	// top-p on the untempered distribution
+	// top-p on the untempered distribution: the smallest prefix of the
+	// sorted candidates whose probability reaches p, found by selecting
+	// ever larger prefixes
 	if p := s.cfg.TopP; p > 0 && p < 1 {
-		probs(c, 1)
-		var sum float32
-		for i := range c {
-			sum += c[i].v
-			if sum >= p {
-				c = c[:i+1]
+		m := lg[best]
+		var z float64
+		for _, x := range c {
+			z += math.Exp(float64(x.v - m))
+		}
+		for n := min(64, len(c)); ; n = min(4*n, len(c)) {
+			if !sorted {
+				selectTop(c, n)
+			}
+			var sum float64
+			keep := -1
+			for i := range n {
+				sum += math.Exp(float64(c[i].v - m))
+				if sum >= float64(p)*z {
+					keep = i + 1
+					break
+				}
+			}
+			if keep > 0 || n == len(c) {
+				if keep > 0 {
+					c = c[:keep]
+				}
+				sorted = true
 				break
 			}
 		}
-		restore(c, lg)
 	}
-	// min-p relative to the most likely token
+	// min-p relative to the most likely token: keep p ≥ MinP × p_max, that
+	// is logit ≥ best logit + ln(MinP)
 	if mp := s.cfg.MinP; mp > 0 {
-		probs(c, 1)
-		for i := range c {
-			if c[i].v < mp*c[0].v {
-				c = c[:max(i, 1)]
-				break
+		floor := lg[best] + float32(math.Log(float64(mp)))
+		kept := c[:0]
+		for _, x := range c {
+			if x.v >= floor || x.id == best {
+				kept = append(kept, x)
 			}
 		}
-		restore(c, lg)
+		c = kept
 	}
 	// temperature, then draw
 	probs(c, s.cfg.Temperature)
@@ -155,6 +173,50 @@ func (s *sampler) sample(logits []float32, history []int32, allowed []uint64) in
 		}
 	}
 	return c[len(c)-1].id
+}
+
+// selectTop reorders c so that its first k elements are the k best
+// (highest logit, then lowest id), in order: a quickselect, then a sort of
+// the prefix.
+func selectTop(c []candidate, k int) {
+	better := func(a, b candidate) bool { return a.v > b.v || a.v == b.v && a.id < b.id }
+	lo, hi := 0, len(c)-1
+	for lo < hi {
+		// median of three as pivot, moved to hi
+		mid := lo + (hi-lo)/2
+		if better(c[mid], c[lo]) {
+			c[mid], c[lo] = c[lo], c[mid]
+		}
+		if better(c[hi], c[lo]) {
+			c[hi], c[lo] = c[lo], c[hi]
+		}
+		if better(c[mid], c[hi]) {
+			c[mid], c[hi] = c[hi], c[mid]
+		}
+		pivot := c[hi]
+		i := lo
+		for j := lo; j < hi; j++ {
+			if better(c[j], pivot) {
+				c[i], c[j] = c[j], c[i]
+				i++
+			}
+		}
+		c[i], c[hi] = c[hi], c[i]
+		switch {
+		case i == k || i == k-1:
+			lo = hi // done: c[:k] holds the k best
+		case i < k:
+			lo = i + 1
+		default:
+			hi = i - 1
+		}
+	}
+	slices.SortFunc(c[:k], func(a, b candidate) int {
+		if r := cmp.Compare(b.v, a.v); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.id, b.id)
+	})
 }
 
 // penalize applies the repetition, frequency and presence penalties for
@@ -190,10 +252,12 @@ func (s *sampler) penalize(lg []float32, history []int32) {
 	}
 }
 
-// probs turns the logits of c (sorted, best first) into probabilities at
-// temperature temp.
+// probs turns the logits of c into probabilities at temperature temp.
 func probs(c []candidate, temp float32) {
 	m := c[0].v
+	for _, x := range c {
+		m = max(m, x.v)
+	}
 	var sum float64
 	for i := range c {
 		e := math.Exp(float64((c[i].v - m) / temp))
@@ -202,12 +266,5 @@ func probs(c []candidate, temp float32) {
 	}
 	for i := range c {
 		c[i].v = float32(float64(c[i].v) / sum)
-	}
-}
-
-// restore puts the logits back into c after probs.
-func restore(c []candidate, lg []float32) {
-	for i := range c {
-		c[i].v = lg[c[i].id]
 	}
 }

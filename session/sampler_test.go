@@ -1,7 +1,10 @@
 package session
 
 import (
+	"cmp"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,5 +114,61 @@ func TestHoldback(t *testing.T) {
 				assert.Equal(t, tc.dropped, h.pending())
 			}
 		})
+	}
+}
+
+// The selection-based truncation keeps exactly the tokens a full sort
+// would: compare against a reference on random logits.
+func TestTruncationMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 1 + rng.IntN(3000)
+		lg := make([]float32, n)
+		for i := range lg {
+			lg[i] = float32(rng.NormFloat64() * 3)
+			if rng.IntN(10) == 0 {
+				lg[i] = float32(rng.IntN(4)) // ties
+			}
+		}
+		cfg := Sampler{Temperature: 1, TopK: rng.IntN(60), TopP: []float32{0, 0.5, 0.9, 0.99}[rng.IntN(4)], MinP: []float32{0, 0.05, 0.2}[rng.IntN(3)]}
+		// Reference: sort everything, then cut as llama.cpp's chain does.
+		ref := make([]candidate, n)
+		for i, v := range lg {
+			ref[i] = candidate{int32(i), v}
+		}
+		slices.SortFunc(ref, func(a, b candidate) int {
+			if a.v != b.v {
+				return cmp.Compare(b.v, a.v)
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		if cfg.TopK > 0 && cfg.TopK < len(ref) {
+			ref = ref[:cfg.TopK]
+		}
+		if cfg.TopP > 0 {
+			var z, sum float64
+			for _, x := range ref {
+				z += math.Exp(float64(x.v - ref[0].v))
+			}
+			for i, x := range ref {
+				sum += math.Exp(float64(x.v - ref[0].v))
+				if sum >= float64(cfg.TopP)*z {
+					ref = ref[:i+1]
+					break
+				}
+			}
+		}
+		want := map[int32]bool{}
+		for _, x := range ref {
+			if cfg.MinP == 0 || math.Exp(float64(x.v-ref[0].v)) >= float64(cfg.MinP) || x.id == ref[0].id {
+				want[x.id] = true
+			}
+		}
+		// Every token the sampler draws must be in the reference set.
+		s := newSampler(Sampler{Temperature: cfg.Temperature, TopK: cfg.TopK, TopP: cfg.TopP, MinP: cfg.MinP, Seed: uint64(trial + 1)}, n)
+		for range 300 {
+			id := s.sample(lg, nil, nil)
+			require.True(t, want[id], "trial %d %+v: drew %d outside the reference set", trial, cfg, id)
+		}
 	}
 }

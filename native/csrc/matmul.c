@@ -164,7 +164,9 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
   if (chunk > max_rows) chunk = max_rows;
   if (chunk < 1) chunk = 1;
   if (m.gemm) {
-    chunk = (chunk + GEMM_ROWS - 1) / GEMM_ROWS * GEMM_ROWS;
+    /* a gemm call is already a large piece of work (GEMM_ROWS rows by every
+     * token), so threads claim one at a time and finish together */
+    chunk = GEMM_ROWS;
     pool_run(p, mm_gemm, &m, rows, chunk);
     if (!atomic_load(&m.gemm_failed)) {
       pool_end(p);
