@@ -32,7 +32,7 @@ for shape in $SHAPES; do
     model="$BENCH_DIR/$shape-$type.gguf"
     [ -f "$model" ] || "$BIN" synth --shape "$shape" --type "$type" --seed 1 -o "$model" >/dev/null 2>&1
     for t in $THREADS; do
-      out=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --json)
+      out=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --json)
       row=$(printf '| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.0f | %.0f |' "$shape" "$type" "$t" \
         "$(echo "$out" | field backend)" "$(echo "$out" | field load_ms)" \
         "$(echo "$out" | field prefill_tps)" "$(echo "$out" | field decode_tps)" \

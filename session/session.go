@@ -19,7 +19,7 @@ import (
 var ErrContextFull = errors.New("context full")
 
 // DefaultBatchSize is the prefill batch when Config.BatchSize is 0.
-const DefaultBatchSize = 64
+const DefaultBatchSize = 256
 
 // Config configures a Session.
 type Config struct {

@@ -55,7 +55,7 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	nPrompt := fs.Int("p", 512, "prompt tokens to prefill")
 	nGen := fs.Int("n", 128, "tokens to decode")
 	reps := fs.Int("r", 3, "repetitions (rates are the best; the mean is reported beside)")
-	batch := fs.Int("b", 64, "prefill batch size (tokens per forward pass)")
+	batch := fs.Int("b", 256, "prefill batch size (tokens per forward pass)")
 	bw := fs.Bool("bw", true, "measure memory read bandwidth and report decode against its bound")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
