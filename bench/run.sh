@@ -3,8 +3,12 @@
 # qwen2.5-0.5b models in F16, Q8_0, Q4_0 and Q4_K_M at 1 and 2 threads,
 # printed as a Markdown table. Models are generated once into $BENCH_DIR.
 #
-# Set LLAMA_BENCH to a llama.cpp llama-bench binary to add its pp/tg numbers
-# on the same files (same threads) side by side.
+# Columns follow llama-bench: pp512 is prefill of a 512-token prompt, tg128
+# is decode of 128 tokens from an empty context; "decode after pp" is decode
+# after the prompt, and the bandwidth column relates it to the machine's
+# measured memory read bandwidth. The KV cache is F16, as llama-bench's.
+# Set LLAMA_BENCH to a llama.cpp llama-bench binary to add its numbers on
+# the same files with the same threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-./bin/litert-go}
@@ -18,32 +22,35 @@ REPS=${REPS:-3}
 mkdir -p "$BENCH_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
+llama() { # llama() PROMPT GEN: avg tokens/s of llama-bench's one test
+  "$LLAMA_BENCH" -m "$model" -p "$1" -n "$2" -t "$t" -r "$REPS" -o json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % d[0]["avg_ts"])' 2>/dev/null || echo "-"
+}
 
-header="| model | type | threads | backend | load ms | prefill tok/s (pp$PROMPT) | decode tok/s (tg$GEN) | decode % of bandwidth bound | peak RSS MB |"
-sep="| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 if [ -n "${LLAMA_BENCH:-}" ]; then
-  header="$header llama.cpp pp$PROMPT | llama.cpp tg$GEN |"
-  sep="$sep --- | --- |"
+  echo "| model | type | threads | backend | pp$PROMPT | llama.cpp pp$PROMPT | tg$GEN | llama.cpp tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+else
+  echo "| model | type | threads | backend | pp$PROMPT | tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 fi
-echo "$header"
-echo "$sep"
 for shape in $SHAPES; do
   for type in $TYPES; do
     model="$BENCH_DIR/$shape-$type.gguf"
     [ -f "$model" ] || "$BIN" synth --shape "$shape" --type "$type" --seed 1 -o "$model" >/dev/null 2>&1
     for t in $THREADS; do
-      out=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --json)
-      row=$(printf '| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.0f | %.0f |' "$shape" "$type" "$t" \
-        "$(echo "$out" | field backend)" "$(echo "$out" | field load_ms)" \
-        "$(echo "$out" | field prefill_tps)" "$(echo "$out" | field decode_tps)" \
-        "$(echo "$out" | field decode_pct_of_bound)" "$(echo "$out" | field peak_rss_mb)")
+      pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --json)
+      tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --bw=false --json)
+      ours_pp=$(printf '%.1f' "$(echo "$pp" | field prefill_tps)")
+      ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
+      rest=$(printf '%.1f | %.0f | %.0f | %.0f' "$(echo "$pp" | field decode_tps)" "$(echo "$pp" | field decode_pct_of_bound)" \
+        "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
+      backend=$(echo "$pp" | field backend)
       if [ -n "${LLAMA_BENCH:-}" ]; then
-        lb=$("$LLAMA_BENCH" -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" -o json 2>/dev/null || true)
-        pp=$(echo "$lb" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % [r["avg_ts"] for r in d if r["n_prompt"]>0][0])' 2>/dev/null || echo "-")
-        tg=$(echo "$lb" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % [r["avg_ts"] for r in d if r["n_gen"]>0][0])' 2>/dev/null || echo "-")
-        row="$row $pp | $tg |"
+        echo "| $shape | $type | $t | $backend | $ours_pp | $(llama "$PROMPT" 0) | $ours_tg | $(llama 0 "$GEN") | $rest |"
+      else
+        echo "| $shape | $type | $t | $backend | $ours_pp | $ours_tg | $rest |"
       fi
-      echo "$row"
     done
   done
 done
