@@ -437,7 +437,7 @@ func TestToolChoiceNoneWithoutGrammar(t *testing.T) {
 	_, err = c.SendMessage(context.Background(), UserText("Weather in Rome?"), WithTools(weather), WithToolChoice(ToolChoiceRequired))
 	assert.ErrorContains(t, err, "needs a constrained tool-call format")
 	_, err = c.SendMessage(context.Background(), UserText("Weather in Rome?"), WithTools(weather, weather))
-	assert.ErrorContains(t, err, `tool "get_weather" is declared twice`)
+	assert.ErrorContains(t, err, `tool "get_weather" is already defined`)
 }
 
 // endsMidRune reports whether s ends inside a multi-byte UTF-8 character

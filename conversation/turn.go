@@ -42,16 +42,16 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		sampler = *o.sampler
 	}
 	decls := append([]ToolDecl(nil), c.cfg.Preface.Tools...)
-	byName := map[string]*tools.Tool{}
+	// The Set refuses failed definitions and duplicate names.
+	toolset, err := tools.NewSet(o.tools...)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
 	for _, t := range o.tools {
-		if err := t.Err(); err != nil {
-			return nil, fmt.Errorf("conversation: %w", err)
-		}
 		if hasDecl(decls, t.Name()) {
 			return nil, fmt.Errorf("conversation: tool %q is declared twice", t.Name())
 		}
 		decls = append(decls, ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
-		byName[t.Name()] = t
 	}
 	if o.toolChoice != ToolChoiceAuto && o.toolChoice != ToolChoiceNone && o.toolChoice != ToolChoiceRequired {
 		if !hasDecl(decls, string(o.toolChoice)) {
@@ -96,19 +96,19 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		hist = append(hist, assistant)
 		reply.Added = append(reply.Added, assistant)
 		c.closeTurn(ctx, hist, prompt+raw, o.extra, decls)
-		if perr != nil && len(byName) > 0 && !o.returnRequests && round < o.maxToolTurns {
+		if perr != nil && toolset.Len() > 0 && !o.returnRequests && round < o.maxToolTurns {
 			// Show the model its malformed call so it can try again.
 			errMsg := Message{Role: RoleTool, Name: "error", Text: perr.Error()}
 			hist = append(hist, errMsg)
 			reply.Added = append(reply.Added, errMsg)
 			continue
 		}
-		if perr != nil || len(assistant.ToolCalls) == 0 || o.returnRequests || len(byName) == 0 {
+		if perr != nil || len(assistant.ToolCalls) == 0 || o.returnRequests || toolset.Len() == 0 {
 			reply.Message = assistant
 			reply.ToolCallErr = perr
 			break
 		}
-		results := c.runTools(ctx, assistant.ToolCalls, byName)
+		results := c.runTools(ctx, assistant.ToolCalls, toolset)
 		for _, r := range results {
 			reply.ToolRuns = append(reply.ToolRuns, r)
 			tm := ToolResult(r.Call, r.Result)
@@ -322,33 +322,24 @@ func (c *Conversation) closeTurn(ctx context.Context, hist []Message, held strin
 	c.kvText = closed
 }
 
-// runTools runs calls concurrently; failures become messages for the model.
-func (c *Conversation) runTools(ctx context.Context, calls []ToolCall, byName map[string]*tools.Tool) []ToolRun {
+// runTools runs calls concurrently; failures (an unknown tool, bad
+// arguments, an error from the tool) become results the model can read.
+func (c *Conversation) runTools(ctx context.Context, calls []ToolCall, set *tools.Set) []ToolRun {
 	runs := make([]ToolRun, len(calls))
 	var wg sync.WaitGroup
 	for i, call := range calls {
-		runs[i].Call = call
-		t, ok := byName[call.Name]
-		if !ok {
-			names := make([]string, 0, len(byName))
-			for n := range byName {
-				names = append(names, n)
-			}
-			runs[i].Err = fmt.Errorf("tool %q is not defined; defined tools: %s", call.Name, strings.Join(names, ", "))
-			runs[i].Result = errorResult(runs[i].Err)
-			continue
-		}
 		wg.Add(1)
-		go func(i int, t *tools.Tool, call ToolCall) {
+		go func() {
 			defer wg.Done()
-			out, err := t.RunRaw(ctx, call.Arguments)
+			runs[i].Call = call
+			out, err := set.RunRaw(ctx, call.Name, call.Arguments)
 			runs[i].Err = err
 			if err != nil {
 				runs[i].Result = errorResult(err)
 			} else {
 				runs[i].Result = string(out)
 			}
-		}(i, t, call)
+		}()
 	}
 	wg.Wait()
 	return runs
