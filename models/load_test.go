@@ -114,3 +114,13 @@ func TestLoadHugeBlockCount(t *testing.T) {
 		require.ErrorContains(t, err, `"gemma3.block_count"`)
 	}
 }
+
+func TestLoadVocabOnly(t *testing.T) {
+	f, err := gguf.Open("../../shared/testdata/vocab/ggml-vocab-qwen2.gguf")
+	if err != nil {
+		t.Skipf("vocab fixture absent: %v", err)
+	}
+	defer f.Close()
+	_, err = Load(f, native.NewGo(1))
+	require.ErrorContains(t, err, "vocabulary-only GGUF")
+}

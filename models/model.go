@@ -93,6 +93,9 @@ func Load(f *gguf.File, b native.Backend) (Model, error) {
 	if !ok {
 		return nil, &UnsupportedError{Arch: arch}
 	}
+	if len(f.Tensors) == 0 {
+		return nil, fmt.Errorf("models: %s: the file has no tensors: it is a vocabulary-only GGUF, usable for tokenize, detokenize, info and template render but not for running the model", arch)
+	}
 	m, err := load(f, b)
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", arch, err)
