@@ -1,0 +1,6 @@
+package toolcall
+
+// otherFamilies are the formats with syntaxes of their own: harmony
+// (gpt-oss), python calls (LFM2, Gemma 3), Gemma's call:name{…}, …
+// (families_other_*.go).
+func otherFamilies() []Format { return nil }
