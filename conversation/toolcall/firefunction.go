@@ -3,7 +3,7 @@ package toolcall
 // firefunctionV2Format: Fireworks firefunction v2 — a JSON list of call
 // objects behind functools, with no closing marker:
 //
-//	 functools[{"name": "f", "arguments": {…}}, …]
+//	functools[{"name": "f", "arguments": {…}}, …]
 func firefunctionV2Format() Format {
 	return &jsonFormat{
 		name:  "firefunction-v2",

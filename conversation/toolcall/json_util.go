@@ -613,6 +613,11 @@ func indexAny(s string, pos int, markers []string) (int, string) {
 // holdBack cuts the longest tail of s that is a proper prefix of one of
 // markers (it could still become that marker).
 func holdBack(s string, markers []string) string {
+	for _, m := range markers {
+		if strings.HasSuffix(s, m) {
+			return s // ends with a whole marker, not the start of one
+		}
+	}
 	cut := len(s)
 	for _, m := range markers {
 		for k := min(len(m)-1, len(s)); k > 0; k-- {
@@ -718,7 +723,7 @@ func (o objectSyntax) read(f *jsonFormat, s string, at int, marker string, parti
 		return r.fail(eofAt(j))
 	}
 	switch {
-	case o.layout == listLayout || s[j] == '[':
+	case o.layout == listLayout || o.layout == perCall && s[j] == '[':
 		if s[j] != '[' {
 			return r.fail(badAt(j, "want a JSON list of tool calls"))
 		}
@@ -843,7 +848,7 @@ func (n namedSyntax) read(f *jsonFormat, s string, at int, marker string, partia
 	for {
 		name, end, k, err := readName(s, j, n.nameEnd, n.idMarker)
 		if err != nil {
-			if err.eof {
+			if err.eof && n.contentName == "" { // else it may be a content segment
 				r.pending = &Call{}
 			}
 			return r.fail(err)

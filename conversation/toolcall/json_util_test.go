@@ -76,6 +76,12 @@ type jsonCase struct {
 	trimSuffix string
 	// single: the template raises for parallel calls.
 	single bool
+	// noSystem leaves the system message out (templates that merge it
+	// into the last user turn, so the prompt would not be a prefix).
+	noSystem bool
+	// noContent: the template cannot render content and calls in one
+	// turn (it splits them into two turns).
+	noContent bool
 }
 
 type jsonTemplateMeta struct {
@@ -124,6 +130,9 @@ func jsonRender(t testing.TB, c jsonCase, content string, calls []Call) (reply s
 	history := []any{
 		map[string]any{"role": "system", "content": "You are a helpful assistant."},
 		map[string]any{"role": "user", "content": "What's the weather in Zürich, and what is new?"},
+	}
+	if c.noSystem {
+		history = history[1:]
 	}
 	var tcs []any
 	for i, call := range calls {
@@ -285,6 +294,9 @@ func jsonCheckFamily(t *testing.T, name string, cases []jsonCase) {
 		t.Run(c.template, func(t *testing.T) {
 			for _, n := range []int{1, 3} {
 				for _, content := range []string{"", "Let me look that up."} {
+					if content != "" && c.noContent {
+						continue
+					}
 					want := jsonTestCalls(n)
 					reply, ok := jsonRender(t, c, content, want)
 					if !ok {

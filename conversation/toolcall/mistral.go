@@ -51,8 +51,12 @@ func mistralFormat() Format {
 		eot:   []string{"</s>"},
 		opens: []string{"[TOOL_CALLS]"},
 		read: func(f *jsonFormat, s string, at int, marker string, partial bool) region {
+			// A list is a bracket and an object; [ARGS] or [CALL_ID]
+			// after an empty name is a malformed name[ARGS] call.
 			if j := skipSpace(s, at+len(marker)); j < len(s) && s[j] == '[' {
-				return list.read(f, s, at, marker, partial)
+				if k := skipSpace(s, j+1); k == len(s) || s[k] == '{' {
+					return list.read(f, s, at, marker, partial)
+				}
 			}
 			return named.read(f, s, at, marker, partial)
 		},

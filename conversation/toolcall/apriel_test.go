@@ -1,0 +1,24 @@
+package toolcall
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestAprielTemplates(t *testing.T) {
+	jsonCheckFamily(t, "apriel", []jsonCase{
+		{template: "unsloth-Apriel-1.5"},
+		{template: "Apriel-1.6-15b-Thinker-fixed"},
+	})
+}
+
+func TestAprielMalformed(t *testing.T) {
+	f, err := Lookup("apriel")
+	require.NoError(t, err)
+	// JSON lines are MiniMax-M1's, not Apriel's.
+	jsonCheckMalformed(t, f, "<tool_calls>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_calls>", "", len("<tool_calls>\n"))
+	jsonCheckMalformed(t, f, "<tool_calls>[{\"name\": \"f\", \"arguments\": {}}, {\"name\": \"g\"", "", -1)
+}
+
+func TestAprielGrammar(t *testing.T) { jsonCheckGrammar(t, "apriel") }
