@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,3 +23,15 @@ func TestAprielMalformed(t *testing.T) {
 }
 
 func TestAprielGrammar(t *testing.T) { jsonCheckGrammar(t, "apriel") }
+
+// Apriel 1.5 reasons between <thinking> and </thinking> before its calls.
+func TestAprielThinking(t *testing.T) {
+	f, err := Lookup("apriel")
+	require.NoError(t, err)
+	reply := "<thinking>Weather needs a tool.</thinking>\n<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}]</tool_calls>\n<|end|>"
+	p, err := f.Parse(reply)
+	require.NoError(t, err)
+	require.Equal(t, "Weather needs a tool.", p.Reasoning)
+	require.Equal(t, []Call{{Name: "get_weather", Arguments: json.RawMessage(`{"location": "Paris"}`)}}, p.Calls)
+	jsonCheckStreaming(t, f, reply)
+}

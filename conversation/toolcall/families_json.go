@@ -6,16 +6,21 @@ package toolcall
 // (phi4 before granite, apriel before minimax-m1, mistral-v3 before
 // mistral), and llama3's bare JSON, which needs no marker, comes last.
 // The shared machinery is in json_util.go.
+//
+// Families whose reasoning markup the templates do not render (so that
+// Detect cannot see it) read it themselves through WithThinking: Magistral
+// and Ministral's [THINK]…[/THINK], Apriel 1.5's <thinking>…</thinking>,
+// MiniMax-M1's and Nemotron Nano v2's <think>…</think>.
 func jsonFamilies() []Format {
 	return []Format{
 		hermesFormat(),
 		phi4Format(),
 		graniteFormat(),
-		nemotronV2Format(),
-		aprielFormat(),
-		minimaxM1Format(),
+		WithThinking(nemotronV2Format(), Thinking{Open: "<think>", Close: "</think>"}),
+		WithThinking(aprielFormat(), Thinking{Open: "<thinking>", Close: "</thinking>"}),
+		WithThinking(minimaxM1Format(), Thinking{Open: "<think>", Close: "</think>"}),
 		mistralV3Format(),
-		mistralFormat(),
+		WithThinking(mistralFormat(), Thinking{Open: "[THINK]", Close: "[/THINK]"}),
 		firefunctionV2Format(),
 		functionaryV31Format(),
 		functionaryV32Format(),

@@ -560,7 +560,7 @@ func (f *jsonFormat) scan(s string, partial bool) (string, []Call, *Call, error)
 		}
 		calls = append(calls, r.calls...)
 		if r.open {
-			content.WriteString(holdBack(r.content, f.holdMarkers()))
+			content.WriteString(jsonHoldBack(r.content, f.holdMarkers()))
 			pending = r.pending
 			return true
 		}
@@ -583,7 +583,7 @@ func (f *jsonFormat) scan(s string, partial bool) (string, []Call, *Call, error)
 		if i < 0 {
 			tail := s[pos:]
 			if partial {
-				tail = holdBack(tail, f.holdMarkers())
+				tail = jsonHoldBack(tail, f.holdMarkers())
 			}
 			content.WriteString(tail)
 			break
@@ -610,9 +610,9 @@ func indexAny(s string, pos int, markers []string) (int, string) {
 	return best, which
 }
 
-// holdBack cuts the longest tail of s that is a proper prefix of one of
+// jsonHoldBack cuts the longest tail of s that is a proper prefix of one of
 // markers (it could still become that marker).
-func holdBack(s string, markers []string) string {
+func jsonHoldBack(s string, markers []string) string {
 	for _, m := range markers {
 		if strings.HasSuffix(s, m) {
 			return s // ends with a whole marker, not the start of one
@@ -653,7 +653,7 @@ func isTrailer(s string, eot []string) bool { return trimReply(s, eot) == "" }
 // still become whitespace and end-of-turn markers followed by one of
 // markers (or the trailer alone).
 func couldContinue(s string, eot []string, markers ...string) bool {
-	return isTrailer(holdBack(s, append(append([]string(nil), eot...), markers...)), eot)
+	return isTrailer(jsonHoldBack(s, append(append([]string(nil), eot...), markers...)), eot)
 }
 
 // closeAfter handles the closing marker after a call body that ends at j:
@@ -1032,22 +1032,22 @@ func argsPattern(t Tool, opts GrammarOptions) constrain.Pattern {
 	return constrain.JSONValue(params, "", opts.JSON)
 }
 
-func (f *jsonFormat) Grammar(opts GrammarOptions) (*constrain.Grammar, error) {
+func (f *jsonFormat) Pattern(opts GrammarOptions) (constrain.Pattern, error) {
 	g := f.grammar
 	if g.call == nil {
-		return nil, fmt.Errorf("%s: %w", f.name, ErrNoGrammar)
+		return constrain.Pattern{}, fmt.Errorf("toolcall: %s: %w", f.name, ErrNoGrammar)
 	}
 	text := constrain.Sequence(constrain.Literal(g.textPrefix), constrain.TextWithout(g.stops...))
 	if opts.Mode == TextOnly || (opts.Mode == TextOrCalls && len(opts.Tools) == 0) {
-		return constrain.Compose(text)
+		return text, nil
 	}
 	if len(opts.Tools) == 0 {
-		return nil, fmt.Errorf("%s: a tool call needs at least one tool: %w", f.name, ErrNoGrammar)
+		return constrain.Pattern{}, fmt.Errorf("toolcall: %s: a forced tool call needs a tool: %w", f.name, ErrNoGrammar)
 	}
 	alts := make([]constrain.Pattern, len(opts.Tools))
 	for i, t := range opts.Tools {
 		if t.Name == "" {
-			return nil, fmt.Errorf("%s: tool %d has no name: %w", f.name, i, ErrNoGrammar)
+			return constrain.Pattern{}, fmt.Errorf("toolcall: %s: tool %d has no name: %w", f.name, i, ErrNoGrammar)
 		}
 		alts[i] = g.call(t.Name, argsPattern(t, opts))
 	}
@@ -1059,12 +1059,12 @@ func (f *jsonFormat) Grammar(opts GrammarOptions) (*constrain.Grammar, error) {
 	calls := constrain.Sequence(constrain.Literal(g.open), one,
 		constrain.Repeat(constrain.Sequence(constrain.Literal(g.sep), one), 0, more),
 		constrain.Literal(g.close))
-	if opts.Mode == CallsOnly {
-		return constrain.Compose(calls)
+	switch {
+	case opts.Mode == CallsOnly:
+		return calls, nil
+	case g.textOrCalls:
+		return constrain.Choice(text, calls), nil
 	}
-	if g.textOrCalls {
-		return constrain.Compose(constrain.Choice(text, calls))
-	}
-	return constrain.Compose(constrain.Choice(calls,
-		constrain.Sequence(text, constrain.Optional(constrain.Sequence(constrain.Literal(g.textCallsSep), calls)))))
+	return constrain.Choice(calls,
+		constrain.Sequence(text, constrain.Optional(constrain.Sequence(constrain.Literal(g.textCallsSep), calls)))), nil
 }

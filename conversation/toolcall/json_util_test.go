@@ -124,7 +124,7 @@ func jsonLoadTemplate(t testing.TB, name string) (*template.Template, jsonTempla
 // jsonRender renders a reply of the assistant through the case's template:
 // the history with the assistant's turn minus the history with the
 // generation prompt. ok is false when the template raises for the turn.
-func jsonRender(t testing.TB, c jsonCase, content string, calls []Call) (reply string, ok bool) {
+func jsonRender(t testing.TB, c jsonCase, content any, calls []Call) (reply string, ok bool) {
 	t.Helper()
 	tmpl, meta := jsonLoadTemplate(t, c.template)
 	history := []any{
@@ -237,10 +237,24 @@ func jsonEqual(a, b []byte) bool {
 // jsonFamilyMarkers are the markers of a format that content must never
 // show.
 func jsonFamilyMarkers(f Format) []string {
-	if jf, ok := f.(*jsonFormat); ok {
+	if jf, ok := jsonUnwrap(f); ok {
 		return jf.holdMarkers()
 	}
 	return nil
+}
+
+// jsonUnwrap returns the JSON family under a thinking wrapper.
+func jsonUnwrap(f Format) (*jsonFormat, bool) {
+	for {
+		switch x := f.(type) {
+		case *jsonFormat:
+			return x, true
+		case interface{ Unwrap() Format }:
+			f = x.Unwrap()
+		default:
+			return nil, false
+		}
+	}
 }
 
 // jsonCheckStreaming feeds every byte prefix of reply to ParsePartial and
@@ -416,7 +430,10 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 			toks = append(toks, tok.TokenBytes(int32(id)))
 		}
 		for _, f := range jsonFamilies() {
-			jf := f.(*jsonFormat)
+			jf, ok := jsonUnwrap(f)
+			if !ok {
+				continue
+			}
 			for _, m := range append(jf.holdMarkers(), jf.grammar.open, jf.grammar.close, jf.grammar.sep, jf.grammar.textPrefix) {
 				if m != "" {
 					toks = append(toks, []byte(m))
@@ -535,7 +552,7 @@ func jsonCheckGrammar(t *testing.T, name string) {
 	}
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			g, err := f.Grammar(mode.opts)
+			g, err := Grammar(f, mode.opts)
 			require.NoError(t, err)
 			finished, withCalls := 0, 0
 			for seed := uint64(0); seed < 24; seed++ {
@@ -575,8 +592,8 @@ func jsonCheckGrammar(t *testing.T, name string) {
 		})
 	}
 	// No tools: TextOrCalls is text; CallsOnly cannot be forced.
-	_, err = f.Grammar(GrammarOptions{Mode: CallsOnly})
+	_, err = Grammar(f, GrammarOptions{Mode: CallsOnly})
 	require.ErrorIs(t, err, ErrNoGrammar)
-	_, err = f.Grammar(GrammarOptions{Mode: TextOrCalls})
+	_, err = Grammar(f, GrammarOptions{Mode: TextOrCalls})
 	require.NoError(t, err)
 }

@@ -71,3 +71,21 @@ func TestMistralMalformed(t *testing.T) {
 
 func TestMistralGrammar(t *testing.T)   { jsonCheckGrammar(t, "mistral") }
 func TestMistralV3Grammar(t *testing.T) { jsonCheckGrammar(t, "mistral-v3") }
+
+// Ministral 3 Reasoning writes its reasoning as [THINK]…[/THINK] before the
+// answer or the calls.
+func TestMistralThinkingTemplate(t *testing.T) {
+	f, err := Lookup("mistral")
+	require.NoError(t, err)
+	want := jsonTestCalls(3)
+	content := []any{map[string]any{"type": "thinking", "thinking": "The user wants the weather; call get_weather."}}
+	reply, ok := jsonRender(t, jsonCase{template: "mistralai-Ministral-3-14B-Reasoning-2512"}, content, want)
+	require.True(t, ok)
+	require.Contains(t, reply, "[THINK]")
+	p, err := f.Parse(reply)
+	require.NoError(t, err, reply)
+	jsonRequireCalls(t, want, p.Calls)
+	require.Equal(t, "The user wants the weather; call get_weather.", p.Reasoning)
+	require.Empty(t, p.Content)
+	jsonCheckStreaming(t, f, reply)
+}

@@ -8,7 +8,10 @@ func nemotronV2Format() Format {
 	return &jsonFormat{
 		name:  "nemotron-v2",
 		eot:   []string{"<SPECIAL_12>", "</s>"},
-		opens: []string{"<TOOLCALL>"},
+		// As the last turn of a history, the template writes content and
+		// calls as two assistant turns; reading the turn break as part of
+		// the marker lets the probes of that render round-trip.
+		opens: []string{"<TOOLCALL>", "<SPECIAL_12>\n<SPECIAL_11>Assistant\n<TOOLCALL>"},
 		read:  objectSyntax{layout: listLayout, close: "</TOOLCALL>"}.read,
 		grammar: grammarSpec{
 			open:  "<TOOLCALL>[",
