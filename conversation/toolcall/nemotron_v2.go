@@ -6,8 +6,8 @@ package toolcall
 //	<TOOLCALL>[{"name": "f", "arguments": {…}}]</TOOLCALL>
 func nemotronV2Format() Format {
 	return &jsonFormat{
-		name:  "nemotron-v2",
-		eot:   []string{"<SPECIAL_12>", "</s>"},
+		name: "nemotron-v2",
+		eot:  []string{"<SPECIAL_12>", "</s>"},
 		// As the last turn of a history, the template writes content and
 		// calls as two assistant turns; reading the turn break as part of
 		// the marker lets the probes of that render round-trip.
