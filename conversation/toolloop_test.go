@@ -135,7 +135,7 @@ func TestFinishReasons(t *testing.T) {
 		return "sunny", nil
 	})
 	r, err = c.SendMessage(ctx, UserText("weather?"), WithTools(weather), WithToolChoice(ToolChoiceRequired),
-		WithReturnToolRequests(), WithParallelToolCalls(false), WithMaxTokens(64))
+		WithReturnToolRequests(), WithParallelToolCalls(false), WithMaxTokens(400))
 	require.NoError(t, err)
 	require.Len(t, r.ToolCalls, 1)
 	assert.Equal(t, FinishToolCalls, r.FinishReason)
@@ -199,7 +199,7 @@ func TestCancelAfterToolRanKeepsHistory(t *testing.T) {
 		once.Do(cancel) // the user presses Ctrl-C while the tool runs
 		return "written", nil
 	})
-	c, err := New(context.Background(), eng, Config{MaxTokens: 64, Sampler: session.Sampler{Temperature: 1, Seed: 3}})
+	c, err := New(context.Background(), eng, Config{MaxTokens: 400, Sampler: session.Sampler{Temperature: 1, Seed: 3}})
 	require.NoError(t, err)
 	r, err := c.SendMessage(ctx, UserText("weather?"), WithTools(write), WithToolChoice(ToolChoiceRequired), WithParallelToolCalls(false))
 	require.Error(t, err)
@@ -213,7 +213,7 @@ func TestCancelAfterToolRanKeepsHistory(t *testing.T) {
 	assert.Equal(t, RoleAssistant, hist[1].Role)
 	require.Len(t, hist[1].ToolCalls, 1)
 	assert.Equal(t, RoleTool, hist[2].Role)
-	assert.Equal(t, "written", hist[2].Text)
+	assert.Equal(t, `"written"`, hist[2].Text, "the JSON result")
 	assert.Equal(t, hist[1].ToolCalls[0].ID, hist[2].ToolCallID)
 
 	// The conversation goes on from there.

@@ -290,18 +290,15 @@ func fallback() Format {
 	return plainFormat{}
 }
 
-// plainFormat reads every reply as text.
+// plainFormat reads every reply as text, exactly as written (so that the
+// re-rendered history spells what the model generated).
 type plainFormat struct{}
 
 func (plainFormat) Name() string { return "none" }
 
-func (plainFormat) Parse(reply string) (Parsed, error) {
-	return Parsed{Content: strings.Trim(reply, space)}, nil
-}
+func (plainFormat) Parse(reply string) (Parsed, error) { return Parsed{Content: reply}, nil }
 
-func (plainFormat) ParsePartial(reply string) Partial {
-	return Partial{Content: strings.Trim(reply, space)}
-}
+func (plainFormat) ParsePartial(reply string) Partial { return Partial{Content: reply} }
 
 func (plainFormat) Pattern(GrammarOptions) (constrain.Pattern, error) {
 	return constrain.Pattern{}, fmt.Errorf("toolcall: format \"none\": %w", ErrNoGrammar)
