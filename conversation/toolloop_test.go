@@ -253,3 +253,32 @@ func TestPrefaceJSONModelRoleAndTemplateOverride(t *testing.T) {
 	_, err = New(context.Background(), eng, Config{ChatTemplate: "{% if %}"})
 	assert.ErrorContains(t, err, "chat template override")
 }
+
+// A template that raises on the render after a tool ran: the turn fails,
+// but the call and its result stay in the history.
+func TestRenderFailureAfterToolRanKeepsHistory(t *testing.T) {
+	eng := testEngine(t, "")
+	tmpl := "{% for m in messages %}{% if m.role == 'tool' %}{{ raise_exception('tool results are not supported') }}{% endif %}" +
+		"<|im_start|>{{ m.role }}\n{{ m.content }}{% for tc in m.tool_calls or [] %}<tool_call>\n{{ tc.function | tojson }}\n</tool_call>{% endfor %}<|im_end|>\n" +
+		"{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+	ran := 0
+	weather := tools.Define("get_weather", "Gets the weather in a city", func(ctx context.Context, in weatherIn) (string, error) {
+		ran++
+		return "sunny", nil
+	})
+	c, err := New(context.Background(), eng, Config{ChatTemplate: tmpl, ToolFormat: "hermes", MaxTokens: 400,
+		Sampler: session.Sampler{Temperature: 1, Seed: 4}})
+	require.NoError(t, err)
+	r, err := c.SendMessage(context.Background(), UserText("weather?"), WithTools(weather),
+		WithToolChoice(ToolChoiceRequired), WithParallelToolCalls(false))
+	var te *TurnError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "render", te.Stage)
+	assert.ErrorContains(t, err, "tool results are not supported")
+	assert.Equal(t, 1, ran)
+	require.NotNil(t, r)
+	hist := c.History()
+	require.Len(t, hist, 3)
+	assert.Equal(t, []string{RoleUser, RoleAssistant, RoleTool}, []string{hist[0].Role, hist[1].Role, hist[2].Role})
+	assert.Equal(t, `"sunny"`, hist[2].Text)
+}
