@@ -1079,3 +1079,261 @@ func (sp *taggedSpec) markers() []string {
 	}
 	return m
 }
+
+// Calls with XML-style parameters (Qwen3-Coder, Seed-OSS, GLM, MiniMax M2,
+// DeepSeek DSML).
+
+// taggedXMLSyntax is a family whose calls write the function name in a
+// tag and each parameter as a key and a value between tags. In the
+// literals a '\n' is what the template writes; the parser takes any run of
+// whitespace (or none) there.
+type taggedXMLSyntax struct {
+	blockOpen, blockClose string // around all calls ("": each call stands alone)
+	callOpen              string // before the function name
+	nameStops             string // bytes that end the name
+	afterName             string // after the name
+	callClose             string // ends a call
+	paramOpen             string // before a parameter's key
+	keyStops              string // bytes that end the key
+	afterKey              string // after the key, before the value
+	// stringAttr: afterKey is followed by `true">` or `false">`, which
+	// says whether the value is a raw string or JSON (DSML).
+	stringAttr bool
+	valueClose string // ends a value (matched exactly)
+	afterValue string // written after valueClose
+	// valueNewlines: the value is written between newlines that are not
+	// part of it (one is dropped on each side).
+	valueNewlines bool
+
+	// Grammar only.
+	lead string // written before the block (or before each call)
+	sep  string // between calls
+	// optionalNewlines: the newlines of the literals may be left out (the
+	// family's templates write both ways).
+	optionalNewlines bool
+}
+
+// region parses a block of calls, or one call where calls stand alone.
+func (x *taggedXMLSyntax) region(s string, at int, final bool, tools taggedTools) taggedRegion {
+	var r taggedRegion
+	if x.blockOpen == "" {
+		c, end, pending, err, errAt := x.call(s, at, final, tools)
+		switch {
+		case err != nil:
+			r.err, r.errAt = err, errAt
+		case pending != nil:
+			r.pending = pending
+		default:
+			r.calls, r.done, r.end = []Call{c}, true, end
+		}
+		return r
+	}
+	pos, m := taggedFlex(s, at, x.blockOpen, final)
+	switch m {
+	case taggedMore:
+		return r
+	case taggedNo:
+		r.err, r.errAt = taggedExpected(x.blockOpen), at
+		return r
+	}
+	for {
+		p := taggedSkipSpace(s, pos)
+		_, mOpen := taggedFlex(s, p, x.callOpen, final)
+		end, mClose := taggedFlex(s, p, x.blockClose, final)
+		switch {
+		case mClose == taggedYes:
+			r.done, r.end = true, end
+			return r
+		case mOpen == taggedYes || (mOpen == taggedMore && mClose == taggedNo):
+			c, end, pending, err, errAt := x.call(s, p, final, tools)
+			switch {
+			case err != nil:
+				r.err, r.errAt = err, errAt
+				return r
+			case pending != nil:
+				r.pending = pending
+				return r
+			}
+			r.calls = append(r.calls, c)
+			pos = end
+		case mOpen == taggedMore || mClose == taggedMore:
+			return r
+		case p == len(s):
+			r.err, r.errAt = errTaggedTruncated, at
+			return r
+		default:
+			r.err, r.errAt = fmt.Errorf("expected %q or %q", strings.TrimSpace(x.callOpen), strings.TrimSpace(x.blockClose)), p
+			return r
+		}
+	}
+}
+
+// call parses one call from pos (on callOpen). A call not complete yet
+// gives pending (its Name once the name is complete).
+func (x *taggedXMLSyntax) call(s string, pos int, final bool, tools taggedTools) (c Call, end int, pending *Call, err error, errAt int) {
+	start := pos
+	more := func(name string) (Call, int, *Call, error, int) {
+		if final {
+			return c, 0, nil, errTaggedTruncated, start
+		}
+		return c, 0, &Call{Name: name}, nil, 0
+	}
+	fail := func(err error, at int) (Call, int, *Call, error, int) { return c, 0, nil, err, at }
+	p, m := taggedFlex(s, pos, x.callOpen, final)
+	if m == taggedMore {
+		return more("")
+	}
+	if m == taggedNo {
+		return fail(taggedExpected(x.callOpen), p)
+	}
+	n := p
+	for n < len(s) && strings.IndexByte(x.nameStops, s[n]) < 0 {
+		n++
+	}
+	if n == len(s) {
+		return more("")
+	}
+	name := strings.TrimSpace(s[p:n])
+	if name == "" {
+		return fail(errTaggedNoName, p)
+	}
+	p, m = taggedFlex(s, n, x.afterName, final)
+	if m == taggedMore {
+		return more(name)
+	}
+	if m == taggedNo {
+		return fail(taggedExpected(x.afterName), p)
+	}
+	var keys, values []string
+	for {
+		p = taggedSkipSpace(s, p)
+		q, m := taggedFlex(s, p, x.paramOpen, final)
+		if m == taggedYes {
+			key, val, next, m, err := x.param(s, q, final, name, tools)
+			if err != nil {
+				return fail(err, next)
+			}
+			if m == taggedMore {
+				return more(name)
+			}
+			keys, values = append(keys, key), append(values, val)
+			p = next
+			continue
+		}
+		e, m2 := taggedFlex(s, p, x.callClose, final)
+		if m2 == taggedYes {
+			return Call{Name: name, Arguments: taggedObject(keys, values)}, e, nil, nil, 0
+		}
+		if m == taggedMore || m2 == taggedMore || p == len(s) {
+			return more(name)
+		}
+		return fail(fmt.Errorf("expected %q or %q", strings.TrimSpace(x.paramOpen), strings.TrimSpace(x.callClose)), p)
+	}
+}
+
+// param reads one parameter from pos (just past paramOpen): its key and
+// its value as JSON.
+func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tools taggedTools) (key, value string, next int, m taggedMatch, err error) {
+	k := pos
+	for k < len(s) && strings.IndexByte(x.keyStops, s[k]) < 0 {
+		k++
+	}
+	if k == len(s) {
+		return "", "", 0, taggedMore, nil
+	}
+	key = strings.TrimSpace(s[pos:k])
+	if key == "" {
+		return "", "", pos, taggedNo, errors.New("a parameter has no name")
+	}
+	p, m := taggedFlex(s, k, x.afterKey, final)
+	if m != taggedYes {
+		if m == taggedNo {
+			return "", "", p, m, taggedExpected(x.afterKey)
+		}
+		return "", "", 0, m, nil
+	}
+	hint := hintNone
+	if x.stringAttr {
+		switch {
+		case strings.HasPrefix(s[p:], `true">`):
+			hint, p = hintString, p+len(`true">`)
+		case strings.HasPrefix(s[p:], `false">`):
+			hint, p = hintJSON, p+len(`false">`)
+		case !final && (strings.HasPrefix(`true">`, s[p:]) || strings.HasPrefix(`false">`, s[p:])):
+			return "", "", 0, taggedMore, nil
+		default:
+			return "", "", p, taggedNo, errors.New(`expected string="true" or string="false"`)
+		}
+	}
+	i := strings.Index(s[p:], x.valueClose)
+	if i < 0 {
+		if final {
+			return "", "", pos, taggedNo, errTaggedTruncated
+		}
+		return "", "", 0, taggedMore, nil
+	}
+	raw := s[p : p+i]
+	if x.valueNewlines {
+		raw = strings.TrimPrefix(raw, "\n")
+		raw = strings.TrimSuffix(raw, "\n")
+	}
+	value, err = taggedArgValue(raw, hint, tools.prop(tool, key))
+	if err != nil {
+		return "", "", p, taggedNo, fmt.Errorf("parameter %q: %w", key, err)
+	}
+	return key, value, p + i + len(x.valueClose), taggedYes, nil
+}
+
+// lit is a literal of the syntax as the grammar writes it.
+func (x *taggedXMLSyntax) lit(s string) constrain.Pattern {
+	if !x.optionalNewlines || !strings.Contains(s, "\n") {
+		return constrain.Literal(s)
+	}
+	var parts []constrain.Pattern
+	for i, piece := range strings.Split(s, "\n") {
+		if i > 0 {
+			parts = append(parts, constrain.Optional(constrain.Literal("\n")))
+		}
+		if piece != "" {
+			parts = append(parts, constrain.Literal(piece))
+		}
+	}
+	return constrain.Sequence(parts...)
+}
+
+// grammar builds the family's grammar; stops are the markers free text
+// may not contain.
+func (x *taggedXMLSyntax) grammar(opts GrammarOptions, stops []string) (*constrain.Grammar, error) {
+	return taggedCompose(opts, taggedGrammarParts{
+		stops: stops,
+		call: func(t Tool) (constrain.Pattern, error) {
+			params, err := taggedParamsPattern(t, func(p taggedProp) constrain.Pattern {
+				value, hint := taggedValuePattern(t, p, opts, x.valueClose)
+				parts := []constrain.Pattern{x.lit(x.paramOpen + p.Name + x.afterKey)}
+				if x.stringAttr {
+					if hint == hintString {
+						parts = append(parts, constrain.Literal(`true">`))
+					} else {
+						parts = append(parts, constrain.Literal(`false">`))
+					}
+				}
+				if x.valueNewlines {
+					value = constrain.Sequence(constrain.Literal("\n"), value, constrain.Literal("\n"))
+				}
+				parts = append(parts, value, x.lit(x.valueClose+x.afterValue))
+				return constrain.Sequence(parts...)
+			})
+			if err != nil {
+				return constrain.Pattern{}, err
+			}
+			return constrain.Sequence(x.lit(x.callOpen+t.Name+x.afterName), params, x.lit(x.callClose)), nil
+		},
+		sep: x.sep,
+		block: func(calls constrain.Pattern) constrain.Pattern {
+			if x.blockOpen == "" {
+				return constrain.Sequence(x.lit(x.lead), calls)
+			}
+			return constrain.Sequence(x.lit(x.lead+x.blockOpen), calls, x.lit(x.blockClose))
+		},
+	})
+}

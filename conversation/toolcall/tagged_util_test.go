@@ -72,7 +72,7 @@ type taggedCall struct {
 }
 
 var (
-	taggedOneCall = []taggedCall{{"get_weather", `{"location":"Paris","unit":"celsius"}`}}
+	taggedOneCall    = []taggedCall{{"get_weather", `{"location":"Paris","unit":"celsius"}`}}
 	taggedThreeCalls = []taggedCall{
 		{"get_weather", `{"location":"Zürich 東京 😀","days":3}`},
 		{"search_notes", `{"query":"say \"hi\" to C:\\temp\\new","tags":["a","b c"],"exact":true,"filter":{"owner":"me","limit":5}}`},

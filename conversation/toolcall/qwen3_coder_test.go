@@ -1,0 +1,16 @@
+package toolcall
+
+import "testing"
+
+func TestQwen3CoderRoundTrip(t *testing.T) {
+	f := qwen3Coder()
+	for _, c := range []taggedCase{
+		{template: "Qwen3-Coder.jinja"},
+		{template: "Qwen3-Coder.jinja", content: "Let me check."},
+		{template: "Qwen3.5-4B.jinja", content: "Let me check."},
+		{template: "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja", content: "Let me check."},
+		{template: "StepFun3.5-Flash.jinja", content: "Let me check."},
+	} {
+		t.Run(c.template, func(t *testing.T) { taggedRoundTrip(t, f, c) })
+	}
+}
