@@ -39,8 +39,8 @@ func deepseekR1() Format {
 	opens := []string{dsCallsBegin, dsCallBegin}
 	drops := []string{dsEOS, dsCallsEnd, dsAssistant}
 	return &taggedFormat{
-		spec: taggedSpec{name: "deepseek-r1", opens: opens, drops: drops, region: syn.region},
-		grammar: func(opts GrammarOptions) (*constrain.Grammar, error) {
+		spec: taggedSpec{name: "deepseek-r1", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop},
+		pattern: func(opts GrammarOptions) (constrain.Pattern, error) {
 			return taggedCompose(opts, taggedGrammarParts{
 				stops: taggedAll(opens, drops, []string{dsCallEnd, dsSep}),
 				call: func(t Tool) (constrain.Pattern, error) {

@@ -34,9 +34,9 @@ func taggedXMLFormat(name string, x *taggedXMLSyntax, opens, drops []string, rea
 		stops = append(stops, reasoning.open, reasoning.close)
 	}
 	return &taggedTypedFormat{taggedFormat{
-		spec: taggedSpec{name: name, opens: opens, drops: drops, region: x.region, reasoning: reasoning},
-		grammar: func(opts GrammarOptions) (*constrain.Grammar, error) {
-			return x.grammar(opts, stops)
+		spec: taggedSpec{name: name, opens: opens, drops: drops, region: x.region, reasoning: reasoning, leadDrops: taggedLeadDrop},
+		pattern: func(opts GrammarOptions) (constrain.Pattern, error) {
+			return x.pattern(opts, stops)
 		},
 	}}
 }

@@ -19,8 +19,7 @@ var seedOSSXML = taggedXMLSyntax{
 }
 
 // seedOSS is Seed-OSS's format. Its reasoning block <seed:think>…
-// </seed:think> (which the model opens itself) is read here.
+// </seed:think> is the thinking wrapper's (Detect reads its markers).
 func seedOSS() Format {
-	return taggedXMLFormat("seed-oss", &seedOSSXML, []string{"<seed:tool_call>"}, []string{"<seed:eos>"},
-		&taggedReasoning{open: "<seed:think>", close: "</seed:think>"})
+	return taggedXMLFormat("seed-oss", &seedOSSXML, []string{"<seed:tool_call>"}, []string{"<seed:eos>"}, nil)
 }

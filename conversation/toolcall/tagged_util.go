@@ -55,6 +55,30 @@ type taggedSpec struct {
 	region func(s string, at int, final bool, tools taggedTools) taggedRegion
 	// reasoning, when set, splits reasoning off the text first.
 	reasoning *taggedReasoning
+	// leadDrops are markers dropped at the start of a reply only: the
+	// "</think>" that closes an empty reasoning block the generation
+	// prompt opened (templates that write "<think></think>" into the
+	// prompt but "</think>" into the stored turn leave it in the cut).
+	leadDrops []string
+}
+
+// taggedLeadDrop is the lead drop of most tagged families.
+var taggedLeadDrop = []string{"</think>"}
+
+// dropLead removes a lead drop from the start of s and returns the offset
+// of the rest. more says s may still grow into one (partial input).
+func (sp *taggedSpec) dropLead(s string) (rest string, at int, more bool) {
+	t := strings.TrimLeft(s, " \t\r\n")
+	for _, m := range sp.leadDrops {
+		if strings.HasPrefix(t, m) {
+			at = len(s) - len(t) + len(m)
+			return s[at:], at, false
+		}
+		if t != "" && strings.HasPrefix(m, t) {
+			more = true
+		}
+	}
+	return s, 0, more
 }
 
 // taggedReasoning is a reasoning block the format itself reads (the
@@ -97,12 +121,11 @@ func (t taggedTools) prop(tool, key string) *taggedProp {
 // parse implements Parse and ParseWithTools.
 func (sp *taggedSpec) parse(reply string, tools taggedTools) (Parsed, error) {
 	var out Parsed
-	text := reply
-	textAt := 0
+	text, textAt, _ := sp.dropLead(reply)
 	if sp.reasoning != nil {
-		r, rest, at := sp.reasoning.split(reply, true)
+		r, rest, at := sp.reasoning.split(text, true)
 		out.Reasoning = strings.TrimSpace(r)
-		text, textAt = rest, at
+		text, textAt = rest, textAt+at
 	}
 	content, calls, _, err := sp.scan(text, true, tools)
 	out.Content = strings.TrimSpace(content)
@@ -117,9 +140,12 @@ func (sp *taggedSpec) parse(reply string, tools taggedTools) (Parsed, error) {
 // partial implements ParsePartial and ParsePartialWithTools.
 func (sp *taggedSpec) partial(reply string, tools taggedTools) Partial {
 	var out Partial
-	text := reply
+	text, _, more := sp.dropLead(reply)
+	if more {
+		return out
+	}
 	if sp.reasoning != nil {
-		r, rest, _ := sp.reasoning.split(reply, false)
+		r, rest, _ := sp.reasoning.split(text, false)
 		out.Reasoning = strings.TrimSpace(r)
 		if rest == "" && len(r) > 0 {
 			// Still inside the block: hold back what may become the
@@ -950,19 +976,19 @@ type taggedGrammarParts struct {
 }
 
 // taggedCompose builds the grammar of a mode from the family's parts.
-func taggedCompose(opts GrammarOptions, parts taggedGrammarParts) (*constrain.Grammar, error) {
+func taggedCompose(opts GrammarOptions, parts taggedGrammarParts) (constrain.Pattern, error) {
 	text := constrain.TextWithout(parts.stops...)
 	if opts.Mode == TextOnly || (opts.Mode == TextOrCalls && len(opts.Tools) == 0) {
-		return constrain.Compose(text)
+		return text, nil
 	}
 	if len(opts.Tools) == 0 {
-		return nil, errors.New("a grammar that forces a tool call needs at least one tool")
+		return constrain.Pattern{}, errors.New("a grammar that forces a tool call needs at least one tool")
 	}
 	var alts []constrain.Pattern
 	for _, t := range opts.Tools {
 		p, err := parts.call(t)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+			return constrain.Pattern{}, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		alts = append(alts, p)
 	}
@@ -976,9 +1002,9 @@ func taggedCompose(opts GrammarOptions, parts taggedGrammarParts) (*constrain.Gr
 		block = parts.block(calls)
 	}
 	if opts.Mode == CallsOnly {
-		return constrain.Compose(block)
+		return block, nil
 	}
-	return constrain.Compose(constrain.Sequence(text, constrain.Optional(block)))
+	return constrain.Sequence(text, constrain.Optional(block)), nil
 }
 
 // taggedSchema is a tool's parameters schema ({"type":"object"} if none).
@@ -1046,7 +1072,7 @@ func taggedAll(lists ...[]string) []string {
 // taggedFormat is a tagged family as a Format.
 type taggedFormat struct {
 	spec    taggedSpec
-	grammar func(opts GrammarOptions) (*constrain.Grammar, error)
+	pattern func(opts GrammarOptions) (constrain.Pattern, error)
 }
 
 func (f *taggedFormat) Name() string { return f.spec.name }
@@ -1055,8 +1081,8 @@ func (f *taggedFormat) Parse(reply string) (Parsed, error) { return f.spec.parse
 
 func (f *taggedFormat) ParsePartial(reply string) Partial { return f.spec.partial(reply, nil) }
 
-func (f *taggedFormat) Grammar(opts GrammarOptions) (*constrain.Grammar, error) {
-	return f.grammar(opts)
+func (f *taggedFormat) Pattern(opts GrammarOptions) (constrain.Pattern, error) {
+	return f.pattern(opts)
 }
 
 // taggedTypedFormat is a tagged family whose values need the schemas for
@@ -1303,7 +1329,7 @@ func (x *taggedXMLSyntax) lit(s string) constrain.Pattern {
 
 // grammar builds the family's grammar; stops are the markers free text
 // may not contain.
-func (x *taggedXMLSyntax) grammar(opts GrammarOptions, stops []string) (*constrain.Grammar, error) {
+func (x *taggedXMLSyntax) pattern(opts GrammarOptions, stops []string) (constrain.Pattern, error) {
 	return taggedCompose(opts, taggedGrammarParts{
 		stops: stops,
 		call: func(t Tool) (constrain.Pattern, error) {

@@ -176,26 +176,22 @@ type taggedCase struct {
 	noParallel bool
 	// content: the assistant text rendered with the calls (nil: null).
 	content any
+	// thinking: the reasoning markup Detect finds for the template; the
+	// format is read through WithThinking, as Detect returns it.
+	thinking Thinking
 }
 
 // taggedFormatMarkers lists the markers a format never shows as text.
 func taggedFormatMarkers(f Format) []string {
 	switch x := f.(type) {
+	case interface{ Unwrap() Format }:
+		return append(taggedFormatMarkers(x.Unwrap()), x.(interface{ Thinking() Thinking }).Thinking().Open)
 	case *taggedFormat:
 		return x.spec.markers()
 	case *taggedTypedFormat:
 		return x.spec.markers()
 	}
 	return nil
-}
-
-// taggedStripThink splits <think>…</think> off a reply as the generation
-// prompt and the model leave it (the thinking wrapper's job in use).
-func taggedStripThink(reply string) string {
-	if i := strings.Index(reply, "</think>"); i >= 0 {
-		return reply[i+len("</think>"):]
-	}
-	return reply
 }
 
 // taggedJSONEqual asserts two JSON texts hold the same value.
@@ -213,6 +209,7 @@ func taggedJSONEqual(t testing.TB, want, got string, msg ...any) {
 func taggedRoundTrip(t *testing.T, f Format, c taggedCase) []string {
 	t.Helper()
 	var replies []string
+	f = WithThinking(f, c.thinking)
 	sets := [][]taggedCall{taggedOneCall, taggedThreeCalls}
 	if c.noParallel {
 		sets = sets[:1]
@@ -220,7 +217,6 @@ func taggedRoundTrip(t *testing.T, f Format, c taggedCase) []string {
 	for _, calls := range sets {
 		reply, ok := taggedRender(t, c.template, c.content, calls, c.opts)
 		require.True(t, ok, "%s: the template raises for %d call(s)", c.template, len(calls))
-		reply = taggedStripThink(reply)
 		replies = append(replies, reply)
 		got, err := f.Parse(reply)
 		require.NoError(t, err, "%s: reply %q", c.template, reply)
