@@ -11,9 +11,11 @@ func taggedFamilies() []Format {
 		dsml(),
 		dsmlV4(),
 		kimiK2(),
+		kimiK3(),
 		qwen3Coder(),
 		seedOSS(),
 		glm(),
 		minimaxM2(),
+		minimaxM3(),
 	}
 }

@@ -88,13 +88,21 @@ type taggedReasoning struct {
 	// openedByPrompt: the generation prompt may open the block, so a reply
 	// can start inside it. Text before close is then reasoning; while close
 	// has not been seen, ParsePartial cannot tell reasoning from content
-	// and shows the text as Reasoning (the default of such templates).
+	// and shows the text as Reasoning (the default of such templates)
+	// unless one of notAfter, markers that only follow the content, says
+	// the block was not open.
 	openedByPrompt bool
+	notAfter       []string
 }
 
-// taggedTools maps a tool name to its parameter properties (nil: unknown
-// schemas; values are then typed by their text).
-type taggedTools map[string][]taggedProp
+// taggedTools maps a tool name to its schema (nil: unknown schemas; values
+// are then typed by their text).
+type taggedTools map[string]*taggedTool
+
+type taggedTool struct {
+	params json.RawMessage
+	props  []taggedProp
+}
 
 func taggedToolMap(tools []Tool) taggedTools {
 	if len(tools) == 0 {
@@ -103,16 +111,20 @@ func taggedToolMap(tools []Tool) taggedTools {
 	m := taggedTools{}
 	for _, t := range tools {
 		props, _ := taggedProps(t.Parameters)
-		m[t.Name] = props
+		m[t.Name] = &taggedTool{params: t.Parameters, props: props}
 	}
 	return m
 }
 
 // prop returns the schema of the named tool's parameter (nil: unknown).
 func (t taggedTools) prop(tool, key string) *taggedProp {
-	for i, p := range t[tool] {
+	tt := t[tool]
+	if tt == nil {
+		return nil
+	}
+	for i, p := range tt.props {
 		if p.Name == key {
-			return &t[tool][i]
+			return &tt.props[i]
 		}
 	}
 	return nil
@@ -180,11 +192,16 @@ func (r *taggedReasoning) split(s string, final bool) (reasoning, rest string, a
 	if i := strings.Index(body, r.close); i >= 0 {
 		return body[:i], body[i+len(r.close):], lead + i + len(r.close)
 	}
-	if opened || (r.openedByPrompt && !final) {
-		if final {
-			return body, "", len(s) // unterminated: all reasoning
+	if !opened && r.openedByPrompt && !final {
+		for _, m := range r.notAfter {
+			if strings.Contains(body, m) {
+				return "", s, 0
+			}
 		}
 		return body, "", len(s)
+	}
+	if opened {
+		return body, "", len(s) // unterminated: all reasoning
 	}
 	return "", s, 0
 }

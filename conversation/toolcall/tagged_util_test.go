@@ -271,3 +271,14 @@ func taggedCheckStreaming(t testing.TB, f Format, reply string) {
 	require.Equal(t, final.Content, prev.Content)
 	require.Equal(t, final.Calls, prev.Calls)
 }
+
+// taggedGrammarTools are taggedTestTools as Tools: a required string, an
+// integer with bounds, an enum, an array, a boolean and a nested object.
+var taggedGrammarTools = func() []Tool {
+	var out []Tool
+	for _, t := range taggedTestTools {
+		fn := t.(map[string]any)["function"].(map[string]any)
+		out = append(out, Tool{Name: fn["name"].(string), Parameters: fn["parameters"].(json.RawMessage)})
+	}
+	return out
+}()
