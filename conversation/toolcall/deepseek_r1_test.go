@@ -20,3 +20,5 @@ func TestDeepSeekR1RoundTrip(t *testing.T) {
 		t.Run(c.template, func(t *testing.T) { taggedRoundTrip(t, f, c) })
 	}
 }
+
+func TestDeepSeekR1Grammar(t *testing.T) { taggedGrammarWalk(t, deepseekR1()) }

@@ -11,3 +11,5 @@ func TestDeepSeekV31RoundTrip(t *testing.T) {
 		t.Run(c.template, func(t *testing.T) { taggedRoundTrip(t, f, c) })
 	}
 }
+
+func TestDeepseekV31Grammar(t *testing.T) { taggedGrammarWalk(t, deepseekV31()) }

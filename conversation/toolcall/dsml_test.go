@@ -18,3 +18,7 @@ func TestDSMLRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestDSMLGrammar(t *testing.T) { taggedGrammarWalk(t, dsml()) }
+
+func TestDSMLV4Grammar(t *testing.T) { taggedGrammarWalk(t, dsmlV4()) }

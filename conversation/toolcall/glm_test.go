@@ -17,3 +17,5 @@ func TestGLMRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestGLMGrammar(t *testing.T) { taggedGrammarWalk(t, glm()) }

@@ -33,3 +33,5 @@ func TestKimiK2CallID(t *testing.T) {
 	require.Equal(t, "Checking.", got.Content)
 	require.Equal(t, []Call{{ID: "functions.get_weather:7", Name: "get_weather", Arguments: []byte(`{"location": "Oslo"}`)}}, got.Calls)
 }
+
+func TestKimiK2Grammar(t *testing.T) { taggedGrammarWalk(t, kimiK2()) }

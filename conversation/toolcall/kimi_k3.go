@@ -140,12 +140,11 @@ func kimiK3Call(s string, pos int, final bool) (c Call, end int, pending *Call, 
 		if !ok {
 			return more(name)
 		}
-		i := strings.Index(s[q:], closeTag)
-		if i < 0 {
+		raw, next, m := taggedValueText(s, q, closeTag, final, a["type"] == "string")
+		if m != taggedYes {
 			return more(name)
 		}
-		raw := s[q : q+i]
-		p = q + i + len(closeTag)
+		p = next
 		if elem == "json" {
 			t := strings.TrimSpace(raw)
 			if !json.Valid([]byte(t)) || !strings.HasPrefix(t, "{") {

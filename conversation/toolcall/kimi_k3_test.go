@@ -36,3 +36,5 @@ func TestKimiK3Reasoning(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Parsed{Content: "Just text."}, got)
 }
+
+func TestKimiK3Grammar(t *testing.T) { taggedGrammarWalk(t, kimiK3()) }

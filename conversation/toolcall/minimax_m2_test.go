@@ -9,3 +9,5 @@ func TestMiniMaxM2RoundTrip(t *testing.T) {
 		t.Run(c.template, func(t *testing.T) { taggedRoundTrip(t, f, c) })
 	}
 }
+
+func TestMinimaxM2Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM2()) }

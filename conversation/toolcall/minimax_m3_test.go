@@ -26,3 +26,5 @@ func TestMiniMaxM3Types(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"query":"3","tags":[],"filter":{"owner":"me"}}`, string(typed.Calls[0].Arguments))
 }
+
+func TestMinimaxM3Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM3()) }

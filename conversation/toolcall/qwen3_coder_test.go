@@ -14,3 +14,5 @@ func TestQwen3CoderRoundTrip(t *testing.T) {
 		t.Run(c.template, func(t *testing.T) { taggedRoundTrip(t, f, c) })
 	}
 }
+
+func TestQwen3CoderGrammar(t *testing.T) { taggedGrammarWalk(t, qwen3Coder()) }

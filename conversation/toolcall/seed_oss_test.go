@@ -11,3 +11,5 @@ func TestSeedOSSRoundTrip(t *testing.T) {
 		t.Run(c.template, func(t *testing.T) { taggedRoundTrip(t, f, c) })
 	}
 }
+
+func TestSeedOSSGrammar(t *testing.T) { taggedGrammarWalk(t, seedOSS()) }

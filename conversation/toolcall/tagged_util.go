@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -334,6 +335,18 @@ var (
 
 func taggedExpected(what string) error { return fmt.Errorf("expected %q", what) }
 
+// taggedJSONEnd returns the end of the JSON value that starts at pos, so
+// that a marker inside a JSON string does not end it. more says the text
+// ends inside the value; end is -1 when it is not JSON.
+func taggedJSONEnd(s string, pos int) (end int, more bool) {
+	dec := json.NewDecoder(strings.NewReader(s[pos:]))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return -1, errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+	}
+	return pos + int(dec.InputOffset()), false
+}
+
 // Argument values.
 
 // taggedHint is what the syntax itself says of a value's type.
@@ -635,9 +648,10 @@ type taggedProp struct {
 	Required bool
 }
 
-// onlyString says the parameter admits strings and nothing else.
+// onlyString says the parameter admits strings and nothing else (false
+// for an unknown parameter).
 func (p *taggedProp) onlyString() bool {
-	return len(p.Types) == 1 && p.Types["string"]
+	return p != nil && len(p.Types) == 1 && p.Types["string"]
 }
 
 // admits says a JSON value's type is one the parameter admits.
@@ -938,23 +952,38 @@ func (x *taggedJSONSyntax) call(s string, pos int, final bool) (c Call, end int,
 	if m == taggedMore {
 		return c, 0, &Call{Name: name, ID: id}, nil, 0
 	}
-	i := strings.Index(s[args:], x.callEnd)
-	if i < 0 {
+	more := func(text string) (Call, int, *Call, error, int) {
 		if final {
 			return c, 0, nil, errTaggedTruncated, pos - len(x.callBegin)
 		}
-		text := strings.TrimLeft(s[args:], " \t\r\n")
-		text = strings.TrimRight(taggedHoldBack(text, []string{x.callEnd}), " \t\r\n`")
-		return c, 0, &Call{Name: name, ID: id, Arguments: json.RawMessage(text)}, nil, 0
+		return c, 0, &Call{Name: name, ID: id, Arguments: json.RawMessage(strings.TrimRight(text, " \t\r\n"))}, nil, 0
 	}
-	text := strings.TrimSpace(s[args : args+i])
-	if x.fence {
-		text = strings.TrimSpace(strings.TrimSuffix(text, "```"))
+	p := taggedSkipSpace(s, args)
+	if p == len(s) {
+		return more("")
 	}
-	if !json.Valid([]byte(text)) || !strings.HasPrefix(text, "{") {
-		return c, 0, nil, fmt.Errorf("arguments are not a JSON object: %q", truncate(text, 80)), args
+	if s[p] != '{' {
+		return c, 0, nil, errors.New("arguments are not a JSON object"), p
 	}
-	return Call{ID: id, Name: name, Arguments: json.RawMessage(text)}, args + i + len(x.callEnd), nil, nil, 0
+	e, incomplete := taggedJSONEnd(s, p)
+	if incomplete {
+		return more(s[p:])
+	}
+	if e < 0 {
+		return c, 0, nil, fmt.Errorf("arguments are not valid JSON: %q", truncate(s[p:], 80)), p
+	}
+	text := s[p:e]
+	q := taggedSkipSpace(s, e)
+	if x.fence && strings.HasPrefix(s[q:], "```") {
+		q = taggedSkipSpace(s, q+3)
+	}
+	switch {
+	case strings.HasPrefix(s[q:], x.callEnd):
+		return Call{ID: id, Name: name, Arguments: json.RawMessage(text)}, q + len(x.callEnd), nil, nil, 0
+	case !final && (strings.HasPrefix(x.callEnd, s[q:]) || (x.fence && strings.HasPrefix("```", s[q:]))):
+		return more(text)
+	}
+	return c, 0, nil, taggedExpected(x.callEnd), q
 }
 
 // taggedNameUntil reads a name from pos up to stop: the head of the calls
@@ -1308,14 +1337,13 @@ func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tool
 			return "", "", p, taggedNo, errors.New(`expected string="true" or string="false"`)
 		}
 	}
-	i := strings.Index(s[p:], x.valueClose)
-	if i < 0 {
-		if final {
-			return "", "", pos, taggedNo, errTaggedTruncated
-		}
+	raw, next, m := taggedValueText(s, p, x.valueClose, final, hint == hintString || tools.prop(tool, key).onlyString())
+	switch m {
+	case taggedMore:
 		return "", "", 0, taggedMore, nil
+	case taggedNo:
+		return "", "", pos, taggedNo, errTaggedTruncated
 	}
-	raw := s[p : p+i]
 	if x.valueNewlines {
 		raw = strings.TrimPrefix(raw, "\n")
 		raw = strings.TrimSuffix(raw, "\n")
@@ -1324,7 +1352,36 @@ func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tool
 	if err != nil {
 		return "", "", p, taggedNo, fmt.Errorf("parameter %q: %w", key, err)
 	}
-	return key, value, p + i + len(x.valueClose), taggedYes, nil
+	return key, value, next, taggedYes, nil
+}
+
+// taggedValueText finds the raw text of a value from p to its close
+// marker and returns it and the offset past the marker. A value that may
+// be JSON and starts as an array or object ends where the JSON does (a
+// close marker inside one of its strings does not end it). taggedNo: the
+// text ends first (final input).
+func taggedValueText(s string, p int, closeMarker string, final, rawString bool) (string, int, taggedMatch) {
+	if q := taggedSkipSpace(s, p); !rawString && q < len(s) && (s[q] == '{' || s[q] == '[') {
+		e, more := taggedJSONEnd(s, q)
+		if more && !final {
+			return "", 0, taggedMore
+		}
+		if e >= 0 {
+			if r := taggedSkipSpace(s, e); strings.HasPrefix(s[r:], closeMarker) {
+				return s[p:r], r + len(closeMarker), taggedYes
+			} else if !final && strings.HasPrefix(closeMarker, s[r:]) {
+				return "", 0, taggedMore
+			}
+		}
+	}
+	i := strings.Index(s[p:], closeMarker)
+	if i < 0 {
+		if final {
+			return "", 0, taggedNo
+		}
+		return "", 0, taggedMore
+	}
+	return s[p : p+i], p + i + len(closeMarker), taggedYes
 }
 
 // lit is a literal of the syntax as the grammar writes it.

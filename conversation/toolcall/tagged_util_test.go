@@ -1,17 +1,24 @@
 package toolcall
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/template"
+	"github.com/litert-go/litert-go/tokenizer"
 )
 
 // taggedTemplateDir is where the real chat templates live (read-only).
@@ -282,3 +289,217 @@ var taggedGrammarTools = func() []Tool {
 	}
 	return out
 }()
+
+// taggedMarkerTokens are the special tokens of the tagged families, added
+// to the test vocabulary as the models have them.
+var taggedMarkerTokens = []string{
+	dsCallsBegin, dsCallsEnd, dsCallBegin, dsCallEnd, dsSep, dsEOS, dsAssistant,
+	"<｜DSML｜", "｜DSML｜", "<｜DSML｜function_calls>", "<｜DSML｜tool_calls>", "</｜DSML｜parameter>", "</｜DSML｜invoke>",
+	kimiSectionBegin, kimiSectionEnd, kimiCallBegin, kimiCallEnd, kimiArgBegin, kimiEOT,
+	k3Open, k3Close, k3Sep, k3EOT,
+	"<tool_call>", "</tool_call>", "<function=", "</function>", "<parameter=", "</parameter>",
+	"<seed:tool_call>", "</seed:tool_call>", "<seed:eos>",
+	"<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|user|>", "<|observation|>",
+	"<minimax:tool_call>", "</minimax:tool_call>", "<invoke name=\"", "</invoke>", "<parameter name=\"", "[e~[",
+	m3NS, "<think>", "</think>", "<|im_end|>",
+	// Closing markers, so that random walks close blocks in a few steps.
+	"</｜DSML｜function_calls>", "</｜DSML｜tool_calls>", "</seed:tool_call>", k3ThinkClose + k3RespOpen, k3RespClose,
+	k3ArgClose, k3CallClose, k3ToolsClose, k3MsgClose, m3InvokeEnd, m3BlockClose, "\n</parameter>\n",
+}
+
+var (
+	taggedVocabOnce sync.Once
+	taggedVocabVal  *constrain.Vocab
+	taggedVocabErr  error
+	taggedCloser    []int8 // 2: a marker token, 1: a token with a closing character
+)
+
+// taggedVocab is the qwen2 vocabulary (all byte tokens included) plus the
+// families' markers, and which tokens help close what is open.
+func taggedVocab(t testing.TB) (*constrain.Vocab, []int8) {
+	t.Helper()
+	const path = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("vocabulary %s not available (%v): the shared test data is missing", path, err)
+	}
+	taggedVocabOnce.Do(func() {
+		f, err := gguf.Open(path)
+		if err != nil {
+			taggedVocabErr = err
+			return
+		}
+		defer f.Close()
+		tok, err := tokenizer.FromGGUF(f)
+		if err != nil {
+			taggedVocabErr = err
+			return
+		}
+		var toks [][]byte
+		for id := 0; id < tok.VocabSize(); id++ {
+			toks = append(toks, tok.TokenBytes(int32(id)))
+		}
+		for _, m := range taggedMarkerTokens {
+			toks = append(toks, []byte(m))
+		}
+		eos := int32(len(toks))
+		toks = append(toks, []byte("<|endoftext|>"))
+		taggedVocabVal, taggedVocabErr = constrain.NewVocab(toks, []int32{eos})
+		taggedCloser = make([]int8, len(toks))
+		for i, b := range toks {
+			switch {
+			case i >= tok.VocabSize():
+				taggedCloser[i] = 2
+			case bytes.ContainsAny(b, "\"}]>\n"):
+				taggedCloser[i] = 1
+			}
+		}
+	})
+	require.NoError(t, taggedVocabErr)
+	return taggedVocabVal, taggedCloser
+}
+
+// taggedByteVocab is all 256 single bytes plus the families' markers.
+func taggedByteVocab(t testing.TB) (*constrain.Vocab, []int8) {
+	t.Helper()
+	var toks [][]byte
+	for b := 0; b < 256; b++ {
+		toks = append(toks, []byte{byte(b)})
+	}
+	for _, m := range taggedMarkerTokens {
+		toks = append(toks, []byte(m))
+	}
+	eos := int32(len(toks))
+	toks = append(toks, []byte("<|endoftext|>"))
+	v, err := constrain.NewVocab(toks, []int32{eos})
+	require.NoError(t, err)
+	closer := make([]int8, len(toks))
+	for i, b := range toks {
+		switch {
+		case i >= 256:
+			closer[i] = 2
+		case bytes.ContainsAny(b, "\"}]>\n"):
+			closer[i] = 1
+		}
+	}
+	return v, closer
+}
+
+// taggedSample walks the grammar with random allowed tokens (often among
+// the markers, or those that help close things) until EOS or the grammar
+// is done. ok is false when it ran out of tokens first.
+func taggedSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, closer []int8, rng *rand.Rand, maxTokens int) (string, bool) {
+	t.Helper()
+	m := g.NewMatcher(v)
+	mask := make([]uint64, v.MaskWords())
+	var out []byte
+	var allowed, closing, markers []int32
+	for step := 0; step < maxTokens; step++ {
+		if m.Done() {
+			return string(out), true
+		}
+		m.FillMask(mask)
+		allowed, closing, markers = allowed[:0], closing[:0], markers[:0]
+		eos := false
+		for w, word := range mask {
+			for word != 0 {
+				i := int32(w*64 + bits.TrailingZeros64(word))
+				word &= word - 1
+				if v.IsEOS(i) {
+					eos = true
+					continue
+				}
+				allowed = append(allowed, i)
+				switch closer[i] {
+				case 1:
+					closing = append(closing, i)
+				case 2:
+					markers = append(markers, i)
+				}
+			}
+		}
+		require.True(t, eos || len(allowed) > 0, "dead end after %q", out)
+		if eos && (len(allowed) == 0 || rng.Float64() < 0.2) {
+			return string(out), true
+		}
+		pick := allowed
+		// The longer the walk, the more often a marker: the way out of raw
+		// text values and free text.
+		switch r := rng.Float64(); {
+		case len(markers) > 0 && r < min(0.9, 0.3+float64(step)/1000):
+			pick = markers
+		case len(closing) > 0 && r < 0.6:
+			pick = closing
+		}
+		tok := pick[rng.IntN(len(pick))]
+		require.NoError(t, m.Accept(tok))
+		out = append(out, v.TokenBytes(tok)...)
+	}
+	return string(out), false
+}
+
+// taggedGrammarWalk compiles the format's grammars for the test tools in
+// every mode and checks random samples: they parse, CallsOnly gives calls,
+// TextOnly none, and every call's arguments validate against its schema.
+// The walks run over single bytes plus the markers, and (not in -short or
+// -race runs, where they are slow) one call also over the real qwen2
+// vocabulary.
+func taggedGrammarWalk(t *testing.T, f Format) {
+	v, closer := taggedByteVocab(t)
+	taggedWalkModes(t, f, v, closer, []Mode{CallsOnly, TextOrCalls, TextOnly}, []bool{false, true}, 24)
+	if !testing.Short() && !taggedRace {
+		v, closer := taggedVocab(t)
+		taggedWalkModes(t, f, v, closer, []Mode{CallsOnly}, []bool{false}, 6)
+	}
+}
+
+func taggedWalkModes(t *testing.T, f Format, v *constrain.Vocab, closer []int8, modes []Mode, parallels []bool, seeds uint64) {
+	schemas := map[string]*constrain.Grammar{}
+	for _, tool := range taggedGrammarTools {
+		g, err := constrain.JSONSchema(tool.Parameters)
+		require.NoError(t, err)
+		schemas[tool.Name] = g
+	}
+	for _, mode := range modes {
+		for _, parallel := range parallels {
+			opts := GrammarOptions{Mode: mode, Tools: taggedGrammarTools, Parallel: parallel}
+			g, err := Grammar(f, opts)
+			require.NoError(t, err, "mode %d", mode)
+			finished, calls := 0, 0
+			for seed := range seeds {
+				rng := rand.New(rand.NewPCG(seed, uint64(mode)*2+map[bool]uint64{false: 0, true: 1}[parallel]))
+				text, ok := taggedSample(t, g, v, closer, rng, 3000)
+				if !ok {
+					continue
+				}
+				finished++
+				got, err := f.Parse(text)
+				require.NoError(t, err, "mode %d sample %q", mode, text)
+				if tp, ok := f.(TypedParser); ok {
+					got, err = tp.ParseWithTools(text, taggedGrammarTools)
+					require.NoError(t, err, "mode %d sample %q", mode, text)
+				}
+				switch mode {
+				case CallsOnly:
+					require.NotEmpty(t, got.Calls, "sample %q", text)
+				case TextOnly:
+					require.Empty(t, got.Calls, "sample %q", text)
+				}
+				if !parallel {
+					require.LessOrEqual(t, len(got.Calls), 1, "sample %q", text)
+				}
+				for _, c := range got.Calls {
+					g, ok := schemas[c.Name]
+					require.True(t, ok, "unknown tool %q in %q", c.Name, text)
+					m := g.NewMatcher(v)
+					require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
+					require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+					calls++
+				}
+			}
+			require.GreaterOrEqual(t, uint64(finished), seeds/2, "mode %d parallel %v: too few samples finished", mode, parallel)
+			if mode == CallsOnly {
+				require.Positive(t, calls)
+			}
+		}
+	}
+}
