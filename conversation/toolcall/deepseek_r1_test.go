@@ -22,3 +22,15 @@ func TestDeepSeekR1RoundTrip(t *testing.T) {
 }
 
 func TestDeepSeekR1Grammar(t *testing.T) { taggedGrammarWalk(t, deepseekR1()) }
+
+func TestDeepSeekR1Malformed(t *testing.T) {
+	head := "Hi." + dsCallsBegin + dsCallBegin + "function" + dsSep + "get_weather\n```json\n"
+	taggedCheckMalformed(t, deepseekR1(), []taggedBad{
+		{reply: head + `{"location": "Paris"`, at: dsCallBegin, content: "Hi."},
+		{reply: head + `{"location": }` + "\n```" + dsCallEnd + dsCallsEnd, at: `{"location": }`, content: "Hi."},
+		{reply: head + `["Paris"]` + "\n```" + dsCallEnd + dsCallsEnd, at: `["Paris"]`, content: "Hi."},
+		{reply: "Hi." + dsCallsBegin + "get_weather(Paris)" + dsCallsEnd, at: "get_weather(", content: "Hi."},
+		{reply: "Hi." + dsCallsBegin + dsCallBegin + "python" + dsSep + "x\n```json\n{}\n```" + dsCallEnd, at: "python", content: "Hi."},
+		{reply: head + `{"a": 1} trailing` + dsCallEnd, at: "trailing", content: "Hi."},
+	})
+}

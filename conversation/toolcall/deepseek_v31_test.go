@@ -13,3 +13,12 @@ func TestDeepSeekV31RoundTrip(t *testing.T) {
 }
 
 func TestDeepseekV31Grammar(t *testing.T) { taggedGrammarWalk(t, deepseekV31()) }
+
+func TestDeepSeekV31Malformed(t *testing.T) {
+	taggedCheckMalformed(t, deepseekV31(), []taggedBad{
+		{reply: "Hi." + dsCallsBegin + dsCallBegin + "get_weather" + dsSep + `{"location": "Par`, at: dsCallBegin, content: "Hi."},
+		{reply: "Hi." + dsCallsBegin + dsCallBegin + "get_weather" + dsSep + `{location: 1}` + dsCallEnd + dsCallsEnd, at: "{location", content: "Hi."},
+		{reply: "Hi." + dsCallsBegin + dsCallBegin + dsSep + `{}` + dsCallEnd + dsCallsEnd, at: dsSep, content: "Hi."},
+		{reply: "Hi." + dsCallsBegin + "noise" + dsCallsEnd, at: "noise", content: "Hi."},
+	})
+}

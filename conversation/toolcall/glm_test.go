@@ -19,3 +19,11 @@ func TestGLMRoundTrip(t *testing.T) {
 }
 
 func TestGLMGrammar(t *testing.T) { taggedGrammarWalk(t, glm()) }
+
+func TestGLMMalformed(t *testing.T) {
+	taggedCheckMalformed(t, glm(), []taggedBad{
+		{reply: "Hi.<tool_call>get_weather<arg_key>location</arg_key><arg_value>Par", at: "<tool_call>", content: "Hi."},
+		{reply: "Hi.<tool_call>get_weather<arg_key>location</arg_key>Paris</tool_call>", at: "Paris", content: "Hi."},
+		{reply: "Hi.<tool_call>\n{\"name\": \"get_weather\"}\n</tool_call>", at: "\n{", content: "Hi."},
+	})
+}

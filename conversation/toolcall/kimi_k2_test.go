@@ -35,3 +35,12 @@ func TestKimiK2CallID(t *testing.T) {
 }
 
 func TestKimiK2Grammar(t *testing.T) { taggedGrammarWalk(t, kimiK2()) }
+
+func TestKimiK2Malformed(t *testing.T) {
+	taggedCheckMalformed(t, kimiK2(), []taggedBad{
+		{reply: "Hi." + kimiSectionBegin + kimiCallBegin + "functions.get_weather:0" + kimiArgBegin + `{"location"`, at: kimiCallBegin, content: "Hi."},
+		{reply: "Hi." + kimiSectionBegin + kimiCallBegin + "functions.get_weather:0" + kimiArgBegin + `{"a":1,}` + kimiCallEnd + kimiSectionEnd, at: `{"a"`, content: "Hi."},
+		{reply: "Hi." + kimiSectionBegin + kimiCallBegin + "functions.get_weather:0" + kimiCallEnd + kimiSectionEnd, at: "functions.", content: "Hi."},
+		{reply: "Hi." + kimiSectionBegin + "{}" + kimiSectionEnd, at: "{}", content: "Hi."},
+	})
+}

@@ -38,3 +38,13 @@ func TestKimiK3Reasoning(t *testing.T) {
 }
 
 func TestKimiK3Grammar(t *testing.T) { taggedGrammarWalk(t, kimiK3()) }
+
+func TestKimiK3Malformed(t *testing.T) {
+	pre := "<|close|>think<|sep|><|open|>response<|sep|>Hi.<|close|>response<|sep|>"
+	taggedCheckMalformed(t, kimiK3(), []taggedBad{
+		{reply: pre + `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>x`, at: `<|open|>call`, content: "Hi."},
+		{reply: pre + `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>three<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`, at: "three", content: "Hi."},
+		{reply: pre + `<|open|>tools<|sep|><|open|>call index="1"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`, at: `<|open|>call`, content: "Hi."},
+		{reply: pre + `<|open|>tools<|sep|>junk<|close|>tools<|sep|>`, at: "junk", content: "Hi."},
+	})
+}

@@ -209,7 +209,7 @@ func m3Elements(s string, pos int, closeTag string, final bool, depth int, schem
 		case !final && (strings.HasPrefix(closeTag, rest) || strings.HasPrefix(m3NS+"<", rest) || rest == ""):
 			return nil, nil, 0, errM3More, 0
 		case rest == "":
-			return nil, nil, 0, errTaggedTruncated, p
+			return nil, nil, 0, errM3More, 0
 		default:
 			return nil, nil, 0, fmt.Errorf("expected an element or %q", closeTag), p
 		}
@@ -248,9 +248,6 @@ func m3Value(s string, pos int, key string, final bool, depth int, schema *m3Sch
 	}
 	i := strings.Index(rest, m3NS)
 	if i < 0 {
-		if final {
-			return "", 0, errTaggedTruncated, pos
-		}
 		return "", 0, errM3More, 0
 	}
 	if !strings.HasPrefix(rest[i:], closeTag) {

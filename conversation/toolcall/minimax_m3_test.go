@@ -28,3 +28,11 @@ func TestMiniMaxM3Types(t *testing.T) {
 }
 
 func TestMinimaxM3Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM3()) }
+
+func TestMiniMaxM3Malformed(t *testing.T) {
+	taggedCheckMalformed(t, minimaxM3(), []taggedBad{
+		{reply: "Hi." + m3BlockOpen + "\n" + m3Invoke + `f">` + m3NS + "<a>1", at: m3Invoke, content: "Hi."},
+		{reply: "Hi." + m3BlockOpen + "\n" + m3Invoke + `f">` + m3NS + "<a>1" + m3NS + "</b>" + m3InvokeEnd + m3BlockClose, at: m3NS + "</b>", content: "Hi."},
+		{reply: "Hi." + m3BlockOpen + "\nwhat" + m3BlockClose, at: "what", content: "Hi."},
+	})
+}

@@ -16,3 +16,12 @@ func TestQwen3CoderRoundTrip(t *testing.T) {
 }
 
 func TestQwen3CoderGrammar(t *testing.T) { taggedGrammarWalk(t, qwen3Coder()) }
+
+func TestQwen3CoderMalformed(t *testing.T) {
+	taggedCheckMalformed(t, qwen3Coder(), []taggedBad{
+		{reply: "Hi.\n<tool_call>\n<function=get_weather>\n<parameter=location>\nPar", at: "<tool_call>", content: "Hi."},
+		{reply: "Hi.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>", at: "{\"name\"", content: "Hi."},
+		{reply: "Hi.\n<tool_call>\n<function=get_weather>\n<param>x</param>\n</function>\n</tool_call>", at: "<param>", content: "Hi."},
+		{reply: "Hi.\n<tool_call>\n<function=>\n</function>\n</tool_call>", at: ">\n</function>", content: "Hi."},
+	})
+}

@@ -13,3 +13,10 @@ func TestSeedOSSRoundTrip(t *testing.T) {
 }
 
 func TestSeedOSSGrammar(t *testing.T) { taggedGrammarWalk(t, seedOSS()) }
+
+func TestSeedOSSMalformed(t *testing.T) {
+	taggedCheckMalformed(t, seedOSS(), []taggedBad{
+		{reply: "Hi.<seed:tool_call>\n<function=get_weather>\n<parameter=location>Paris</parameter>\n", at: "<seed:tool_call>", content: "Hi."},
+		{reply: "Hi.<seed:tool_call>\n<function=get_weather>\n<parameter=location>Paris</parameter>\n</function>\n</tool_call>", at: "</tool_call>", content: "Hi."},
+	})
+}

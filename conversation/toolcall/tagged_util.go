@@ -231,17 +231,27 @@ func (sp *taggedSpec) scan(s string, final bool, tools taggedTools) (string, []C
 		r := sp.region(s, at, final, tools)
 		calls = append(calls, r.calls...)
 		if r.err != nil {
-			end := len(s)
-			if r.errAt < end {
-				end = min(len(s), r.errAt+40)
-			}
-			return content.String(), calls, nil, &ToolCallError{Format: sp.name, Offset: r.errAt, Text: s[at:end], Err: r.err}
+			return content.String(), calls, nil, &ToolCallError{Format: sp.name, Offset: r.errAt, Text: taggedErrText(s, r.errAt), Err: r.err}
 		}
 		if !r.done {
 			return content.String(), calls, r.pending, nil
 		}
 		pos = r.end
 	}
+}
+
+// taggedErrText is the offending text from the error's offset on (at most
+// 500 bytes, cut at a character boundary).
+func taggedErrText(s string, at int) string {
+	t := s[min(at, len(s)):]
+	if len(t) > 500 {
+		n := 500
+		for n > 0 && !utf8.RuneStart(t[n]) {
+			n--
+		}
+		t = t[:n]
+	}
+	return t
 }
 
 // taggedNextMarker finds the earliest marker (an open or a drop) at or
@@ -1296,10 +1306,15 @@ func (x *taggedXMLSyntax) call(s string, pos int, final bool, tools taggedTools)
 		if m2 == taggedYes {
 			return Call{Name: name, Arguments: taggedObject(keys, values)}, e, nil, nil, 0
 		}
-		if m == taggedMore || m2 == taggedMore || p == len(s) {
+		if m == taggedMore || m2 == taggedMore || max(q, e) == len(s) {
 			return more(name)
 		}
-		return fail(fmt.Errorf("expected %q or %q", strings.TrimSpace(x.paramOpen), strings.TrimSpace(x.callClose)), p)
+		// Report at the tag where the text parts from both.
+		at := max(p, q, e)
+		if lt := strings.LastIndexByte(s[p:min(at+1, len(s))], '<'); lt >= 0 {
+			at = p + lt
+		}
+		return fail(fmt.Errorf("expected %q or %q", strings.TrimSpace(x.paramOpen), strings.TrimSpace(x.callClose)), at)
 	}
 }
 
@@ -1318,11 +1333,11 @@ func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tool
 		return "", "", pos, taggedNo, errors.New("a parameter has no name")
 	}
 	p, m := taggedFlex(s, k, x.afterKey, final)
+	if m == taggedNo && p < len(s) {
+		return "", "", p, m, taggedExpected(x.afterKey)
+	}
 	if m != taggedYes {
-		if m == taggedNo {
-			return "", "", p, m, taggedExpected(x.afterKey)
-		}
-		return "", "", 0, m, nil
+		return "", "", 0, taggedMore, nil
 	}
 	hint := hintNone
 	if x.stringAttr {
@@ -1331,18 +1346,15 @@ func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tool
 			hint, p = hintString, p+len(`true">`)
 		case strings.HasPrefix(s[p:], `false">`):
 			hint, p = hintJSON, p+len(`false">`)
-		case !final && (strings.HasPrefix(`true">`, s[p:]) || strings.HasPrefix(`false">`, s[p:])):
+		case strings.HasPrefix(`true">`, s[p:]) || strings.HasPrefix(`false">`, s[p:]):
 			return "", "", 0, taggedMore, nil
 		default:
 			return "", "", p, taggedNo, errors.New(`expected string="true" or string="false"`)
 		}
 	}
 	raw, next, m := taggedValueText(s, p, x.valueClose, final, hint == hintString || tools.prop(tool, key).onlyString())
-	switch m {
-	case taggedMore:
-		return "", "", 0, taggedMore, nil
-	case taggedNo:
-		return "", "", pos, taggedNo, errTaggedTruncated
+	if m != taggedYes {
+		return "", "", 0, taggedMore, nil // the caller reports a final one as truncated
 	}
 	if x.valueNewlines {
 		raw = strings.TrimPrefix(raw, "\n")

@@ -503,3 +503,30 @@ func taggedWalkModes(t *testing.T, f Format, v *constrain.Vocab, closer []int8, 
 		}
 	}
 }
+
+// taggedBad is a malformed reply: the error must point at the first
+// occurrence of at (after skipping the first skip bytes), and the content
+// before the call must survive.
+type taggedBad struct {
+	reply, at string
+	content   string
+}
+
+// taggedCheckMalformed parses each bad reply and checks the error.
+func taggedCheckMalformed(t *testing.T, f Format, cases []taggedBad) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := f.Parse(c.reply)
+		var tce *ToolCallError
+		require.ErrorAs(t, err, &tce, "reply %q", c.reply)
+		require.Equal(t, f.Name(), tce.Format)
+		want := strings.Index(c.reply, c.at)
+		require.GreaterOrEqual(t, want, 0, "anchor %q", c.at)
+		require.Equal(t, want, tce.Offset, "reply %q: error %v", c.reply, err)
+		require.True(t, strings.HasPrefix(c.reply[tce.Offset:], tce.Text), "error text %q", tce.Text)
+		require.Equal(t, c.content, got.Content, "reply %q", c.reply)
+		// Streaming never fails, and shows no more than the content.
+		p := f.ParsePartial(c.reply)
+		require.True(t, strings.HasPrefix(c.content, p.Content), "partial %+v", p)
+	}
+}
