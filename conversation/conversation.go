@@ -31,6 +31,10 @@ type Config struct {
 	// ToolFormat names the tool-call syntax ("hermes", "llama3", …); ""
 	// detects it from the chat template.
 	ToolFormat string
+	// ChatTemplate replaces the model's chat template (Jinja source), as
+	// for a fine-tune whose GGUF carries the base model's template; ""
+	// uses the model's own.
+	ChatTemplate string
 	// PrefillPreface prefills the preface when the conversation is made,
 	// so the first reply starts sooner.
 	PrefillPreface bool
@@ -67,10 +71,38 @@ type ToolRun struct {
 	Err    error
 }
 
+// FinishReason says why a generation ended.
+type FinishReason string
+
+// Finish reasons, as the OpenAI API names them where it has a name.
+const (
+	FinishStop      FinishReason = "stop"       // the model ended its reply (or a stop string matched)
+	FinishLength    FinishReason = "length"     // the token limit cut the reply
+	FinishToolCalls FinishReason = "tool_calls" // the reply asked for tool calls that the caller runs
+	FinishCancelled FinishReason = "cancelled"  // the context was cancelled
+)
+
+// ToolCallDelta is a piece of a tool call as the model writes it, in a
+// stream: the first delta of a call carries its Index, ID and Name, the
+// following ones pieces of its Arguments, which concatenate to the
+// call's final Arguments.
+type ToolCallDelta struct {
+	Index     int    // the call's position among the reply's calls
+	ID        string // set on the call's first delta
+	Name      string // set on the call's first delta
+	Arguments string // the next piece of the arguments' JSON text
+}
+
 // Reply is the result of SendMessage: the final assistant message and what
 // happened on the way.
 type Reply struct {
 	Message
+	// FinishReason says why the last generation of the turn ended.
+	FinishReason FinishReason
+	// Truncated is the tool call the token limit cut off (FinishReason
+	// "length"), with the arguments written so far; the calls before it
+	// are in ToolCalls.
+	Truncated *ToolCall
 	// Added is every message this call appended to the history, in order:
 	// the user message, assistant messages with tool calls, tool results
 	// and the final reply.
@@ -86,12 +118,15 @@ type Reply struct {
 }
 
 // Chunk is a piece of a streamed reply. The last chunk has Done set and
-// carries the Reply.
+// carries the Reply. During the automatic tool loop the stream also yields
+// tool calls as the model writes them and tool results as tools finish.
 type Chunk struct {
-	Text      string // answer text
-	Reasoning string // thinking text, kept apart from the answer
-	Done      bool
-	Reply     *Reply
+	Text       string         // answer text
+	Reasoning  string         // thinking text, kept apart from the answer
+	ToolCall   *ToolCallDelta // a piece of a tool call being written
+	ToolResult *ToolRun       // a tool the automatic loop ran, with its result
+	Done       bool
+	Reply      *Reply
 }
 
 // Stats describes a conversation's state.

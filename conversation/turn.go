@@ -349,3 +349,30 @@ func errorResult(err error) string {
 	b, _ := json.Marshal(map[string]string{"error": err.Error()})
 	return string(b)
 }
+
+// IncompleteError is returned when a constrained reply (WithConstraint)
+// ended before the grammar was satisfied, so the text is not a complete
+// sentence of it (for example JSON cut off by the token limit).
+type IncompleteError struct {
+	Reason FinishReason // why generation ended
+	Text   string       // the partial reply
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("conversation: constrained reply incomplete (%s) after %d bytes", e.Reason, len(e.Text))
+}
+
+// TurnError is returned when a turn fails after tools already ran: the
+// assistant's calls and the tool results were kept in the history (their
+// side effects happened), and Stage says what failed next.
+type TurnError struct {
+	Stage string // "render", "prefill", "generate", …
+	Kept  int    // messages this turn added to the history before failing
+	Err   error
+}
+
+func (e *TurnError) Error() string {
+	return fmt.Sprintf("conversation: %s failed after tools ran (%d messages kept): %v", e.Stage, e.Kept, e.Err)
+}
+
+func (e *TurnError) Unwrap() error { return e.Err }
