@@ -3,4 +3,9 @@ package toolcall
 // otherFamilies are the formats with syntaxes of their own: harmony
 // (gpt-oss), python calls (LFM2, Gemma 3), Gemma's call:name{…}, …
 // (families_other_*.go).
-func otherFamilies() []Format { return nil }
+func otherFamilies() []Format {
+	return []Format{
+		lfm2Format(),
+		gemma3Format(),
+	}
+}
