@@ -5,6 +5,8 @@ package toolcall
 // (families_other_*.go).
 func otherFamilies() []Format {
 	return []Format{
+		gemma4Format(),
+		functionGemmaFormat(),
 		lfm2Format(),
 		gemma3Format(),
 	}

@@ -89,6 +89,9 @@ const (
 type otherBlock struct {
 	open, close string // close "": the block runs to the end of the reply
 	kind        otherKind
+	// skip is a word the body of a text block starts with that is not
+	// part of the text (Gemma 4's channel name "thought").
+	skip string
 }
 
 // blockFormat reads replies made of text and marked blocks.
@@ -191,7 +194,11 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		case otherContent, otherReasoning:
 			if !closed && !final {
 				body = otherHoldBack(body, markers)
+				if strings.HasPrefix(b.skip, body) {
+					body = ""
+				}
 			}
+			body = strings.TrimPrefix(body, b.skip)
 			if b.kind == otherContent {
 				out.content.WriteString(body)
 			} else {
