@@ -8,6 +8,9 @@ func otherFamilies() []Format {
 		gemma4Format(),
 		functionGemmaFormat(),
 		lfm2Format(),
+		commandR7BFormat(),
+		commandRFormat(),
+		apertusFormat(),
 		gemma3Format(),
 	}
 }

@@ -42,7 +42,7 @@ func gemmaCallFormat(name, open, close, quote string, eot []string, thinking *ot
 		f.blocks = append(f.blocks, *thinking)
 		stops = append(stops, thinking.open)
 		think = constrain.Optional(constrain.Sequence(constrain.Literal(thinking.open+thinking.skip+"\n"),
-			constrain.TextWithout(thinking.close), constrain.Literal(thinking.close)))
+			constrain.TextWithout(append([]string{thinking.close}, stops...)...), constrain.Literal(thinking.close)))
 	}
 	f.pattern = func(opts GrammarOptions) (constrain.Pattern, error) {
 		jo := opts.JSON

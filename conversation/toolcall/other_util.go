@@ -98,9 +98,13 @@ type otherBlock struct {
 type blockFormat struct {
 	name   string
 	blocks []otherBlock
-	// eot are the end-of-turn markers the template writes after a reply;
-	// trailing ones are dropped.
+	// eot are the end-of-turn markers the template writes after a reply:
+	// the reply ends at the first one (where no block opens), and what
+	// follows (a template's next turn) is not read.
 	eot []string
+	// heads are role headers a rendered part may start with (the
+	// template's own, when a generation prompt is not a prefix); dropped.
+	heads []string
 	// bareClose, when set, closes reasoning that the generation prompt
 	// opened: text before it (when no block opens first) is reasoning.
 	bareClose string
@@ -125,6 +129,7 @@ func (f *blockFormat) markers() []string {
 		}
 	}
 	m = append(m, f.eot...)
+	m = append(m, f.heads...)
 	if f.bareClose != "" {
 		m = append(m, f.bareClose)
 	}
@@ -155,25 +160,41 @@ type otherScan struct {
 
 func (f *blockFormat) scan(reply string, final bool) *otherScan {
 	out := &otherScan{}
-	s := otherTrimEOT(reply, f.eot)
+	s := reply
 	markers := f.markers()
 	pos := 0
+	if lead := otherSkipSpace(s, 0); len(f.heads) > 0 {
+		for _, h := range f.heads {
+			if strings.HasPrefix(s[lead:], h) {
+				pos = lead + len(h)
+			} else if !final && strings.HasPrefix(h, s[lead:]) {
+				return out
+			}
+		}
+	}
 	if f.bareClose != "" {
-		lead := len(s) - len(strings.TrimLeft(s, space))
+		lead := otherSkipSpace(s, pos)
 		j, _ := f.nextOpen(s, lead)
 		if j != lead {
-			i := strings.Index(s, f.bareClose)
-			switch {
-			case i >= 0 && (j < 0 || i < j):
-				out.reasoning.WriteString(s[:i])
+			i := strings.Index(s[pos:], f.bareClose)
+			if i >= 0 {
+				i += pos
+			}
+			switch e := f.nextEOT(s, pos); {
+			case i >= 0 && (j < 0 || i < j) && (e < 0 || i < e):
+				out.reasoning.WriteString(s[pos:i])
 				pos = i + len(f.bareClose)
-			case i < 0 && j < 0 && !final:
+			case i < 0 && j < 0 && e < 0 && !final:
 				return out // reasoning or an answer: not known yet
 			}
 		}
 	}
 	for {
 		j, b := f.nextOpen(s, pos)
+		if e := f.nextEOT(s, pos); e >= 0 && (j < 0 || e < j) {
+			out.content.WriteString(s[pos:e]) // the reply ends here
+			return out
+		}
 		if j < 0 {
 			text := s[pos:]
 			if !final {
@@ -184,14 +205,19 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		}
 		out.content.WriteString(s[pos:j])
 		start := j + len(b.open)
-		body, next, closed := s[start:], len(s), b.close == "" && final
-		if b.close != "" {
-			if k := strings.Index(s[start:], b.close); k >= 0 {
-				body, next, closed = s[start:start+k], start+k+len(b.close), true
-			}
-		}
+		next, closed := len(s), b.close == "" && final
 		switch b.kind {
 		case otherContent, otherReasoning:
+			end, ended := len(s), false
+			if b.close != "" {
+				if k := strings.Index(s[start:], b.close); k >= 0 {
+					end, next, closed = start+k, start+k+len(b.close), true
+				}
+			}
+			if e := f.nextEOT(s, start); e >= 0 && e < end {
+				end, closed, ended = e, true, true
+			}
+			body := s[start:end]
 			if !closed && !final {
 				body = otherHoldBack(body, markers)
 				if strings.HasPrefix(b.skip, body) {
@@ -203,6 +229,9 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 				out.content.WriteString(body)
 			} else {
 				out.reasoning.WriteString(body)
+			}
+			if ended {
+				return out
 			}
 		case otherCalls:
 			sink := &otherSink{}
@@ -262,18 +291,29 @@ func (f *blockFormat) ParsePartial(reply string) Partial {
 	return Partial{Content: strings.TrimSpace(sc.content.String()), Reasoning: strings.TrimSpace(sc.reasoning.String()), Calls: sc.calls, Pending: sc.pending}
 }
 
-// otherTrimEOT drops trailing end-of-turn markers and space.
-func otherTrimEOT(s string, eot []string) string {
-	for {
-		t := strings.TrimRight(s, space)
-		for _, m := range eot {
-			t = strings.TrimSuffix(t, m)
+// nextEOT finds the first end-of-turn marker at or after pos that does
+// not open a block: the reply ends there (what follows, such as a
+// template's next turn, is not the model's).
+func (f *blockFormat) nextEOT(s string, pos int) int {
+	best := -1
+	for _, m := range f.eot {
+		for from := pos; ; {
+			i := strings.Index(s[from:], m)
+			if i < 0 {
+				break
+			}
+			i += from
+			if j, _ := f.nextOpen(s, i); j == i {
+				from = i + 1
+				continue
+			}
+			if best < 0 || i < best {
+				best = i
+			}
+			break
 		}
-		if t == s {
-			return s
-		}
-		s = t
 	}
+	return best
 }
 
 // otherHoldBack cuts a tail of s that could be the start of one of
@@ -499,7 +539,7 @@ func otherJSONString(s string) (string, bool) {
 // otherJSONList reads a JSON array of call objects at s[i] (after space):
 // each complete element goes to elem, a cut-off one to partialElem (for
 // the pending call). It returns the end of the array.
-func otherJSONList(s string, i int, sink *otherSink, elem func(s string, at int, fields []otherField) (Call, error)) (int, error) {
+func otherJSONList(s string, i int, sink *otherSink, elem func(s string, at int, fields []otherField, complete bool) (Call, error)) (int, error) {
 	i = otherSkipSpace(s, i)
 	if i >= len(s) {
 		return i, otherTruncated(i)
@@ -516,13 +556,13 @@ func otherJSONList(s string, i int, sink *otherSink, elem func(s string, at int,
 		fields, end, err := otherJSONFields(s, i)
 		if err != nil {
 			if errors.Is(err, errOtherTruncated) {
-				if c, perr := elem(s, i, fields); perr == nil && c.Name != "" {
+				if c, perr := elem(s, i, fields, false); perr == nil && c.Name != "" {
 					sink.pending = &c
 				}
 			}
 			return end, err
 		}
-		c, err := elem(s, i, fields)
+		c, err := elem(s, i, fields, true)
 		if err != nil {
 			return i, err
 		}
@@ -546,7 +586,7 @@ func otherJSONList(s string, i int, sink *otherSink, elem func(s string, at int,
 // holding the name under nameKey, the arguments under argsKey and an id
 // under idKey (if not ""). With a cut-off member (end < 0) it returns what
 // is known: the name once written, a prefix of the arguments.
-func otherNamedCall(s string, at int, fields []otherField, nameKey, argsKey, idKey string) (Call, error) {
+func otherNamedCall(s string, at int, fields []otherField, complete bool, nameKey, argsKey, idKey string) (Call, error) {
 	var c Call
 	hasArgs := false
 	for _, f := range fields {
@@ -577,7 +617,6 @@ func otherNamedCall(s string, at int, fields []otherField, nameKey, argsKey, idK
 			}
 		}
 	}
-	complete := len(fields) == 0 || fields[len(fields)-1].end >= 0
 	if complete {
 		if c.Name == "" {
 			return c, otherErrf(at, "call has no %q", nameKey)
