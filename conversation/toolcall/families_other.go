@@ -5,6 +5,7 @@ package toolcall
 // (families_other_*.go).
 func otherFamilies() []Format {
 	return []Format{
+		harmonyFmt(),
 		gemma4Format(),
 		functionGemmaFormat(),
 		lfm2Format(),

@@ -48,14 +48,14 @@ func TestLFM2CallsInContent(t *testing.T) {
 func TestPythonLiterals(t *testing.T) {
 	f := lfm2Format()
 	cases := map[string]string{
-		`f(a=1, b="x")`:                       `{"a":1,"b":"x"}`,
-		`f(s='it\'s "q" \\ \n\t\x41\u00fc\U0001F600', t="\d")`: `{"s":"it's \"q\" \\ \n\tAü😀","t":"\\d"}`,
-		`f(a=True, b=False, c=None, d=true, e=null)`:           `{"a":true,"b":false,"c":null,"d":true,"e":null}`,
+		`f(a=1, b="x")`: `{"a":1,"b":"x"}`,
+		`f(s='it\'s "q" \\ \n\t\x41\u00fc\U0001F600', t="\d")`:        `{"s":"it's \"q\" \\ \n\tAü😀","t":"\\d"}`,
+		`f(a=True, b=False, c=None, d=true, e=null)`:                  `{"a":true,"b":false,"c":null,"d":true,"e":null}`,
 		`f(a=[1, 'x', [2.5, -3]], b={'k': None, "n": {'m': (1, 2)}})`: `{"a":[1,"x",[2.5,-3]],"b":{"k":null,"n":{"m":[1,2]}}}`,
-		`f(a=1e3, b=-0.5, c=+2, d=1_000, e='''tri"ple''')`:      `{"a":1e3,"b":-0.5,"c":2,"d":1000,"e":"tri\"ple"}`,
-		`f()`:            `{}`,
-		`f(a=[1, 2,],)`:  `{"a":[1,2]}`,
-		`ns.f-x(a='')`:   `{"a":""}`,
+		`f(a=1e3, b=-0.5, c=+2, d=1_000, e='''tri"ple''')`:            `{"a":1e3,"b":-0.5,"c":2,"d":1000,"e":"tri\"ple"}`,
+		`f()`:           `{}`,
+		`f(a=[1, 2,],)`: `{"a":[1,2]}`,
+		`ns.f-x(a='')`:  `{"a":""}`,
 	}
 	for src, want := range cases {
 		p, err := f.Parse("<|tool_call_start|>[" + src + "]<|tool_call_end|>")
