@@ -12,6 +12,9 @@ func otherFamilies() []Format {
 		commandR7BFormat(),
 		commandRFormat(),
 		apertusFormat(),
+		gigaChat31Format(),
+		gigaChat3Format(),
+		solarFormat(),
 		gemma3Format(),
 	}
 }

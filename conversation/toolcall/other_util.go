@@ -83,6 +83,7 @@ const (
 	otherContent   otherKind = iota // the body is answer text
 	otherReasoning                  // the body is reasoning text
 	otherCalls                      // the body holds calls
+	otherMark                       // no body: the marker alone, dropped (a repeated role header)
 )
 
 // otherBlock is a marked part of a reply.
@@ -207,6 +208,8 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		start := j + len(b.open)
 		next, closed := len(s), b.close == "" && final
 		switch b.kind {
+		case otherMark:
+			next, closed = start, true
 		case otherContent, otherReasoning:
 			end, ended := len(s), false
 			if b.close != "" {
