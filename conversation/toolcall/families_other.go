@@ -15,6 +15,9 @@ func otherFamilies() []Format {
 		gigaChat31Format(),
 		gigaChat3Format(),
 		solarFormat(),
+		hy3Format(),
+		miniCPMFormat(),
+		museFormat(),
 		gemma3Format(),
 	}
 }

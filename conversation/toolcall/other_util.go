@@ -59,6 +59,8 @@ func otherOffset(err error) int {
 
 // otherSink collects the calls a body reader finds.
 type otherSink struct {
+	// final says the reply is complete (else it is still being written).
+	final bool
 	calls []Call
 	// pending is the call being read, once its name is known; its
 	// Arguments are a prefix of the final ones where the syntax writes
@@ -84,6 +86,7 @@ const (
 	otherReasoning                  // the body is reasoning text
 	otherCalls                      // the body holds calls
 	otherMark                       // no body: the marker alone, dropped (a repeated role header)
+	otherHeader                     // a header whose body (a recipient) is dropped
 )
 
 // otherBlock is a marked part of a reply.
@@ -137,18 +140,51 @@ func (f *blockFormat) markers() []string {
 	return m
 }
 
-// nextOpen finds the first block opening at or after pos.
-func (f *blockFormat) nextOpen(s string, pos int) (int, *otherBlock) {
+// otherFinder finds markers in s at or after positions that only grow,
+// remembering each marker's next occurrence, so that a scan of a reply
+// costs O(len(s)) per marker rather than per step.
+type otherFinder struct {
+	s    string
+	next map[string]int // the next occurrence at or after the last query; -1: none
+}
+
+func newOtherFinder(s string) *otherFinder { return &otherFinder{s: s, next: map[string]int{}} }
+
+func (f *otherFinder) find(m string, pos int) int {
+	if i, ok := f.next[m]; ok && (i < 0 || i >= pos) {
+		return i
+	}
+	i := strings.Index(f.s[pos:], m)
+	if i >= 0 {
+		i += pos
+	}
+	f.next[m] = i
+	return i
+}
+
+// nextOpen finds the first block opening at or after pos (the longest
+// open marker where several start at one place).
+func (f *blockFormat) nextOpen(fi *otherFinder, pos int) (int, *otherBlock) {
 	best, which := -1, -1
 	for i, b := range f.blocks {
-		if j := strings.Index(s[pos:], b.open); j >= 0 && (best < 0 || j < best || j == best && len(b.open) > len(f.blocks[which].open)) {
+		if j := fi.find(b.open, pos); j >= 0 && (best < 0 || j < best || j == best && len(b.open) > len(f.blocks[which].open)) {
 			best, which = j, i
 		}
 	}
 	if best < 0 {
 		return -1, nil
 	}
-	return pos + best, &f.blocks[which]
+	return best, &f.blocks[which]
+}
+
+// opensAt reports whether a block opens at s[i].
+func (f *blockFormat) opensAt(s string, i int) bool {
+	for _, b := range f.blocks {
+		if strings.HasPrefix(s[i:], b.open) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherScan is what a scan of a reply found.
@@ -162,6 +198,7 @@ type otherScan struct {
 func (f *blockFormat) scan(reply string, final bool) *otherScan {
 	out := &otherScan{}
 	s := reply
+	fi := newOtherFinder(s)
 	markers := f.markers()
 	pos := 0
 	if lead := otherSkipSpace(s, 0); len(f.heads) > 0 {
@@ -175,13 +212,10 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 	}
 	if f.bareClose != "" {
 		lead := otherSkipSpace(s, pos)
-		j, _ := f.nextOpen(s, lead)
+		j, _ := f.nextOpen(fi, lead)
 		if j != lead {
-			i := strings.Index(s[pos:], f.bareClose)
-			if i >= 0 {
-				i += pos
-			}
-			switch e := f.nextEOT(s, pos); {
+			i := fi.find(f.bareClose, pos)
+			switch e := f.nextEOT(fi, pos); {
 			case i >= 0 && (j < 0 || i < j) && (e < 0 || i < e):
 				out.reasoning.WriteString(s[pos:i])
 				pos = i + len(f.bareClose)
@@ -191,8 +225,8 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		}
 	}
 	for {
-		j, b := f.nextOpen(s, pos)
-		if e := f.nextEOT(s, pos); e >= 0 && (j < 0 || e < j) {
+		j, b := f.nextOpen(fi, pos)
+		if e := f.nextEOT(fi, pos); e >= 0 && (j < 0 || e < j) {
 			out.content.WriteString(s[pos:e]) // the reply ends here
 			return out
 		}
@@ -210,14 +244,14 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		switch b.kind {
 		case otherMark:
 			next, closed = start, true
-		case otherContent, otherReasoning:
+		case otherContent, otherReasoning, otherHeader:
 			end, ended := len(s), false
 			if b.close != "" {
-				if k := strings.Index(s[start:], b.close); k >= 0 {
-					end, next, closed = start+k, start+k+len(b.close), true
+				if k := fi.find(b.close, start); k >= 0 {
+					end, next, closed = k, k+len(b.close), true
 				}
 			}
-			if e := f.nextEOT(s, start); e >= 0 && e < end {
+			if e := f.nextEOT(fi, start); e >= 0 && e < end {
 				end, closed, ended = e, true, true
 			}
 			body := s[start:end]
@@ -228,16 +262,17 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 				}
 			}
 			body = strings.TrimPrefix(body, b.skip)
-			if b.kind == otherContent {
+			switch b.kind {
+			case otherContent:
 				out.content.WriteString(body)
-			} else {
+			case otherReasoning:
 				out.reasoning.WriteString(body)
 			}
 			if ended {
 				return out
 			}
 		case otherCalls:
-			sink := &otherSink{}
+			sink := &otherSink{final: final}
 			end, err := f.body(s, start, b.close, sink)
 			out.calls = append(out.calls, sink.calls...)
 			if err == nil {
@@ -297,16 +332,15 @@ func (f *blockFormat) ParsePartial(reply string) Partial {
 // nextEOT finds the first end-of-turn marker at or after pos that does
 // not open a block: the reply ends there (what follows, such as a
 // template's next turn, is not the model's).
-func (f *blockFormat) nextEOT(s string, pos int) int {
+func (f *blockFormat) nextEOT(fi *otherFinder, pos int) int {
 	best := -1
 	for _, m := range f.eot {
 		for from := pos; ; {
-			i := strings.Index(s[from:], m)
+			i := fi.find(m, from)
 			if i < 0 {
 				break
 			}
-			i += from
-			if j, _ := f.nextOpen(s, i); j == i {
+			if f.opensAt(fi.s, i) {
 				from = i + 1
 				continue
 			}
@@ -1175,4 +1209,247 @@ func otherSortedMarkers(ms ...string) []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
+}
+
+// --- calls written with tags ---
+
+// otherTagSyntax describes calls written with tags (Hy3, MiniCPM, Muse):
+// callOpen NAME nameEnd, then parameters keyOpen KEY keyEnd valOpen VALUE
+// valClose, then callClose. Values are JSON (or Python literals) when
+// they read as such, else raw strings.
+type otherTagSyntax struct {
+	callOpen, nameEnd, keyOpen, keyEnd, valOpen, valClose, callClose string
+	// sep is the line break the grammar writes after the name, between
+	// a key and its value, and after each value.
+	sep, keySep string
+	// one: the block's open marker is callOpen; the body is one call.
+	one bool
+	// python reads values as Python literals (else JSON); cdata unwraps
+	// <![CDATA[…]]> values.
+	python, cdata bool
+}
+
+// calls reads the calls at s[i].
+func (x *otherTagSyntax) calls(s string, i int, _ string, sink *otherSink) (int, error) {
+	for n := 0; ; n++ {
+		i = otherSkipSpace(s, i)
+		at := i
+		if !x.one {
+			if n > 0 && !strings.HasPrefix(s[i:], x.callOpen) && !strings.HasPrefix(x.callOpen, s[i:]) {
+				return i, nil
+			}
+			var err error
+			if at, err = otherExpect(s, i, x.callOpen); err != nil {
+				return at, err
+			}
+		}
+		k := strings.Index(s[at:], x.nameEnd)
+		if k < 0 {
+			if j := strings.IndexAny(s[at:], "<>\n"); j >= 0 {
+				return at, otherErrf(at, "want a function name then %q", x.nameEnd)
+			}
+			return len(s), otherTruncated(len(s))
+		}
+		name := strings.TrimSpace(s[at : at+k])
+		if name == "" || strings.ContainsAny(name, "<>\n\"") {
+			return at, otherErrf(at, "want a function name, got %q", truncate(name, 40))
+		}
+		at += k + len(x.nameEnd)
+		sink.pending = &Call{Name: name}
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for m := 0; ; m++ {
+			at = otherSkipSpace(s, at)
+			if strings.HasPrefix(s[at:], x.callClose) {
+				at += len(x.callClose)
+				break
+			}
+			if at == len(s) || strings.HasPrefix(x.callClose, s[at:]) && !strings.HasPrefix(x.keyOpen, s[at:]) {
+				return len(s), otherTruncated(len(s))
+			}
+			var err error
+			if at, err = otherExpect(s, at, x.keyOpen); err != nil {
+				return at, err
+			}
+			k := strings.Index(s[at:], x.keyEnd)
+			if k < 0 {
+				return len(s), otherTruncated(len(s))
+			}
+			key := s[at : at+k]
+			if strings.ContainsAny(key, "<>\n") {
+				return at, otherErrf(at, "malformed parameter name %q", truncate(key, 40))
+			}
+			at += k + len(x.keyEnd)
+			if x.valOpen != "" {
+				if at, err = otherExpect(s, otherSkipSpace(s, at), x.valOpen); err != nil {
+					return at, err
+				}
+			}
+			val, end, err := x.value(s, at, sink.final)
+			if err != nil {
+				return end, err
+			}
+			if m > 0 {
+				b.WriteByte(',')
+			}
+			otherWriteString(&b, key)
+			b.WriteByte(':')
+			b.Write(val)
+			at = end
+		}
+		b.WriteByte('}')
+		sink.add(Call{Name: name, Arguments: json.RawMessage(b.Bytes())})
+		i = at
+		if x.one {
+			return i, nil
+		}
+	}
+}
+
+// value reads the value at s[i] up to valClose, as JSON. While the reply
+// is still being written, a structured value cut off is not yet read as
+// raw text (its strings may hold the closing tag).
+func (x *otherTagSyntax) value(s string, i int, final bool) ([]byte, int, error) {
+	// A structured value is scanned, so that strings inside it may hold
+	// anything, the closing tag included.
+	if j := otherSkipSpace(s, i); j < len(s) && strings.IndexByte(`{["'(`, s[j]) >= 0 {
+		var b bytes.Buffer
+		var end int
+		var err error
+		if x.python {
+			p := &otherLit{s: s, python: true}
+			end, err = p.value(&b, j, 0)
+		} else if end, err = otherJSONEnd(s, j); err == nil {
+			b.WriteString(s[j:end])
+		}
+		if err == nil {
+			if k := otherSkipSpace(s, end); strings.HasPrefix(s[k:], x.valClose) {
+				return b.Bytes(), k + len(x.valClose), nil
+			}
+		}
+		if !final && (errors.Is(err, errOtherTruncated) || err == nil && strings.HasPrefix(x.valClose, s[otherSkipSpace(s, end):])) {
+			return nil, len(s), otherTruncated(len(s))
+		}
+	}
+	k := strings.Index(s[i:], x.valClose)
+	if k < 0 {
+		return nil, len(s), otherTruncated(len(s))
+	}
+	return x.rawValue(s[i : i+k]), i + k + len(x.valClose), nil
+}
+
+// rawValue is the JSON of a value written raw: JSON (or a Python literal)
+// when it reads as one, else the text as a string.
+func (x *otherTagSyntax) rawValue(raw string) []byte {
+	var b bytes.Buffer
+	t := strings.TrimSpace(raw)
+	if x.cdata && strings.HasPrefix(t, "<![CDATA[") && strings.HasSuffix(t, "]]>") {
+		otherWriteString(&b, t[len("<![CDATA["):len(t)-len("]]>")])
+		return b.Bytes()
+	}
+	if x.python {
+		p := &otherLit{s: t + "\n", python: true} // the newline ends a trailing number or word
+		if end, err := p.value(&b, 0, 0); err == nil && otherSkipSpace(p.s, end) == len(p.s) && t != "" {
+			return b.Bytes()
+		}
+		b.Reset()
+	} else if t != "" && json.Valid([]byte(t)) {
+		return []byte(t)
+	}
+	otherWriteString(&b, raw)
+	return b.Bytes()
+}
+
+// otherTagPattern forces one call of tool t in tag syntax. String-typed
+// values are written raw where the reader cannot take them for JSON (or
+// in CDATA with cdata), other values in JSON (or Python) spelling.
+func (x *otherTagSyntax) pattern(t Tool, opts GrammarOptions) (constrain.Pattern, error) {
+	props, err := otherProperties(t)
+	if err != nil {
+		return constrain.Pattern{}, err
+	}
+	jo := opts.JSON
+	if x.python {
+		jo.Dialect = constrain.DialectPython
+	}
+	schema := otherSchema(t)
+	var parts []constrain.Pattern
+	parts = append(parts, constrain.Literal(x.callOpen+t.Name+x.nameEnd+x.sep))
+	for _, p := range props {
+		var val constrain.Pattern
+		switch {
+		case p.str && x.cdata:
+			val = constrain.Sequence(constrain.Literal("<![CDATA["), constrain.TextWithout("]]>", x.valClose), constrain.Literal("]]>"))
+			if len(p.enum) > 0 {
+				var alts []constrain.Pattern
+				for _, e := range p.enum {
+					if !strings.Contains(e, "]]>") {
+						alts = append(alts, constrain.Literal("<![CDATA["+e+"]]>"))
+					}
+				}
+				val = constrain.Choice(alts...)
+			}
+		case p.str:
+			val = otherRawString(x.valClose, p.enum)
+		default:
+			val = constrain.JSONValue(schema, otherPointer(p.name), jo)
+		}
+		kv := constrain.Sequence(constrain.Literal(x.keyOpen+p.name+x.keyEnd+x.keySep+x.valOpen), val, constrain.Literal(x.valClose+x.sep))
+		if !p.required {
+			kv = constrain.Optional(kv)
+		}
+		parts = append(parts, kv)
+	}
+	parts = append(parts, constrain.Literal(x.callClose))
+	return constrain.Sequence(parts...), nil
+}
+
+// otherRawString is a string value written raw before close, in a form a
+// reader of "JSON if it parses, else text" takes for a string: the empty
+// string, text whose first character cannot start JSON, or a JSON string
+// (that avoids '<') for the rest.
+func otherRawString(close string, enum []string) constrain.Pattern {
+	if len(enum) > 0 {
+		var alts []constrain.Pattern
+		for _, e := range enum {
+			if strings.Contains(e, close) {
+				continue
+			}
+			if t := strings.TrimSpace(e); t != "" && json.Valid([]byte(t)) || e != t {
+				alts = append(alts, constrain.Literal(otherQuote(e)))
+			} else {
+				alts = append(alts, constrain.Literal(e))
+			}
+		}
+		return constrain.Choice(alts...)
+	}
+	var safe, other []constrain.Pattern
+	for c := byte(0x21); c < 0x7f; c++ {
+		if c == '<' {
+			continue
+		}
+		other = append(other, constrain.Literal(string(c)))
+		if strings.IndexByte(`{["-0123456789tfn`, c) < 0 {
+			safe = append(safe, constrain.Literal(string(c)))
+		}
+	}
+	rest := constrain.TextWithout(close)
+	alts := []constrain.Pattern{
+		constrain.Literal(""),
+		constrain.Sequence(constrain.Choice(safe...), rest),
+		constrain.JSONValue([]byte(`{"type":"string","pattern":"^[^<]*$"}`), "", constrain.JSONOptions{}),
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		for k := 1; k < len(lit); k++ {
+			var next []constrain.Pattern
+			for c := byte(0x21); c < 0x7f; c++ {
+				if c != '<' && c != lit[k] {
+					next = append(next, constrain.Literal(string(c)))
+				}
+			}
+			alts = append(alts, constrain.Literal(lit[:k]), constrain.Sequence(constrain.Literal(lit[:k]), constrain.Choice(next...), rest))
+		}
+		alts = append(alts, constrain.Sequence(constrain.Literal(lit), constrain.Choice(other...), rest))
+	}
+	return constrain.Choice(alts...)
 }
