@@ -32,28 +32,46 @@ type otherTemplate struct {
 // test data is absent.
 func otherLoadTemplate(t testing.TB, name string) otherTemplate {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(otherTemplateDir, name+".jinja"))
-	if os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(otherTemplateDir, name+".jinja")); os.IsNotExist(err) {
 		t.Skipf("template test data absent: %s", filepath.Join(otherTemplateDir, name+".jinja"))
 	}
+	tt, err := otherReadTemplate(name)
 	require.NoError(t, err)
+	return tt
+}
+
+// otherTryTemplate is otherLoadTemplate for fuzz seeds: false when the
+// template cannot be read.
+func otherTryTemplate(name string) (otherTemplate, bool) {
+	tt, err := otherReadTemplate(name)
+	return tt, err == nil
+}
+
+func otherReadTemplate(name string) (otherTemplate, error) {
+	out := otherTemplate{name: name}
+	src, err := os.ReadFile(filepath.Join(otherTemplateDir, name+".jinja"))
+	if err != nil {
+		return out, err
+	}
 	raw, err := os.ReadFile(filepath.Join(otherTemplateDir, "templates.json"))
-	require.NoError(t, err)
+	if err != nil {
+		return out, err
+	}
 	var all []struct {
 		Template string  `json:"template"`
 		BOS      *string `json:"bos_token"`
 		EOS      *string `json:"eos_token"`
 	}
-	require.NoError(t, json.Unmarshal(raw, &all))
-	out := otherTemplate{name: name}
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return out, err
+	}
 	for _, e := range all {
 		if e.Template == name+".jinja" {
 			out.base.BOS, out.base.EOS = e.BOS, e.EOS
 		}
 	}
 	out.tmpl, err = template.Parse(string(src))
-	require.NoError(t, err)
-	return out
+	return out, err
 }
 
 // otherTools are the declared tools of the round trips, as the template
