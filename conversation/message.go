@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/litert-go/litert-go/conversation/toolcall"
 )
 
 // Roles of messages.
@@ -12,6 +15,9 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
+	// RoleModel is the assistant's role as Gemini, LiteRT-LM and Genkit
+	// name it; it is read as RoleAssistant.
+	RoleModel = "model"
 )
 
 // Part is one piece of multimodal content: text, an image or audio, given by
@@ -24,11 +30,11 @@ type Part struct {
 }
 
 // ToolCall is one function call requested by the model.
-type ToolCall struct {
-	ID        string          `json:"id,omitempty"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"` // a JSON object, key order as written
-}
+type ToolCall = toolcall.Call
+
+// ToolCallError reports a tool call the model wrote that does not parse;
+// it names the format and the offset in the reply.
+type ToolCallError = toolcall.ToolCallError
 
 // Message is one turn of a conversation. Content is either Text or Parts.
 // JSON encoding follows the OpenAI / Hugging Face shape that chat templates
@@ -188,6 +194,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if w.Role == "" {
 		return fmt.Errorf("message: missing role")
 	}
+	if w.Role == RoleModel {
+		w.Role = RoleAssistant
+	}
 	*m = Message{Role: w.Role, ReasoningContent: w.ReasoningContent, ToolCallID: w.ToolCallID, Name: w.Name}
 	content := bytes.TrimSpace(w.Content)
 	switch {
@@ -196,6 +205,10 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(content, &m.Text); err != nil {
 			return fmt.Errorf("message content: %w", err)
 		}
+	case content[0] == '[' && isStringList(content):
+		var texts []string
+		_ = json.Unmarshal(content, &texts)
+		m.Text = strings.Join(texts, "")
 	case content[0] == '[':
 		if err := json.Unmarshal(content, &m.Parts); err != nil {
 			return fmt.Errorf("message content parts: %w", err)
@@ -235,4 +248,41 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: c.ID, Name: name, Arguments: append(json.RawMessage(nil), args...)})
 	}
 	return nil
+}
+
+// UnmarshalJSON reads a preface in LiteRT-LM's JSON shape:
+// {"messages": [...], "tools": [...], "extra_context": {...}}. Tools are
+// {"name", "description", "parameters"} or the OpenAI shape
+// {"type": "function", "function": {...}}.
+func (p *Preface) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Messages     []Message      `json:"messages"`
+		Tools        []ToolDecl     `json:"tools"`
+		ExtraContext map[string]any `json:"extra_context"`
+		Extra        map[string]any `json:"extra"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("preface: %w", err)
+	}
+	*p = Preface{Messages: w.Messages, Tools: w.Tools, Extra: w.ExtraContext}
+	if p.Extra == nil {
+		p.Extra = w.Extra
+	}
+	return nil
+}
+
+// MarshalJSON writes the preface in the shape UnmarshalJSON reads.
+func (p Preface) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Messages     []Message      `json:"messages,omitempty"`
+		Tools        []ToolDecl     `json:"tools,omitempty"`
+		ExtraContext map[string]any `json:"extra_context,omitempty"`
+	}{p.Messages, p.Tools, p.Extra})
+}
+
+// isStringList reports whether data is a JSON list of strings, as
+// LiteRT-LM's preface examples write a message's content.
+func isStringList(data []byte) bool {
+	var texts []string
+	return json.Unmarshal(data, &texts) == nil
 }
