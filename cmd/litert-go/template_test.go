@@ -64,3 +64,30 @@ func TestGenerateConstrainedCLI(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "only one of")
 }
+
+// --now and the request's "now" fix the date Llama 3.2's template prints.
+func TestTemplateRenderNowCLI(t *testing.T) {
+	tmpl := filepath.Join("..", "..", "..", "shared", "testdata", "templates", "meta-llama-Llama-3.2-3B-Instruct.jinja")
+	if _, err := os.Stat(tmpl); err != nil {
+		t.Skip("templates fixture absent")
+	}
+	req := `{"messages": [{"role": "user", "content": "Hi"}], "add_generation_prompt": true}`
+	want := "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|>" +
+		"<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+	for _, now := range []string{"2024-07-26T12:00:00", "2024-07-26T23:30:00-07:00"} {
+		out, errOut, code := runCLI(t, req, "template", "render", "--template", tmpl, "--now", now)
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, want, out, now)
+	}
+	out, errOut, code := runCLI(t, `{"messages": [{"role": "user", "content": "Hi"}], "now": "2031-01-02T03:04:05Z"}`,
+		"template", "render", "--template", tmpl, "--now", "2024-07-26T12:00:00")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Today Date: 02 Jan 2031\n", "the request's now wins over the flag")
+
+	_, errOut, code = runCLI(t, req, "template", "render", "--template", tmpl, "--now", "tomorrow")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "--now")
+	_, errOut, code = runCLI(t, `{"messages": [], "now": "soon"}`, "template", "render", "--template", tmpl)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "now")
+}
