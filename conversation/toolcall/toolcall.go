@@ -79,7 +79,7 @@ type GrammarOptions struct {
 	JSON constrain.JSONOptions
 }
 
-// ErrNoGrammar is returned by Format.Grammar when no grammar can force the
+// ErrNoGrammar is returned by Format.Pattern when no grammar can force the
 // format's syntax.
 var ErrNoGrammar = errors.New("no grammar for this tool-call format")
 
@@ -97,9 +97,31 @@ type Format interface {
 	// ParsePartial reads a reply that is still being generated. It never
 	// fails: text it cannot read yet is held back.
 	ParsePartial(reply string) Partial
-	// Grammar builds the constraint that forces replies of this syntax,
-	// or returns an error wrapping ErrNoGrammar.
-	Grammar(opts GrammarOptions) (*constrain.Grammar, error)
+	// Pattern builds the grammar that forces replies of this syntax (see
+	// Grammar, which compiles it), or returns an error wrapping
+	// ErrNoGrammar. It returns a constrain.Pattern rather than a compiled
+	// grammar so that wrappers (reasoning, see WithThinking) can compose it.
+	Pattern(opts GrammarOptions) (constrain.Pattern, error)
+}
+
+// Grammar compiles the grammar that forces f's syntax for opts.
+func Grammar(f Format, opts GrammarOptions) (*constrain.Grammar, error) {
+	p, err := f.Pattern(opts)
+	if err != nil {
+		return nil, err
+	}
+	g, err := constrain.Compose(p)
+	if err != nil {
+		return nil, fmt.Errorf("toolcall: %s grammar: %w", f.Name(), err)
+	}
+	return g, nil
+}
+
+// Forcible reports whether a grammar can force f's calls, so that tool
+// choices "required" and a named tool can be honoured.
+func Forcible(f Format) bool {
+	_, err := f.Pattern(GrammarOptions{Mode: CallsOnly, Tools: []Tool{{Name: "f"}}})
+	return !errors.Is(err, ErrNoGrammar)
 }
 
 // ToolCallError reports a tool call the model wrote that does not parse. It
