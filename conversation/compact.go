@@ -218,13 +218,13 @@ func (c *Conversation) summarize(ctx context.Context, msgs []Message, p CompactP
 		return "", fmt.Errorf("conversation: compact: prefill: %w", err)
 	}
 	o := sendOptions{maxTokens: p.SummaryMaxTokens}
-	raw, _, err := c.generate(ctx, c.cfg.Sampler, o, nil, false, nil)
+	gen, err := c.generate(ctx, c.cfg.Sampler, o, nil, &streamer{format: c.textFormat})
 	c.kvText = "" // the session holds the summary, not a render of the history
 	if err != nil {
 		return "", fmt.Errorf("conversation: compact: %w", err)
 	}
-	_, answer, _ := splitThinking(raw)
-	summary := strings.TrimSpace(answer)
+	parsed, _ := c.textFormat.Parse(gen.raw)
+	summary := strings.TrimSpace(parsed.Content)
 	if summary == "" {
 		return "", errors.New("conversation: compact: the model wrote an empty summary")
 	}
@@ -235,7 +235,7 @@ func (c *Conversation) summarize(ctx context.Context, msgs []Message, p CompactP
 func writeTranscript(b *strings.Builder, m Message) {
 	switch m.Role {
 	case RoleTool:
-		fmt.Fprintf(b, "tool %s result: %s\n", m.Name, truncate(m.Content(), 2000))
+		fmt.Fprintf(b, "tool %s result: %s\n", m.Name, clip(m.Content(), 2000))
 	default:
 		if text := strings.TrimSpace(m.Content()); text != "" {
 			fmt.Fprintf(b, "%s: %s\n", m.Role, text)
@@ -244,4 +244,12 @@ func writeTranscript(b *strings.Builder, m Message) {
 			fmt.Fprintf(b, "%s called %s(%s)\n", m.Role, tc.Name, tc.Arguments)
 		}
 	}
+}
+
+// clip cuts s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/litert-go/litert-go/conversation/toolcall"
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/session"
 	"github.com/litert-go/litert-go/template"
@@ -141,22 +142,24 @@ type Stats struct {
 // holding their KV cache. Methods are safe for concurrent use; turns run one
 // at a time.
 type Conversation struct {
-	mu        sync.Mutex // held for a whole turn: serializes use of sess and history
-	snap      atomic.Pointer[snapshot]
-	eng       *engine.Engine
-	tok       *tokenizer.Tokenizer
-	tmpl      *template.Template
-	format    ToolFormat
-	cfg       Config
-	sess      *session.Session
-	history   []Message
-	kvText    string // the text the session's tokens spell; "" when unknown
-	fallbacks int
+	mu         sync.Mutex // held for a whole turn: serializes use of sess and history
+	snap       atomic.Pointer[snapshot]
+	eng        *engine.Engine
+	tok        *tokenizer.Tokenizer
+	tmpl       *template.Template
+	format     toolcall.Format // reads replies that may call tools
+	textFormat toolcall.Format // reads replies that may not (reasoning only)
+	cfg        Config
+	calls      *atomic.Int64 // tool-call IDs handed out, shared by clones
+	sess       *session.Session
+	history    []Message
+	kvText     string // the text the session's tokens spell; "" when unknown
+	fallbacks  int
 }
 
 // New starts a conversation on eng.
 func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, error) {
-	tmpl, format, err := chatFormat(eng, cfg)
+	cf, err := chatFormat(ctx, eng, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +173,8 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 	if err != nil {
 		return nil, fmt.Errorf("conversation: %w", err)
 	}
-	c := &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: tmpl, format: format, cfg: cfg, sess: sess,
-		history: append([]Message(nil), cfg.Preface.Messages...)}
+	c := &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: cf.tmpl, format: cf.format, textFormat: cf.text, cfg: cfg, sess: sess,
+		calls: new(atomic.Int64), history: append([]Message(nil), cfg.Preface.Messages...)}
 	if cfg.PrefillPreface && len(c.history) > 0 {
 		text, err := c.render(c.history, false, nil, cfg.Preface.Tools)
 		if err != nil {
@@ -185,21 +188,56 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 	return c, nil
 }
 
-// chatFormat returns the engine's chat template and the tool-call format:
-// cfg.ToolFormat, or the one the template writes.
-func chatFormat(eng *engine.Engine, cfg Config) (*template.Template, ToolFormat, error) {
-	tmpl, err := eng.ChatTemplate()
+// chatSetup is a conversation's template and how it reads replies.
+type chatSetup struct {
+	tmpl         *template.Template
+	format, text toolcall.Format
+}
+
+// chatFormat returns the chat template (cfg.ChatTemplate, or the model's)
+// and the tool-call format: cfg.ToolFormat, or the one detected by
+// rendering probe calls through the template. Either way the reasoning
+// markup is the one the template writes.
+func chatFormat(ctx context.Context, eng *engine.Engine, cfg Config) (chatSetup, error) {
+	var tmpl *template.Template
+	var err error
+	if cfg.ChatTemplate != "" {
+		tmpl, err = template.Parse(cfg.ChatTemplate)
+		if err != nil {
+			err = fmt.Errorf("chat template override: %w", err)
+		}
+	} else {
+		tmpl, err = eng.ChatTemplate()
+	}
 	if err != nil {
-		return nil, ToolFormat{}, fmt.Errorf("conversation: %w", err)
+		return chatSetup{}, fmt.Errorf("conversation: %w", err)
 	}
-	if cfg.ToolFormat == "" {
-		return tmpl, DetectToolFormat(tmpl.Source()), nil
+	base := toolcall.Request{Kwargs: cfg.Preface.Extra}
+	tok := eng.Tokenizer()
+	if id := tok.BOS(); id >= 0 {
+		s := tok.TokenText(id)
+		base.BOS = &s
 	}
-	format, err := LookupToolFormat(cfg.ToolFormat)
-	if err != nil {
-		return nil, ToolFormat{}, fmt.Errorf("conversation: %w", err)
+	if id := tok.EOS(); id >= 0 {
+		s := tok.TokenText(id)
+		base.EOS = &s
 	}
-	return tmpl, format, nil
+	d := toolcall.Detect(ctx, tmpl, base)
+	cs := chatSetup{tmpl: tmpl, format: d.Format, text: toolcall.WithThinking(toolcall.Plain(), d.Thinking)}
+	if cfg.ToolFormat != "" {
+		f, err := toolcall.Lookup(cfg.ToolFormat)
+		if err != nil {
+			return chatSetup{}, fmt.Errorf("conversation: %w", err)
+		}
+		cs.format = toolcall.WithThinking(f, d.Thinking)
+	}
+	return cs, nil
+}
+
+// callID returns a new tool-call ID: nine alphanumerics, as some
+// templates (Mistral's) require.
+func (c *Conversation) callID() string {
+	return fmt.Sprintf("call%05d", c.calls.Add(1)%100000)
 }
 
 // snapshot is the state readers see: it is published at the end of every
@@ -240,7 +278,7 @@ func (c *Conversation) TokenCount() int { return c.state().stats.Tokens }
 func (c *Conversation) Stats() Stats { return c.state().stats }
 
 // ToolFormat is the tool-call syntax the conversation parses.
-func (c *Conversation) ToolFormat() ToolFormat { return c.format }
+func (c *Conversation) ToolFormat() toolcall.Format { return c.format }
 
 // Clone returns an independent copy that continues from the same state.
 func (c *Conversation) Clone() (*Conversation, error) {
@@ -250,7 +288,7 @@ func (c *Conversation) Clone() (*Conversation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conversation: clone: %w", err)
 	}
-	d := &Conversation{eng: c.eng, tok: c.tok, tmpl: c.tmpl, format: c.format, cfg: c.cfg, sess: s,
+	d := &Conversation{eng: c.eng, tok: c.tok, tmpl: c.tmpl, format: c.format, textFormat: c.textFormat, cfg: c.cfg, sess: s, calls: c.calls,
 		history: append([]Message(nil), c.history...), kvText: c.kvText, fallbacks: c.fallbacks}
 	d.publish()
 	return d, nil
@@ -265,7 +303,10 @@ func (c *Conversation) Reset() {
 }
 
 // SendMessage sends msg and returns the model's reply, running tools if
-// asked (WithTools). If the turn fails the history is unchanged.
+// asked (WithTools). If the turn fails before any tool ran the history is
+// unchanged; after tools ran it keeps their calls and results and the
+// error is a *TurnError. With an error, the reply so far (FinishReason
+// "cancelled" on cancellation) may be returned too.
 func (c *Conversation) SendMessage(ctx context.Context, msg Message, opts ...Option) (*Reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -326,7 +367,10 @@ func (c *Conversation) stream(ctx context.Context, fn func(context.Context, func
 
 // SendMessageAsync sends msg in the background. callback receives each
 // chunk of the reply as an assistant message, then a final empty message
-// (or the error), as LiteRT-LM's SendMessageAsync does.
+// (or the error), as LiteRT-LM's SendMessageAsync does. A piece of a tool
+// call comes as an assistant message with one ToolCall holding the
+// ToolCallDelta (Arguments: the next piece of the arguments' text); a tool
+// result of the automatic loop as a tool message.
 func (c *Conversation) SendMessageAsync(ctx context.Context, msg Message, callback func(Message, error), opts ...Option) {
 	go func() {
 		for ch, err := range c.SendMessageStream(ctx, msg, opts...) {
@@ -337,6 +381,11 @@ func (c *Conversation) SendMessageAsync(ctx context.Context, msg Message, callba
 			case ch.Done:
 				callback(Message{}, nil)
 				return
+			case ch.ToolCall != nil:
+				d := ch.ToolCall
+				callback(Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: d.ID, Name: d.Name, Arguments: json.RawMessage(d.Arguments)}}}, nil)
+			case ch.ToolResult != nil:
+				callback(ToolResult(ch.ToolResult.Call, ch.ToolResult.Result), nil)
 			case ch.Text != "" || ch.Reasoning != "":
 				callback(Message{Role: RoleAssistant, Text: ch.Text, ReasoningContent: ch.Reasoning}, nil)
 			}

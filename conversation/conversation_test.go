@@ -415,31 +415,6 @@ func TestToolErrorsGoBackToModel(t *testing.T) {
 	}
 }
 
-// Tool choice "none" works for formats without a tool-call grammar: the
-// reply is read as text. A forced call there is refused.
-func TestToolChoiceNoneWithoutGrammar(t *testing.T) {
-	eng := testEngine(t, "")
-	weather := tools.Define("get_weather", "Gets the weather in a city", func(ctx context.Context, in weatherIn) (string, error) {
-		return "sunny", nil
-	})
-	c, err := New(context.Background(), eng, Config{MaxTokens: 8, ToolFormat: "gemma3", Sampler: session.Sampler{Temperature: 1, Seed: 5}})
-	require.NoError(t, err)
-	require.False(t, c.ToolFormat().Constrained())
-	for name, want := range map[string]bool{"hermes": true, "llama3": true, "mistral": false, "gemma4": false} {
-		f, err := LookupToolFormat(name)
-		require.NoError(t, err)
-		assert.Equal(t, want, f.Constrained(), name)
-	}
-	r, err := c.SendMessage(context.Background(), UserText("Weather in Paris?"), WithTools(weather), WithToolChoice(ToolChoiceNone))
-	require.NoError(t, err)
-	assert.Empty(t, r.ToolCalls)
-	assert.Empty(t, r.ToolRuns)
-	_, err = c.SendMessage(context.Background(), UserText("Weather in Rome?"), WithTools(weather), WithToolChoice(ToolChoiceRequired))
-	assert.ErrorContains(t, err, "needs a constrained tool-call format")
-	_, err = c.SendMessage(context.Background(), UserText("Weather in Rome?"), WithTools(weather, weather))
-	assert.ErrorContains(t, err, `tool "get_weather" is already defined`)
-}
-
 // endsMidRune reports whether s ends inside a multi-byte UTF-8 character
 // (a lead byte whose continuation bytes have not all arrived). Bytes that
 // can never be valid UTF-8, which a random model may emit, do not count.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/litert-go/litert-go/conversation/toolcall"
 )
 
 // Roles of messages.
@@ -12,6 +14,9 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
+	// RoleModel is the assistant's role as Gemini, LiteRT-LM and Genkit
+	// name it; it is read as RoleAssistant.
+	RoleModel = "model"
 )
 
 // Part is one piece of multimodal content: text, an image or audio, given by
@@ -24,11 +29,11 @@ type Part struct {
 }
 
 // ToolCall is one function call requested by the model.
-type ToolCall struct {
-	ID        string          `json:"id,omitempty"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"` // a JSON object, key order as written
-}
+type ToolCall = toolcall.Call
+
+// ToolCallError reports a tool call the model wrote that does not parse;
+// it names the format and the offset in the reply.
+type ToolCallError = toolcall.ToolCallError
 
 // Message is one turn of a conversation. Content is either Text or Parts.
 // JSON encoding follows the OpenAI / Hugging Face shape that chat templates
@@ -187,6 +192,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	}
 	if w.Role == "" {
 		return fmt.Errorf("message: missing role")
+	}
+	if w.Role == RoleModel {
+		w.Role = RoleAssistant
 	}
 	*m = Message{Role: w.Role, ReasoningContent: w.ReasoningContent, ToolCallID: w.ToolCallID, Name: w.Name}
 	content := bytes.TrimSpace(w.Content)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync/atomic"
 
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/conversation/toolcall"
 	"github.com/litert-go/litert-go/engine"
-	"github.com/litert-go/litert-go/session"
 )
 
 // The stateless API serves requests that carry their whole history, as
@@ -116,39 +118,31 @@ func (c *Conversation) complete(ctx context.Context, prompt string, opts []Optio
 	// The generated tokens need not re-encode to the same ids, so the
 	// next request compares tokens instead of text.
 	c.kvText = ""
-	gopts := session.GenerateOptions{Sampler: smp, MaxTokens: o.maxTokens, StopStrings: o.stop}
-	if o.constraint != nil {
-		v, err := c.eng.ConstraintVocab()
-		if err != nil {
-			return nil, fmt.Errorf("conversation: constraint: %w", err)
-		}
-		gopts.Constraint = o.constraint.NewMatcher(v)
-	}
 	reply := &Reply{Usage: Usage{PromptTokens: promptTokens, CachedTokens: cached}}
-	dec := c.tok.NewStreamDecoder()
-	var text []byte
-	for id, err := range c.sess.Generate(ctx, gopts) {
-		if err != nil {
-			return nil, fmt.Errorf("conversation: generate: %w", err)
-		}
-		reply.Usage.CompletionTokens++
-		piece, err := dec.Add(id)
-		if err != nil {
-			return nil, fmt.Errorf("conversation: detokenize: %w", err)
-		}
-		text = append(text, piece...)
-		if emit != nil && piece != "" && !emit(Chunk{Text: piece}) {
-			return nil, context.Canceled
-		}
+	st := &streamer{emit: emit, format: rawText{}, nextID: c.callID}
+	gen, err := c.generate(ctx, smp, o, o.constraint, st)
+	reply.Usage.CompletionTokens = gen.tokens
+	reply.FinishReason = gen.finish
+	if err != nil {
+		reply.Message = Message{Role: RoleAssistant, Text: st.partial.Content}
+		return reply, err
 	}
-	if rest := dec.Flush(); rest != "" {
-		text = append(text, rest...)
-		if emit != nil && !emit(Chunk{Text: rest}) {
-			return nil, context.Canceled
-		}
+	st.finish(toolcall.Parsed{Content: gen.raw}, nil)
+	reply.Message = Message{Role: RoleAssistant, Text: gen.raw}
+	if o.constraint != nil && gen.incomplete {
+		return reply, &IncompleteError{Reason: gen.finish, Text: gen.raw}
 	}
-	reply.Message = Message{Role: RoleAssistant, Text: string(text)}
 	return reply, nil
+}
+
+// rawText reads a completion as it is, whitespace included.
+type rawText struct{}
+
+func (rawText) Name() string                            { return "raw" }
+func (rawText) Parse(s string) (toolcall.Parsed, error) { return toolcall.Parsed{Content: s}, nil }
+func (rawText) ParsePartial(s string) toolcall.Partial  { return toolcall.Partial{Content: s} }
+func (rawText) Pattern(toolcall.GrammarOptions) (constrain.Pattern, error) {
+	return constrain.Pattern{}, toolcall.ErrNoGrammar
 }
 
 // Prompter renders and tokenizes prompts exactly as a Conversation with the
@@ -159,15 +153,15 @@ type Prompter struct{ c *Conversation }
 
 // NewPrompter returns a Prompter for conversations made with eng and cfg.
 func NewPrompter(eng *engine.Engine, cfg Config) (*Prompter, error) {
-	tmpl, format, err := chatFormat(eng, cfg)
+	cf, err := chatFormat(context.Background(), eng, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Prompter{c: &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: tmpl, format: format, cfg: cfg}}, nil
+	return &Prompter{c: &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: cf.tmpl, format: cf.format, textFormat: cf.text, cfg: cfg, calls: new(atomic.Int64)}}, nil
 }
 
 // ToolFormat is the tool-call syntax of the conversations.
-func (p *Prompter) ToolFormat() ToolFormat { return p.c.format }
+func (p *Prompter) ToolFormat() toolcall.Format { return p.c.format }
 
 // Chat returns the tokens of the prompt Respond(history, decls, opts...)
 // prefills, after checking every message (roles, and media the model has no

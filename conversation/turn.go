@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/conversation/toolcall"
 	"github.com/litert-go/litert-go/session"
 	"github.com/litert-go/litert-go/tools"
 )
@@ -20,9 +20,10 @@ const defaultMaxToolTurns = 5
 var ErrNoEncoder = errors.New("no encoder for this input")
 
 // turn runs one SendMessage: it appends msg, generates replies and runs
-// tools until a text answer, and commits the new messages to the history
-// only when everything succeeded. emit, if not nil, receives streamed
-// chunks; it returns false to stop.
+// tools until a text answer. The new messages are committed to the
+// history when the turn succeeds, and also when it fails after tools ran
+// (their side effects happened; the error is then a *TurnError). emit, if
+// not nil, receives streamed chunks; it returns false to stop.
 func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emit func(Chunk) bool) (*Reply, error) {
 	o := sendOptions{maxTokens: c.cfg.MaxTokens, maxToolTurns: defaultMaxToolTurns, toolChoice: ToolChoiceAuto}
 	for _, opt := range opts {
@@ -30,6 +31,9 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 	}
 	if o.maxTokens <= 0 {
 		o.maxTokens = c.cfg.MaxTokens
+	}
+	if msg.Role == RoleModel {
+		msg.Role = RoleAssistant
 	}
 	if err := c.checkMessage(msg); err != nil {
 		return nil, err
@@ -58,8 +62,7 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 			return nil, fmt.Errorf("conversation: tool choice %q names no declared tool", o.toolChoice)
 		}
 	}
-	hist := append(append([]Message(nil), c.history...), msg)
-	reply := &Reply{Added: []Message{msg}}
+	t := &turnState{c: c, hist: append(append([]Message(nil), c.history...), msg), reply: &Reply{Added: []Message{msg}}}
 	textOnly := false
 	for round := 0; ; round++ {
 		choice := o.toolChoice
@@ -69,62 +72,115 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if textOnly {
 			choice = ToolChoiceNone
 		}
-		prompt, err := c.render(hist, true, o.extra, decls)
+		prompt, err := c.render(t.hist, true, o.extra, decls)
 		if err != nil {
-			return nil, fmt.Errorf("conversation: chat template: %w", err)
+			return t.fail("render", fmt.Errorf("conversation: chat template: %w", err))
 		}
 		promptTokens, cached, err := c.sync(ctx, prompt)
 		if err != nil {
-			return nil, fmt.Errorf("conversation: prefill: %w", err)
+			return t.fail("prefill", fmt.Errorf("conversation: prefill: %w", err))
 		}
-		reply.Usage.PromptTokens += promptTokens
-		reply.Usage.CachedTokens += cached
+		t.reply.Usage.PromptTokens += promptTokens
+		t.reply.Usage.CachedTokens += cached
 		grammar, err := c.constraintFor(o, decls, choice)
 		if err != nil {
-			return nil, err
+			return t.fail("constraint", err)
 		}
 		// With tool choice "none" the reply is text even where no grammar
 		// keeps tool calls out of it.
-		calls := len(decls) > 0 && choice != ToolChoiceNone
-		raw, n, err := c.generate(ctx, sampler, o, grammar, calls, emit)
-		reply.Usage.CompletionTokens += n
+		callsAllowed := len(decls) > 0 && choice != ToolChoiceNone
+		format := c.format
+		if !callsAllowed {
+			format = c.textFormat
+		}
+		st := &streamer{emit: emit, format: format, nextID: c.callID}
+		gen, err := c.generate(ctx, sampler, o, grammar, st)
+		t.reply.Usage.CompletionTokens += gen.tokens
 		if err != nil {
 			c.kvText = "" // the session holds a partial reply
-			return nil, err
+			t.reply.FinishReason = gen.finish
+			t.reply.Message = Message{Role: RoleAssistant, Text: st.partial.Content, ReasoningContent: st.partial.Reasoning}
+			return t.fail("generate", err)
 		}
-		assistant, perr := c.parseReply(raw, calls)
-		hist = append(hist, assistant)
-		reply.Added = append(reply.Added, assistant)
-		c.closeTurn(ctx, hist, prompt+raw, o.extra, decls)
+		parsed, perr := format.Parse(gen.raw)
+		calls := parsed.Calls
+		var truncated *ToolCall
+		if perr != nil && gen.finish == FinishLength {
+			// Keep the calls written before the token limit cut one off.
+			p := format.ParsePartial(gen.raw)
+			calls, truncated, perr = p.Calls, p.Pending, nil
+			if truncated == nil {
+				truncated = &ToolCall{}
+			}
+			parsed.Content = p.Content
+		}
+		calls = st.finish(parsed, calls)
+		assistant := Message{Role: RoleAssistant, Text: strings.TrimSpace(parsed.Content), ReasoningContent: parsed.Reasoning, ToolCalls: calls}
+		t.add(assistant)
+		c.closeTurn(ctx, t.hist, prompt+gen.raw, o.extra, decls)
+		if o.constraint != nil && gen.incomplete {
+			t.reply.Message, t.reply.FinishReason = assistant, gen.finish
+			return t.reply, &IncompleteError{Reason: gen.finish, Text: gen.raw}
+		}
 		if perr != nil && toolset.Len() > 0 && !o.returnRequests && round < o.maxToolTurns {
 			// Show the model its malformed call so it can try again.
-			errMsg := Message{Role: RoleTool, Name: "error", Text: perr.Error()}
-			hist = append(hist, errMsg)
-			reply.Added = append(reply.Added, errMsg)
+			t.add(Message{Role: RoleTool, Name: "error", Text: perr.Error()})
 			continue
 		}
-		if perr != nil || len(assistant.ToolCalls) == 0 || o.returnRequests || toolset.Len() == 0 {
-			reply.Message = assistant
-			reply.ToolCallErr = perr
+		t.reply.Message, t.reply.FinishReason, t.reply.Truncated = assistant, gen.finish, truncated
+		if perr != nil || len(calls) == 0 || o.returnRequests || toolset.Len() == 0 {
+			t.reply.ToolCallErr = perr
+			if len(calls) > 0 && gen.finish == FinishStop {
+				t.reply.FinishReason = FinishToolCalls
+			}
 			break
 		}
-		results := c.runTools(ctx, assistant.ToolCalls, toolset)
-		for _, r := range results {
-			reply.ToolRuns = append(reply.ToolRuns, r)
-			tm := ToolResult(r.Call, r.Result)
-			hist = append(hist, tm)
-			reply.Added = append(reply.Added, tm)
+		for _, r := range c.runTools(ctx, calls, toolset, emit) {
+			t.reply.ToolRuns = append(t.reply.ToolRuns, r)
+			t.add(ToolResult(r.Call, r.Result))
+			t.ran = true
+		}
+		if truncated != nil {
+			break // the token limit cut this round: report it after running what was complete
 		}
 		if round+1 >= o.maxToolTurns {
 			textOnly = true
-			reply.ToolLimitReached = true
+			t.reply.ToolLimitReached = true
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("conversation: %w", err)
+			t.reply.FinishReason = FinishCancelled
+			return t.fail("tools", fmt.Errorf("conversation: %w", err))
 		}
 	}
-	c.history = hist
-	return reply, nil
+	c.history = t.hist
+	return t.reply, nil
+}
+
+// turnState is the history and reply a turn builds.
+type turnState struct {
+	c     *Conversation
+	hist  []Message
+	reply *Reply
+	ran   bool // tools ran: their calls and results must survive a failure
+}
+
+func (t *turnState) add(m Message) {
+	t.hist = append(t.hist, m)
+	t.reply.Added = append(t.reply.Added, m)
+}
+
+// fail ends the turn with err. After tools ran, the history keeps what
+// happened up to the failure and the error is a *TurnError; the reply so
+// far is returned with it.
+func (t *turnState) fail(stage string, err error) (*Reply, error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		t.reply.FinishReason = FinishCancelled
+	}
+	if !t.ran {
+		return t.reply, err
+	}
+	t.c.history = t.hist
+	return t.reply, &TurnError{Stage: stage, Kept: len(t.reply.Added), Err: err}
 }
 
 func hasDecl(decls []ToolDecl, name string) bool {
@@ -140,7 +196,7 @@ func hasDecl(decls []ToolDecl, name string) bool {
 // prefilled.
 func (c *Conversation) checkMessage(msg Message) error {
 	switch msg.Role {
-	case RoleUser, RoleSystem, RoleTool, RoleAssistant:
+	case RoleUser, RoleSystem, RoleTool, RoleAssistant, RoleModel:
 	default:
 		return fmt.Errorf("conversation: unknown role %q", msg.Role)
 	}
@@ -163,144 +219,201 @@ func (c *Conversation) constraintFor(o sendOptions, decls []ToolDecl, choice Too
 	if o.constraint != nil {
 		return o.constraint, nil
 	}
-	if len(decls) == 0 {
-		return nil, nil
-	}
-	format, ok := c.format.grammarFormat()
-	if o.constrainedCalls != nil && !*o.constrainedCalls {
-		ok = false
-	}
-	if !ok {
-		// "none" needs no grammar: the reply is read as plain text (see
-		// turn), whatever it holds.
-		if choice == ToolChoiceAuto || choice == ToolChoiceNone {
+	if len(decls) == 0 || (o.constrainedCalls != nil && !*o.constrainedCalls) {
+		if choice == ToolChoiceAuto || choice == ToolChoiceNone || len(decls) == 0 {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("conversation: tool choice %q needs a constrained tool-call format; %q is not supported by package constrain", choice, c.format.Name)
+		return nil, fmt.Errorf("conversation: tool choice %q needs grammar-constrained tool calls, which are turned off", choice)
 	}
-	mode := constrain.TextOrToolCalls
-	var allowed []constrain.Tool
+	opts := toolcall.GrammarOptions{Mode: toolcall.TextOrCalls, Parallel: !o.singleCall,
+		// Single-line JSON as models write it (and templates render it),
+		// so a forced call is short and re-renders as a prefix.
+		JSON: constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced}}
 	for _, d := range decls {
 		if choice != ToolChoiceAuto && choice != ToolChoiceNone && choice != ToolChoiceRequired && d.Name != string(choice) {
 			continue
 		}
-		allowed = append(allowed, constrain.Tool{Name: d.Name, Parameters: d.Parameters})
+		opts.Tools = append(opts.Tools, toolcall.Tool{Name: d.Name, Parameters: d.Parameters})
 	}
 	switch choice {
 	case ToolChoiceNone:
-		mode = constrain.TextOnly
+		opts.Mode = toolcall.TextOnly
 	case ToolChoiceAuto:
 	default:
-		mode = constrain.ToolCallsOnly
+		opts.Mode = toolcall.CallsOnly
 	}
-	// Single-line JSON as models write it (and templates render it), so a
-	// forced call is short and re-renders as a prefix.
-	g, err := constrain.ToolCallsWith(format, allowed, mode, constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced})
+	g, err := toolcall.Grammar(c.format, opts)
+	if errors.Is(err, toolcall.ErrNoGrammar) && (choice == ToolChoiceAuto || choice == ToolChoiceNone) {
+		// Unforced replies need no grammar: "none" reads the reply as
+		// plain text (see turn), whatever it holds.
+		return nil, nil
+	}
+	if errors.Is(err, toolcall.ErrNoGrammar) {
+		return nil, fmt.Errorf("conversation: tool choice %q needs a grammar-forced call; the %q tool-call format has none: %w", choice, c.format.Name(), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("conversation: tool-call grammar: %w", err)
 	}
 	return g, nil
 }
 
-// generate samples one reply and streams its visible text through emit.
-func (c *Conversation) generate(ctx context.Context, smp session.Sampler, o sendOptions, g *constrain.Grammar, tools bool, emit func(Chunk) bool) (string, int, error) {
+// generation is the outcome of one generate call.
+type generation struct {
+	raw        string
+	tokens     int
+	finish     FinishReason
+	incomplete bool // a constraint was set and is not satisfied
+}
+
+// generate samples one reply, streaming it through st (st.emit may be
+// nil). On error the partial reply so far is in st.partial.
+func (c *Conversation) generate(ctx context.Context, smp session.Sampler, o sendOptions, g *constrain.Grammar, st *streamer) (generation, error) {
 	gopts := session.GenerateOptions{Sampler: smp, MaxTokens: o.maxTokens, StopStrings: o.stop}
+	var matcher *constrain.Matcher
 	if g != nil {
 		v, err := c.eng.ConstraintVocab()
 		if err != nil {
-			return "", 0, fmt.Errorf("conversation: constraint: %w", err)
+			return generation{}, fmt.Errorf("conversation: constraint: %w", err)
 		}
-		gopts.Constraint = g.NewMatcher(v)
-		if o.singleCall && c.format.Name == "hermes" {
-			// End the reply at its first call; the parser accepts the
-			// unclosed tag.
-			gopts.StopStrings = append(gopts.StopStrings[:len(gopts.StopStrings):len(gopts.StopStrings)], "</tool_call>")
-		}
+		matcher = g.NewMatcher(v)
+		gopts.Constraint = matcher
 	}
 	dec := c.tok.NewStreamDecoder()
 	var raw strings.Builder
-	var sent streamState
-	n := 0
+	gen := generation{finish: FinishStop}
 	for id, err := range c.sess.Generate(ctx, gopts) {
 		if err != nil {
-			return "", n, fmt.Errorf("conversation: generate: %w", err)
+			if ctx.Err() != nil {
+				gen.finish = FinishCancelled
+			}
+			return gen, fmt.Errorf("conversation: generate: %w", err)
 		}
-		n++
+		gen.tokens++
 		piece, err := dec.Add(id)
 		if err != nil {
-			return "", n, fmt.Errorf("conversation: detokenize: %w", err)
+			return gen, fmt.Errorf("conversation: detokenize: %w", err)
 		}
 		raw.WriteString(piece)
-		if emit != nil && !sent.emit(raw.String(), c.format, tools, false, emit) {
-			return "", n, context.Canceled
+		if piece != "" && !st.update(raw.String()) {
+			gen.finish = FinishCancelled
+			return gen, context.Canceled
 		}
 	}
 	raw.WriteString(dec.Flush())
-	if emit != nil && !sent.emit(raw.String(), c.format, tools, true, emit) {
-		return "", n, context.Canceled
+	gen.raw = raw.String()
+	if gen.tokens >= o.maxTokens && (matcher == nil || !matcher.Done()) {
+		gen.finish = FinishLength
 	}
-	return raw.String(), n, nil
+	gen.incomplete = matcher != nil && !matcher.Accepting()
+	return gen, nil
 }
 
-// streamState tracks how much of a reply's reasoning and answer was sent.
-type streamState struct{ reasoning, answer int }
+// streamer turns a growing reply into chunks: reasoning and answer text as
+// they become visible, and tool calls as the model writes them (name
+// first, then pieces of the arguments). Calls get their IDs here, so the
+// streamed and the returned calls agree.
+type streamer struct {
+	emit    func(Chunk) bool
+	format  toolcall.Format
+	nextID  func() string
+	partial toolcall.Partial // the last partial parse
+	sent    struct {
+		content, reasoning int
+		calls              []sentCall // per call: ID and argument bytes sent
+	}
+	stopped bool
+}
 
-// emit sends the newly visible reasoning and answer text of raw.
-func (s *streamState) emit(raw string, f ToolFormat, tools, final bool, emit func(Chunk) bool) bool {
-	reasoning, answer, inThinking := splitThinking(raw)
-	var ch Chunk
-	if len(reasoning) > s.reasoning {
-		ch.Reasoning = reasoning[s.reasoning:]
-		s.reasoning = len(reasoning)
-	}
-	if !inThinking {
-		visible := len(answer)
-		if tools {
-			visible = f.Visible(answer)
-			if final && f.regionStart(answer) < 0 {
-				visible = len(answer)
-			}
-		} else if !final {
-			visible = len(strings.TrimRight(answer, " \n")) // hold trailing space the final parse trims
-		}
-		if visible > s.answer {
-			ch.Text = answer[s.answer:visible]
-			s.answer = visible
-		}
-	}
-	if ch.Text == "" && ch.Reasoning == "" {
+type sentCall struct {
+	id   string
+	args int
+}
+
+// update reads raw (the reply so far) and emits what became visible; it
+// returns false when the consumer stopped the stream.
+func (s *streamer) update(raw string) bool {
+	s.partial = s.format.ParsePartial(raw)
+	if s.emit == nil {
 		return true
 	}
-	return emit(ch)
+	calls := s.partial.Calls
+	if p := s.partial.Pending; p != nil && p.Name != "" {
+		calls = append(calls[:len(calls):len(calls)], *p)
+	}
+	return s.send(s.partial.Content, s.partial.Reasoning, calls)
 }
 
-// splitThinking separates a leading <think>…</think> block from the answer.
-func splitThinking(raw string) (reasoning, answer string, open bool) {
-	trimmed := strings.TrimLeft(raw, " \n")
-	if !strings.HasPrefix(trimmed, "<think>") {
-		if i := strings.Index(raw, "</think>"); i >= 0 { // template opened <think> itself
-			return strings.TrimSpace(raw[:i]), strings.TrimLeft(raw[i+len("</think>"):], " \n"), false
+// finish emits the rest of the final parse and returns the calls with
+// their IDs.
+func (s *streamer) finish(p toolcall.Parsed, calls []ToolCall) []ToolCall {
+	out := make([]ToolCall, len(calls))
+	copy(out, calls)
+	if s.emit != nil && !s.stopped {
+		s.send(p.Content, p.Reasoning, out)
+	}
+	for i := range out {
+		out[i].ID = s.id(i, out[i].ID)
+	}
+	return out
+}
+
+// id returns the ID of call i: the one streamed, else the model's, else a
+// new one.
+func (s *streamer) id(i int, own string) string {
+	for len(s.sent.calls) <= i {
+		s.sent.calls = append(s.sent.calls, sentCall{})
+	}
+	if s.sent.calls[i].id == "" {
+		s.sent.calls[i].id = own
+		if own == "" {
+			s.sent.calls[i].id = s.nextID()
 		}
-		return "", raw, false
 	}
-	body := trimmed[len("<think>"):]
-	if i := strings.Index(body, "</think>"); i >= 0 {
-		return strings.TrimSpace(body[:i]), strings.TrimLeft(body[i+len("</think>"):], " \n"), false
-	}
-	return strings.TrimLeft(body, "\n"), "", true
+	return s.sent.calls[i].id
 }
 
-// parseReply turns raw model output into an assistant message.
-func (c *Conversation) parseReply(raw string, tools bool) (Message, error) {
-	reasoning, answer, _ := splitThinking(raw)
-	m := Message{Role: RoleAssistant, ReasoningContent: reasoning, Text: answer}
-	if !tools {
-		return m, nil
+func (s *streamer) send(content, reasoning string, calls []ToolCall) bool {
+	var ch Chunk
+	if len(reasoning) > s.sent.reasoning {
+		ch.Reasoning = reasoning[s.sent.reasoning:]
+		s.sent.reasoning = len(reasoning)
 	}
-	content, calls, err := c.format.Parse(answer)
-	m.Text = strings.TrimSpace(content)
-	m.ToolCalls = calls
-	return m, err
+	if len(content) > s.sent.content {
+		ch.Text = content[s.sent.content:]
+		s.sent.content = len(content)
+	}
+	if (ch.Text != "" || ch.Reasoning != "") && !s.out(ch) {
+		return false
+	}
+	for i, call := range calls {
+		first := i >= len(s.sent.calls) || s.sent.calls[i].id == ""
+		id := s.id(i, call.ID)
+		args := string(call.Arguments)
+		var delta string
+		if sent := s.sent.calls[i].args; len(args) > sent {
+			delta = args[sent:]
+			s.sent.calls[i].args = len(args)
+		}
+		if first {
+			if !s.out(Chunk{ToolCall: &ToolCallDelta{Index: i, ID: id, Name: call.Name, Arguments: delta}}) {
+				return false
+			}
+		} else if delta != "" && !s.out(Chunk{ToolCall: &ToolCallDelta{Index: i, Arguments: delta}}) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *streamer) out(ch Chunk) bool {
+	if s.stopped {
+		return false
+	}
+	if !s.emit(ch) {
+		s.stopped = true
+		return false
+	}
+	return true
 }
 
 // closeTurn prefills the template's end-of-turn text after a reply, when
@@ -324,13 +437,13 @@ func (c *Conversation) closeTurn(ctx context.Context, hist []Message, held strin
 
 // runTools runs calls concurrently; failures (an unknown tool, bad
 // arguments, an error from the tool) become results the model can read.
-func (c *Conversation) runTools(ctx context.Context, calls []ToolCall, set *tools.Set) []ToolRun {
+// Each result is emitted as its tool finishes; the runs are returned in
+// call order.
+func (c *Conversation) runTools(ctx context.Context, calls []ToolCall, set *tools.Set, emit func(Chunk) bool) []ToolRun {
 	runs := make([]ToolRun, len(calls))
-	var wg sync.WaitGroup
+	done := make(chan int, len(calls))
 	for i, call := range calls {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			runs[i].Call = call
 			out, err := set.RunRaw(ctx, call.Name, call.Arguments)
 			runs[i].Err = err
@@ -339,9 +452,16 @@ func (c *Conversation) runTools(ctx context.Context, calls []ToolCall, set *tool
 			} else {
 				runs[i].Result = string(out)
 			}
+			done <- i
 		}()
 	}
-	wg.Wait()
+	for range calls {
+		i := <-done
+		if emit != nil {
+			run := runs[i]
+			emit(Chunk{ToolResult: &run})
+		}
+	}
 	return runs
 }
 

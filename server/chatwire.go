@@ -10,6 +10,7 @@ import (
 
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/conversation/toolcall"
 )
 
 // chatRequest is the body of POST /v1/chat/completions.
@@ -427,8 +428,8 @@ func (s *Server) responseGrammar(rf *responseFormat) (*constrain.Grammar, *apiEr
 // a grammar, or a parameter schema that does not compile.
 func (s *Server) checkToolGrammar(decls []conversation.ToolDecl, choice conversation.ToolChoice) *apiError {
 	tf := s.prompter.ToolFormat()
-	format := tf.Name
-	if !tf.Constrained() {
+	format := tf.Name()
+	if !toolcall.Forcible(tf) {
 		if choice != conversation.ToolChoiceAuto && choice != conversation.ToolChoiceNone {
 			return invalid("tool_choice", "unsupported_parameter",
 				"tool_choice %q needs grammar-forced tool calls, which this model's %q tool-call format does not support; use \"auto\"", choice, format)

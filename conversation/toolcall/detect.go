@@ -344,3 +344,7 @@ func sameJSON(a, b json.RawMessage) bool {
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
 }
+
+// Plain returns the format that reads every reply as text (no calls):
+// with WithThinking, replies that may not call tools.
+func Plain() Format { return plainFormat{} }
