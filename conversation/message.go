@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/litert-go/litert-go/conversation/toolcall"
 )
@@ -204,6 +205,10 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(content, &m.Text); err != nil {
 			return fmt.Errorf("message content: %w", err)
 		}
+	case content[0] == '[' && isStringList(content):
+		var texts []string
+		_ = json.Unmarshal(content, &texts)
+		m.Text = strings.Join(texts, "")
 	case content[0] == '[':
 		if err := json.Unmarshal(content, &m.Parts); err != nil {
 			return fmt.Errorf("message content parts: %w", err)
@@ -243,4 +248,41 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: c.ID, Name: name, Arguments: append(json.RawMessage(nil), args...)})
 	}
 	return nil
+}
+
+// UnmarshalJSON reads a preface in LiteRT-LM's JSON shape:
+// {"messages": [...], "tools": [...], "extra_context": {...}}. Tools are
+// {"name", "description", "parameters"} or the OpenAI shape
+// {"type": "function", "function": {...}}.
+func (p *Preface) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Messages     []Message      `json:"messages"`
+		Tools        []ToolDecl     `json:"tools"`
+		ExtraContext map[string]any `json:"extra_context"`
+		Extra        map[string]any `json:"extra"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("preface: %w", err)
+	}
+	*p = Preface{Messages: w.Messages, Tools: w.Tools, Extra: w.ExtraContext}
+	if p.Extra == nil {
+		p.Extra = w.Extra
+	}
+	return nil
+}
+
+// MarshalJSON writes the preface in the shape UnmarshalJSON reads.
+func (p Preface) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Messages     []Message      `json:"messages,omitempty"`
+		Tools        []ToolDecl     `json:"tools,omitempty"`
+		ExtraContext map[string]any `json:"extra_context,omitempty"`
+	}{p.Messages, p.Tools, p.Extra})
+}
+
+// isStringList reports whether data is a JSON list of strings, as
+// LiteRT-LM's preface examples write a message's content.
+func isStringList(data []byte) bool {
+	var texts []string
+	return json.Unmarshal(data, &texts) == nil
 }

@@ -296,11 +296,11 @@ type plainFormat struct{}
 func (plainFormat) Name() string { return "none" }
 
 func (plainFormat) Parse(reply string) (Parsed, error) {
-	return Parsed{Content: strings.TrimSpace(reply)}, nil
+	return Parsed{Content: strings.Trim(reply, space)}, nil
 }
 
 func (plainFormat) ParsePartial(reply string) Partial {
-	return Partial{Content: strings.TrimSpace(reply)}
+	return Partial{Content: strings.Trim(reply, space)}
 }
 
 func (plainFormat) Pattern(GrammarOptions) (constrain.Pattern, error) {

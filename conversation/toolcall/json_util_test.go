@@ -1,0 +1,599 @@
+package toolcall
+
+// Test helpers of the JSON families: rendering real histories through the
+// real chat templates, cutting out the assistant's reply, checking
+// round-trips, the streaming invariants and grammar random walks. Names
+// start with json so that they stay clear of the other groups' helpers.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/template"
+	"github.com/litert-go/litert-go/tokenizer"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	jsonTemplateDir = "../../../shared/testdata/templates"
+	jsonVocabPath   = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
+)
+
+// jsonTestTools are the tools the test histories declare (OpenAI shape).
+var jsonTestTools = []any{
+	map[string]any{"type": "function", "function": map[string]any{
+		"name": "get_weather", "description": "Get the current weather for a location.",
+		"parameters": map[string]any{"type": "object", "properties": map[string]any{
+			"location": map[string]any{"type": "string", "description": "City name"},
+			"unit":     map[string]any{"type": "string", "enum": []string{"celsius", "fahrenheit"}},
+		}, "required": []string{"location"}},
+	}},
+	map[string]any{"type": "function", "function": map[string]any{
+		"name": "search_web", "description": "Search the web.",
+		"parameters": map[string]any{"type": "object", "properties": map[string]any{
+			"query":  map[string]any{"type": "string"},
+			"limit":  map[string]any{"type": "integer"},
+			"safe":   map[string]any{"type": "boolean"},
+			"tags":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"filter": map[string]any{"type": "object"},
+		}, "required": []string{"query"}},
+	}},
+}
+
+// jsonTestCalls returns one call, or three parallel calls whose arguments
+// mix unicode, embedded quotes and backslashes, integers, booleans, arrays
+// and a nested object.
+func jsonTestCalls(n int) []Call {
+	calls := []Call{
+		{Name: "get_weather", Arguments: json.RawMessage(`{"location": "Zürich 東京 😀", "unit": "celsius"}`)},
+		{Name: "search_web", Arguments: json.RawMessage(`{"query": "say \"hi\" to C:\\temp\\new", "limit": 3, "safe": true, "tags": ["a", "b c"], "filter": {"lang": "de", "range": {"from": -1, "to": 20}}}`)},
+		{Name: "get_weather", Arguments: json.RawMessage(`{"location": "Paris"}`)},
+	}
+	return calls[:n]
+}
+
+// jsonCase is one template to render replies through.
+type jsonCase struct {
+	template string
+	kwargs   map[string]any
+	// stringArgs passes the arguments as JSON text (templates that
+	// concatenate them).
+	stringArgs bool
+	// trimSuffix is text the template writes after the turn (a
+	// generation prompt it always appends).
+	trimSuffix string
+	// single: the template raises for parallel calls.
+	single bool
+	// noSystem leaves the system message out (templates that merge it
+	// into the last user turn, so the prompt would not be a prefix).
+	noSystem bool
+	// noContent: the template cannot render content and calls in one
+	// turn (it splits them into two turns).
+	noContent bool
+}
+
+type jsonTemplateMeta struct {
+	Template string  `json:"template"`
+	BOS      *string `json:"bos_token"`
+	EOS      *string `json:"eos_token"`
+}
+
+var (
+	jsonMetaOnce sync.Once
+	jsonMeta     map[string]jsonTemplateMeta
+)
+
+// jsonLoadTemplate parses a template of the test data, or skips.
+func jsonLoadTemplate(t testing.TB, name string) (*template.Template, jsonTemplateMeta) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(jsonTemplateDir, name+".jinja"))
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("chat template %s absent from %s (shared test data not checked out)", name, jsonTemplateDir)
+	}
+	require.NoError(t, err)
+	jsonMetaOnce.Do(func() {
+		jsonMeta = map[string]jsonTemplateMeta{}
+		b, err := os.ReadFile(filepath.Join(jsonTemplateDir, "templates.json"))
+		if err != nil {
+			return
+		}
+		var list []jsonTemplateMeta
+		if json.Unmarshal(b, &list) == nil {
+			for _, m := range list {
+				jsonMeta[strings.TrimSuffix(m.Template, ".jinja")] = m
+			}
+		}
+	})
+	tmpl, err := template.Parse(string(src))
+	require.NoError(t, err, "template %s", name)
+	return tmpl, jsonMeta[name]
+}
+
+// jsonRender renders a reply of the assistant through the case's template:
+// the history with the assistant's turn minus the history with the
+// generation prompt. ok is false when the template raises for the turn.
+func jsonRender(t testing.TB, c jsonCase, content any, calls []Call) (reply string, ok bool) {
+	t.Helper()
+	tmpl, meta := jsonLoadTemplate(t, c.template)
+	history := []any{
+		map[string]any{"role": "system", "content": "You are a helpful assistant."},
+		map[string]any{"role": "user", "content": "What's the weather in Zürich, and what is new?"},
+	}
+	if c.noSystem {
+		history = history[1:]
+	}
+	var tcs []any
+	for i, call := range calls {
+		var args any = call.Arguments
+		if c.stringArgs {
+			args = string(call.Arguments)
+		}
+		tcs = append(tcs, map[string]any{"id": "call" + strings.Repeat("0", 4) + string(rune('1'+i)), "type": "function",
+			"function": map[string]any{"name": call.Name, "arguments": args}})
+	}
+	asst := map[string]any{"role": "assistant", "content": content, "tool_calls": tcs}
+	kwargs := c.kwargs
+	if kwargs == nil {
+		kwargs = map[string]any{}
+	}
+	render := func(msgs []any, gen bool) (string, error) {
+		req := map[string]any{"messages": msgs, "tools": jsonTestTools, "add_generation_prompt": gen, "kwargs": kwargs}
+		if meta.BOS != nil {
+			req["bos_token"] = *meta.BOS
+		}
+		if meta.EOS != nil {
+			req["eos_token"] = *meta.EOS
+		}
+		b, err := json.Marshal(req)
+		require.NoError(t, err)
+		return tmpl.RenderJSON(context.Background(), b)
+	}
+	pre, err := render(history, true)
+	require.NoError(t, err, "template %s: history", c.template)
+	full, err := render(append(append([]any{}, history...), asst), false)
+	if err != nil {
+		var re *template.RaiseError
+		require.True(t, errors.As(err, &re), "template %s: %v", c.template, err)
+		return "", false
+	}
+	if strings.HasPrefix(full, pre) {
+		reply = full[len(pre):]
+	} else {
+		// The generation prompt opens something the finished turn does
+		// not (a thinking block): cut at the common prefix, backed off to
+		// the end of the last marker or line.
+		k := 0
+		for k < len(pre) && k < len(full) && pre[k] == full[k] {
+			k++
+		}
+		for k > 0 && full[k-1] != '\n' && full[k-1] != '>' {
+			k--
+		}
+		reply = full[k:]
+	}
+	return strings.TrimSuffix(reply, c.trimSuffix), true
+}
+
+// jsonStripThink drops an empty or filled <think>…</think> block at the
+// start of a reply, as the thinking wrapper does before the parser runs.
+func jsonStripThink(reply string) string {
+	trimmed := strings.TrimLeft(reply, " \t\r\n")
+	if rest, ok := strings.CutPrefix(trimmed, "<think>"); ok {
+		if _, after, ok := strings.Cut(rest, "</think>"); ok {
+			return after
+		}
+	}
+	return reply
+}
+
+// jsonRequireCalls checks got against want: names, order and JSON-equal
+// arguments.
+func jsonRequireCalls(t testing.TB, want, got []Call, msgAndArgs ...any) {
+	t.Helper()
+	require.Len(t, got, len(want), msgAndArgs...)
+	for i := range want {
+		require.Equal(t, want[i].Name, got[i].Name, msgAndArgs...)
+		require.True(t, json.Valid(got[i].Arguments), "arguments %s", got[i].Arguments)
+		require.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), msgAndArgs...)
+	}
+}
+
+// jsonCallsEqual reports whether the calls match (name, JSON-equal
+// arguments).
+func jsonCallsEqual(want, got []Call) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if want[i].Name != got[i].Name || !jsonEqual(want[i].Arguments, got[i].Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
+
+// jsonFamilyMarkers are the markers of a format that content must never
+// show.
+func jsonFamilyMarkers(f Format) []string {
+	if jf, ok := jsonUnwrap(f); ok {
+		return jf.holdMarkers()
+	}
+	return nil
+}
+
+// jsonUnwrap returns the JSON family under a thinking wrapper.
+func jsonUnwrap(f Format) (*jsonFormat, bool) {
+	for {
+		switch x := f.(type) {
+		case *jsonFormat:
+			return x, true
+		case interface{ Unwrap() Format }:
+			f = x.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+}
+
+// jsonCheckStreaming feeds every byte prefix of reply to ParsePartial and
+// checks the streaming invariants against Parse.
+func jsonCheckStreaming(t testing.TB, f Format, reply string) {
+	t.Helper()
+	final, err := f.Parse(reply)
+	require.NoError(t, err, "%s: %q", f.Name(), reply)
+	markers := jsonFamilyMarkers(f)
+	prev := Partial{}
+	for n := 0; n <= len(reply); n++ {
+		p := f.ParsePartial(reply[:n])
+		at := func() string { return f.Name() + ": prefix " + quoteJSON(reply[:n]) }
+		require.True(t, strings.HasPrefix(final.Content, p.Content), "%s: content %q is not a prefix of %q", at(), p.Content, final.Content)
+		require.True(t, strings.HasPrefix(p.Content, prev.Content), "%s: content shrank from %q to %q", at(), prev.Content, p.Content)
+		for _, m := range markers {
+			require.NotContains(t, p.Content, m, at())
+		}
+		require.LessOrEqual(t, len(p.Calls), len(final.Calls), at())
+		if len(p.Calls) > 0 {
+			require.Equal(t, final.Calls[:len(p.Calls)], p.Calls, at())
+		}
+		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), at())
+		if p.Pending != nil {
+			require.Less(t, len(p.Calls), len(final.Calls), "%s: pending call beyond the final calls", at())
+			want := final.Calls[len(p.Calls)]
+			if p.Pending.Name != "" {
+				require.Equal(t, want.Name, p.Pending.Name, at())
+			}
+			require.True(t, strings.HasPrefix(string(want.Arguments), string(p.Pending.Arguments)),
+				"%s: pending arguments %q are not a prefix of %q", at(), p.Pending.Arguments, want.Arguments)
+		}
+		prev = p
+	}
+	// The whole reply shows every call, complete or pending.
+	n := len(prev.Calls)
+	if prev.Pending != nil {
+		n++
+	}
+	require.Equal(t, len(final.Calls), n, "%s: calls of the whole reply", f.Name())
+}
+
+// jsonCheckFamily renders one and three calls (and calls after content)
+// through each case's template and checks that the format parses them
+// back, streams them, and is the first JSON family that round-trips them
+// (as detection picks it).
+func jsonCheckFamily(t *testing.T, name string, cases []jsonCase) {
+	f, err := Lookup(name)
+	require.NoError(t, err)
+	for _, c := range cases {
+		t.Run(c.template, func(t *testing.T) {
+			for _, n := range []int{1, 3} {
+				for _, content := range []string{"", "Let me look that up."} {
+					if content != "" && c.noContent {
+						continue
+					}
+					want := jsonTestCalls(n)
+					reply, ok := jsonRender(t, c, content, want)
+					if !ok {
+						require.True(t, c.single && n > 1, "template %s raised for %d calls", c.template, n)
+						continue
+					}
+					reply = jsonStripThink(reply)
+					got, err := f.Parse(reply)
+					require.NoError(t, err, "reply %q", reply)
+					jsonRequireCalls(t, want, got.Calls, "reply %q", reply)
+					if content == "" || strings.Contains(reply, content) {
+						assert.Equal(t, content, got.Content, "reply %q", reply)
+					}
+					jsonCheckStreaming(t, f, reply)
+					if content == "" {
+						assert.Equal(t, name, jsonFirstRoundTrip(reply, want), "first JSON family to round-trip %q", reply)
+					}
+				}
+			}
+		})
+	}
+}
+
+// jsonFirstRoundTrip is the first JSON family (in priority order) whose
+// Parse gives the calls back.
+func jsonFirstRoundTrip(reply string, want []Call) string {
+	for _, f := range jsonFamilies() {
+		if p, err := f.Parse(reply); err == nil && jsonCallsEqual(want, p.Calls) {
+			return f.Name()
+		}
+	}
+	return ""
+}
+
+// jsonCheckMalformed checks that reply gives a *ToolCallError of the
+// format at offset off (-1: the end of the reply), and the content before
+// the malformed call.
+func jsonCheckMalformed(t *testing.T, f Format, reply, content string, off int) {
+	t.Helper()
+	if off < 0 {
+		off = len(reply)
+	}
+	p, err := f.Parse(reply)
+	require.Error(t, err, "%s: %q", f.Name(), reply)
+	var tce *ToolCallError
+	require.True(t, errors.As(err, &tce), "%s: %q: %T %v", f.Name(), reply, err, err)
+	assert.Equal(t, f.Name(), tce.Format)
+	assert.Equal(t, off, tce.Offset, "%s: %q: %v", f.Name(), reply, err)
+	assert.Equal(t, content, p.Content, "%s: %q", f.Name(), reply)
+	assert.Empty(t, p.Calls)
+	assert.NotEmpty(t, tce.Error())
+	// Streaming never fails and never panics on it.
+	for n := 0; n <= len(reply); n++ {
+		f.ParsePartial(reply[:n])
+	}
+}
+
+// jsonAt is the offset of sub in s (for expected error offsets).
+func jsonAt(s, sub string) int {
+	i := strings.Index(s, sub)
+	if i < 0 {
+		panic("jsonAt: " + quoteJSON(sub) + " not in " + quoteJSON(s))
+	}
+	return i
+}
+
+// ---------------------------------------------------------------------------
+// Grammar random walks
+
+// jsonGrammarTools are two tools with real schemas.
+var jsonGrammarTools = []Tool{
+	{Name: "get_weather", Parameters: json.RawMessage(`{"type": "object", "properties": {
+		"location": {"type": "string", "maxLength": 40},
+		"days": {"type": "integer", "minimum": 1, "maximum": 14},
+		"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+		"required": ["location"]}`)},
+	{Name: "search_web", Parameters: json.RawMessage(`{"type": "object", "properties": {
+		"query": {"type": "string", "maxLength": 40},
+		"filters": {"type": "object", "properties": {"site": {"type": "string", "maxLength": 20}, "safe": {"type": "boolean"}}, "required": ["site"]},
+		"tags": {"type": "array", "items": {"type": "string", "maxLength": 10}, "maxItems": 3}},
+		"required": ["query", "filters"]}`)},
+}
+
+// jsonVocab is the qwen2 vocabulary plus every JSON family's markers as
+// tokens and an EOS token; structural lists the tokens that help a random
+// walk finish (quotes, brackets, markers, digits, short tokens).
+type jsonVocab struct {
+	v          *constrain.Vocab
+	eos        int32
+	structural []int32
+}
+
+var (
+	jsonVocabOnce sync.Once
+	jsonVocabVal  *jsonVocab
+	jsonVocabErr  error
+)
+
+func jsonLoadVocab(t testing.TB) *jsonVocab {
+	t.Helper()
+	if _, err := os.Stat(jsonVocabPath); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("vocabulary %s absent (shared test data not checked out)", jsonVocabPath)
+	}
+	jsonVocabOnce.Do(func() {
+		gf, err := gguf.Open(jsonVocabPath)
+		if err != nil {
+			jsonVocabErr = err
+			return
+		}
+		tok, err := tokenizer.FromGGUF(gf)
+		if err != nil {
+			jsonVocabErr = err
+			return
+		}
+		var toks [][]byte
+		for id := 0; id < tok.VocabSize(); id++ {
+			toks = append(toks, tok.TokenBytes(int32(id)))
+		}
+		for _, f := range jsonFamilies() {
+			jf, ok := jsonUnwrap(f)
+			if !ok {
+				continue
+			}
+			for _, m := range append(jf.holdMarkers(), jf.grammar.open, jf.grammar.close, jf.grammar.sep, jf.grammar.textPrefix) {
+				if m != "" {
+					toks = append(toks, []byte(m))
+				}
+			}
+		}
+		toks = append(toks, []byte("<|test_eos|>"))
+		eos := int32(len(toks) - 1)
+		v, err := constrain.NewVocab(toks, []int32{eos})
+		if err != nil {
+			jsonVocabErr = err
+			return
+		}
+		jv := &jsonVocab{v: v, eos: eos}
+		for id, b := range toks[:eos] {
+			if len(b) > 0 && (len(b) <= 2 || bytes.ContainsAny(b, "\"{}[]<>,:0123456789\n")) && len(b) <= 24 {
+				jv.structural = append(jv.structural, int32(id))
+			}
+		}
+		jsonVocabVal = jv
+	})
+	require.NoError(t, jsonVocabErr)
+	return jsonVocabVal
+}
+
+// jsonWalk samples random allowed tokens of g until EOS or done (at most
+// maxTokens); half of the picks come from the structural tokens, so that
+// strings and objects close. It returns the text and whether it finished.
+func jsonWalk(t testing.TB, jv *jsonVocab, g *constrain.Grammar, rng *rand.Rand, maxTokens int, pEOS float64) (string, bool) {
+	m := g.NewMatcher(jv.v)
+	mask := make([]uint64, jv.v.MaskWords())
+	var out []byte
+	allowed := func(id int32) bool { return mask[id/64]&(1<<(uint(id)%64)) != 0 }
+	for step := 0; step < maxTokens; step++ {
+		if m.Done() {
+			return string(out), true
+		}
+		m.FillMask(mask)
+		if allowed(jv.eos) && (rng.Float64() < pEOS) {
+			require.NoError(t, m.Accept(jv.eos))
+			return string(out), true
+		}
+		var pick int32 = -1
+		if rng.IntN(2) == 0 {
+			var cands []int32
+			for _, id := range jv.structural {
+				if allowed(id) {
+					cands = append(cands, id)
+				}
+			}
+			if len(cands) > 0 {
+				pick = cands[rng.IntN(len(cands))]
+			}
+		}
+		if pick < 0 {
+			total := 0
+			for i, w := range mask {
+				if i == int(jv.eos)/64 {
+					w &^= 1 << (uint(jv.eos) % 64)
+				}
+				total += bits.OnesCount64(w)
+			}
+			if total == 0 {
+				require.True(t, allowed(jv.eos), "dead end after %q", out)
+				require.NoError(t, m.Accept(jv.eos))
+				return string(out), true
+			}
+			k := rng.IntN(total)
+			for i, w := range mask {
+				if i == int(jv.eos)/64 {
+					w &^= 1 << (uint(jv.eos) % 64)
+				}
+				if c := bits.OnesCount64(w); k >= c {
+					k -= c
+					continue
+				}
+				for ; ; k-- {
+					tz := bits.TrailingZeros64(w)
+					if k == 0 {
+						pick = int32(i*64 + tz)
+						break
+					}
+					w &^= 1 << uint(tz)
+				}
+				break
+			}
+		}
+		require.NoError(t, m.Accept(pick), "token %q after %q", jv.v.TokenBytes(pick), out)
+		out = append(out, jv.v.TokenBytes(pick)...)
+	}
+	return string(out), false
+}
+
+// jsonCheckGrammar compiles the format's grammars for the two test tools
+// in every mode and checks random walks: every finished sample parses,
+// CallsOnly gives calls, TextOnly none, and every call's arguments
+// validate against the tool's schema.
+func jsonCheckGrammar(t *testing.T, name string) {
+	f, err := Lookup(name)
+	require.NoError(t, err)
+	jv := jsonLoadVocab(t)
+	schemas := map[string]*constrain.Grammar{}
+	for _, tool := range jsonGrammarTools {
+		g, err := constrain.JSONSchema(tool.Parameters)
+		require.NoError(t, err)
+		schemas[tool.Name] = g
+	}
+	modes := []struct {
+		name string
+		opts GrammarOptions
+	}{
+		{"CallsOnly", GrammarOptions{Mode: CallsOnly, Tools: jsonGrammarTools}},
+		{"CallsOnlyParallel", GrammarOptions{Mode: CallsOnly, Tools: jsonGrammarTools, Parallel: true}},
+		{"TextOrCalls", GrammarOptions{Mode: TextOrCalls, Tools: jsonGrammarTools, Parallel: true}},
+		{"TextOnly", GrammarOptions{Mode: TextOnly, Tools: jsonGrammarTools}},
+	}
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			g, err := Grammar(f, mode.opts)
+			require.NoError(t, err)
+			finished, withCalls := 0, 0
+			for seed := uint64(0); seed < 24; seed++ {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				text, done := jsonWalk(t, jv, g, rng, 1500, 0.3)
+				if !done {
+					t.Logf("unfinished: %q", text)
+					continue
+				}
+				finished++
+				p, err := f.Parse(text)
+				require.NoError(t, err, "sample %q", text)
+				switch mode.opts.Mode {
+				case CallsOnly:
+					require.NotEmpty(t, p.Calls, "sample %q", text)
+					if !mode.opts.Parallel {
+						require.Len(t, p.Calls, 1, "sample %q", text)
+					}
+				case TextOnly:
+					require.Empty(t, p.Calls, "sample %q", text)
+				}
+				if len(p.Calls) > 0 {
+					withCalls++
+				}
+				for _, c := range p.Calls {
+					sg, ok := schemas[c.Name]
+					require.True(t, ok, "unknown tool %q in %q", c.Name, text)
+					m := sg.NewMatcher(jv.v)
+					require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
+					require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+				}
+			}
+			require.GreaterOrEqual(t, finished, 12, "too few random walks finished")
+			if mode.opts.Mode == CallsOnly {
+				require.Equal(t, finished, withCalls)
+			}
+		})
+	}
+	// No tools: TextOrCalls is text; CallsOnly cannot be forced.
+	_, err = Grammar(f, GrammarOptions{Mode: CallsOnly})
+	require.ErrorIs(t, err, ErrNoGrammar)
+	_, err = Grammar(f, GrammarOptions{Mode: TextOrCalls})
+	require.NoError(t, err)
+}
