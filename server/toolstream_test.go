@@ -138,29 +138,43 @@ func TestParallelCallsCutByMaxTokens(t *testing.T) {
 		}
 	}
 	require.NotNil(t, full, "no seed in 1..40 made the model write three calls")
+	t.Logf("seed %d: %d calls in %d tokens", seed, len(full.Choices[0].Message.ToolCalls), full.Usage.CompletionTokens)
 	for _, call := range full.Choices[0].Message.ToolCalls {
 		validCall(t, call)
 	}
 
 	// The same sampling with a smaller budget: the largest one that cuts
-	// the third call (generation is deterministic for a seed).
-	var cut *openai.ChatCompletion
-	var budget int64
-	for n := full.Usage.CompletionTokens - 1; n > 0 && cut == nil; n-- {
+	// the third call (generation is deterministic for a seed, and the
+	// number of complete calls grows with the budget, so a binary search
+	// finds it).
+	complete := func(n int64) (*openai.ChatCompletion, int) {
 		resp, err := c.Chat.Completions.New(ctx, parallelWeather(seed, n))
 		require.NoError(t, err)
-		calls := resp.Choices[0].Message.ToolCalls
-		complete := 0
-		for _, call := range calls {
+		k := 0
+		for _, call := range resp.Choices[0].Message.ToolCalls {
 			if json.Valid([]byte(call.Function.Arguments)) {
-				complete++
+				k++
 			}
 		}
-		if complete == 2 {
-			cut, budget = resp, n
+		return resp, k
+	}
+	var cut *openai.ChatCompletion
+	var budget int64
+	lo, hi := int64(1), full.Usage.CompletionTokens-1 // invariant: complete(hi) may be > 2
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		resp, k := complete(mid)
+		if k <= 2 {
+			if k == 2 {
+				cut, budget = resp, mid
+			}
+			lo = mid + 1
+		} else {
+			hi = mid - 1
 		}
 	}
 	require.NotNil(t, cut, "no budget cut the third call")
+	t.Logf("budget %d cuts the third call", budget)
 	ch := cut.Choices[0]
 	assert.Equal(t, "length", ch.FinishReason)
 	assert.Equal(t, budget, cut.Usage.CompletionTokens)
