@@ -95,6 +95,12 @@ var (
 	jsonMeta     map[string]jsonTemplateMeta
 )
 
+// jsonTemplateExists reports whether the template is in the test data.
+func jsonTemplateExists(name string) (bool, error) {
+	_, err := os.Stat(filepath.Join(jsonTemplateDir, name+".jinja"))
+	return err == nil, err
+}
+
 // jsonLoadTemplate parses a template of the test data, or skips.
 func jsonLoadTemplate(t testing.TB, name string) (*template.Template, jsonTemplateMeta) {
 	t.Helper()
@@ -401,6 +407,7 @@ type jsonVocab struct {
 	v          *constrain.Vocab
 	eos        int32
 	structural []int32
+	markers    map[string]int32 // the added marker tokens
 }
 
 var (
@@ -429,6 +436,7 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 		for id := 0; id < tok.VocabSize(); id++ {
 			toks = append(toks, tok.TokenBytes(int32(id)))
 		}
+		firstMarker := len(toks)
 		for _, f := range jsonFamilies() {
 			jf, ok := jsonUnwrap(f)
 			if !ok {
@@ -440,6 +448,7 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 				}
 			}
 		}
+		toks = append(toks, []byte(`{"name": "`)) // llama3's call start
 		toks = append(toks, []byte("<|test_eos|>"))
 		eos := int32(len(toks) - 1)
 		v, err := constrain.NewVocab(toks, []int32{eos})
@@ -447,7 +456,10 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 			jsonVocabErr = err
 			return
 		}
-		jv := &jsonVocab{v: v, eos: eos}
+		jv := &jsonVocab{v: v, eos: eos, markers: map[string]int32{}}
+		for id := firstMarker; id < int(eos); id++ {
+			jv.markers[string(toks[id])] = int32(id)
+		}
 		for id, b := range toks[:eos] {
 			if len(b) > 0 && (len(b) <= 2 || bytes.ContainsAny(b, "\"{}[]<>,:0123456789\n")) && len(b) <= 24 {
 				jv.structural = append(jv.structural, int32(id))
@@ -462,7 +474,10 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 // jsonWalk samples random allowed tokens of g until EOS or done (at most
 // maxTokens); half of the picks come from the structural tokens, so that
 // strings and objects close. It returns the text and whether it finished.
-func jsonWalk(t testing.TB, jv *jsonVocab, g *constrain.Grammar, rng *rand.Rand, maxTokens int, pEOS float64) (string, bool) {
+//
+// A quarter of the picks prefer the format's own call markers (prefer), so
+// that text gives way to calls.
+func jsonWalk(t testing.TB, jv *jsonVocab, g *constrain.Grammar, rng *rand.Rand, maxTokens int, pEOS float64, prefer []int32) (string, bool) {
 	m := g.NewMatcher(jv.v)
 	mask := make([]uint64, jv.v.MaskWords())
 	var out []byte
@@ -477,7 +492,18 @@ func jsonWalk(t testing.TB, jv *jsonVocab, g *constrain.Grammar, rng *rand.Rand,
 			return string(out), true
 		}
 		var pick int32 = -1
-		if rng.IntN(2) == 0 {
+		if rng.IntN(4) == 0 {
+			var cands []int32
+			for _, id := range prefer {
+				if allowed(id) {
+					cands = append(cands, id)
+				}
+			}
+			if len(cands) > 0 {
+				pick = cands[rng.IntN(len(cands))]
+			}
+		}
+		if pick < 0 && rng.IntN(2) == 0 {
 			var cands []int32
 			for _, id := range jv.structural {
 				if allowed(id) {
@@ -535,6 +561,14 @@ func jsonCheckGrammar(t *testing.T, name string) {
 	f, err := Lookup(name)
 	require.NoError(t, err)
 	jv := jsonLoadVocab(t)
+	var prefer []int32
+	if jf, ok := jsonUnwrap(f); ok {
+		for _, m := range append(append([]string(nil), jf.opens...), jf.grammar.open, jf.grammar.textPrefix, jf.grammar.textCallsSep, `{"name": "`) {
+			if id, ok := jv.markers[m]; ok && m != "" {
+				prefer = append(prefer, id)
+			}
+		}
+	}
 	schemas := map[string]*constrain.Grammar{}
 	for _, tool := range jsonGrammarTools {
 		g, err := constrain.JSONSchema(tool.Parameters)
@@ -557,9 +591,8 @@ func jsonCheckGrammar(t *testing.T, name string) {
 			finished, withCalls := 0, 0
 			for seed := uint64(0); seed < 24; seed++ {
 				rng := rand.New(rand.NewPCG(seed, 7))
-				text, done := jsonWalk(t, jv, g, rng, 1500, 0.3)
+				text, done := jsonWalk(t, jv, g, rng, 1500, 0.3, prefer)
 				if !done {
-					t.Logf("unfinished: %q", text)
 					continue
 				}
 				finished++
@@ -586,8 +619,11 @@ func jsonCheckGrammar(t *testing.T, name string) {
 				}
 			}
 			require.GreaterOrEqual(t, finished, 12, "too few random walks finished")
-			if mode.opts.Mode == CallsOnly {
+			switch mode.opts.Mode {
+			case CallsOnly:
 				require.Equal(t, finished, withCalls)
+			case TextOrCalls:
+				require.Positive(t, withCalls, "no random walk of TextOrCalls wrote a call")
 			}
 		})
 	}
