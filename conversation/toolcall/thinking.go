@@ -51,14 +51,7 @@ func (f thinkingFormat) split(reply string) (reasoning string, rest int, open bo
 		body = lead + len(f.t.Open)
 	case f.t.Opened:
 	default:
-		// The template may have opened the reasoning itself (a prompt
-		// ending in Open that Detect did not see); a Close with no Open
-		// before it says so.
-		i := strings.Index(reply, f.t.Close)
-		if i < 0 || strings.Contains(reply[:i], f.t.Open) {
-			return "", 0, false
-		}
-		body = 0
+		return "", 0, false
 	}
 	i := strings.Index(reply[body:], f.t.Close)
 	if i < 0 {
@@ -67,8 +60,18 @@ func (f thinkingFormat) split(reply string) (reasoning string, rest int, open bo
 	return reply[body : body+i], body + i + len(f.t.Close), false
 }
 
+// after returns where the text after the reasoning starts: past the
+// reasoning and the space that separates it from the answer.
+func after(reply string, rest int) int {
+	if rest == 0 {
+		return 0
+	}
+	return len(reply) - len(strings.TrimLeft(reply[rest:], space))
+}
+
 func (f thinkingFormat) Parse(reply string) (Parsed, error) {
 	reasoning, rest, _ := f.split(reply)
+	rest = after(reply, rest)
 	p, err := f.inner.Parse(reply[rest:])
 	var tce *ToolCallError
 	if errors.As(err, &tce) {
@@ -76,26 +79,24 @@ func (f thinkingFormat) Parse(reply string) (Parsed, error) {
 		shifted.Offset += rest
 		err = &shifted
 	}
-	p.Reasoning = joinReasoning(strings.TrimSpace(reasoning), p.Reasoning)
+	p.Reasoning = joinReasoning(strings.Trim(reasoning, space), p.Reasoning)
 	return p, err
 }
 
 func (f thinkingFormat) ParsePartial(reply string) Partial {
 	trimmed := strings.TrimLeft(reply, space)
-	if !f.t.Opened && trimmed != "" && len(trimmed) < len(f.t.Open) && strings.HasPrefix(f.t.Open, trimmed) {
+	if trimmed != "" && len(trimmed) < len(f.t.Open) && strings.HasPrefix(f.t.Open, trimmed) {
 		return Partial{} // maybe the start of Open
 	}
 	reasoning, rest, open := f.split(reply)
 	if open {
 		// Hold back a tail that may start Close, and trailing space the
 		// final parse trims.
-		return Partial{Reasoning: strings.TrimSpace(holdBack(reasoning, f.t.Close))}
+		return Partial{Reasoning: strings.Trim(holdBack(reasoning, f.t.Close), space)}
 	}
-	if rest == 0 && f.t.Opened {
-		return Partial{}
-	}
+	rest = after(reply, rest)
 	p := f.inner.ParsePartial(reply[rest:])
-	p.Reasoning = joinReasoning(strings.TrimSpace(reasoning), p.Reasoning)
+	p.Reasoning = joinReasoning(strings.Trim(reasoning, space), p.Reasoning)
 	return p
 }
 
