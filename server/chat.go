@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/litert-go/litert-go/conversation"
@@ -44,18 +46,23 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	err = s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
 		var err error
 		reply, err = c.Respond(ctx, plan.history, plan.decls, opts...)
-		return err
+		return keepIncomplete(reply, err)
 	})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	calls := replyCalls(reply)
 	msg := &outMessage{Role: conversation.RoleAssistant, ReasoningContent: reply.ReasoningContent}
-	if reply.Text != "" || len(reply.ToolCalls) == 0 {
+	if reply.Text != "" || len(calls) == 0 {
 		msg.Content = ptr(reply.Text)
 	}
-	if len(reply.ToolCalls) > 0 {
-		msg.ToolCalls = toolCalls(reply.ToolCalls, false)
+	if len(calls) > 0 {
+		var ids callIDs
+		msg.ToolCalls = make([]outToolCall, len(calls))
+		for i, c := range calls {
+			msg.ToolCalls[i] = toolCall(c, ids.get(i, c.ID), nil)
+		}
 	}
 	head.Object = "chat.completion"
 	head.Choices = []chatChoice{{Message: msg, FinishReason: ptr(finishReason(reply, maxTokens))}}
@@ -81,6 +88,7 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		return nil
 	}
 	var reply *conversation.Reply
+	calls := &streamedCalls{send: func(tc outToolCall) error { return send(deltaMessage{ToolCalls: []outToolCall{tc}}, nil) }}
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
 		// The role comes first, at once, as OpenAI sends it; the model may
 		// hold its first text back (leading whitespace, a possible tool
@@ -90,22 +98,36 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		}
 		for ch, err := range c.RespondStream(ctx, plan.history, plan.decls, opts...) {
 			if err != nil {
-				return err
+				reply = ch.Reply
+				return keepIncomplete(reply, err)
 			}
 			if ch.Done {
 				reply = ch.Reply
 				break
 			}
-			d := deltaMessage{ReasoningContent: ch.Reasoning}
-			if ch.Text != "" {
-				d.Content = ptr(ch.Text)
+			if ch.Text != "" || ch.Reasoning != "" {
+				d := deltaMessage{ReasoningContent: ch.Reasoning}
+				if ch.Text != "" {
+					d.Content = ptr(ch.Text)
+				}
+				if err := send(d, nil); err != nil {
+					return err
+				}
 			}
-			if err := send(d, nil); err != nil {
-				return err
+			if ch.ToolCall != nil {
+				if err := calls.delta(*ch.ToolCall); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
+	var incomplete *conversation.IncompleteError
+	if reply == nil && errors.As(err, &incomplete) {
+		// The stream gave no reply with the error: the text went out
+		// already; only the reason is left to say.
+		reply, err = &conversation.Reply{FinishReason: incomplete.Reason}, nil
+	}
 	if err == nil && reply == nil {
 		err = fmt.Errorf("server: the reply stream ended without a reply")
 	}
@@ -113,10 +135,11 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		out.fail(err)
 		return
 	}
-	if len(reply.ToolCalls) > 0 {
-		if err := send(deltaMessage{ToolCalls: toolCalls(reply.ToolCalls, true)}, nil); err != nil {
-			return
+	if err := calls.finish(replyCalls(reply)); err != nil {
+		if !errors.Is(err, context.Canceled) {
+			s.log.Warn("streamed tool calls", "err", err)
 		}
+		return
 	}
 	if err := send(deltaMessage{}, ptr(finishReason(reply, maxTokens))); err != nil {
 		return
@@ -168,4 +191,100 @@ func requestError(param string, err error) *apiError {
 		return invalid(param, "invalid_value", "%v", err)
 	}
 	return e
+}
+
+// keepIncomplete turns a constrained reply that did not complete (the
+// token limit cut the JSON) into a success, as OpenAI answers it: the
+// partial text with finish_reason "length". Other errors pass.
+func keepIncomplete(reply *conversation.Reply, err error) error {
+	var ie *conversation.IncompleteError
+	if reply != nil && errors.As(err, &ie) {
+		if reply.FinishReason == "" {
+			reply.FinishReason = ie.Reason
+		}
+		return nil
+	}
+	return err
+}
+
+// replyCalls is the calls a response carries: the reply's complete calls,
+// then the one the token limit cut off, with the arguments written so far
+// (finish_reason "length" says so), as OpenAI returns a cut-off call.
+func replyCalls(r *conversation.Reply) []conversation.ToolCall {
+	if r.Truncated == nil || r.Truncated.Name == "" {
+		return r.ToolCalls
+	}
+	return append(r.ToolCalls[:len(r.ToolCalls):len(r.ToolCalls)], *r.Truncated)
+}
+
+// streamedCalls turns the conversation's tool-call deltas into OpenAI's
+// streamed tool_calls: a call's first delta carries its index, id, type
+// and name with empty arguments, the next ones pieces of the arguments.
+type streamedCalls struct {
+	send func(outToolCall) error
+	ids  callIDs
+	sent []sentCall // per call index
+}
+
+type sentCall struct {
+	started bool   // the header went out
+	args    string // the arguments sent
+}
+
+// header sends call i's first delta.
+func (s *streamedCalls) header(i int, id, name string) error {
+	for len(s.sent) <= i {
+		s.sent = append(s.sent, sentCall{})
+	}
+	s.sent[i].started = true
+	return s.send(toolCall(conversation.ToolCall{Name: name}, s.ids.get(i, id), &i))
+}
+
+// args sends a piece of call i's arguments.
+func (s *streamedCalls) args(i int, piece string) error {
+	if piece == "" {
+		return nil
+	}
+	s.sent[i].args += piece
+	var tc outToolCall
+	tc.Index = &i
+	tc.Function.Arguments = piece
+	return s.send(tc)
+}
+
+func (s *streamedCalls) delta(d conversation.ToolCallDelta) error {
+	if d.Index < 0 {
+		return fmt.Errorf("server: tool-call delta with index %d", d.Index)
+	}
+	if d.Index >= len(s.sent) || !s.sent[d.Index].started {
+		if err := s.header(d.Index, d.ID, d.Name); err != nil {
+			return err
+		}
+	}
+	return s.args(d.Index, d.Arguments)
+}
+
+// finish sends what the deltas did not of the reply's final calls: a
+// call never streamed, or the rest of its arguments. It fails when a call
+// streamed differs from the final one (the client has it wrong).
+func (s *streamedCalls) finish(calls []conversation.ToolCall) error {
+	for i, c := range calls {
+		final := string(c.Arguments)
+		if len(final) == 0 {
+			final = "{}"
+		}
+		if i >= len(s.sent) || !s.sent[i].started {
+			if err := s.header(i, c.ID, c.Name); err != nil {
+				return err
+			}
+		}
+		sent := s.sent[i].args
+		if !strings.HasPrefix(final, sent) {
+			return fmt.Errorf("server: call %d (%s): streamed arguments %q are not a prefix of the final %q", i, c.Name, sent, final)
+		}
+		if err := s.args(i, final[len(sent):]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -108,7 +109,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
 		var err error
 		reply, err = c.Complete(ctx, text, opts...)
-		return err
+		return keepIncomplete(reply, err)
 	})
 	if err != nil {
 		writeError(w, err)
@@ -136,7 +137,8 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, he
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
 		for ch, err := range c.CompleteStream(ctx, text, opts...) {
 			if err != nil {
-				return err
+				reply = ch.Reply
+				return keepIncomplete(reply, err)
 			}
 			if ch.Done {
 				reply = ch.Reply
@@ -148,6 +150,10 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, he
 		}
 		return nil
 	})
+	var incomplete *conversation.IncompleteError
+	if reply == nil && errors.As(err, &incomplete) {
+		reply, err = &conversation.Reply{FinishReason: incomplete.Reason}, nil
+	}
 	if err == nil && reply == nil {
 		err = fmt.Errorf("server: the completion stream ended without a reply")
 	}

@@ -42,12 +42,14 @@ type deltaMessage struct {
 	ToolCalls        []outToolCall `json:"tool_calls,omitempty"`
 }
 
+// outToolCall is a tool call of a message, or a piece of one in a stream
+// (where only the first piece has the id, type and name).
 type outToolCall struct {
 	Index    *int   `json:"index,omitempty"`
-	ID       string `json:"id"`
-	Type     string `json:"type"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
 	Function struct {
-		Name      string `json:"name"`
+		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
 }
@@ -95,38 +97,64 @@ const (
 	finishToolCalls = "tool_calls"
 )
 
-// finishReason says why a reply ended: tool calls, the token budget, or
-// the model stopping (end of turn, a stop string, a finished constraint).
+// finishReason says why the reply's last generation ended, as the
+// conversation reports it: the model stopping (end of turn, a stop
+// string, a finished constraint), tool calls, or the token budget (also
+// when it cut a tool call; the calls before it are kept).
 func finishReason(r *conversation.Reply, maxTokens int) string {
-	switch {
-	case len(r.ToolCalls) > 0:
-		return finishToolCalls
-	case r.Usage.CompletionTokens >= maxTokens:
+	switch r.FinishReason {
+	case conversation.FinishStop:
+		return finishStop
+	case conversation.FinishLength:
 		return finishLength
+	case conversation.FinishToolCalls:
+		return finishToolCalls
+	case "":
+		// A conversation that does not say: judge by the reply.
+		switch {
+		case len(r.ToolCalls) > 0:
+			return finishToolCalls
+		case r.Usage.CompletionTokens >= maxTokens:
+			return finishLength
+		}
+		return finishStop
 	}
-	return finishStop
+	return string(r.FinishReason)
 }
 
-var placeholderID = regexp.MustCompile(`^call_\d+$`)
+// positionalID matches the ids the conversation numbers its calls with
+// (call00001, call_0); a response replaces them with unique ones.
+var positionalID = regexp.MustCompile(`^call_?\d+$`)
 
-// toolCalls converts a reply's calls, replacing the conversation's
-// positional ids (call_0, …) with unique ones.
-func toolCalls(calls []conversation.ToolCall, withIndex bool) []outToolCall {
-	out := make([]outToolCall, len(calls))
-	for i, c := range calls {
-		id := c.ID
-		if id == "" || placeholderID.MatchString(id) {
-			id = newID("call_")
-		}
-		out[i].ID, out[i].Type = id, "function"
-		out[i].Function.Name = c.Name
-		out[i].Function.Arguments = string(c.Arguments)
-		if len(c.Arguments) == 0 {
-			out[i].Function.Arguments = "{}"
-		}
-		if withIndex {
-			out[i].Index = &i
-		}
+// callIDs gives the calls of one response their ids: the model's own, or
+// a unique one in place of a positional or missing id, the same for a call
+// every time it is asked (streamed deltas and the final calls agree).
+// The zero value is ready to use.
+type callIDs struct{ byIndex map[int]string }
+
+func (ids *callIDs) get(i int, own string) string {
+	if id, ok := ids.byIndex[i]; ok {
+		return id
+	}
+	id := own
+	if id == "" || positionalID.MatchString(id) {
+		id = newID("call_")
+	}
+	if ids.byIndex == nil {
+		ids.byIndex = map[int]string{}
+	}
+	ids.byIndex[i] = id
+	return id
+}
+
+// toolCall converts a call; index is set in streamed deltas.
+func toolCall(c conversation.ToolCall, id string, index *int) outToolCall {
+	var out outToolCall
+	out.ID, out.Type, out.Index = id, "function", index
+	out.Function.Name = c.Name
+	out.Function.Arguments = string(c.Arguments)
+	if len(c.Arguments) == 0 && index == nil {
+		out.Function.Arguments = "{}"
 	}
 	return out
 }

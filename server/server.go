@@ -78,6 +78,9 @@ type Config struct {
 	// ToolFormat names the tool-call syntax; "" detects it from the chat
 	// template (see conversation.Config).
 	ToolFormat string
+	// ChatTemplate replaces the model's chat template (Jinja source); ""
+	// uses the model's own (see conversation.Config).
+	ChatTemplate string
 	// Logger receives one line per request and server events; nil
 	// discards them.
 	Logger *slog.Logger
@@ -144,7 +147,7 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	if id == "" {
 		id = "litert-go"
 	}
-	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat}
+	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat, ChatTemplate: cfg.ChatTemplate}
 	prompter, err := conversation.NewPrompter(eng, convCfg)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

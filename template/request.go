@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ardanlabs/jinja"
 )
@@ -25,15 +26,35 @@ type Request struct {
 	// Kwargs are extra template variables (for example enable_thinking).
 	// They override BOSToken and EOSToken of the same name.
 	Kwargs map[string]Value
+	// Now, if set, is the time strftime_now reads for this render instead
+	// of the template's clock (see [WithClock]).
+	Now *time.Time
+}
+
+// nowLayout is the local date-time form ParseTime accepts besides RFC 3339.
+const nowLayout = "2006-01-02T15:04:05"
+
+// ParseTime parses a time for [Request.Now]: RFC 3339
+// ("2024-07-26T12:00:00Z", "2024-07-26T12:00:00+02:00") or the local form
+// "2024-07-26T12:00:00" (in time.Local).
+func ParseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation(nowLayout, s, time.Local); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2024-07-26T12:00:00Z) or 2024-07-26T12:00:00", s)
 }
 
 // DecodeRequest decodes a JSON render request:
 //
 //	{"messages": [...], "tools": [...], "documents": [...],
 //	 "add_generation_prompt": true, "bos_token": "...", "eos_token": "...",
-//	 "kwargs": {...}}
+//	 "kwargs": {...}, "now": "2024-07-26T12:00:00"}
 //
 // Key order inside messages, tools, documents and kwargs values is kept.
+// "now" pins the clock strftime_now reads (see [ParseTime] for its forms).
 // Absent or null tools/documents mean None; an absent or null bos_token or
 // eos_token leaves that variable undefined. Unknown fields are ignored.
 func DecodeRequest(data []byte) (Request, error) {
@@ -69,6 +90,17 @@ func DecodeRequest(data []byte) (Request, error) {
 	}
 	if req.EOSToken, err = stringField(d, "eos_token"); err != nil {
 		return req, err
+	}
+	now, err := stringField(d, "now")
+	if err != nil {
+		return req, err
+	}
+	if now != nil {
+		t, err := ParseTime(*now)
+		if err != nil {
+			return req, fmt.Errorf("render request: now: %w", err)
+		}
+		req.Now = &t
 	}
 	if kw, ok := d.Get("kwargs"); ok && !kw.IsNone() {
 		if !kw.IsDict() {

@@ -41,7 +41,8 @@ type global struct {
 type Option func(*Template)
 
 // WithClock sets the clock that strftime_now reads (default time.Now).
-// Tests use it to render date-stamped templates reproducibly.
+// Tests use it to render date-stamped templates reproducibly; a request's
+// [Request.Now] overrides it for one render.
 func WithClock(now func() time.Time) Option {
 	return func(t *Template) {
 		if now != nil {
@@ -150,13 +151,7 @@ func (t *Template) setGlobals() {
 		t.static = append(t.static, global{"range", jinja.NewCallable("range", safeRange)})
 	}
 	if names["strftime_now"] {
-		clock := t.clock
-		t.static = append(t.static, global{"strftime_now", jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
-			if len(args) != 1 || !args[0].IsString() {
-				return jinja.Undefined(), errors.New("strftime_now expects one format string")
-			}
-			return jinja.NewString(strftime(clock(), args[0].AsString())), nil
-		})})
+		t.static = append(t.static, global{"strftime_now", strftimeNow(t.clock)})
 	}
 	if t.uses.helpers[helperIter] {
 		t.static = append(t.static, global{helperIter, jinja.NewCallable(helperIter, iterHelper)})
@@ -167,6 +162,16 @@ func (t *Template) setGlobals() {
 		}
 	}
 	sort.Strings(t.perRender)
+}
+
+// strftimeNow is the strftime_now global reading clock.
+func strftimeNow(clock func() time.Time) Value {
+	return jinja.NewCallable("strftime_now", func(args []Value, _ map[string]Value) (Value, error) {
+		if len(args) != 1 || !args[0].IsString() {
+			return jinja.Undefined(), errors.New("strftime_now expects one format string")
+		}
+		return jinja.NewString(strftime(clock(), args[0].AsString())), nil
+	})
 }
 
 // renderState is the per-render state: the rewrite helpers and the
@@ -223,6 +228,10 @@ func (t *Template) acquire(req Request) *renderState {
 	}
 	if req.EOSToken != nil {
 		set("eos_token", jinja.NewString(*req.EOSToken))
+	}
+	if req.Now != nil && names["strftime_now"] {
+		now := *req.Now
+		set("strftime_now", strftimeNow(func() time.Time { return now })) // release restores the template's
 	}
 	for k, v := range req.Kwargs {
 		if !strings.HasPrefix(k, "__lrt_") {

@@ -226,3 +226,68 @@ func TestSafeRange(t *testing.T) {
 	_, err = render(t, `{% for i in range(100001) %}{% endfor %}`, `{"messages":[]}`)
 	require.ErrorContains(t, err, "range too big")
 }
+
+// A request's Now pins strftime_now for that render only; the template's
+// clock is used again by the next request without one.
+func TestRequestNow(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(refDir, "meta-llama-Llama-3.2-3B-Instruct.jinja"))
+	if err != nil {
+		t.Skipf("reference templates absent: %v", err)
+	}
+	tm, err := Parse(string(src), WithClock(func() time.Time { return time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC) }))
+	require.NoError(t, err)
+	msgs := `"messages":[{"role":"user","content":"Hi"}],"add_generation_prompt":true`
+
+	out, err := tm.RenderJSON(context.Background(), []byte(`{`+msgs+`,"now":"2024-07-26T12:00:00"}`))
+	require.NoError(t, err)
+	assert.Contains(t, out, "Today Date: 26 Jul 2024\n")
+	out, err = tm.RenderJSON(context.Background(), []byte(`{`+msgs+`,"now":"1999-12-31T23:59:59+09:00"}`))
+	require.NoError(t, err)
+	assert.Contains(t, out, "Today Date: 31 Dec 1999\n", "an RFC 3339 time keeps its own zone")
+	out, err = tm.RenderJSON(context.Background(), []byte(`{`+msgs+`}`))
+	require.NoError(t, err)
+	assert.Contains(t, out, "Today Date: 03 Feb 2001\n", "without now the template's clock is read")
+
+	now := time.Date(2030, 1, 15, 8, 0, 0, 0, time.UTC)
+	req, err := DecodeRequest([]byte(`{` + msgs + `}`))
+	require.NoError(t, err)
+	assert.Nil(t, req.Now)
+	req.Now = &now
+	out, err = tm.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.Contains(t, out, "Today Date: 15 Jan 2030\n")
+
+	// Renders with different times at once do not see each other's.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			day := time.Date(2020, 3, i+1, 0, 0, 0, 0, time.UTC)
+			r := req
+			r.Now = &day
+			for range 10 {
+				got, err := tm.Render(context.Background(), r)
+				assert.NoError(t, err)
+				assert.Contains(t, got, "Today Date: "+day.Format("02 Jan 2006")+"\n")
+			}
+		})
+	}
+	wg.Wait()
+
+	for _, bad := range []string{`"now":"yesterday"`, `"now":12`, `"now":"2024-07-26"`} {
+		_, err := DecodeRequest([]byte(`{` + msgs + `,` + bad + `}`))
+		assert.ErrorContains(t, err, "now", bad)
+	}
+	_, err = DecodeRequest([]byte(`{` + msgs + `,"now":null}`))
+	assert.NoError(t, err)
+}
+
+func TestParseTime(t *testing.T) {
+	got, err := ParseTime("2024-07-26T12:00:00Z")
+	require.NoError(t, err)
+	assert.True(t, got.Equal(time.Date(2024, 7, 26, 12, 0, 0, 0, time.UTC)))
+	got, err = ParseTime("2024-07-26T12:00:00")
+	require.NoError(t, err)
+	assert.Equal(t, time.Date(2024, 7, 26, 12, 0, 0, 0, time.Local), got)
+	_, err = ParseTime("26/07/2024")
+	assert.ErrorContains(t, err, "RFC 3339")
+}

@@ -44,6 +44,12 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 //     element (null accepted); interfaces and json.RawMessage to any value;
 //     objects reject unknown properties (additionalProperties: false).
 //
+// An In that is not a struct or a map (a string, a number, a slice…) is
+// declared to the model wrapped in an object by [WrapSchema]:
+// {"type":"object","properties":{"input":SCHEMA},"required":["input"]};
+// the model's {"input": VALUE} is unwrapped ([UnwrapArguments]) and the
+// function receives VALUE (a bare VALUE is accepted too).
+//
 // Define never panics. If In cannot be described (a channel, a function, a
 // recursive struct) or the name is not valid, the returned tool reports the
 // problem from Err and from every call, and [Set.Add] refuses it.
@@ -62,10 +68,24 @@ func Define[In, Out any](name, description string, fn func(ctx context.Context, 
 		return t
 	}
 	t.schema = marshalSchema(n)
+	check := n
+	wrapped, ok := WrapSchema(t.schema)
+	if ok {
+		t.schema = wrapped
+		check = &node{kind: kindObject, props: []*prop{{name: InputProperty, required: true, node: n}}}
+	}
 	t.run = func(ctx context.Context, args []byte) (json.RawMessage, error) {
-		norm, err := checkArgs(n, args)
+		if t := bytes.TrimSpace(args); ok && len(t) > 0 && t[0] != '{' {
+			args = WrapArguments(t) // the bare value, from a model that skipped the wrapper
+		}
+		norm, err := checkArgs(check, args)
 		if err != nil {
 			return nil, err
+		}
+		if ok {
+			if norm, err = UnwrapArguments(norm); err != nil {
+				return nil, err
+			}
 		}
 		var in In
 		if err := json.Unmarshal(norm, &in); err != nil {

@@ -34,6 +34,7 @@ type chatFlags struct {
 	compact      string
 	compactAt    float64
 	keepTurns    int
+	chatTemplate string
 }
 
 func parseChatFlags(sio stdio, args []string) (*chatFlags, error) {
@@ -56,6 +57,7 @@ func parseChatFlags(sio stdio, args []string) (*chatFlags, error) {
 	fs.StringVar(&f.compact, "compact", "summarize", "when the history nears the context length: summarize, drop or off")
 	fs.Float64Var(&f.compactAt, "compact-at", 0.8, "fraction of the context length that triggers compaction")
 	fs.IntVar(&f.keepTurns, "keep-turns", 2, "recent turns kept verbatim when compacting")
+	chatTemplate := addChatTemplateFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -70,6 +72,10 @@ func parseChatFlags(sio stdio, args []string) (*chatFlags, error) {
 	}
 	if f.compactAt <= 0 || f.compactAt > 1 {
 		return nil, fmt.Errorf("--compact-at %g: want a fraction in (0, 1]", f.compactAt)
+	}
+	var err error
+	if f.chatTemplate, err = readChatTemplate(*chatTemplate); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -179,7 +185,7 @@ func newChat(ctx context.Context, sio stdio, f *chatFlags, loading func(done boo
 	}
 	c.closeFns = append(c.closeFns, func() { c.eng.Close() })
 
-	c.cfg = conversation.Config{Sampler: sampler, MaxTokens: f.maxTokens}
+	c.cfg = conversation.Config{Sampler: sampler, MaxTokens: f.maxTokens, ChatTemplate: f.chatTemplate}
 	if f.system != "" {
 		c.cfg.Preface.Messages = []conversation.Message{conversation.SystemText(f.system)}
 	}

@@ -226,3 +226,26 @@ func TestChatCompacts(t *testing.T) {
 	assert.Equal(t, 6, strings.Count(out, "\n"), "one JSON line per turn")
 	assert.Contains(t, errOut, "[context: dropped")
 }
+
+// chat --chat-template replaces the model's template: a bare ChatML
+// template without Qwen's default system prompt makes a shorter prompt.
+func TestChatChatTemplate(t *testing.T) {
+	model := chatTestModel(t)
+	tmpl := filepath.Join(t.TempDir(), "chatml.jinja")
+	require.NoError(t, os.WriteFile(tmpl, []byte(`{% for m in messages %}<|im_start|>{{ m.role }}
+{{ m.content }}<|im_end|>
+{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
+{% endif %}`), 0o644))
+	prompt := func(args ...string) int {
+		out, errOut, code := runChatPipe(t, "hi\n", append([]string{"-m", model, "--json", "--max-tokens", "2", "--seed", "1"}, args...)...)
+		require.Equal(t, 0, code, errOut)
+		var turn turnResult
+		require.NoError(t, json.Unmarshal([]byte(out), &turn), out)
+		return turn.Usage.PromptTokens
+	}
+	own := prompt()
+	custom := prompt("--chat-template", tmpl)
+	// "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n": 9 tokens.
+	assert.Equal(t, 9, custom)
+	assert.Greater(t, own, custom+10, "the model's own template adds its default system prompt")
+}

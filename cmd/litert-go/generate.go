@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/template"
 	"github.com/litert-go/litert-go/tokenizer"
 )
 
@@ -52,6 +54,28 @@ func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
 		return nil, fmt.Errorf("--kv: %w", err)
 	}
 	return engine.Open(ctx, *e.model, engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv})
+}
+
+// addChatTemplateFlag defines --chat-template, shared by chat, generate
+// and serve.
+func addChatTemplateFlag(fs *flag.FlagSet) *string {
+	return fs.String("chat-template", "", "Jinja chat template `FILE` replacing the model's (as for a fine-tune whose GGUF carries the base model's template)")
+}
+
+// readChatTemplate reads and checks a --chat-template file; "" reads
+// nothing.
+func readChatTemplate(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--chat-template: %w", err)
+	}
+	if _, err := template.Parse(string(b)); err != nil {
+		return "", fmt.Errorf("--chat-template %s: %w", path, err)
+	}
+	return string(b), nil
 }
 
 // samplerFlags are the sampling flags of generate and chat, with
@@ -95,6 +119,9 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	regex := fs.String("regex", "", "constrain the output to match this regular expression")
 	schema := fs.String("json-schema", "", "constrain the output to JSON valid against the schema in `FILE`")
 	grammar := fs.String("grammar", "", "constrain the output to the grammar in `FILE` (.gbnf or .lark)")
+	chatTemplate := addChatTemplateFlag(fs)
+	verbose := fs.Bool("v", false, "print the prompt and its token count to stderr")
+	fs.BoolVar(verbose, "verbose", false, "same as -v")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -108,14 +135,28 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	tmplSrc, err := readChatTemplate(*chatTemplate)
+	if err != nil {
+		return err
+	}
 	eng, err := eo.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	ids, err := encodePrompt(eng, *prompt)
+	text, encode := *prompt, encodePrompt
+	if tmplSrc != "" {
+		if text, err = chatPrompt(ctx, eng, tmplSrc, text); err != nil {
+			return fmt.Errorf("--chat-template: %w", err)
+		}
+		encode = encodeChatPrompt
+	}
+	ids, err := encode(eng, text)
 	if err != nil {
 		return err
+	}
+	if *verbose {
+		fmt.Fprintf(sio.err, "litert-go generate: prompt (%d tokens):\n%s\n", len(ids), text)
 	}
 	s, err := session.New(eng, session.Config{})
 	if err != nil {
@@ -152,11 +193,54 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	return err
 }
 
+// chatPrompt renders text as one user message with the chat template src,
+// opening the assistant's turn, as llama.cpp's --chat-template does.
+func chatPrompt(ctx context.Context, eng *engine.Engine, src, text string) (string, error) {
+	tmpl, err := template.Parse(src)
+	if err != nil {
+		return "", err
+	}
+	msg, err := json.Marshal(map[string]string{"role": "user", "content": text})
+	if err != nil {
+		return "", err
+	}
+	m, err := template.DecodeOrdered(msg)
+	if err != nil {
+		return "", err
+	}
+	req := template.Request{Messages: []template.Value{m}, AddGenerationPrompt: true}
+	tok := eng.Tokenizer()
+	if id := tok.BOS(); id >= 0 {
+		s := tok.TokenText(id)
+		req.BOSToken = &s
+	}
+	if id := tok.EOS(); id >= 0 {
+		s := tok.TokenText(id)
+		req.EOSToken = &s
+	}
+	return tmpl.Render(ctx, req)
+}
+
 // encodePrompt tokenizes a prompt as llama.cpp's examples do: BOS added
 // when the model asks for it, and special-token text such as
 // "<|im_start|>" parsed as those tokens.
 func encodePrompt(eng *engine.Engine, text string) ([]int32, error) {
 	ids := eng.Tokenizer().Encode(text, tokenizer.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+	if len(ids) == 0 {
+		return nil, errors.New("the prompt has no tokens")
+	}
+	return ids, nil
+}
+
+// encodeChatPrompt tokenizes a rendered chat prompt: special-token text
+// parsed, and BOS added once when the model wants it and the template did
+// not write it.
+func encodeChatPrompt(eng *engine.Engine, text string) ([]int32, error) {
+	tok := eng.Tokenizer()
+	ids := tok.Encode(text, tokenizer.EncodeOptions{ParseSpecial: true})
+	if bos := tok.BOS(); bos >= 0 && eng.Info().AddBOS && (len(ids) == 0 || ids[0] != bos) {
+		ids = append([]int32{bos}, ids...)
+	}
 	if len(ids) == 0 {
 		return nil, errors.New("the prompt has no tokens")
 	}

@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"synth":      {"write a synthetic model with a real shape and random weights", runSynth},
 		"template":   {"render a chat template (template render)", runTemplate},
 		"tokenize":   {"print the token ids of stdin text as a JSON array", runTokenize},
+		"toolcall":   {"parse a raw model reply into content, reasoning and tool calls (toolcall parse)", runToolcall},
 		"detokenize": {"print the text of a JSON array of token ids", runDetokenize},
 	}
 }

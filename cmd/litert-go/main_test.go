@@ -41,5 +41,6 @@ func TestSharedFlagSpellings(t *testing.T) {
 		_, _, errOut := runCmd(t, name, "-h")
 		assert.Contains(t, errOut, "  -n ", name)
 		assert.Contains(t, errOut, "  -max-tokens ", name)
+		assert.Contains(t, errOut, "  -chat-template FILE", name)
 	}
 }

@@ -32,6 +32,7 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	grace := fs.Duration("grace", server.DefaultShutdownTimeout, "on shutdown, how long in-flight requests may finish")
 	maxBody := fs.Int64("max-body-mib", server.DefaultMaxBodyBytes>>20, "largest request body, in MiB")
 	verbose := fs.Bool("v", false, "log every request to stderr")
+	chatTemplate := addChatTemplateFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,6 +44,10 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	}
 	if *cache < 0 || *cacheMiB < 0 || *maxTokens < 0 || *timeout < 0 || *grace < 0 || *maxBody < 1 {
 		return errors.New("--cache, --cache-mib, --max-tokens, --timeout and --grace must not be negative, --max-body-mib at least 1")
+	}
+	tmplSrc, err := readChatTemplate(*chatTemplate)
+	if err != nil {
+		return err
 	}
 	if *apiKey == "" {
 		*apiKey = os.Getenv("LITERT_API_KEY")
@@ -76,6 +81,7 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 		ShutdownTimeout: *grace,
 		MaxTokens:       *maxTokens,
 		APIKey:          *apiKey,
+		ChatTemplate:    tmplSrc,
 		Logger:          slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/template"
@@ -31,13 +32,16 @@ func runTemplate(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("template render", sio)
 	model := fs.String("m", "", "GGUF model whose "+chatTemplateKey+" to render (the default ChatML template if it has none)")
 	file := fs.String("template", "", "Jinja chat template file to render")
+	nowFlag := fs.String("now", "", "the time strftime_now reads: RFC 3339 or 2024-07-26T12:00:00 (local); default the current time")
 	fs.Usage = func() {
-		fmt.Fprintln(sio.err, `usage: litert-go template render [-m MODEL.gguf | --template FILE] < request.json
+		fmt.Fprintln(sio.err, `usage: litert-go template render [-m MODEL.gguf | --template FILE] [--now TIME] < request.json
 
 Reads {"messages": [...], "tools": [...], "documents": [...],
 "add_generation_prompt": true, "bos_token": "...", "eos_token": "...",
-"kwargs": {...}} from stdin and prints the rendered prompt.
-With neither flag, the default ChatML template is used.`)
+"kwargs": {...}, "now": "..."} from stdin and prints the rendered prompt.
+With neither -m nor --template, the default ChatML template is used.
+--now (or the request's "now", which wins) fixes the date a template
+prints with strftime_now, so the output does not change every day.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args[1:]); err != nil {
@@ -53,7 +57,15 @@ With neither flag, the default ChatML template is used.`)
 	if err != nil {
 		return err
 	}
-	tmpl, err := template.Parse(src)
+	var opts []template.Option
+	if *nowFlag != "" {
+		now, err := template.ParseTime(*nowFlag)
+		if err != nil {
+			return fmt.Errorf("--now: %w", err)
+		}
+		opts = append(opts, template.WithClock(func() time.Time { return now }))
+	}
+	tmpl, err := template.Parse(src, opts...)
 	if err != nil {
 		return err
 	}

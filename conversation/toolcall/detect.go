@@ -125,9 +125,11 @@ func AssistantMessage(content *string, reasoning string, calls []Call) json.RawM
 // holding calls after content ("" for none). Templates differ in what they
 // accept, so it tries an empty and a null content, and arguments as JSON
 // objects and as JSON strings (as the OpenAI API sends them), and returns
-// the first render that succeeds.
+// the first render that shows the calls (else the first that succeeds).
 func RenderCalls(ctx context.Context, r Renderer, base Request, content string, calls []Call) (string, error) {
-	var first error
+	var first string
+	var firstErr error
+	ok := false
 	for _, stringArgs := range []bool{false, true} {
 		for _, null := range []bool{false, true} {
 			c := &content
@@ -138,15 +140,20 @@ func RenderCalls(ctx context.Context, r Renderer, base Request, content string, 
 				c = nil
 			}
 			part, err := AssistantPart(ctx, r, base, assistantMessage(c, "", calls, stringArgs))
-			if err == nil {
+			switch {
+			case err == nil && (len(calls) == 0 || strings.Contains(part, calls[0].Name)):
 				return part, nil
-			}
-			if first == nil {
-				first = err
+			case err == nil && !ok:
+				first, ok = part, true
+			case err != nil && firstErr == nil:
+				firstErr = err
 			}
 		}
 	}
-	return "", first
+	if ok {
+		return first, nil
+	}
+	return "", firstErr
 }
 
 func assistantMessage(content *string, reasoning string, calls []Call, stringArgs bool) json.RawMessage {
@@ -219,9 +226,12 @@ func Detect(ctx context.Context, r Renderer, base Request) Detection {
 			}
 			continue // e.g. a template that allows one call at a time
 		}
+		if !strings.Contains(part, calls[len(calls)-1].Name) {
+			continue // a template that renders only the first call
+		}
 		probes = append(probes, probe{part: part, calls: calls})
 	}
-	if part, err := RenderCalls(ctx, r, base, probeContent, calls0); err == nil && strings.Contains(part, probeContent) {
+	if part, err := RenderCalls(ctx, r, base, probeContent, calls0); err == nil && strings.Contains(part, probeContent) && strings.Contains(part, calls0[0].Name) {
 		probes = append(probes, probe{part: part, content: probeContent, calls: calls0})
 	}
 	d.RendersCalls = true
@@ -234,7 +244,13 @@ func Detect(ctx context.Context, r Renderer, base Request) Detection {
 		ok := true
 		for _, p := range probes {
 			got, err := f.Parse(p.part)
-			if err != nil || !SameCalls(got.Calls, p.calls) || strings.TrimSpace(got.Content) != p.content {
+			// gpt-oss writes the text before a call in its analysis
+			// channel: that text may come back as reasoning.
+			text := strings.TrimSpace(got.Content)
+			if text == "" && p.content != "" {
+				text = strings.TrimSpace(got.Reasoning)
+			}
+			if err != nil || !SameCalls(got.Calls, p.calls) || text != p.content {
 				ok = false
 				break
 			}
@@ -290,18 +306,15 @@ func fallback() Format {
 	return plainFormat{}
 }
 
-// plainFormat reads every reply as text.
+// plainFormat reads every reply as text, exactly as written (so that the
+// re-rendered history spells what the model generated).
 type plainFormat struct{}
 
 func (plainFormat) Name() string { return "none" }
 
-func (plainFormat) Parse(reply string) (Parsed, error) {
-	return Parsed{Content: strings.Trim(reply, space)}, nil
-}
+func (plainFormat) Parse(reply string) (Parsed, error) { return Parsed{Content: reply}, nil }
 
-func (plainFormat) ParsePartial(reply string) Partial {
-	return Partial{Content: strings.Trim(reply, space)}
-}
+func (plainFormat) ParsePartial(reply string) Partial { return Partial{Content: reply} }
 
 func (plainFormat) Pattern(GrammarOptions) (constrain.Pattern, error) {
 	return constrain.Pattern{}, fmt.Errorf("toolcall: format \"none\": %w", ErrNoGrammar)

@@ -2,16 +2,20 @@ package litert
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/tools"
 )
 
 // toMessages maps Genkit messages to conversation messages. A Genkit tool
-// message holding several responses becomes one message per response.
-func toMessages(in []*ai.Message) ([]conversation.Message, error) {
+// message holding several responses becomes one message per response. The
+// inputs of requests for the tools in wrapped (whose schemas toDecls
+// wrapped) are wrapped as the model writes them.
+func toMessages(in []*ai.Message, wrapped map[string]bool) ([]conversation.Message, error) {
 	var out []conversation.Message
 	for i, m := range in {
 		if m == nil {
@@ -32,7 +36,10 @@ func toMessages(in []*ai.Message) ([]conversation.Message, error) {
 					if err != nil {
 						return nil, fmt.Errorf("litert: message %d part %d: tool request %q input: %w", i, j, p.ToolRequest.Name, err)
 					}
-					if string(args) == "null" {
+					switch {
+					case wrapped[p.ToolRequest.Name]:
+						args = tools.WrapArguments(args)
+					case string(args) == "null":
 						args = []byte("{}")
 					}
 					cm.ToolCalls = append(cm.ToolCalls, conversation.ToolCall{ID: p.ToolRequest.Ref, Name: p.ToolRequest.Name, Arguments: args})
@@ -78,25 +85,50 @@ func partKind(p *ai.Part) string {
 	return fmt.Sprintf("kind %d", p.Kind)
 }
 
-// toDecls maps Genkit tool definitions to declarations.
-func toDecls(defs []*ai.ToolDefinition) ([]conversation.ToolDecl, error) {
-	var out []conversation.ToolDecl
+// toDecls maps Genkit tool definitions to declarations. An input schema
+// that is not an object (Genkit's DefineTool with a string input) is
+// wrapped by tools.WrapSchema; wrapped names those tools.
+func toDecls(defs []*ai.ToolDefinition) (decls []conversation.ToolDecl, wrapped map[string]bool, err error) {
+	wrapped = map[string]bool{}
 	for _, d := range defs {
+		if d == nil {
+			return nil, nil, errors.New("litert: a tool definition is nil")
+		}
 		var params json.RawMessage
 		if len(d.InputSchema) > 0 {
 			b, err := json.Marshal(d.InputSchema)
 			if err != nil {
-				return nil, fmt.Errorf("litert: tool %q input schema: %w", d.Name, err)
+				return nil, nil, fmt.Errorf("litert: tool %q input schema: %w", d.Name, err)
 			}
 			params = b
+			if w, ok := tools.WrapSchema(b); ok {
+				params, wrapped[d.Name] = w, true
+			}
 		}
-		out = append(out, conversation.ToolDecl{Name: d.Name, Description: d.Description, Parameters: params})
+		decls = append(decls, conversation.ToolDecl{Name: d.Name, Description: d.Description, Parameters: params})
 	}
-	return out, nil
+	return decls, wrapped, nil
+}
+
+// toolRequest maps a call of the model to a Genkit tool request, unwrapping
+// the input of a tool in wrapped.
+func toolRequest(c conversation.ToolCall, wrapped map[string]bool) (*ai.ToolRequest, error) {
+	args := c.Arguments
+	if wrapped[c.Name] {
+		var err error
+		if args, err = tools.UnwrapArguments(args); err != nil {
+			return nil, fmt.Errorf("litert: tool call %q arguments: %w", c.Name, err)
+		}
+	}
+	var input any
+	if err := json.Unmarshal(args, &input); err != nil {
+		return nil, fmt.Errorf("litert: tool call %q arguments: %w", c.Name, err)
+	}
+	return &ai.ToolRequest{Name: c.Name, Input: input, Ref: c.ID}, nil
 }
 
 // toResponse maps a reply to a Genkit response.
-func toResponse(req *ai.ModelRequest, r *conversation.Reply, maxTokens int) (*ai.ModelResponse, error) {
+func toResponse(req *ai.ModelRequest, r *conversation.Reply, wrapped map[string]bool) (*ai.ModelResponse, error) {
 	msg := &ai.Message{Role: ai.RoleModel}
 	if r.ReasoningContent != "" {
 		msg.Content = append(msg.Content, ai.NewReasoningPart(r.ReasoningContent, nil))
@@ -105,16 +137,16 @@ func toResponse(req *ai.ModelRequest, r *conversation.Reply, maxTokens int) (*ai
 		msg.Content = append(msg.Content, ai.NewTextPart(text))
 	}
 	for _, c := range r.ToolCalls {
-		var input any
-		if err := json.Unmarshal(c.Arguments, &input); err != nil {
-			return nil, fmt.Errorf("litert: tool call %q arguments: %w", c.Name, err)
+		tr, err := toolRequest(c, wrapped)
+		if err != nil {
+			return nil, err
 		}
-		msg.Content = append(msg.Content, ai.NewToolRequestPart(&ai.ToolRequest{Name: c.Name, Input: input, Ref: c.ID}))
+		msg.Content = append(msg.Content, ai.NewToolRequestPart(tr))
 	}
 	resp := &ai.ModelResponse{
 		Request:      req,
 		Message:      msg,
-		FinishReason: ai.FinishReasonStop,
+		FinishReason: finishReason(r.FinishReason),
 		Usage: &ai.GenerationUsage{
 			InputTokens:         r.Usage.PromptTokens,
 			CachedContentTokens: r.Usage.CachedTokens,
@@ -125,8 +157,28 @@ func toResponse(req *ai.ModelRequest, r *conversation.Reply, maxTokens int) (*ai
 	switch {
 	case r.ToolCallErr != nil:
 		resp.FinishReason, resp.FinishMessage = ai.FinishReasonOther, r.ToolCallErr.Error()
-	case len(r.ToolCalls) == 0 && r.Usage.CompletionTokens >= maxTokens:
+	case r.Truncated != nil:
 		resp.FinishReason = ai.FinishReasonLength
+		resp.FinishMessage = fmt.Sprintf("the token limit cut off the call of %q; the %d calls before it are complete", r.Truncated.Name, len(r.ToolCalls))
+	case r.FinishReason == conversation.FinishCancelled:
+		resp.FinishMessage = "the request was cancelled"
 	}
 	return resp, nil
+}
+
+// finishReason maps the reason the reply's last generation ended. A reply
+// asking for tool calls ended normally: Genkit reads the tool requests
+// from the message.
+func finishReason(r conversation.FinishReason) ai.FinishReason {
+	switch r {
+	case conversation.FinishStop, conversation.FinishToolCalls:
+		return ai.FinishReasonStop
+	case conversation.FinishLength:
+		return ai.FinishReasonLength
+	case conversation.FinishCancelled:
+		return ai.FinishReasonInterrupted
+	case "":
+		return ai.FinishReasonUnknown
+	}
+	return ai.FinishReasonOther
 }

@@ -169,22 +169,22 @@ func commonPrefix(a, b []conversation.Message) int {
 
 // generate is the Genkit model function.
 func (m *model) generate(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
-	msgs, err := toMessages(req.Messages)
+	decls, wrapped, err := toDecls(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := toMessages(req.Messages, wrapped)
 	if err != nil {
 		return nil, err
 	}
 	if len(msgs) == 0 {
 		return nil, errors.New("litert: the request has no messages")
 	}
-	decls, err := toDecls(req.Tools)
-	if err != nil {
-		return nil, err
-	}
 	cfg, err := configFrom(req.Config)
 	if err != nil {
 		return nil, err
 	}
-	opts, maxTokens, err := m.options(req, cfg, len(decls) > 0)
+	opts, err := m.options(req, cfg, len(decls) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -227,11 +227,11 @@ func (m *model) generate(ctx context.Context, req *ai.ModelRequest, cb ai.ModelS
 			return nil, errors.New("litert: the reply ended without a result")
 		}
 	}
-	return toResponse(req, reply, maxTokens)
+	return toResponse(req, reply, wrapped)
 }
 
 // options turns the request's settings into conversation options.
-func (m *model) options(req *ai.ModelRequest, cfg Config, tools bool) ([]conversation.Option, int, error) {
+func (m *model) options(req *ai.ModelRequest, cfg Config, tools bool) ([]conversation.Option, error) {
 	smp := m.opts.Sampler
 	if cfg.Temperature > 0 {
 		smp.Temperature = float32(cfg.Temperature)
@@ -249,7 +249,7 @@ func (m *model) options(req *ai.ModelRequest, cfg Config, tools bool) ([]convers
 		smp.Seed = cfg.Seed
 	}
 	if err := smp.Validate(); err != nil {
-		return nil, 0, fmt.Errorf("litert: config: %w", err)
+		return nil, fmt.Errorf("litert: config: %w", err)
 	}
 	maxTokens := m.opts.MaxTokens
 	if cfg.MaxOutputTokens > 0 {
@@ -268,15 +268,15 @@ func (m *model) options(req *ai.ModelRequest, cfg Config, tools bool) ([]convers
 	if o := req.Output; o != nil && o.Constrained && len(o.Schema) > 0 && !tools {
 		schema, err := json.Marshal(o.Schema)
 		if err != nil {
-			return nil, 0, fmt.Errorf("litert: output schema: %w", err)
+			return nil, fmt.Errorf("litert: output schema: %w", err)
 		}
 		g, err := constrain.JSONSchemaWith(schema, constrain.JSONOptions{Lenient: true})
 		if err != nil {
-			return nil, 0, fmt.Errorf("litert: output schema: %w", err)
+			return nil, fmt.Errorf("litert: output schema: %w", err)
 		}
 		opts = append(opts, conversation.WithConstraint(g))
 	}
-	return opts, maxTokens, nil
+	return opts, nil
 }
 
 // toolChoice applies the request's tool choice to the first reply after a
