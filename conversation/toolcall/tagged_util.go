@@ -163,15 +163,29 @@ func (sp *taggedSpec) partial(reply string, tools taggedTools) Partial {
 		if rest == "" && len(r) > 0 {
 			// Still inside the block: hold back what may become the
 			// close marker, and trailing space the final trim drops.
-			out.Reasoning = strings.TrimSpace(taggedHoldBack(strings.TrimLeft(r, " \t\r\n"), []string{sp.reasoning.close}))
+			out.Reasoning = strings.TrimSpace(taggedWholeRunes(taggedHoldBack(strings.TrimLeft(r, " \t\r\n"), []string{sp.reasoning.close})))
 		}
 		text = rest
 	}
 	content, calls, pending, _ := sp.scan(text, false, tools)
-	out.Content = strings.TrimSpace(content)
+	out.Content = strings.TrimSpace(taggedWholeRunes(content))
 	out.Calls = calls
 	out.Pending = pending
 	return out
+}
+
+// taggedWholeRunes cuts a character the text ends inside of (a byte
+// prefix of a streamed reply), so that partial text is valid UTF-8.
+func taggedWholeRunes(s string) string {
+	for k := 1; k <= 3 && k <= len(s); k++ {
+		if utf8.RuneStart(s[len(s)-k]) {
+			if !utf8.FullRuneInString(s[len(s)-k:]) {
+				return s[:len(s)-k]
+			}
+			break
+		}
+	}
+	return s
 }
 
 // split separates the reasoning block from the reply. It returns the

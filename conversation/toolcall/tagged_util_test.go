@@ -259,6 +259,7 @@ func taggedCheckStreaming(t testing.TB, f Format, reply string) {
 		for _, m := range markers {
 			require.NotContains(t, p.Content, m, "prefix %d", i)
 		}
+		require.True(t, utf8.ValidString(p.Content), "prefix %d: content %q", i, p.Content)
 		require.LessOrEqual(t, len(p.Calls), len(final.Calls), "prefix %d", i)
 		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "prefix %d", i)
 		for k, c := range p.Calls {
