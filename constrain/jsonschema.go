@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // WhitespaceMode selects the whitespace allowed between JSON tokens.
@@ -36,7 +37,37 @@ type JSONOptions struct {
 	// Lenient ignores unsupported validation keywords (uniqueItems, not,
 	// multipleOf, ...) instead of failing; generated values may then violate them.
 	Lenient bool
+	// Dialect spells the values in another notation than JSON, as some
+	// tool-call syntaxes write arguments (the zero value is JSON).
+	Dialect JSONDialect
 }
+
+// JSONDialect changes how values are spelled; the zero value is JSON. The
+// values keep JSON's structure ({…}, […], commas, colons, numbers) and
+// whitespace policy.
+type JSONDialect struct {
+	// Quote, when set, delimits strings instead of '"': a string is
+	// written raw between two Quotes, without escapes, and cannot contain
+	// Quote. Length-bounded and pattern strings also avoid Quote's first
+	// character.
+	Quote string
+	// BareKeys writes object keys without quotes: a declared property
+	// name as it is (in Quotes, or JSON quotes without Quote, if it is not
+	// an identifier), an undeclared key as an identifier [A-Za-z_][A-Za-z0-9_]*.
+	BareKeys bool
+	// Python spells true, false and null as True, False and None. With
+	// JSON strings, the escape \/ (which Python does not decode) is not
+	// generated, so every value is also a Python literal.
+	Python bool
+}
+
+// DialectPython writes values as Python literals (JSON strings, True,
+// False, None).
+var DialectPython = JSONDialect{Python: true}
+
+// DialectGemma writes values as Gemma's tool calls do:
+// {key:<|"|>text<|"|>,n:3,ok:true}.
+var DialectGemma = JSONDialect{Quote: `<|"|>`, BareKeys: true}
 
 // JSONSchema compiles a JSON Schema into a constraint matching JSON values
 // valid against it, with the default JSONOptions.
@@ -84,6 +115,8 @@ type schemaCompiler struct {
 	comma  *expr
 	colon  *expr
 	char   *expr
+	// Dialect spellings.
+	lTrue, lFalse, lNull string
 }
 
 func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix string) (*schemaCompiler, error) {
@@ -104,12 +137,27 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 		c.ws = rep(alt(lit(" "), lit("\t"), lit("\n"), lit("\r")), 0, opts.MaxWhitespace)
 		c.comma, c.colon = seq(c.ws, lit(","), c.ws), seq(c.ws, lit(":"), c.ws)
 	}
+	escapes := []*expr{byteRange('"', '"'), byteRange('\\', '\\'), byteRange('/', '/'), byteRange('b', 'b'),
+		byteRange('f', 'f'), byteRange('n', 'n'), byteRange('r', 'r'), byteRange('t', 't'),
+		seq(lit("u"), rep(alt(byteRange('0', '9'), byteRange('a', 'f'), byteRange('A', 'F')), 4, 4))}
+	if opts.Dialect.Python {
+		escapes = append(escapes[:2], escapes[3:]...) // no \/
+	}
 	c.char = alt(
 		runeClass([]runeRange{{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x10FFFF}}),
-		seq(lit(`\`), alt(byteRange('"', '"'), byteRange('\\', '\\'), byteRange('/', '/'), byteRange('b', 'b'),
-			byteRange('f', 'f'), byteRange('n', 'n'), byteRange('r', 'r'), byteRange('t', 't'),
-			seq(lit("u"), rep(alt(byteRange('0', '9'), byteRange('a', 'f'), byteRange('A', 'F')), 4, 4)))),
+		seq(lit(`\`), alt(escapes...)),
 	)
+	c.lTrue, c.lFalse, c.lNull = "true", "false", "null"
+	if opts.Dialect.Python {
+		c.lTrue, c.lFalse, c.lNull = "True", "False", "None"
+	}
+	if q := opts.Dialect.Quote; q != "" {
+		if !utf8.ValidString(q) {
+			return nil, &CompileError{Lang: "json-schema", Msg: fmt.Sprintf("dialect quote %q must be non-empty UTF-8", q), Err: ErrInvalid}
+		}
+		first, _ := utf8.DecodeRuneInString(q)
+		c.char = runeClass(withoutRune(first))
+	}
 	return c, nil
 }
 
@@ -242,9 +290,9 @@ func (c *schemaCompiler) schema(s *jvalue, ptr string) (*expr, error) {
 		case "integer", "number":
 			e, err = c.number(s, ptr, t == "integer")
 		case "boolean":
-			e = alt(lit("true"), lit("false"))
+			e = alt(lit(c.lTrue), lit(c.lFalse))
 		case "null":
-			e = lit("null")
+			e = lit(c.lNull)
 		default:
 			return nil, c.errf(ptr+"/type", ErrSyntax, "unknown type %q", t)
 		}
@@ -254,7 +302,7 @@ func (c *schemaCompiler) schema(s *jvalue, ptr string) (*expr, error) {
 		alts = append(alts, e)
 	}
 	if n := s.get("nullable"); n != nil && n.kind == jBool && n.b {
-		alts = append(alts, lit("null"))
+		alts = append(alts, lit(c.lNull))
 	}
 	return alt(alts...), nil
 }
@@ -498,13 +546,118 @@ func (c *schemaCompiler) literal(v *jvalue) *expr {
 			if i > 0 {
 				parts = append(parts, c.comma)
 			}
-			parts = append(parts, lit(quoteJSON(k)), c.colon, c.literal(v.vals[i]))
+			parts = append(parts, c.key(k), c.colon, c.literal(v.vals[i]))
 		}
 		return seq(append(parts, c.ws, lit("}"))...)
+	case jString:
+		return c.quoted(v.str)
+	case jBool:
+		if v.b {
+			return lit(c.lTrue)
+		}
+		return lit(c.lFalse)
+	case jNull:
+		return lit(c.lNull)
 	}
 	var sb strings.Builder
 	v.encode(&sb)
 	return lit(sb.String())
+}
+
+// quoted matches the string s in the dialect's spelling (nothing if the
+// dialect cannot write it).
+func (c *schemaCompiler) quoted(s string) *expr {
+	if q := c.opts.Dialect.Quote; q != "" {
+		if strings.Index(s+q, q) != len(s) { // the parser would end the string early
+			return nothingExpr
+		}
+		return lit(q + s + q)
+	}
+	return lit(quoteJSON(s))
+}
+
+// key matches the object key k in the dialect's spelling.
+func (c *schemaCompiler) key(k string) *expr {
+	if c.opts.Dialect.BareKeys && isIdentifier(k) {
+		return lit(k)
+	}
+	return c.quoted(k)
+}
+
+// anyString matches any string in the dialect's spelling.
+func (c *schemaCompiler) anyString() *expr {
+	if q := c.opts.Dialect.Quote; q != "" {
+		return seq(lit(q), textAvoiding([]string{q}), lit(q))
+	}
+	return seq(lit(`"`), star(c.char), lit(`"`))
+}
+
+// anyKey matches an undeclared object key in the dialect's spelling.
+func (c *schemaCompiler) anyKey() *expr {
+	if c.opts.Dialect.BareKeys {
+		return seq(runeClass([]runeRange{{'A', 'Z'}, {'_', '_'}, {'a', 'z'}}),
+			star(runeClass([]runeRange{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}})))
+	}
+	return c.anyString()
+}
+
+// isIdentifier reports whether s is [A-Za-z_][A-Za-z0-9_]*.
+func isIdentifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// withoutRune is every code point but r, as rune ranges.
+func withoutRune(r rune) []runeRange {
+	var out []runeRange
+	if r > 0 {
+		out = append(out, runeRange{0, r - 1})
+	}
+	if r < 0x10FFFF {
+		out = append(out, runeRange{r + 1, 0x10FFFF})
+	}
+	return out
+}
+
+// withoutByte rewrites an expression over string content so that it never
+// matches the byte x (content of a dialect string that must avoid its quote).
+func withoutByte(e *expr, x byte, memo map[*expr]*expr) *expr {
+	if r, ok := memo[e]; ok {
+		return r
+	}
+	var out *expr
+	switch e.op {
+	case opBytes:
+		switch {
+		case x < e.lo || x > e.hi:
+			out = e
+		case e.lo == e.hi:
+			out = nothingExpr
+		case x == e.lo:
+			out = byteRange(x+1, e.hi)
+		case x == e.hi:
+			out = byteRange(e.lo, x-1)
+		default:
+			out = alt(byteRange(e.lo, x-1), byteRange(x+1, e.hi))
+		}
+	case opSeq, opAlt, opRepeat:
+		subs := make([]*expr, len(e.subs))
+		for i, s := range e.subs {
+			subs[i] = withoutByte(s, x, memo)
+		}
+		cp := *e
+		cp.subs = subs
+		out = &cp
+	default:
+		out = e
+	}
+	memo[e] = out
+	return out
 }
 
 // anyValue is a reference to the rule matching any JSON value.
@@ -514,10 +667,10 @@ func (c *schemaCompiler) anyValue() *expr {
 	}
 	c.any = c.b.fresh(c.prefix + "any")
 	value := ref(c.any)
-	str := seq(lit(`"`), star(c.char), lit(`"`))
-	obj := seq(lit("{"), c.ws, opt(seq(str, c.colon, value, star(seq(c.comma, str, c.colon, value)))), c.ws, lit("}"))
+	str, key := c.anyString(), c.anyKey()
+	obj := seq(lit("{"), c.ws, opt(seq(key, c.colon, value, star(seq(c.comma, key, c.colon, value)))), c.ws, lit("}"))
 	arr := seq(lit("["), c.ws, opt(seq(value, star(seq(c.comma, value)))), c.ws, lit("]"))
-	c.b.define(c.any, alt(obj, arr, str, jsonNumber(), lit("true"), lit("false"), lit("null")))
+	c.b.define(c.any, alt(obj, arr, str, jsonNumber(), lit(c.lTrue), lit(c.lFalse), lit(c.lNull)))
 	return value
 }
 
@@ -563,7 +716,11 @@ func (c *schemaCompiler) str(s *jvalue, ptr string) (*expr, error) {
 	if hasMax && maxL < minL {
 		return nil, c.errf(ptr+"/maxLength", ErrInvalid, "maxLength %d is below minLength %d", maxL, minL)
 	}
+	q := c.opts.Dialect.Quote
 	content := rep(c.char, minL, maxL)
+	if q != "" && minL == 0 && !hasMax {
+		content = textAvoiding([]string{q})
+	}
 	if p := s.get("pattern"); p != nil {
 		if p.kind != jString {
 			return nil, c.errf(ptr+"/pattern", ErrSyntax, "pattern must be a string")
@@ -578,7 +735,11 @@ func (c *schemaCompiler) str(s *jvalue, ptr string) (*expr, error) {
 			}
 			return nil, err
 		}
-		content = escapeJSON(e, map[*expr]*expr{})
+		if q != "" {
+			content = withoutByte(e, q[0], map[*expr]*expr{})
+		} else {
+			content = escapeJSON(e, map[*expr]*expr{})
+		}
 	} else if f := s.get("format"); f != nil && f.kind == jString {
 		if re, ok := formatRegexes[f.str]; ok {
 			if minL > 0 || hasMax {
@@ -589,7 +750,13 @@ func (c *schemaCompiler) str(s *jvalue, ptr string) (*expr, error) {
 				return nil, err
 			}
 			content = e
+			if q != "" {
+				content = withoutByte(e, q[0], map[*expr]*expr{})
+			}
 		}
+	}
+	if q != "" {
+		return seq(lit(q), content, lit(q)), nil
 	}
 	return seq(lit(`"`), content, lit(`"`)), nil
 }
@@ -893,7 +1060,7 @@ func (c *schemaCompiler) object(s *jvalue, ptr string) (*expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		kv := seq(lit(quoteJSON(p.name)), c.colon, val)
+		kv := seq(c.key(p.name), c.colon, val)
 		g.edges = append(g.edges,
 			graphEdge{from: 2 * i, to: 2*(i+1) + 1, e: kv},
 			graphEdge{from: 2*i + 1, to: 2*(i+1) + 1, e: seq(c.comma, kv)})
@@ -903,8 +1070,7 @@ func (c *schemaCompiler) object(s *jvalue, ptr string) (*expr, error) {
 	}
 	last0, last1 := 2*n, 2*n+1
 	if extra != nil {
-		key := seq(lit(`"`), star(c.char), lit(`"`))
-		kv := seq(key, c.colon, extra)
+		kv := seq(c.anyKey(), c.colon, extra)
 		g.edges = append(g.edges,
 			graphEdge{from: last0, to: last1, e: kv},
 			graphEdge{from: last1, to: last1, e: seq(c.comma, kv)})

@@ -14,7 +14,7 @@ import (
 
 type forecastIn struct {
 	Location string `json:"location" description:"city name" enum:"Paris,Rome,Tokyo"`
-	Days     int    `json:"days" description:"forecast days" minimum:"1" maximum:"7"`
+	Days     int    `json:"days" description:"forecast days" enum:"1,3,7"`
 }
 
 // For every format a grammar can force, a random-weight model at
@@ -39,25 +39,35 @@ func TestForcedCallsEveryFormat(t *testing.T) {
 		}
 		forced++
 		t.Run(name, func(t *testing.T) {
+			// One conversation per format, reset between seeds, so the
+			// prompt stays in the KV cache.
+			c, err := New(context.Background(), eng, Config{ToolFormat: name, MaxTokens: 200})
+			require.NoError(t, err)
+			called := 0
 			for seed := range seeds {
-				c, err := New(context.Background(), eng, Config{ToolFormat: name, MaxTokens: 256,
-					Sampler: session.Sampler{Temperature: 1, Seed: uint64(seed) + 1}})
-				require.NoError(t, err)
+				c.Reset()
 				r, err := c.SendMessage(context.Background(), UserText("forecast?"), WithTools(forecast),
+					WithSampler(session.Sampler{Temperature: 1, Seed: uint64(seed) + 1}),
 					WithToolChoice(ToolChoiceRequired), WithReturnToolRequests(), WithParallelToolCalls(seed%2 == 0))
 				require.NoError(t, err)
 				require.NoError(t, r.ToolCallErr, "seed %d", seed)
-				if r.FinishReason == FinishLength {
-					t.Logf("seed %d: cut by the token limit after %d calls", seed, len(r.ToolCalls))
+				if len(r.ToolCalls) == 0 && r.FinishReason == FinishLength && r.ReasoningContent != "" {
+					// The grammar lets a family think before its call; a
+					// random model rarely writes the closing marker.
+					t.Logf("seed %d: the token limit cut the reasoning before the call", seed)
 					continue
 				}
-				require.NotEmpty(t, r.ToolCalls, "seed %d: %+v", seed, r.Added)
+				// Parallel replies may be cut by the token limit after
+				// some calls; those calls are complete and kept.
+				require.NotEmpty(t, r.ToolCalls, "seed %d (%s): %+v", seed, r.FinishReason, r.Added)
+				called++
 				for _, call := range r.ToolCalls {
 					assert.Equal(t, "get_forecast", call.Name)
 					_, err := forecast.RunRaw(context.Background(), call.Arguments)
 					assert.NoError(t, err, "seed %d: arguments %s", seed, call.Arguments)
 				}
 			}
+			assert.Positive(t, called, "no seed reached a call")
 		})
 	}
 	assert.Greater(t, forced, 0)

@@ -17,7 +17,7 @@ func TestRespondReusesCache(t *testing.T) {
 	require.NoError(t, err)
 	p, err := NewPrompter(eng, cfg)
 	require.NoError(t, err)
-	assert.Equal(t, "hermes", p.ToolFormat().Name)
+	assert.Equal(t, "hermes", p.ToolFormat().Name())
 
 	hist := []Message{SystemText("Be brief."), UserText("Hello")}
 	prompt, err := p.Chat(hist, nil)

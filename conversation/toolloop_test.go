@@ -135,7 +135,7 @@ func TestFinishReasons(t *testing.T) {
 		return "sunny", nil
 	})
 	r, err = c.SendMessage(ctx, UserText("weather?"), WithTools(weather), WithToolChoice(ToolChoiceRequired),
-		WithReturnToolRequests(), WithParallelToolCalls(false), WithMaxTokens(64))
+		WithReturnToolRequests(), WithParallelToolCalls(false), WithMaxTokens(400))
 	require.NoError(t, err)
 	require.Len(t, r.ToolCalls, 1)
 	assert.Equal(t, FinishToolCalls, r.FinishReason)
@@ -199,7 +199,7 @@ func TestCancelAfterToolRanKeepsHistory(t *testing.T) {
 		once.Do(cancel) // the user presses Ctrl-C while the tool runs
 		return "written", nil
 	})
-	c, err := New(context.Background(), eng, Config{MaxTokens: 64, Sampler: session.Sampler{Temperature: 1, Seed: 3}})
+	c, err := New(context.Background(), eng, Config{MaxTokens: 400, Sampler: session.Sampler{Temperature: 1, Seed: 3}})
 	require.NoError(t, err)
 	r, err := c.SendMessage(ctx, UserText("weather?"), WithTools(write), WithToolChoice(ToolChoiceRequired), WithParallelToolCalls(false))
 	require.Error(t, err)
@@ -213,7 +213,7 @@ func TestCancelAfterToolRanKeepsHistory(t *testing.T) {
 	assert.Equal(t, RoleAssistant, hist[1].Role)
 	require.Len(t, hist[1].ToolCalls, 1)
 	assert.Equal(t, RoleTool, hist[2].Role)
-	assert.Equal(t, "written", hist[2].Text)
+	assert.Equal(t, `"written"`, hist[2].Text, "the JSON result")
 	assert.Equal(t, hist[1].ToolCalls[0].ID, hist[2].ToolCallID)
 
 	// The conversation goes on from there.
@@ -252,4 +252,33 @@ func TestPrefaceJSONModelRoleAndTemplateOverride(t *testing.T) {
 
 	_, err = New(context.Background(), eng, Config{ChatTemplate: "{% if %}"})
 	assert.ErrorContains(t, err, "chat template override")
+}
+
+// A template that raises on the render after a tool ran: the turn fails,
+// but the call and its result stay in the history.
+func TestRenderFailureAfterToolRanKeepsHistory(t *testing.T) {
+	eng := testEngine(t, "")
+	tmpl := "{% for m in messages %}{% if m.role == 'tool' %}{{ raise_exception('tool results are not supported') }}{% endif %}" +
+		"<|im_start|>{{ m.role }}\n{{ m.content }}{% for tc in m.tool_calls or [] %}<tool_call>\n{{ tc.function | tojson }}\n</tool_call>{% endfor %}<|im_end|>\n" +
+		"{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+	ran := 0
+	weather := tools.Define("get_weather", "Gets the weather in a city", func(ctx context.Context, in weatherIn) (string, error) {
+		ran++
+		return "sunny", nil
+	})
+	c, err := New(context.Background(), eng, Config{ChatTemplate: tmpl, ToolFormat: "hermes", MaxTokens: 400,
+		Sampler: session.Sampler{Temperature: 1, Seed: 4}})
+	require.NoError(t, err)
+	r, err := c.SendMessage(context.Background(), UserText("weather?"), WithTools(weather),
+		WithToolChoice(ToolChoiceRequired), WithParallelToolCalls(false))
+	var te *TurnError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "render", te.Stage)
+	assert.ErrorContains(t, err, "tool results are not supported")
+	assert.Equal(t, 1, ran)
+	require.NotNil(t, r)
+	hist := c.History()
+	require.Len(t, hist, 3)
+	assert.Equal(t, []string{RoleUser, RoleAssistant, RoleTool}, []string{hist[0].Role, hist[1].Role, hist[2].Role})
+	assert.Equal(t, `"sunny"`, hist[2].Text)
 }

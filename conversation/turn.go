@@ -105,17 +105,20 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		parsed, perr := format.Parse(gen.raw)
 		calls := parsed.Calls
 		var truncated *ToolCall
-		if perr != nil && gen.finish == FinishLength {
-			// Keep the calls written before the token limit cut one off.
+		if gen.finish == FinishLength && callsAllowed {
+			// The token limit may have cut a call: keep the calls
+			// written before it, and report the cut one.
 			p := format.ParsePartial(gen.raw)
-			calls, truncated, perr = p.Calls, p.Pending, nil
-			if truncated == nil {
-				truncated = &ToolCall{}
+			if perr != nil || len(p.Calls) < len(calls) || p.Pending != nil || len(p.Content) < len(parsed.Content) {
+				calls, truncated, perr = p.Calls, p.Pending, nil
+				if truncated == nil {
+					truncated = &ToolCall{} // cut before its name was complete
+				}
+				parsed.Content = p.Content
 			}
-			parsed.Content = p.Content
 		}
 		calls = st.finish(parsed, calls)
-		assistant := Message{Role: RoleAssistant, Text: strings.TrimSpace(parsed.Content), ReasoningContent: parsed.Reasoning, ToolCalls: calls}
+		assistant := Message{Role: RoleAssistant, Text: parsed.Content, ReasoningContent: parsed.Reasoning, ToolCalls: calls}
 		t.add(assistant)
 		c.closeTurn(ctx, t.hist, prompt+gen.raw, o.extra, decls)
 		if o.constraint != nil && gen.incomplete {
@@ -140,16 +143,15 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 			t.add(ToolResult(r.Call, r.Result))
 			t.ran = true
 		}
+		if err := ctx.Err(); err != nil {
+			return t.fail("tools", fmt.Errorf("conversation: %w", err))
+		}
 		if truncated != nil {
 			break // the token limit cut this round: report it after running what was complete
 		}
 		if round+1 >= o.maxToolTurns {
 			textOnly = true
 			t.reply.ToolLimitReached = true
-		}
-		if err := ctx.Err(); err != nil {
-			t.reply.FinishReason = FinishCancelled
-			return t.fail("tools", fmt.Errorf("conversation: %w", err))
 		}
 	}
 	c.history = t.hist
@@ -346,6 +348,12 @@ func (s *streamer) update(raw string) bool {
 // finish emits the rest of the final parse and returns the calls with
 // their IDs.
 func (s *streamer) finish(p toolcall.Parsed, calls []ToolCall) []ToolCall {
+	if len(calls) == 0 {
+		if s.emit != nil && !s.stopped {
+			s.send(p.Content, p.Reasoning, nil)
+		}
+		return nil
+	}
 	out := make([]ToolCall, len(calls))
 	copy(out, calls)
 	if s.emit != nil && !s.stopped {

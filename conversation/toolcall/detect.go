@@ -125,9 +125,11 @@ func AssistantMessage(content *string, reasoning string, calls []Call) json.RawM
 // holding calls after content ("" for none). Templates differ in what they
 // accept, so it tries an empty and a null content, and arguments as JSON
 // objects and as JSON strings (as the OpenAI API sends them), and returns
-// the first render that succeeds.
+// the first render that shows the calls (else the first that succeeds).
 func RenderCalls(ctx context.Context, r Renderer, base Request, content string, calls []Call) (string, error) {
-	var first error
+	var first string
+	var firstErr error
+	ok := false
 	for _, stringArgs := range []bool{false, true} {
 		for _, null := range []bool{false, true} {
 			c := &content
@@ -138,15 +140,20 @@ func RenderCalls(ctx context.Context, r Renderer, base Request, content string, 
 				c = nil
 			}
 			part, err := AssistantPart(ctx, r, base, assistantMessage(c, "", calls, stringArgs))
-			if err == nil {
+			switch {
+			case err == nil && (len(calls) == 0 || strings.Contains(part, calls[0].Name)):
 				return part, nil
-			}
-			if first == nil {
-				first = err
+			case err == nil && !ok:
+				first, ok = part, true
+			case err != nil && firstErr == nil:
+				firstErr = err
 			}
 		}
 	}
-	return "", first
+	if ok {
+		return first, nil
+	}
+	return "", firstErr
 }
 
 func assistantMessage(content *string, reasoning string, calls []Call, stringArgs bool) json.RawMessage {
@@ -290,18 +297,15 @@ func fallback() Format {
 	return plainFormat{}
 }
 
-// plainFormat reads every reply as text.
+// plainFormat reads every reply as text, exactly as written (so that the
+// re-rendered history spells what the model generated).
 type plainFormat struct{}
 
 func (plainFormat) Name() string { return "none" }
 
-func (plainFormat) Parse(reply string) (Parsed, error) {
-	return Parsed{Content: strings.Trim(reply, space)}, nil
-}
+func (plainFormat) Parse(reply string) (Parsed, error) { return Parsed{Content: reply}, nil }
 
-func (plainFormat) ParsePartial(reply string) Partial {
-	return Partial{Content: strings.Trim(reply, space)}
-}
+func (plainFormat) ParsePartial(reply string) Partial { return Partial{Content: reply} }
 
 func (plainFormat) Pattern(GrammarOptions) (constrain.Pattern, error) {
 	return constrain.Pattern{}, fmt.Errorf("toolcall: format \"none\": %w", ErrNoGrammar)

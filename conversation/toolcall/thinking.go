@@ -60,8 +60,18 @@ func (f thinkingFormat) split(reply string) (reasoning string, rest int, open bo
 	return reply[body : body+i], body + i + len(f.t.Close), false
 }
 
+// after returns where the text after the reasoning starts: past the
+// reasoning and the space that separates it from the answer.
+func after(reply string, rest int) int {
+	if rest == 0 {
+		return 0
+	}
+	return len(reply) - len(strings.TrimLeft(reply[rest:], space))
+}
+
 func (f thinkingFormat) Parse(reply string) (Parsed, error) {
 	reasoning, rest, _ := f.split(reply)
+	rest = after(reply, rest)
 	p, err := f.inner.Parse(reply[rest:])
 	var tce *ToolCallError
 	if errors.As(err, &tce) {
@@ -84,6 +94,7 @@ func (f thinkingFormat) ParsePartial(reply string) Partial {
 		// final parse trims.
 		return Partial{Reasoning: strings.Trim(holdBack(reasoning, f.t.Close), space)}
 	}
+	rest = after(reply, rest)
 	p := f.inner.ParsePartial(reply[rest:])
 	p.Reasoning = joinReasoning(strings.Trim(reasoning, space), p.Reasoning)
 	return p

@@ -1,0 +1,384 @@
+package toolcall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/template"
+)
+
+// Test helpers of the other families' tests.
+
+const otherTemplateDir = "../../../shared/testdata/templates"
+
+// otherTemplate is a parsed test-data template and its special tokens.
+type otherTemplate struct {
+	name string
+	tmpl *template.Template
+	base Request
+}
+
+// otherLoadTemplate parses a testdata template; it skips the test when the
+// test data is absent.
+func otherLoadTemplate(t testing.TB, name string) otherTemplate {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(otherTemplateDir, name+".jinja")); os.IsNotExist(err) {
+		t.Skipf("template test data absent: %s", filepath.Join(otherTemplateDir, name+".jinja"))
+	}
+	tt, err := otherReadTemplate(name)
+	require.NoError(t, err)
+	return tt
+}
+
+// otherTryTemplate is otherLoadTemplate for fuzz seeds: false when the
+// template cannot be read.
+func otherTryTemplate(name string) (otherTemplate, bool) {
+	tt, err := otherReadTemplate(name)
+	return tt, err == nil
+}
+
+func otherReadTemplate(name string) (otherTemplate, error) {
+	out := otherTemplate{name: name}
+	src, err := os.ReadFile(filepath.Join(otherTemplateDir, name+".jinja"))
+	if err != nil {
+		return out, err
+	}
+	raw, err := os.ReadFile(filepath.Join(otherTemplateDir, "templates.json"))
+	if err != nil {
+		return out, err
+	}
+	var all []struct {
+		Template string  `json:"template"`
+		BOS      *string `json:"bos_token"`
+		EOS      *string `json:"eos_token"`
+	}
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return out, err
+	}
+	for _, e := range all {
+		if e.Template == name+".jinja" {
+			out.base.BOS, out.base.EOS = e.BOS, e.EOS
+		}
+	}
+	out.tmpl, err = template.Parse(string(src))
+	return out, err
+}
+
+// otherTools are the declared tools of the round trips, as the template
+// sees them.
+func otherTools() []json.RawMessage {
+	return []json.RawMessage{
+		json.RawMessage(`{"type":"function","function":{"name":"get_weather","description":"Get the weather","parameters":{"type":"object","properties":{"city":{"type":"string","description":"City"},"days":{"type":"integer","description":"Days"}},"required":["city"]}}}`),
+		json.RawMessage(`{"type":"function","function":{"name":"search_docs","description":"Search the docs","parameters":{"type":"object","properties":{"query":{"type":"string","description":"Terms"},"limit":{"type":"integer","description":"Most"},"exact":{"type":"boolean","description":"Exact"},"tags":{"type":"array","items":{"type":"string"},"description":"Tags"},"filter":{"type":"object","description":"Filter","properties":{"lang":{"type":"string"},"since":{"type":"object","properties":{"year":{"type":"integer"}}}}}},"required":["query"]}}}`),
+	}
+}
+
+// otherCallSets are (a) one call and (b) three parallel calls mixing
+// unicode, embedded quotes and backslashes, integers, booleans, arrays and
+// a nested object.
+func otherCallSets() [][]Call {
+	return [][]Call{
+		{{ID: "call00001", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Zürich 東京 😀", "days": 3}`)}},
+		{
+			{ID: "call00001", Name: "get_weather", Arguments: json.RawMessage(`{"city": "São Paulo \"SP\" \\ 東京", "days": 10}`)},
+			{ID: "call00002", Name: "search_docs", Arguments: json.RawMessage(`{"query": "emoji 😀 and \"quotes\"", "limit": -2, "exact": false, "tags": ["a", "b c"], "filter": {"lang": "en", "since": {"year": 2024}}}`)},
+			{ID: "call00003", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Oslo", "days": 0}`)},
+		},
+	}
+}
+
+// otherRenderCalls renders an assistant turn with calls through tt and
+// returns the assistant's part.
+func otherRenderCalls(t testing.TB, tt otherTemplate, kwargs map[string]any, content string, calls []Call) (string, error) {
+	t.Helper()
+	base := tt.base
+	base.Tools = otherTools()
+	base.Kwargs = kwargs
+	base.Messages = []json.RawMessage{json.RawMessage(`{"role":"user","content":"Weather in Zürich, and search the docs."}`)}
+	return RenderCalls(context.Background(), tt.tmpl, base, content, calls)
+}
+
+// otherRenderAnswer renders an assistant answer (with reasoning if not "")
+// and returns the assistant's part.
+func otherRenderAnswer(t testing.TB, tt otherTemplate, kwargs map[string]any, content, reasoning string) string {
+	t.Helper()
+	base := tt.base
+	base.Tools = otherTools()
+	base.Kwargs = kwargs
+	base.Messages = []json.RawMessage{json.RawMessage(`{"role":"user","content":"Hello"}`)}
+	part, err := AssistantPart(context.Background(), tt.tmpl, base, AssistantMessage(&content, reasoning, nil))
+	require.NoError(t, err)
+	return part
+}
+
+// otherRoundTrip renders each call set through the template and checks
+// that f parses it back (maxCalls > 0: the template renders only that
+// many calls of a turn). It returns the rendered parts.
+func otherRoundTrip(t *testing.T, f Format, tt otherTemplate, kwargs map[string]any, maxCalls int) []string {
+	t.Helper()
+	var parts []string
+	for _, calls := range otherCallSets() {
+		part, err := otherRenderCalls(t, tt, kwargs, "", calls)
+		require.NoError(t, err, "%s renders %d calls", tt.name, len(calls))
+		want := calls
+		if maxCalls > 0 && len(want) > maxCalls {
+			want = want[:maxCalls]
+		}
+		got, err := f.Parse(part)
+		require.NoError(t, err, "%s: parse %q", tt.name, part)
+		otherAssertCalls(t, want, got.Calls, part)
+		assert.Empty(t, got.Content, "%s: content of %q", tt.name, part)
+		parts = append(parts, part)
+	}
+	return parts
+}
+
+// otherAssertCalls checks names, order and JSON-equal arguments, and that
+// the arguments are JSON objects.
+func otherAssertCalls(t testing.TB, want, got []Call, reply string) {
+	t.Helper()
+	require.Len(t, got, len(want), "calls of %q: %+v", reply, got)
+	for i := range want {
+		assert.Equal(t, want[i].Name, got[i].Name, "call %d of %q", i, reply)
+		assert.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), "call %d of %q", i, reply)
+		assert.True(t, strings.HasPrefix(strings.TrimSpace(string(got[i].Arguments)), "{"), "arguments are an object: %s", got[i].Arguments)
+	}
+}
+
+// otherCheckStreaming feeds every byte prefix of reply to ParsePartial and
+// checks the streaming invariants against the final Parse; no marker may
+// ever show in Content or Reasoning.
+func otherCheckStreaming(t *testing.T, f Format, reply string, markers []string) {
+	t.Helper()
+	final, err := f.Parse(reply)
+	require.NoError(t, err, "parse %q", reply)
+	for _, m := range markers {
+		assert.NotContains(t, final.Content, m, "final content of %q", reply)
+		assert.NotContains(t, final.Reasoning, m, "final reasoning of %q", reply)
+	}
+	var prev Partial
+	for n := 0; n <= len(reply); n++ {
+		prefix := reply[:n]
+		p := f.ParsePartial(prefix)
+		require.True(t, strings.HasPrefix(final.Content, p.Content), "content %q of prefix %q is not a prefix of %q", p.Content, prefix, final.Content)
+		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "reasoning %q of prefix %q is not a prefix of %q", p.Reasoning, prefix, final.Reasoning)
+		require.True(t, strings.HasPrefix(p.Content, prev.Content), "content shrank at %q", prefix)
+		require.True(t, strings.HasPrefix(p.Reasoning, prev.Reasoning), "reasoning shrank at %q", prefix)
+		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "calls shrank at %q", prefix)
+		require.LessOrEqual(t, len(p.Calls), len(final.Calls), "prefix %q", prefix)
+		for i, c := range p.Calls {
+			require.Equal(t, final.Calls[i].Name, c.Name, "prefix %q", prefix)
+			require.Equal(t, final.Calls[i].ID, c.ID, "prefix %q", prefix)
+			require.JSONEq(t, string(final.Calls[i].Arguments), string(c.Arguments), "prefix %q", prefix)
+		}
+		if p.Pending != nil {
+			require.Less(t, len(p.Calls), len(final.Calls), "pending call past the last one at %q", prefix)
+			want := final.Calls[len(p.Calls)]
+			if p.Pending.Name != "" {
+				require.Equal(t, want.Name, p.Pending.Name, "pending name at %q", prefix)
+			}
+			require.True(t, strings.HasPrefix(string(want.Arguments), string(p.Pending.Arguments)), "pending arguments %q at %q not a prefix of %q", p.Pending.Arguments, prefix, want.Arguments)
+		}
+		for _, m := range markers {
+			require.NotContains(t, p.Content, m, "content of prefix %q", prefix)
+			require.NotContains(t, p.Reasoning, m, "reasoning of prefix %q", prefix)
+		}
+		prev = p
+	}
+}
+
+// otherGrammarTools are the tools of the grammar walks.
+func otherGrammarTools() []Tool {
+	return []Tool{
+		{Name: "get_weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":14},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}`)},
+		{Name: "search_docs", Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":0,"maximum":50},"filter":{"type":"object","properties":{"lang":{"type":"string","enum":["en","de"]},"tags":{"type":"array","items":{"type":"string"},"maxItems":3}},"required":["lang"]},"exact":{"type":"boolean"}},"required":["query","filter"]}`)},
+	}
+}
+
+// otherVocab is every single byte, the family's markers and a few
+// fragments as tokens, then an EOS token; special lists the ids the walk
+// favours (markers and closing punctuation) so that samples end.
+func otherVocab(t testing.TB, markers []string) (*constrain.Vocab, []int32) {
+	t.Helper()
+	var toks [][]byte
+	for b := 0; b < 256; b++ {
+		toks = append(toks, []byte{byte(b)})
+	}
+	var special []int32
+	for _, s := range []string{`"`, `'`, `}`, `]`, `)`, `,`, "\n", `<|"|>`, "<escape>", "]]>", "celsius", "en", "true", "True", "12", "call:"} {
+		special = append(special, int32(len(toks)))
+		toks = append(toks, []byte(s))
+	}
+	for _, m := range markers {
+		special = append(special, int32(len(toks)))
+		toks = append(toks, []byte(m))
+	}
+	toks = append(toks, []byte("<|eos|>"))
+	v, err := constrain.NewVocab(toks, []int32{int32(len(toks) - 1)})
+	require.NoError(t, err)
+	return v, special
+}
+
+// otherSample walks g with random allowed tokens until EOS or done; ok is
+// false when it did not end within maxTokens.
+func otherSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, special []int32, rng *rand.Rand, maxTokens int) (string, bool) {
+	t.Helper()
+	m := g.NewMatcher(v)
+	mask := make([]uint64, v.MaskWords())
+	isSpecial := map[int32]bool{}
+	for _, id := range special {
+		isSpecial[id] = true
+	}
+	var out []byte
+	for step := 0; step < maxTokens; step++ {
+		if m.Done() {
+			return string(out), true
+		}
+		m.FillMask(mask)
+		var allowed, favoured []int32
+		eos := false
+		for id := int32(0); id < int32(v.Size()); id++ {
+			if mask[id/64]&(1<<(id%64)) == 0 {
+				continue
+			}
+			if v.IsEOS(id) {
+				eos = true
+				continue
+			}
+			allowed = append(allowed, id)
+			if isSpecial[id] {
+				favoured = append(favoured, id)
+			}
+		}
+		require.True(t, eos || len(allowed) > 0, "dead end after %q", out)
+		if eos && (len(allowed) == 0 || rng.Float64() < 0.05) {
+			return string(out), true
+		}
+		pick := allowed
+		if len(favoured) > 0 && rng.Float64() < 0.5 {
+			pick = favoured
+		}
+		tok := pick[rng.IntN(len(pick))]
+		require.NoError(t, m.Accept(tok))
+		out = append(out, v.TokenBytes(tok)...)
+	}
+	return string(out), false
+}
+
+// otherCheckGrammar compiles f's grammars for every mode (single and
+// parallel calls), samples at least 20 replies from each, and checks that
+// every finished one parses, that CallsOnly gives calls and TextOnly none,
+// and that each call's arguments validate against its tool's schema.
+func otherCheckGrammar(t *testing.T, f Format, markers []string) {
+	t.Helper()
+	tools := otherGrammarTools()
+	v, special := otherVocab(t, markers)
+	validators := map[string]*constrain.Grammar{}
+	for _, tool := range tools {
+		g, err := constrain.JSONSchema(tool.Parameters)
+		require.NoError(t, err)
+		validators[tool.Name] = g
+	}
+	for _, mode := range []Mode{CallsOnly, TextOrCalls, TextOnly} {
+		for _, parallel := range []bool{false, true} {
+			opts := GrammarOptions{Mode: mode, Tools: tools, Parallel: parallel, JSON: constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced}}
+			g, err := Grammar(f, opts)
+			require.NoError(t, err, "%s grammar mode %d", f.Name(), mode)
+			finished, withCalls := 0, 0
+			for seed := uint64(0); seed < 20; seed++ {
+				rng := rand.New(rand.NewPCG(seed, uint64(mode)*2+map[bool]uint64{false: 0, true: 1}[parallel]))
+				reply, ok := otherSample(t, g, v, special, rng, 5000)
+				if !ok {
+					continue
+				}
+				finished++
+				p, err := f.Parse(reply)
+				require.NoError(t, err, "mode %d parallel %v: sample %q", mode, parallel, reply)
+				switch mode {
+				case CallsOnly:
+					require.NotEmpty(t, p.Calls, "CallsOnly sample %q", reply)
+				case TextOnly:
+					require.Empty(t, p.Calls, "TextOnly sample %q", reply)
+				}
+				if !parallel {
+					require.LessOrEqual(t, len(p.Calls), 1, "single-call sample %q", reply)
+				}
+				if len(p.Calls) > 0 {
+					withCalls++
+				}
+				for _, c := range p.Calls {
+					val, ok := validators[c.Name]
+					require.True(t, ok, "unknown tool %q in %q", c.Name, reply)
+					m := val.NewMatcher(v)
+					require.True(t, m.AcceptBytes(c.Arguments) == nil && m.Accepting(), "arguments %s of %q do not validate", c.Arguments, reply)
+				}
+				otherCheckStreamingQuiet(t, f, reply)
+			}
+			require.GreaterOrEqual(t, finished, 10, "mode %d parallel %v: too few samples ended", mode, parallel)
+			if mode == TextOrCalls {
+				t.Logf("%s TextOrCalls parallel=%v: %d/%d samples with calls", f.Name(), parallel, withCalls, finished)
+			}
+		}
+	}
+	_, err := Grammar(f, GrammarOptions{Mode: CallsOnly})
+	assert.Error(t, err, "CallsOnly without tools")
+}
+
+// otherCheckStreamingQuiet checks the prefix invariants of a sample
+// without the marker check (samples may hold marker-like text in strings).
+func otherCheckStreamingQuiet(t *testing.T, f Format, reply string) {
+	t.Helper()
+	final, err := f.Parse(reply)
+	require.NoError(t, err)
+	step := max(1, len(reply)/60)
+	for n := 0; n <= len(reply); n += step {
+		p := f.ParsePartial(reply[:n])
+		require.True(t, strings.HasPrefix(final.Content, p.Content), "content %q of prefix %q is not a prefix of %q", p.Content, reply[:n], final.Content)
+		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "reasoning of prefix %q", reply[:n])
+		require.LessOrEqual(t, len(p.Calls), len(final.Calls))
+		for i, c := range p.Calls {
+			require.Equal(t, final.Calls[i].Name, c.Name)
+			require.JSONEq(t, string(final.Calls[i].Arguments), string(c.Arguments))
+		}
+	}
+}
+
+// otherMalformed is a reply holding a malformed call and where the error
+// should point.
+type otherMalformed struct {
+	reply   string
+	offset  int    // -1: anywhere within the call
+	content string // content before the call
+}
+
+// otherCheckMalformed checks that each reply gives a *ToolCallError naming
+// the format, with the expected offset, and the content before the call.
+func otherCheckMalformed(t *testing.T, f Format, cases []otherMalformed) {
+	t.Helper()
+	for _, c := range cases {
+		p, err := f.Parse(c.reply)
+		var tce *ToolCallError
+		require.True(t, errors.As(err, &tce), "%q: want a *ToolCallError, got %v", c.reply, err)
+		assert.Equal(t, f.Name(), tce.Format)
+		if c.offset >= 0 {
+			assert.Equal(t, c.offset, tce.Offset, "offset for %q (%v)", c.reply, err)
+		}
+		assert.True(t, tce.Offset >= 0 && tce.Offset <= len(c.reply), "offset %d in range for %q", tce.Offset, c.reply)
+		assert.Equal(t, c.content, p.Content, "content before the call in %q", c.reply)
+		assert.NotEmpty(t, tce.Error())
+		// Streaming never panics on it either.
+		for n := 0; n <= len(c.reply); n++ {
+			f.ParsePartial(c.reply[:n])
+		}
+	}
+}
