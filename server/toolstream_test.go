@@ -127,56 +127,83 @@ func TestParallelCallsCutByMaxTokens(t *testing.T) {
 	c := client(ts)
 	ctx := context.Background()
 
-	// A call takes the random model some 40 tokens: 110 cut the third one
-	// for a seed with which it writes three or more.
-	const budget = 110
+	// A seed with which the random model writes at least three calls.
 	var seed int64
-	var cut *openai.ChatCompletion
-	for s := int64(1); s <= 12 && cut == nil; s++ {
-		resp, err := c.Chat.Completions.New(ctx, parallelWeather(s, budget))
+	var full *openai.ChatCompletion
+	for s := int64(1); s <= 40 && full == nil; s++ {
+		resp, err := c.Chat.Completions.New(ctx, parallelWeather(s, 400))
 		require.NoError(t, err)
-		complete := 0
-		for _, call := range resp.Choices[0].Message.ToolCalls {
-			if json.Valid([]byte(call.Function.Arguments)) {
-				complete++
-			}
-		}
-		if complete == 2 && resp.Choices[0].FinishReason == "length" {
-			seed, cut = s, resp
+		if len(resp.Choices[0].Message.ToolCalls) >= 3 && resp.Choices[0].FinishReason == "tool_calls" {
+			seed, full = s, resp
 		}
 	}
-	require.NotNil(t, cut, "no seed in 1..12 made the model start a third call within %d tokens", budget)
+	require.NotNil(t, full, "no seed in 1..40 made the model write three calls")
+	t.Logf("seed %d: %d calls in %d tokens", seed, len(full.Choices[0].Message.ToolCalls), full.Usage.CompletionTokens)
+	for _, call := range full.Choices[0].Message.ToolCalls {
+		validCall(t, call)
+	}
+
+	// The same sampling with a smaller budget: the largest one that cuts
+	// the third call (generation is deterministic for a seed, and the
+	// number of complete calls grows with the budget, so a binary search
+	// finds it).
+	complete := func(n int64) (*openai.ChatCompletion, int) {
+		resp, err := c.Chat.Completions.New(ctx, parallelWeather(seed, n))
+		require.NoError(t, err)
+		k := 0
+		for _, call := range resp.Choices[0].Message.ToolCalls {
+			if json.Valid([]byte(call.Function.Arguments)) {
+				k++
+			}
+		}
+		return resp, k
+	}
+	var cut *openai.ChatCompletion
+	var budget int64
+	lo, hi := int64(1), full.Usage.CompletionTokens-1 // invariant: complete(hi) may be > 2
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		resp, k := complete(mid)
+		if k <= 2 {
+			if k == 2 {
+				cut, budget = resp, mid
+			}
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+	}
+	require.NotNil(t, cut, "no budget cut the third call")
+	t.Logf("budget %d cuts the third call", budget)
 	ch := cut.Choices[0]
-	assert.Equal(t, int64(budget), cut.Usage.CompletionTokens)
+	assert.Equal(t, "length", ch.FinishReason)
+	assert.Equal(t, budget, cut.Usage.CompletionTokens)
 	calls := ch.Message.ToolCalls
 	require.GreaterOrEqual(t, len(calls), 2, "the complete calls are kept")
 	require.LessOrEqual(t, len(calls), 3)
-	for _, call := range calls[:2] {
+	for i, call := range calls[:2] {
 		validCall(t, call)
+		assert.Equal(t, full.Choices[0].Message.ToolCalls[i].Function.Arguments, call.Function.Arguments)
 		assert.Regexp(t, `^call_[a-z0-9]{20,}$`, call.ID)
 	}
-	assert.NotEqual(t, calls[0].ID, calls[1].ID)
 	if len(calls) == 3 {
 		third := calls[2]
 		assert.Equal(t, "get_weather", third.Function.Name)
 		assert.False(t, json.Valid([]byte(third.Function.Arguments)), "the cut-off call: %s", third.Function.Arguments)
-		assert.True(t, strings.HasPrefix(third.Function.Arguments, "{"), third.Function.Arguments)
+		assert.True(t, strings.HasPrefix(full.Choices[0].Message.ToolCalls[2].Function.Arguments, third.Function.Arguments),
+			"its arguments are what the model wrote before the limit")
 	}
-	assert.Empty(t, ch.Message.Content, "a forced call has no text")
+	assert.NotEqual(t, calls[0].ID, calls[1].ID)
 
-	// Streamed with the same seed: the accumulator rebuilds the same calls.
+	// Streamed: the accumulator rebuilds the same calls.
 	stream := c.Chat.Completions.NewStreaming(ctx, parallelWeather(seed, budget))
 	var acc openai.ChatCompletionAccumulator
 	deltas := 0
-	var finished []openai.FinishedChatCompletionToolCall
 	for stream.Next() {
 		chunk := stream.Current()
 		require.True(t, acc.AddChunk(chunk))
 		if len(chunk.Choices) > 0 {
 			deltas += len(chunk.Choices[0].Delta.ToolCalls)
-		}
-		if tc, ok := acc.JustFinishedToolCall(); ok {
-			finished = append(finished, tc)
 		}
 	}
 	require.NoError(t, stream.Err())
@@ -184,9 +211,17 @@ func TestParallelCallsCutByMaxTokens(t *testing.T) {
 	assert.Equal(t, "length", acc.Choices[0].FinishReason)
 	assert.Equal(t, callsOf(calls), callsOf(acc.Choices[0].Message.ToolCalls))
 	assert.Greater(t, deltas, 2*len(calls), "the arguments arrived in pieces, not one chunk per call")
-	require.GreaterOrEqual(t, len(finished), 2, "the accumulator saw the complete calls finish")
-	assert.Equal(t, calls[0].Function.Arguments, finished[0].Arguments)
-	assert.Equal(t, calls[1].Function.Arguments, finished[1].Arguments)
+
+	// Unconstrained by the budget, streamed and non-streamed agree too,
+	// and end with tool_calls.
+	stream = c.Chat.Completions.NewStreaming(ctx, parallelWeather(seed, 400))
+	acc = openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	require.NoError(t, stream.Err())
+	assert.Equal(t, "tool_calls", acc.Choices[0].FinishReason)
+	assert.Equal(t, callsOf(full.Choices[0].Message.ToolCalls), callsOf(acc.Choices[0].Message.ToolCalls))
 }
 
 // The raw stream: each call's first delta has index, id, type "function",

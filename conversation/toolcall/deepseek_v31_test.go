@@ -12,7 +12,7 @@ func TestDeepSeekV31RoundTrip(t *testing.T) {
 	}
 }
 
-func TestDeepseekV31Grammar(t *testing.T) { taggedGrammarWalk(t, deepseekV31()) }
+func TestDeepSeekV31Grammar(t *testing.T) { taggedGrammarWalk(t, deepseekV31()) }
 
 func TestDeepSeekV31Malformed(t *testing.T) {
 	taggedCheckMalformed(t, deepseekV31(), []taggedBad{

@@ -226,9 +226,12 @@ func Detect(ctx context.Context, r Renderer, base Request) Detection {
 			}
 			continue // e.g. a template that allows one call at a time
 		}
+		if !strings.Contains(part, calls[len(calls)-1].Name) {
+			continue // a template that renders only the first call
+		}
 		probes = append(probes, probe{part: part, calls: calls})
 	}
-	if part, err := RenderCalls(ctx, r, base, probeContent, calls0); err == nil && strings.Contains(part, probeContent) {
+	if part, err := RenderCalls(ctx, r, base, probeContent, calls0); err == nil && strings.Contains(part, probeContent) && strings.Contains(part, calls0[0].Name) {
 		probes = append(probes, probe{part: part, content: probeContent, calls: calls0})
 	}
 	d.RendersCalls = true
@@ -241,7 +244,13 @@ func Detect(ctx context.Context, r Renderer, base Request) Detection {
 		ok := true
 		for _, p := range probes {
 			got, err := f.Parse(p.part)
-			if err != nil || !SameCalls(got.Calls, p.calls) || strings.TrimSpace(got.Content) != p.content {
+			// gpt-oss writes the text before a call in its analysis
+			// channel: that text may come back as reasoning.
+			text := strings.TrimSpace(got.Content)
+			if text == "" && p.content != "" {
+				text = strings.TrimSpace(got.Reasoning)
+			}
+			if err != nil || !SameCalls(got.Calls, p.calls) || text != p.content {
 				ok = false
 				break
 			}

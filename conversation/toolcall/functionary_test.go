@@ -53,6 +53,8 @@ func TestFunctionaryParse(t *testing.T) {
 		{v32, "Hello there\nfriend.<|eot_id|>", "Hello there\nfriend.", nil},
 		{v32, "Hello\nfriend.", "Hello\nfriend.", nil},
 		{v32, "all\n", "", nil},
+		// Content ending in '>' before the separator.
+		{v32, "all\nso ->>>>get_weather\n{}", "so ->", []Call{{Name: "get_weather", Arguments: json.RawMessage(`{}`)}}},
 	} {
 		p, err := tc.f.Parse(tc.reply)
 		require.NoError(t, err, tc.reply)

@@ -279,6 +279,9 @@ func scanArgsObject(s string, i int) (int, *jsonError) {
 
 // jsonString decodes the JSON string literal lit (already scanned).
 func jsonString(lit string) string {
+	if len(lit) >= 2 && strings.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1]
+	}
 	var v string
 	if json.Unmarshal([]byte(lit), &v) != nil {
 		return ""
@@ -578,8 +581,9 @@ func (f *jsonFormat) scan(s string, partial bool) (string, []Call, *Call, error)
 			done = step(st, "")
 		}
 	}
+	finder := newMarkerFinder(s, f.opens)
 	for !done {
-		i, m := indexAny(s, pos, f.opens)
+		i, m := finder.find(pos)
 		if i < 0 {
 			tail := s[pos:]
 			if partial {
@@ -598,16 +602,54 @@ func (f *jsonFormat) holdMarkers() []string {
 	return append(append([]string(nil), f.opens...), f.eot...)
 }
 
-// indexAny returns the first occurrence in s at or after pos of any of
-// markers (the longest where several start there), and which.
-func indexAny(s string, pos int, markers []string) (int, string) {
+// markerFinder finds the next marker of a reply, remembering where each
+// marker next occurs so that a reply with many regions is scanned once
+// per marker.
+type markerFinder struct {
+	s       string
+	markers []string
+	next    []int // next occurrence of each marker at or after the last search (-1: none; -2: not searched)
+}
+
+func newMarkerFinder(s string, markers []string) *markerFinder {
+	f := &markerFinder{s: s, markers: markers, next: make([]int, len(markers))}
+	for i := range f.next {
+		f.next[i] = -2
+	}
+	return f
+}
+
+// find returns the first occurrence at or after pos of any marker (the
+// longest where several start there), and which.
+func (f *markerFinder) find(pos int) (int, string) {
 	best, which := -1, ""
-	for _, m := range markers {
-		if k := strings.Index(s[pos:], m); k >= 0 && (best < 0 || pos+k < best || pos+k == best && len(m) > len(which)) {
-			best, which = pos+k, m
+	for i, m := range f.markers {
+		if f.next[i] == -2 || f.next[i] >= 0 && f.next[i] < pos {
+			f.next[i] = -1
+			if k := indexMarker(f.s[pos:], m); k >= 0 {
+				f.next[i] = pos + k
+			}
+		}
+		if k := f.next[i]; k >= 0 && (best < 0 || k < best || k == best && len(m) > len(which)) {
+			best, which = k, m
 		}
 	}
 	return best, which
+}
+
+// indexMarker returns where marker m first occurs in s, or -1; for a
+// marker that overlaps itself (">>>"), the last start in a run of
+// overlapping occurrences (">>>>" holds ">" and then the marker: what
+// comes after a marker never starts with the marker's first byte).
+func indexMarker(s, m string) int {
+	i := strings.Index(s, m)
+	if i < 0 {
+		return -1
+	}
+	for i+1+len(m) <= len(s) && s[i+1:i+1+len(m)] == m {
+		i++
+	}
+	return i
 }
 
 // jsonHoldBack cuts the longest tail of s that is a proper prefix of one of
@@ -845,6 +887,15 @@ type namedSyntax struct {
 func (n namedSyntax) read(f *jsonFormat, s string, at int, marker string, partial bool) region {
 	r := region{}
 	j := at + len(marker)
+	// Content segments are collected in content and set on every return.
+	var content strings.Builder
+	r = n.readSegments(f, s, j, partial, &content)
+	r.content = content.String()
+	return r
+}
+
+func (n namedSyntax) readSegments(f *jsonFormat, s string, j int, partial bool, content *strings.Builder) region {
+	r := region{}
 	for {
 		name, end, k, err := readName(s, j, n.nameEnd, n.idMarker)
 		if err != nil {
@@ -868,7 +919,7 @@ func (n namedSyntax) read(f *jsonFormat, s string, at int, marker string, partia
 		// segEnd is where a segment of free text (content, raw code) ends.
 		segEnd := func() int {
 			if n.next != "" {
-				if x := strings.Index(s[j:], n.next); x >= 0 {
+				if x := indexMarker(s[j:], n.next); x >= 0 {
 					return j + x
 				}
 			}
@@ -877,7 +928,7 @@ func (n namedSyntax) read(f *jsonFormat, s string, at int, marker string, partia
 		switch {
 		case n.contentName != "" && name == n.contentName:
 			e := segEnd()
-			r.content += s[j:e]
+			content.WriteString(s[j:e])
 			if e == len(s) {
 				r.open, r.end = partial, e
 				return r

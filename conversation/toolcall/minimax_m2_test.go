@@ -10,7 +10,7 @@ func TestMiniMaxM2RoundTrip(t *testing.T) {
 	}
 }
 
-func TestMinimaxM2Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM2()) }
+func TestMiniMaxM2Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM2()) }
 
 func TestMiniMaxM2Malformed(t *testing.T) {
 	taggedCheckMalformed(t, minimaxM2(), []taggedBad{

@@ -27,7 +27,7 @@ func TestMiniMaxM3Types(t *testing.T) {
 	require.JSONEq(t, `{"query":"3","tags":[],"filter":{"owner":"me"}}`, string(typed.Calls[0].Arguments))
 }
 
-func TestMinimaxM3Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM3()) }
+func TestMiniMaxM3Grammar(t *testing.T) { taggedGrammarWalk(t, minimaxM3()) }
 
 func TestMiniMaxM3Malformed(t *testing.T) {
 	taggedCheckMalformed(t, minimaxM3(), []taggedBad{

@@ -61,8 +61,21 @@ func mistralFormat() Format {
 			return named.read(f, s, at, marker, partial)
 		},
 		grammar: grammarSpec{
-			call:  namedCall("[TOOL_CALLS]", "[ARGS]", ""),
+			call:  mistralCall,
 			stops: []string{"[TOOL_CALLS]"},
 		},
 	}
+}
+
+// mistralCall writes [TOOL_CALLS]name[ARGS]{…}, with the model free to
+// write a call id ([CALL_ID] and 9 letters or digits) before [ARGS], as
+// Mistral Small 3.2's template renders calls.
+func mistralCall(name string, args constrain.Pattern) constrain.Pattern {
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	chars := make([]constrain.Pattern, len(alnum))
+	for i := range alnum {
+		chars[i] = constrain.Literal(alnum[i : i+1])
+	}
+	id := constrain.Sequence(constrain.Literal("[CALL_ID]"), constrain.Repeat(constrain.Choice(chars...), 9, 9))
+	return constrain.Sequence(constrain.Literal("[TOOL_CALLS]"+name), constrain.Optional(id), constrain.Literal("[ARGS]"), args)
 }

@@ -67,6 +67,9 @@ func TestStreamTokenByTokenAllTemplates(t *testing.T) {
 			}
 			for vocab, tok := range toks {
 				ids := tok.Encode(part, tokenizer.EncodeOptions{ParseSpecial: true})
+				if back, err := tok.DecodeSpecial(ids); err != nil || back != part {
+					continue // this vocabulary cannot spell the family's markers (SPM reads ▁ as a space)
+				}
 				// The reply as the model streams it: control tokens (an
 				// end-of-turn marker) decode to nothing.
 				whole := tok.NewStreamDecoder()
@@ -102,5 +105,5 @@ func TestStreamTokenByTokenAllTemplates(t *testing.T) {
 		}
 	}
 	require.Positive(t, checked)
-	t.Logf("%d replies streamed token by token through 3 real tokenizers", checked)
+	t.Logf("%d replies streamed token by token, each through every real tokenizer that spells its markers", checked)
 }

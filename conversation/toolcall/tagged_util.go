@@ -213,8 +213,9 @@ func (sp *taggedSpec) scan(s string, final bool, tools taggedTools) (string, []C
 	var content strings.Builder
 	var calls []Call
 	pos := 0
+	finder := newTaggedFinder(s, sp.opens, sp.drops)
 	for {
-		at, marker, open := taggedNextMarker(s, pos, sp.opens, sp.drops)
+		at, marker, open := finder.find(pos)
 		if at < 0 {
 			rest := s[pos:]
 			if !final {
@@ -254,15 +255,46 @@ func taggedErrText(s string, at int) string {
 	return t
 }
 
-// taggedNextMarker finds the earliest marker (an open or a drop) at or
-// after pos; open says which kind it is. -1 when none.
-func taggedNextMarker(s string, pos int, opens, drops []string) (int, string, bool) {
-	best, marker, open := -1, "", false
+// taggedFinder finds the earliest marker (an open or a drop) at or after
+// a position. It remembers each marker's next occurrence, so that a scan
+// of the whole reply reads it once per marker, not once per marker found.
+type taggedFinder struct {
+	s       string
+	markers []string
+	open    []bool
+	next    []int // next occurrence; -1: none left; -2: not searched yet
+}
+
+func newTaggedFinder(s string, opens, drops []string) *taggedFinder {
+	f := &taggedFinder{s: s}
 	for k, group := range [2][]string{opens, drops} {
 		for _, m := range group {
-			if i := strings.Index(s[pos:], m); i >= 0 && (best < 0 || pos+i < best || (pos+i == best && len(m) > len(marker))) {
-				best, marker, open = pos+i, m, k == 0
+			f.markers = append(f.markers, m)
+			f.open = append(f.open, k == 0)
+			f.next = append(f.next, -2)
+		}
+	}
+	return f
+}
+
+// find returns the earliest marker at or after pos (the longest where
+// several start there); -1 when none.
+func (f *taggedFinder) find(pos int) (int, string, bool) {
+	best, marker, open := -1, "", false
+	for i, m := range f.markers {
+		if f.next[i] == -1 {
+			continue
+		}
+		if f.next[i] < pos {
+			j := strings.Index(f.s[pos:], m)
+			if j < 0 {
+				f.next[i] = -1
+				continue
 			}
+			f.next[i] = pos + j
+		}
+		if at := f.next[i]; best < 0 || at < best || (at == best && len(m) > len(marker)) {
+			best, marker, open = at, m, f.open[i]
 		}
 	}
 	return best, marker, open
@@ -533,11 +565,14 @@ func (p *taggedPy) value(b *strings.Builder, depth int) bool {
 	if j == p.i {
 		return false
 	}
-	f, err := strconv.ParseFloat(p.s[p.i:j], 64)
+	num := strings.TrimPrefix(p.s[p.i:j], "+")
+	if d := strings.TrimPrefix(num, "-"); len(d) > 1 && d[0] == '0' && d[1] >= '0' && d[1] <= '9' {
+		return false // 007 is no Python number (nor a JSON one)
+	}
+	f, err := strconv.ParseFloat(num, 64)
 	if err != nil {
 		return false
 	}
-	num := strings.TrimPrefix(p.s[p.i:j], "+")
 	if !json.Valid([]byte(num)) {
 		num = strconv.FormatFloat(f, 'g', -1, 64)
 	}
@@ -1373,9 +1408,19 @@ func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tool
 // close marker inside one of its strings does not end it). taggedNo: the
 // text ends first (final input).
 func taggedValueText(s string, p int, closeMarker string, final, rawString bool) (string, int, taggedMatch) {
-	if q := taggedSkipSpace(s, p); !rawString && q < len(s) && (s[q] == '{' || s[q] == '[') {
-		e, more := taggedJSONEnd(s, q)
-		if more && !final {
+	i := strings.Index(s[p:], closeMarker)
+	if q := taggedSkipSpace(s, p); !rawString && q < len(s) && (s[q] == '{' || s[q] == '[') &&
+		(i < 0 || !json.Valid([]byte(s[q:p+i]))) {
+		// Read the JSON through markers in its strings, but no further
+		// than a window past the first marker: a reply full of values
+		// that never end must not be read once per value.
+		const window = 1 << 16
+		limit := len(s)
+		if i >= 0 {
+			limit = min(len(s), p+i+len(closeMarker)+window)
+		}
+		e, more := taggedJSONEnd(s[:limit], q)
+		if more && !final && limit == len(s) {
 			return "", 0, taggedMore
 		}
 		if e >= 0 {
@@ -1386,7 +1431,6 @@ func taggedValueText(s string, p int, closeMarker string, final, rawString bool)
 			}
 		}
 	}
-	i := strings.Index(s[p:], closeMarker)
 	if i < 0 {
 		if final {
 			return "", 0, taggedNo

@@ -530,3 +530,27 @@ func taggedCheckMalformed(t *testing.T, f Format, cases []taggedBad) {
 		require.True(t, strings.HasPrefix(c.content, p.Content), "partial %+v", p)
 	}
 }
+
+func TestTaggedPython(t *testing.T) {
+	for in, want := range map[string]string{
+		"True": "true", "None": "null", "['a', \"b\", 1, -2.5]": `["a","b",1,-2.5]`,
+		"{'k': (1, 2), 'n': {'x': False}}": `{"k":[1,2],"n":{"x":false}}`, "'it\\'s\\n'": `"it's\n"`, "[1, 2,]": "[1,2]",
+	} {
+		got, ok := taggedPython(in)
+		require.True(t, ok, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "Paris", "[1, 2", "{'a' 1}", "1 2", "[" + strings.Repeat("[", 300) + "]"} {
+		_, ok := taggedPython(in)
+		require.False(t, ok, in)
+	}
+}
+
+func TestTaggedUntyped(t *testing.T) {
+	for in, want := range map[string]string{
+		"3": "3", " -1.5 ": "-1.5", "true": "true", "False": "false", "null": "null", "[1]": "[1]",
+		"Paris": `"Paris"`, `"quoted"`: `"\"quoted\""`, "": `""`, " a b ": `" a b "`, "<b>": `"<b>"`, "007": `"007"`,
+	} {
+		require.Equal(t, want, taggedUntyped(in), in)
+	}
+}

@@ -85,8 +85,8 @@ func (f thinkingFormat) Parse(reply string) (Parsed, error) {
 
 func (f thinkingFormat) ParsePartial(reply string) Partial {
 	trimmed := strings.TrimLeft(reply, space)
-	if trimmed != "" && len(trimmed) < len(f.t.Open) && strings.HasPrefix(f.t.Open, trimmed) {
-		return Partial{} // maybe the start of Open
+	if len(trimmed) < len(f.t.Open) && strings.HasPrefix(f.t.Open, trimmed) {
+		return Partial{} // space, or the start of Open: reasoning may follow
 	}
 	reasoning, rest, open := f.split(reply)
 	if open {
