@@ -31,8 +31,13 @@
 //
 // Tool calls come back as OpenAI tool_calls with ids and finish_reason
 // "tool_calls"; with tool_choice "required" or a named function, the call is
-// forced by a grammar for models whose tool-call format package constrain
-// knows (Hermes/Qwen, Llama 3).
+// forced by a grammar in the model's own tool-call format (package
+// conversation/toolcall). finish_reason is the last generation's: when
+// max_tokens cuts a call, the calls before it are returned, the cut-off one
+// after them with the arguments written so far, and finish_reason is
+// "length". Streams send OpenAI's incremental deltas: a call's first
+// tool_calls delta has its index, id, type and name with empty arguments,
+// the next ones pieces of the arguments, as the model writes them.
 //
 // With curl:
 //

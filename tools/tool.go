@@ -104,6 +104,28 @@ func Define[In, Out any](name, description string, fn func(ctx context.Context, 
 	return t
 }
 
+// WithParameters returns a copy of the tool that declares schema, a JSON
+// Schema object, as its parameters instead of the derived one: a caller
+// narrows what a model may generate (an enum of paths, a maximum length)
+// without a new Go type. The arguments are still validated against the
+// tool's input type, so schema should describe a subset of it.
+func (t *Tool) WithParameters(schema json.RawMessage) (*Tool, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("tool %q: parameters: want a JSON Schema object", t.name)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, schema); err != nil {
+		return nil, fmt.Errorf("tool %q: parameters: %w", t.name, err)
+	}
+	c := *t
+	c.schema = buf.Bytes()
+	return &c, nil
+}
+
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.name }
 

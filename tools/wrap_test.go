@@ -150,3 +150,27 @@ func TestDefineWrapsNonObjectInput(t *testing.T) {
 	assert.JSONEq(t, `{"type":"object","additionalProperties":{"type":"integer"}}`,
 		string(Define("m", "", noop[map[string]int]).Schema()))
 }
+
+func TestWithParameters(t *testing.T) {
+	type in struct {
+		Path string `json:"path"`
+	}
+	var got string
+	tool := Define("read", "reads", func(ctx context.Context, x in) (string, error) { got = x.Path; return "ok", nil })
+	narrow, err := tool.WithParameters(json.RawMessage(`{"type": "object",
+		"properties": {"path": {"enum": ["a.txt"]}}, "required": ["path"]}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"type":"object","properties":{"path":{"enum":["a.txt"]}},"required":["path"]}`, string(narrow.Parameters()))
+	assert.Equal(t, "read", narrow.Name())
+	assert.NotEqual(t, tool.Schema(), narrow.Schema(), "the original is unchanged")
+	_, err = narrow.RunRaw(context.Background(), json.RawMessage(`{"path":"a.txt"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "a.txt", got)
+	_, err = narrow.RunRaw(context.Background(), json.RawMessage(`{"path":1}`))
+	assert.True(t, IsArgumentError(err), "arguments are still checked against the Go type")
+
+	_, err = tool.WithParameters(json.RawMessage(`[1]`))
+	assert.ErrorContains(t, err, "want a JSON Schema object")
+	_, err = Define[in, string]("bad name!", "", nil).WithParameters(json.RawMessage(`{}`))
+	assert.Error(t, err)
+}

@@ -189,9 +189,6 @@ func newChat(ctx context.Context, sio stdio, f *chatFlags, loading func(done boo
 	if f.system != "" {
 		c.cfg.Preface.Messages = []conversation.Message{conversation.SystemText(f.system)}
 	}
-	if c.tools != nil {
-		c.cfg.Preface.Tools = c.tools.decls
-	}
 	if c.conv, err = conversation.New(ctx, c.eng, c.cfg); err != nil {
 		return nil, err
 	}

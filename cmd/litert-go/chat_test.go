@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,4 +249,85 @@ func TestChatChatTemplate(t *testing.T) {
 	// "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n": 9 tokens.
 	assert.Equal(t, 9, custom)
 	assert.Greater(t, own, custom+10, "the model's own template adds its default system prompt")
+}
+
+// The trained demo model calls a file tool by itself (no grammar, tool
+// choice auto); the conversation's loop runs it, and the pipe shows the
+// call, then its result, then the answer, as they happen.
+func TestChatPipeModelCallsTool(t *testing.T) {
+	model := filepath.Join(chatTestdata, "models", "litert-demo-tools-q8_0.gguf")
+	if _, err := os.Stat(model); err != nil {
+		t.Skipf("test data absent (%v)", err)
+	}
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "src", "main.go"), []byte("package main\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello\n"), 0o644))
+	args := []string{"chat", "-m", model, "--tools", "fs-ro", "--root", root, "--temp", "0", "--max-tokens", "128"}
+
+	var both bytes.Buffer // stdout and stderr interleaved as a terminal shows them
+	code := run(context.Background(), stdio{strings.NewReader("What files are in the project?\n"), &both, &both}, args)
+	out := both.String()
+	require.Equal(t, 0, code, out)
+	call := strings.Index(out, "→ ListFiles {}")
+	result := strings.Index(out, "← ListFiles: notes.txt")
+	require.GreaterOrEqual(t, call, 0, out)
+	require.Greater(t, result, call, "the result after the call: %s", out)
+	answer := strings.TrimSpace(out[strings.Index(out[result:], "\n")+result:])
+	assert.NotEmpty(t, answer, "the model answered the result: %s", out)
+	assert.Equal(t, 1, strings.Count(out, "→ "), "each call shown once: %s", out)
+
+	jsonOut, errOut, code := runChatPipe(t, "What files are in the project?\n", append(args[1:], "--json")...)
+	require.Equal(t, 0, code, errOut)
+	var turn turnResult
+	require.NoError(t, json.Unmarshal([]byte(jsonOut), &turn), jsonOut)
+	require.Len(t, turn.ToolCalls, 1, jsonOut)
+	assert.Equal(t, "ListFiles", turn.ToolCalls[0].Name)
+	var listing string
+	require.NoError(t, json.Unmarshal(turn.ToolCalls[0].Result, &listing))
+	assert.Equal(t, "notes.txt\nsrc/\nsrc/main.go\n", listing)
+	assert.NotEmpty(t, turn.Text)
+	assert.Greater(t, turn.Usage.CachedTokens, 0, "the answer round reused the cache")
+}
+
+// recordingDisplay records what a turn shows, in order.
+type recordingDisplay struct{ events []string }
+
+func (d *recordingDisplay) text(s string)      { d.events = append(d.events, "text "+s) }
+func (d *recordingDisplay) reasoning(s string) { d.events = append(d.events, "reasoning "+s) }
+func (d *recordingDisplay) toolCall(c conversation.ToolCall) {
+	d.events = append(d.events, "call "+c.Name+" "+string(c.Arguments))
+}
+func (d *recordingDisplay) toolResult(r toolRecord) {
+	d.events = append(d.events, "result "+r.Name+" "+string(r.Result)+r.Error)
+}
+func (d *recordingDisplay) malformed(err error) {
+	d.events = append(d.events, "malformed "+err.Error())
+}
+func (d *recordingDisplay) done(*turnResult) { d.events = append(d.events, "done") }
+
+// Streamed deltas become whole calls, each shown once it is complete, and
+// before the results; a new generation numbers its calls from 0 again.
+func TestCallStream(t *testing.T) {
+	d := &recordingDisplay{}
+	s := &callStream{out: d}
+	s.delta(conversation.ToolCallDelta{Index: 0, ID: "a", Name: "ReadFile", Arguments: `{"path": `})
+	s.delta(conversation.ToolCallDelta{Index: 0, Arguments: `"x"}`})
+	assert.Empty(t, d.events, "a call is shown once complete")
+	s.delta(conversation.ToolCallDelta{Index: 1, ID: "b", Name: "ListFiles"})
+	s.delta(conversation.ToolCallDelta{Index: 1, Arguments: `{}`})
+	assert.Equal(t, []string{`call ReadFile {"path": "x"}`}, d.events, "the next call completes the first")
+	// Results arrive as the tools finish, the second first.
+	s.result(conversation.ToolRun{Call: conversation.ToolCall{ID: "b", Name: "ListFiles"}, Result: `"a.txt"`})
+	s.result(conversation.ToolRun{Call: conversation.ToolCall{ID: "a", Name: "ReadFile"}, Err: errors.New("no such file")})
+	s.delta(conversation.ToolCallDelta{Index: 0, ID: "c", Name: "ReadFile", Arguments: `{"path": "a.txt"}`})
+	s.result(conversation.ToolRun{Call: conversation.ToolCall{ID: "c", Name: "ReadFile"}, Result: `"hi"`})
+	assert.Equal(t, []string{
+		`call ReadFile {"path": "x"}`,
+		`call ListFiles {}`,
+		`result ListFiles "a.txt"`,
+		`result ReadFile no such file`,
+		`call ReadFile {"path": "a.txt"}`,
+		`result ReadFile "hi"`,
+	}, d.events)
 }

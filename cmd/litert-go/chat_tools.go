@@ -2,23 +2,21 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/tools"
 	"github.com/litert-go/litert-go/tools/fs"
 )
 
-// toolbelt is the chat's tools: what the model is told (decls, possibly
-// with narrowed schemas) and what runs (set).
+// toolbelt is the chat's tools, as the conversation's tool loop runs
+// them (with the schemas --tool-schema narrows), and their declarations.
 type toolbelt struct {
-	set   *tools.Set
+	tools []*tools.Tool
 	decls []conversation.ToolDecl
 	root  string
 	close func()
@@ -97,18 +95,20 @@ func newToolbelt(f *chatFlags) (*toolbelt, error) {
 		tb.close()
 		return nil, err
 	}
-	tb.set = set
 	narrow, err := readToolSchemas(f.toolSchema, set.Names())
 	if err != nil {
 		tb.close()
 		return nil, err
 	}
 	for _, t := range all {
-		params := t.Parameters()
 		if s, ok := narrow[t.Name()]; ok {
-			params = s
+			if t, err = t.WithParameters(s); err != nil {
+				tb.close()
+				return nil, fmt.Errorf("--tool-schema: %w", err)
+			}
 		}
-		tb.decls = append(tb.decls, conversation.ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: params})
+		tb.tools = append(tb.tools, t)
+		tb.decls = append(tb.decls, conversation.ToolDecl{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
 	}
 	return tb, nil
 }
@@ -157,28 +157,6 @@ func (tb *toolbelt) checkChoice(choice string) error {
 		names[i] = d.Name
 	}
 	return fmt.Errorf("--tool-choice %q: want auto, none, required or a tool name (%s)", choice, strings.Join(names, ", "))
-}
-
-// run runs calls concurrently and returns their records in call order.
-// Failures are results for the model, not errors of the chat.
-func (tb *toolbelt) run(ctx context.Context, calls []conversation.ToolCall) []toolRecord {
-	recs := make([]toolRecord, len(calls))
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		recs[i] = toolRecord{Name: call.Name, Arguments: call.Arguments}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out, err := tb.set.RunRaw(ctx, call.Name, call.Arguments)
-			if err != nil {
-				recs[i].Error = err.Error()
-				return
-			}
-			recs[i].Result = out
-		}()
-	}
-	wg.Wait()
-	return recs
 }
 
 // describe lists the tools for /tools.

@@ -47,114 +47,85 @@ type display interface {
 	done(res *turnResult)
 }
 
-// turn sends one user message and runs the tool loop: the model's calls
-// are shown, run concurrently and answered until it replies in text or the
-// tool-turn limit forces it to. A failure keeps the history of what
-// happened before it (tool calls are always answered).
+// turn sends one user message; with tools, the conversation's own tool
+// loop runs them: the stream shows each call as the model finishes
+// writing it and each result as its tool returns, until the model replies
+// in text or the tool-turn limit forces it to. A failure after tools ran
+// keeps their calls and results in the history (the conversation does).
 func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult, error) {
 	if err := c.maybeCompact(ctx, false); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	res := &turnResult{ToolCalls: []toolRecord{}}
-	msg := conversation.UserText(text)
-	var pending []conversation.Message // tool results not yet in the history
-	limit := false
-	for round := 0; ; round++ {
-		opts := []conversation.Option{}
-		if c.grammar != nil {
-			opts = append(opts, conversation.WithConstraint(c.grammar))
+	var opts []conversation.Option
+	if c.grammar != nil {
+		opts = append(opts, conversation.WithConstraint(c.grammar))
+	}
+	if c.tools != nil {
+		opts = append(opts, conversation.WithTools(c.tools.tools...), conversation.WithMaxToolTurns(c.flags.maxToolTurns),
+			conversation.WithToolChoice(conversation.ToolChoice(c.flags.toolChoice)), conversation.WithParallelToolCalls(c.flags.parallel))
+	}
+	calls := &callStream{out: out}
+	var reply *conversation.Reply
+	var err error
+	for ch, cerr := range c.conv.SendMessageStream(ctx, conversation.UserText(text), opts...) {
+		if cerr != nil {
+			err = cerr // the stream holds the conversation's lock until it ends
+			break
 		}
-		if c.tools != nil {
-			choice := conversation.ToolChoiceAuto
-			switch {
-			case limit:
-				choice = conversation.ToolChoiceNone
-			case round == 0:
-				choice = conversation.ToolChoice(c.flags.toolChoice)
-			}
-			opts = append(opts, conversation.WithReturnToolRequests(), conversation.WithToolChoice(choice),
-				conversation.WithParallelToolCalls(c.flags.parallel))
-		}
-		if len(pending) > 0 {
-			if err := c.conv.Restore(append(c.conv.History(), pending...)); err != nil {
-				return nil, err
-			}
-			pending = nil
-		}
-		var reply *conversation.Reply
-		var err error
-		for ch, cerr := range c.conv.SendMessageStream(ctx, msg, opts...) {
-			if cerr != nil {
-				err = cerr // the stream holds the conversation's lock until it ends
-				break
-			}
+		if ch.Reasoning != "" || ch.Text != "" {
+			calls.flush(-1)
 			if ch.Reasoning != "" {
 				out.reasoning(ch.Reasoning)
 			}
 			if ch.Text != "" {
 				out.text(ch.Text)
 			}
-			if ch.Done {
-				reply = ch.Reply
+		}
+		if ch.ToolCall != nil {
+			calls.delta(*ch.ToolCall)
+		}
+		if r := ch.ToolResult; r != nil {
+			calls.result(*r)
+		}
+		if ch.Done {
+			reply = ch.Reply
+		}
+	}
+	if err == nil && reply == nil {
+		err = errors.New("the reply ended without a result")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if reply.Truncated != nil && reply.Truncated.Name != "" && len(calls.pending) > calls.shown {
+		calls.pending = calls.pending[:len(calls.pending)-1] // the cut-off call, reported below
+	}
+	calls.flush(-1)
+	res := &turnResult{ToolCalls: []toolRecord{}, ToolLimitReached: reply.ToolLimitReached, Usage: turnUsage{
+		PromptTokens: reply.Usage.PromptTokens, CachedTokens: reply.Usage.CachedTokens, CompletionTokens: reply.Usage.CompletionTokens}}
+	for _, m := range reply.Added {
+		switch {
+		case m.Role == conversation.RoleAssistant:
+			if t := strings.TrimSpace(m.Text); t != "" {
+				if res.Text != "" {
+					res.Text += "\n"
+				}
+				res.Text += t
 			}
+			res.Reasoning += m.ReasoningContent
+		case m.Role == conversation.RoleTool && m.Name == "error":
+			out.malformed(errors.New(m.Text)) // a malformed call the model was shown
 		}
-		if err == nil && reply == nil {
-			err = errors.New("the reply ended without a result")
-		}
-		if err != nil {
-			if msg.Role == conversation.RoleTool {
-				// Keep the answered calls: the tools did run.
-				_ = c.conv.Restore(append(c.conv.History(), msg))
-			}
-			return nil, err
-		}
-		res.Usage.PromptTokens += reply.Usage.PromptTokens
-		res.Usage.CachedTokens += reply.Usage.CachedTokens
-		res.Usage.CompletionTokens += reply.Usage.CompletionTokens
-		if t := strings.TrimSpace(reply.Text); t != "" {
-			if res.Text != "" {
-				res.Text += "\n"
-			}
-			res.Text += t
-		}
-		res.Reasoning += reply.ReasoningContent
-		if c.tools == nil {
-			break
-		}
-		if reply.ToolCallErr != nil && !limit {
-			// Show the model its malformed call so it can try again.
-			out.malformed(reply.ToolCallErr)
-			msg = conversation.Message{Role: conversation.RoleTool, Name: "error", Text: reply.ToolCallErr.Error()}
-			limit = round+1 >= c.flags.maxToolTurns
-			res.ToolLimitReached = limit
-			continue
-		}
-		if len(reply.ToolCalls) == 0 {
-			break
-		}
-		for _, call := range reply.ToolCalls {
-			out.toolCall(call)
-		}
-		results := c.tools.run(ctx, reply.ToolCalls)
-		msgs := make([]conversation.Message, len(results))
-		for i, r := range results {
-			out.toolResult(r)
-			res.ToolCalls = append(res.ToolCalls, r)
-			content := string(r.Result)
-			if r.Error != "" {
-				b, _ := json.Marshal(map[string]string{"error": r.Error})
-				content = string(b)
-			}
-			msgs[i] = conversation.ToolResult(reply.ToolCalls[i], content)
-		}
-		pending, msg = msgs[:len(msgs)-1], msgs[len(msgs)-1]
-		if err := ctx.Err(); err != nil {
-			_ = c.conv.Restore(append(c.conv.History(), msgs...))
-			return nil, fmt.Errorf("after running the tools: %w", err)
-		}
-		limit = round+1 >= c.flags.maxToolTurns
-		res.ToolLimitReached = limit
+	}
+	for _, r := range reply.ToolRuns {
+		res.ToolCalls = append(res.ToolCalls, recordOf(r))
+	}
+	if reply.ToolCallErr != nil {
+		out.malformed(reply.ToolCallErr)
+	}
+	if t := reply.Truncated; t != nil {
+		out.malformed(fmt.Errorf("the token limit (--max-tokens %d) cut off the call of %q after %d bytes of arguments", c.flags.maxTokens, t.Name, len(t.Arguments)))
 	}
 	elapsed := time.Since(start)
 	res.Seconds = elapsed.Seconds()
@@ -169,4 +140,67 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	c.total.genTime += elapsed
 	out.done(res)
 	return res, nil
+}
+
+// recordOf is a tool run as the chat reports it.
+func recordOf(r conversation.ToolRun) toolRecord {
+	rec := toolRecord{Name: r.Call.Name, Arguments: r.Call.Arguments}
+	if r.Err != nil {
+		rec.Error = r.Err.Error()
+	} else {
+		rec.Result = json.RawMessage(r.Result)
+	}
+	return rec
+}
+
+// callStream assembles the streamed tool calls of a generation and shows
+// each once it is complete: when the model starts the next call, writes
+// text, or a tool result arrives. A call cut off by the token limit is
+// never shown as a call (the reply reports it).
+type callStream struct {
+	out     display
+	pending []conversation.ToolCall // this generation's calls, by index
+	shown   int                     // pending[:shown] are displayed
+}
+
+func (s *callStream) delta(d conversation.ToolCallDelta) {
+	if d.Index < 0 {
+		return
+	}
+	if d.Index < s.shown && d.ID != "" {
+		s.pending, s.shown = nil, 0 // a new generation numbers its calls from 0
+	}
+	for len(s.pending) <= d.Index {
+		s.pending = append(s.pending, conversation.ToolCall{})
+	}
+	c := &s.pending[d.Index]
+	if d.ID != "" {
+		c.ID, c.Name = d.ID, d.Name
+	}
+	c.Arguments = append(c.Arguments, d.Arguments...)
+	s.flush(d.Index) // the calls before this one are complete
+}
+
+// flush shows the pending calls before index upTo (all of them for -1).
+func (s *callStream) flush(upTo int) {
+	if upTo < 0 || upTo > len(s.pending) {
+		upTo = len(s.pending)
+	}
+	for ; s.shown < upTo; s.shown++ {
+		s.out.toolCall(s.pending[s.shown])
+	}
+}
+
+// result shows a tool's result, after the calls up to its own.
+func (s *callStream) result(r conversation.ToolRun) {
+	for i := s.shown; i < len(s.pending); i++ {
+		if s.pending[i].ID == r.Call.ID {
+			s.flush(i + 1)
+			break
+		}
+	}
+	if s.shown == 0 && len(s.pending) == 0 {
+		s.out.toolCall(r.Call) // a call that was not streamed
+	}
+	s.out.toolResult(recordOf(r))
 }

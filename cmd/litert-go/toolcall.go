@@ -100,7 +100,7 @@ a message naming the format and where the call fails.`)
 		var tce *toolcall.ToolCallError
 		if errors.As(err, &tce) {
 			line, col := position(string(reply), tce.Offset)
-			return fmt.Errorf("%s format: malformed tool call at byte %d (line %d, column %d): %w", format.Name(), tce.Offset, line, col, err)
+			return fmt.Errorf("malformed %s tool call at byte %d (line %d, column %d): %v; the call: %q", format.Name(), tce.Offset, line, col, tce.Err, tce.Text)
 		}
 		return fmt.Errorf("%s format: %w", format.Name(), err)
 	}

@@ -79,8 +79,9 @@ func TestToolcallParseMalformed(t *testing.T) {
 	out, errOut, code := runCLI(t, reply, "toolcall", "parse", "--template", qwen)
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "hermes format: malformed tool call at byte ")
-	assert.Regexp(t, `at byte \d+ \(line [23], column \d+\)`, errOut)
+	assert.Contains(t, errOut, "malformed hermes tool call at byte ")
+	assert.Regexp(t, `at byte \d+ \(line [23], column \d+\): `, errOut)
+	assert.Contains(t, errOut, `the call: "<tool_call>`)
 }
 
 func TestToolcallCLIErrors(t *testing.T) {
