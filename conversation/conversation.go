@@ -325,7 +325,8 @@ func (c *Conversation) SendMessageStream(ctx context.Context, msg Message, opts 
 }
 
 // stream runs fn under the turn lock, yielding its chunks, then releases
-// the lock and yields the final chunk (or the error), so the caller's loop
+// the lock and yields the final chunk (or the error, with the Reply so far
+// when there is one: its usage and finish reason), so the caller's loop
 // body may read History or Stats when the reply is done. Breaking out of
 // the loop cancels fn's context.
 func (c *Conversation) stream(ctx context.Context, fn func(context.Context, func(Chunk) bool) (*Reply, error)) iter.Seq2[Chunk, error] {
@@ -358,7 +359,7 @@ func (c *Conversation) stream(ctx context.Context, fn func(context.Context, func
 		switch {
 		case stopped:
 		case err != nil:
-			yield(Chunk{}, err)
+			yield(Chunk{Reply: reply}, err) // the reply so far, if any (usage, finish reason)
 		default:
 			yield(Chunk{Done: true, Reply: reply}, nil)
 		}

@@ -242,8 +242,9 @@ func Detect(ctx context.Context, r Renderer, base Request) Detection {
 			f = WithThinking(f, d.Thinking)
 		}
 		ok := true
+		cand := Detection{Format: f, Thinking: d.Thinking}
 		for _, p := range probes {
-			got, err := f.Parse(p.part)
+			got, err := f.Parse(cand.AsGenerated(p.part))
 			// gpt-oss writes the text before a call in its analysis
 			// channel: that text may come back as reasoning.
 			text := strings.TrimSpace(got.Content)
@@ -266,6 +267,21 @@ func Detect(ctx context.Context, r Renderer, base Request) Detection {
 
 const probeReasoning, probeAnswer = "PROBE_REASONING_TEXT", "PROBE_ANSWER_TEXT"
 
+// AsGenerated returns the text a model writes for an assistant part that
+// the template rendered: where the generation prompt opens the reasoning
+// and the part does not close it (no reasoning was rendered), the model
+// first closes its (empty) reasoning. Formats that read their family's
+// reasoning themselves get the part as rendered.
+func (d Detection) AsGenerated(part string) string {
+	if _, wrapped := d.Format.(thinkingFormat); !wrapped {
+		return part // the format reads the family's reasoning itself
+	}
+	if d.Thinking.Opened && !strings.Contains(part, d.Thinking.Close) {
+		return d.Thinking.Close + "\n\n" + strings.TrimLeft(part, space)
+	}
+	return part
+}
+
 // detectThinking renders an answer with reasoning and reads the markers
 // around the reasoning, and whether the generation prompt opens them. It
 // also returns the rendered part ("" when the template drops reasoning).
@@ -282,19 +298,32 @@ func detectThinking(ctx context.Context, r Renderer, base Request) (Thinking, st
 	}
 	open := lastWord(part[:i])
 	closeTag := firstWord(part[i+len(probeReasoning) : j])
-	if open == "" || closeTag == "" {
+	gen, err := base.marshal(true)
+	if err != nil || closeTag == "" {
 		return Thinking{}, part
 	}
-	t := Thinking{Open: open, Close: closeTag}
-	gen, err := base.marshal(true)
-	if err != nil {
-		return t, part
-	}
 	prompt, err := r.RenderJSON(ctx, gen)
-	if err == nil && strings.HasSuffix(strings.TrimRight(prompt, space), open) {
-		t.Opened = true
+	if err != nil {
+		prompt = ""
 	}
+	if open == "" {
+		// The generation prompt opened the reasoning itself (Qwen 3.5,
+		// GLM 4.7): the opener is the prompt's last word, if the word
+		// after the reasoning closes it.
+		open = lastWord(prompt)
+		if open == "" || !closes(closeTag) {
+			return Thinking{}, part
+		}
+	}
+	t := Thinking{Open: open, Close: closeTag}
+	t.Opened = strings.HasSuffix(strings.TrimRight(prompt, space), open)
 	return t, part
+}
+
+// closes reports whether a marker reads as a closing one: "</think>",
+// "[/THINK]", "<|END_THINKING|>".
+func closes(marker string) bool {
+	return strings.Contains(marker, "/") || strings.Contains(strings.ToUpper(marker), "END")
 }
 
 // fallback is the format of templates whose calls no format reads:

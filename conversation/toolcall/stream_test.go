@@ -58,6 +58,7 @@ func TestStreamTokenByTokenAllTemplates(t *testing.T) {
 		}
 		for _, calls := range richCalls() {
 			part, err := renderCalls(tt, calls)
+			part = d.AsGenerated(part)
 			if err != nil {
 				continue
 			}
