@@ -37,7 +37,8 @@ FUZZ_TARGETS = \
 	./tokenizer:FuzzEncodeDecode \
 	./template:FuzzParseRender ./template:FuzzToJSON \
 	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
-	./conversation:FuzzToolFormats ./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
+	./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
+	./conversation/toolcall:FuzzJSONFamilies ./conversation/toolcall:FuzzTaggedFamilies ./conversation/toolcall:FuzzOtherFamilies ./conversation/toolcall:FuzzThinking \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \
 	./server:FuzzChatRequest
 

@@ -70,7 +70,7 @@ func FuzzThinking(f *testing.F) {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, reply string, opened bool) {
-		if len(reply) > 512 {
+		if len(reply) > 256 {
 			return
 		}
 		checkPartials(t, WithThinking(Plain(), Thinking{Open: "<think>", Close: "</think>", Opened: opened}), reply)
