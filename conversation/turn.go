@@ -89,7 +89,7 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		// With tool choice "none" the reply is text even where no grammar
 		// keeps tool calls out of it.
 		callsAllowed := len(decls) > 0 && choice != ToolChoiceNone
-		format := c.format
+		format := toolcall.WithTools(c.format, toolsOf(decls))
 		if !callsAllowed {
 			format = c.textFormat
 		}
@@ -185,6 +185,15 @@ func (t *turnState) fail(stage string, err error) (*Reply, error) {
 	return t.reply, &TurnError{Stage: stage, Kept: len(t.reply.Added), Err: err}
 }
 
+// toolsOf returns what formats and grammars know of the declared tools.
+func toolsOf(decls []ToolDecl) []toolcall.Tool {
+	out := make([]toolcall.Tool, len(decls))
+	for i, d := range decls {
+		out[i] = toolcall.Tool{Name: d.Name, Parameters: d.Parameters}
+	}
+	return out
+}
+
 func hasDecl(decls []ToolDecl, name string) bool {
 	for _, d := range decls {
 		if d.Name == name {
@@ -231,11 +240,11 @@ func (c *Conversation) constraintFor(o sendOptions, decls []ToolDecl, choice Too
 		// Single-line JSON as models write it (and templates render it),
 		// so a forced call is short and re-renders as a prefix.
 		JSON: constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced}}
-	for _, d := range decls {
-		if choice != ToolChoiceAuto && choice != ToolChoiceNone && choice != ToolChoiceRequired && d.Name != string(choice) {
+	for _, t := range toolsOf(decls) {
+		if choice != ToolChoiceAuto && choice != ToolChoiceNone && choice != ToolChoiceRequired && t.Name != string(choice) {
 			continue
 		}
-		opts.Tools = append(opts.Tools, toolcall.Tool{Name: d.Name, Parameters: d.Parameters})
+		opts.Tools = append(opts.Tools, t)
 	}
 	switch choice {
 	case ToolChoiceNone:
