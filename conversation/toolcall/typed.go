@@ -28,7 +28,9 @@ type typedFormat struct {
 	tools []Tool
 }
 
-func (f typedFormat) Parse(reply string) (Parsed, error) { return f.typed.ParseWithTools(reply, f.tools) }
+func (f typedFormat) Parse(reply string) (Parsed, error) {
+	return f.typed.ParseWithTools(reply, f.tools)
+}
 
 func (f typedFormat) ParsePartial(reply string) Partial {
 	return f.typed.ParsePartialWithTools(reply, f.tools)
