@@ -125,7 +125,7 @@ type Chunk struct {
 	Text       string         // answer text
 	Reasoning  string         // thinking text, kept apart from the answer
 	ToolCall   *ToolCallDelta // a piece of a tool call being written
-	ToolResult *ToolRun       // a tool the automatic loop ran, with its result
+	ToolResult *ToolRun       // a tool the automatic loop ran, with its result (Call.Name "error": a malformed call shown to the model)
 	Done       bool
 	Reply      *Reply
 }

@@ -126,8 +126,12 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 			return t.reply, &IncompleteError{Reason: gen.finish, Text: gen.raw}
 		}
 		if perr != nil && toolset.Len() > 0 && !o.returnRequests && round < o.maxToolTurns {
-			// Show the model its malformed call so it can try again.
+			// Show the model its malformed call so it can try again; the
+			// stream shows it as the result of a call named "error".
 			t.add(Message{Role: RoleTool, Name: "error", Text: perr.Error()})
+			if emit != nil {
+				emit(Chunk{ToolResult: &ToolRun{Call: ToolCall{Name: "error"}, Result: perr.Error(), Err: perr}})
+			}
 			continue
 		}
 		t.reply.Message, t.reply.FinishReason, t.reply.Truncated = assistant, gen.finish, truncated

@@ -86,7 +86,12 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 			calls.delta(*ch.ToolCall)
 		}
 		if r := ch.ToolResult; r != nil {
-			calls.result(*r)
+			if r.Call.Name == "error" && r.Err != nil {
+				calls.flush(-1)
+				out.malformed(r.Err) // a malformed call, shown to the model as it happens
+			} else {
+				calls.result(*r)
+			}
 		}
 		if ch.Done {
 			reply = ch.Reply
@@ -105,18 +110,16 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	res := &turnResult{ToolCalls: []toolRecord{}, ToolLimitReached: reply.ToolLimitReached, Usage: turnUsage{
 		PromptTokens: reply.Usage.PromptTokens, CachedTokens: reply.Usage.CachedTokens, CompletionTokens: reply.Usage.CompletionTokens}}
 	for _, m := range reply.Added {
-		switch {
-		case m.Role == conversation.RoleAssistant:
-			if t := strings.TrimSpace(m.Text); t != "" {
-				if res.Text != "" {
-					res.Text += "\n"
-				}
-				res.Text += t
-			}
-			res.Reasoning += m.ReasoningContent
-		case m.Role == conversation.RoleTool && m.Name == "error":
-			out.malformed(errors.New(m.Text)) // a malformed call the model was shown
+		if m.Role != conversation.RoleAssistant {
+			continue
 		}
+		if t := strings.TrimSpace(m.Text); t != "" {
+			if res.Text != "" {
+				res.Text += "\n"
+			}
+			res.Text += t
+		}
+		res.Reasoning += m.ReasoningContent
 	}
 	for _, r := range reply.ToolRuns {
 		res.ToolCalls = append(res.ToolCalls, recordOf(r))
