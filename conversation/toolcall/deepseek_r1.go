@@ -68,9 +68,9 @@ func deepseekR1Head(s string, pos int, final bool) (name, id string, args int, m
 	if typ != "function" {
 		return "", "", 0, taggedNo, taggedExpected("function" + dsSep)
 	}
-	p = taggedSkipSpace(s, p)
+	p = skipSpace(s, p)
 	end := p
-	for end < len(s) && !taggedSpace(s[end]) && s[end] != '`' && s[end] != '{' && !strings.HasPrefix(s[end:], dsCallEnd) {
+	for end < len(s) && !isSpace(s[end]) && s[end] != '`' && s[end] != '{' && !strings.HasPrefix(s[end:], dsCallEnd) {
 		end++
 	}
 	if end == len(s) && !final {
@@ -80,7 +80,7 @@ func deepseekR1Head(s string, pos int, final bool) (name, id string, args int, m
 	if name == "" {
 		return "", "", 0, taggedNo, errTaggedNoName
 	}
-	p = taggedSkipSpace(s, end)
+	p = skipSpace(s, end)
 	if p == len(s) && !final {
 		return name, "", 0, taggedMore, nil
 	}

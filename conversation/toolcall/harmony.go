@@ -110,7 +110,7 @@ func harmonyScan(reply string, final bool) *otherScan {
 	pos := 0
 	for first := true; pos < len(s); first = false {
 		if !first {
-			k := otherSkipSpace(s, pos)
+			k := skipSpace(s, pos)
 			if !strings.HasPrefix(s[k:], harmonyStart) {
 				if !final && strings.HasPrefix(harmonyStart, s[k:]) {
 					return out
@@ -182,8 +182,8 @@ func harmonyScan(reply string, final bool) *otherScan {
 			out.err = &ToolCallError{Format: "harmony", Offset: otherOffset(err), Text: s[pos:], Err: err}
 			return out
 		}
-		call := Call{Name: name, Arguments: json.RawMessage(s[otherSkipSpace(s, start):end])}
-		k := otherSkipSpace(s, end)
+		call := Call{Name: name, Arguments: json.RawMessage(s[skipSpace(s, start):end])}
+		k := skipSpace(s, end)
 		term, n := harmonyEnd(s, k)
 		switch {
 		case term == k:
@@ -223,7 +223,7 @@ func harmonyText(s string, final bool) string {
 	if final {
 		return s
 	}
-	return otherHoldBack(s, harmonyMarkers)
+	return holdBack(s, harmonyMarkers)
 }
 
 func (f harmonyFormat) Pattern(opts GrammarOptions) (constrain.Pattern, error) {

@@ -63,7 +63,7 @@ func kimiK3Region(s string, at int, final bool, _ taggedTools) taggedRegion {
 	var r taggedRegion
 	pos := at + len(k3ToolsOpen)
 	for {
-		p := taggedSkipSpace(s, pos)
+		p := skipSpace(s, pos)
 		rest := s[p:]
 		switch {
 		case strings.HasPrefix(rest, k3ToolsClose):
@@ -112,7 +112,7 @@ func kimiK3Call(s string, pos int, final bool) (c Call, end int, pending *Call, 
 	var keys, values []string
 	var whole string
 	for {
-		p = taggedSkipSpace(s, p)
+		p = skipSpace(s, p)
 		rest := s[p:]
 		var elem, closeTag string
 		switch {

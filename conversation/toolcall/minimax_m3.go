@@ -106,7 +106,7 @@ func minimaxM3Region(s string, at int, final bool, tools taggedTools) taggedRegi
 	var r taggedRegion
 	pos := at + len(m3BlockOpen)
 	for {
-		p := taggedSkipSpace(s, pos)
+		p := skipSpace(s, pos)
 		rest := s[p:]
 		switch {
 		case strings.HasPrefix(rest, m3BlockClose):
@@ -184,7 +184,7 @@ func m3Elements(s string, pos int, closeTag string, final bool, depth int, schem
 	}
 	p := pos
 	for {
-		p = taggedSkipSpace(s, p)
+		p = skipSpace(s, p)
 		rest := s[p:]
 		switch {
 		case strings.HasPrefix(rest, closeTag):
