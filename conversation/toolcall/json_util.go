@@ -17,6 +17,7 @@ import (
 
 	"github.com/litert-go/litert-go/constrain"
 )
+
 // scanArgsObject scans a JSON object of arguments at s[i].
 func scanArgsObject(s string, i int) (int, *jsonError) {
 	if i >= len(s) {
