@@ -62,8 +62,8 @@ type taggedSpec struct {
 	leadDrops []string
 }
 
-// taggedLeadDrop is the lead drop of most tagged families.
-var taggedLeadDrop = []string{"</think>"}
+// taggedLeadDrop returns the lead drop of most tagged families.
+func taggedLeadDrop() []string { return []string{"</think>"} }
 
 // dropLead removes a lead drop from the start of s and returns the offset
 // of the rest. more says s may still grow into one (partial input).
