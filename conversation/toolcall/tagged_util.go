@@ -1477,3 +1477,43 @@ func (x *taggedXMLSyntax) pattern(opts GrammarOptions, stops []string) (constrai
 		},
 	})
 }
+
+// taggedCallFunc parses one call at pos; see taggedXMLSyntax.call.
+type taggedCallFunc func(s string, pos int, final bool, tools taggedTools) (c Call, end int, pending *Call, err error, errAt int)
+
+// taggedBlockRegion parses a block of calls from at (on open) to close:
+// calls that start with callOpen, read by call, between spaces. want
+// names the call's start in errors.
+func taggedBlockRegion(s string, at int, final bool, tools taggedTools, open, close, callOpen, want string, call taggedCallFunc) taggedRegion {
+	var r taggedRegion
+	pos := at + len(open)
+	for {
+		p := skipSpace(s, pos)
+		rest := s[p:]
+		switch {
+		case strings.HasPrefix(rest, close):
+			r.done, r.end = true, p+len(close)
+			return r
+		case strings.HasPrefix(rest, callOpen):
+			c, end, pending, err, errAt := call(s, p, final, tools)
+			switch {
+			case err != nil:
+				r.err, r.errAt = err, errAt
+				return r
+			case pending != nil:
+				r.pending = pending
+				return r
+			}
+			r.calls = append(r.calls, c)
+			pos = end
+		case !final && (strings.HasPrefix(close, rest) || strings.HasPrefix(callOpen, rest)):
+			return r
+		case p == len(s):
+			r.err, r.errAt = errTaggedTruncated, at
+			return r
+		default:
+			r.err, r.errAt = fmt.Errorf("expected %q or %q", want, close), p
+			return r
+		}
+	}
+}
