@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,9 +18,7 @@ import (
 	"testing"
 
 	"github.com/litert-go/litert-go/constrain"
-	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/template"
-	"github.com/litert-go/litert-go/tokenizer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -379,11 +376,7 @@ var (
 // jsonByteVocab is the 256 single bytes and an EOS token.
 func jsonByteVocab(t testing.TB) *constrain.Vocab {
 	jsonByteVocabOnce.Do(func() {
-		var toks [][]byte
-		for b := 0; b < 256; b++ {
-			toks = append(toks, []byte{byte(b)})
-		}
-		toks = append(toks, []byte("<|eos|>"))
+		toks := append(byteTokens(), []byte("<|eos|>"))
 		v, err := constrain.NewVocab(toks, []int32{256})
 		if err == nil {
 			jsonByteVocabVal = v
@@ -471,24 +464,9 @@ var (
 
 func jsonLoadVocab(t testing.TB) *jsonVocab {
 	t.Helper()
-	if _, err := os.Stat(jsonVocabPath); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("vocabulary %s absent (shared test data not checked out)", jsonVocabPath)
-	}
+	qwen2 := qwen2Tokens(t)
 	jsonVocabOnce.Do(func() {
-		gf, err := gguf.Open(jsonVocabPath)
-		if err != nil {
-			jsonVocabErr = err
-			return
-		}
-		tok, err := tokenizer.FromGGUF(gf)
-		if err != nil {
-			jsonVocabErr = err
-			return
-		}
-		var toks [][]byte
-		for id := 0; id < tok.VocabSize(); id++ {
-			toks = append(toks, tok.TokenBytes(int32(id)))
-		}
+		toks := append([][]byte(nil), qwen2...)
 		firstMarker := len(toks)
 		for _, f := range jsonFamilies() {
 			jf, ok := jsonUnwrap(f)
@@ -531,79 +509,38 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 // A quarter of the picks prefer the format's own call markers (prefer), so
 // that text gives way to calls.
 func jsonWalk(t testing.TB, jv *jsonVocab, g *constrain.Grammar, rng *rand.Rand, maxTokens int, pEOS float64, prefer []int32) (string, bool) {
-	m := g.NewMatcher(jv.v)
-	mask := make([]uint64, jv.v.MaskWords())
-	var out []byte
-	allowed := func(id int32) bool { return mask[id/64]&(1<<(uint(id)%64)) != 0 }
-	for step := 0; step < maxTokens; step++ {
-		if m.Done() {
-			return string(out), true
+	among := func(s *walkStep, ids []int32) int32 {
+		var cands []int32
+		for _, id := range ids {
+			if s.has(id) {
+				cands = append(cands, id)
+			}
 		}
-		m.FillMask(mask)
-		if allowed(jv.eos) && (rng.Float64() < pEOS) {
-			require.NoError(t, m.Accept(jv.eos))
-			return string(out), true
+		if len(cands) == 0 {
+			return -1
+		}
+		return cands[rng.IntN(len(cands))]
+	}
+	return walkGrammar(t, g, jv.v, maxTokens, func(s *walkStep) (int32, bool) {
+		if s.eos && rng.Float64() < pEOS {
+			return 0, true
 		}
 		var pick int32 = -1
 		if rng.IntN(4) == 0 {
-			var cands []int32
-			for _, id := range prefer {
-				if allowed(id) {
-					cands = append(cands, id)
-				}
-			}
-			if len(cands) > 0 {
-				pick = cands[rng.IntN(len(cands))]
-			}
+			pick = among(s, prefer)
 		}
 		if pick < 0 && rng.IntN(2) == 0 {
-			var cands []int32
-			for _, id := range jv.structural {
-				if allowed(id) {
-					cands = append(cands, id)
-				}
-			}
-			if len(cands) > 0 {
-				pick = cands[rng.IntN(len(cands))]
-			}
+			pick = among(s, jv.structural)
 		}
 		if pick < 0 {
-			total := 0
-			for i, w := range mask {
-				if i == int(jv.eos)/64 {
-					w &^= 1 << (uint(jv.eos) % 64)
-				}
-				total += bits.OnesCount64(w)
+			n := s.count()
+			if n == 0 {
+				return 0, true
 			}
-			if total == 0 {
-				require.True(t, allowed(jv.eos), "dead end after %q", out)
-				require.NoError(t, m.Accept(jv.eos))
-				return string(out), true
-			}
-			k := rng.IntN(total)
-			for i, w := range mask {
-				if i == int(jv.eos)/64 {
-					w &^= 1 << (uint(jv.eos) % 64)
-				}
-				if c := bits.OnesCount64(w); k >= c {
-					k -= c
-					continue
-				}
-				for ; ; k-- {
-					tz := bits.TrailingZeros64(w)
-					if k == 0 {
-						pick = int32(i*64 + tz)
-						break
-					}
-					w &^= 1 << uint(tz)
-				}
-				break
-			}
+			pick = s.nth(rng.IntN(n))
 		}
-		require.NoError(t, m.Accept(pick), "token %q after %q", jv.v.TokenBytes(pick), out)
-		out = append(out, jv.v.TokenBytes(pick)...)
-	}
-	return string(out), false
+		return pick, false
+	})
 }
 
 // jsonCheckGrammar compiles the format's grammars for the two test tools

@@ -210,10 +210,7 @@ func otherGrammarTools() []Tool {
 // favours (markers and closing punctuation) so that samples end.
 func otherVocab(t testing.TB, markers []string) (*constrain.Vocab, []int32) {
 	t.Helper()
-	var toks [][]byte
-	for b := 0; b < 256; b++ {
-		toks = append(toks, []byte{byte(b)})
-	}
+	toks := byteTokens()
 	var special []int32
 	for _, s := range []string{`"`, `'`, `}`, `]`, `)`, `,`, "\n", `<|"|>`, "<escape>", "]]>", "celsius", "en", "true", "True", "12", "call:"} {
 		special = append(special, int32(len(toks)))
@@ -233,46 +230,28 @@ func otherVocab(t testing.TB, markers []string) (*constrain.Vocab, []int32) {
 // false when it did not end within maxTokens.
 func otherSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, special []int32, rng *rand.Rand, maxTokens int) (string, bool) {
 	t.Helper()
-	m := g.NewMatcher(v)
-	mask := make([]uint64, v.MaskWords())
 	isSpecial := map[int32]bool{}
 	for _, id := range special {
 		isSpecial[id] = true
 	}
-	var out []byte
-	for step := 0; step < maxTokens; step++ {
-		if m.Done() {
-			return string(out), true
+	var favoured []int32
+	return walkGrammar(t, g, v, maxTokens, func(s *walkStep) (int32, bool) {
+		allowed := s.list()
+		if s.eos && (len(allowed) == 0 || rng.Float64() < 0.05) {
+			return 0, true
 		}
-		m.FillMask(mask)
-		var allowed, favoured []int32
-		eos := false
-		for id := int32(0); id < int32(v.Size()); id++ {
-			if mask[id/64]&(1<<(id%64)) == 0 {
-				continue
-			}
-			if v.IsEOS(id) {
-				eos = true
-				continue
-			}
-			allowed = append(allowed, id)
+		favoured = favoured[:0]
+		for _, id := range allowed {
 			if isSpecial[id] {
 				favoured = append(favoured, id)
 			}
-		}
-		require.True(t, eos || len(allowed) > 0, "dead end after %q", out)
-		if eos && (len(allowed) == 0 || rng.Float64() < 0.05) {
-			return string(out), true
 		}
 		pick := allowed
 		if len(favoured) > 0 && rng.Float64() < 0.5 {
 			pick = favoured
 		}
-		tok := pick[rng.IntN(len(pick))]
-		require.NoError(t, m.Accept(tok))
-		out = append(out, v.TokenBytes(tok)...)
-	}
-	return string(out), false
+		return pick[rng.IntN(len(pick))], false
+	})
 }
 
 // otherCheckGrammar compiles f's grammars for every mode (single and

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,9 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/constrain"
-	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/template"
-	"github.com/litert-go/litert-go/tokenizer"
 )
 
 // taggedTemplateDir is where the real chat templates live (read-only).
@@ -319,41 +316,9 @@ var (
 // families' markers, and which tokens help close what is open.
 func taggedVocab(t testing.TB) (*constrain.Vocab, []int8) {
 	t.Helper()
-	const path = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("vocabulary %s not available (%v): the shared test data is missing", path, err)
-	}
+	qwen2 := qwen2Tokens(t)
 	taggedVocabOnce.Do(func() {
-		f, err := gguf.Open(path)
-		if err != nil {
-			taggedVocabErr = err
-			return
-		}
-		defer f.Close()
-		tok, err := tokenizer.FromGGUF(f)
-		if err != nil {
-			taggedVocabErr = err
-			return
-		}
-		var toks [][]byte
-		for id := 0; id < tok.VocabSize(); id++ {
-			toks = append(toks, tok.TokenBytes(int32(id)))
-		}
-		for _, m := range taggedMarkerTokens {
-			toks = append(toks, []byte(m))
-		}
-		eos := int32(len(toks))
-		toks = append(toks, []byte("<|endoftext|>"))
-		taggedVocabVal, taggedVocabErr = constrain.NewVocab(toks, []int32{eos})
-		taggedCloser = make([]int8, len(toks))
-		for i, b := range toks {
-			switch {
-			case i >= tok.VocabSize():
-				taggedCloser[i] = 2
-			case bytes.ContainsAny(b, "\"}]>\n"):
-				taggedCloser[i] = 1
-			}
-		}
+		taggedVocabVal, taggedCloser, taggedVocabErr = taggedMarkerVocab(qwen2)
 	})
 	require.NoError(t, taggedVocabErr)
 	return taggedVocabVal, taggedCloser
@@ -362,27 +327,31 @@ func taggedVocab(t testing.TB) (*constrain.Vocab, []int8) {
 // taggedByteVocab is all 256 single bytes plus the families' markers.
 func taggedByteVocab(t testing.TB) (*constrain.Vocab, []int8) {
 	t.Helper()
-	var toks [][]byte
-	for b := 0; b < 256; b++ {
-		toks = append(toks, []byte{byte(b)})
-	}
+	v, closer, err := taggedMarkerVocab(byteTokens())
+	require.NoError(t, err)
+	return v, closer
+}
+
+// taggedMarkerVocab is base plus the families' markers and an EOS token,
+// and which tokens help close what is open.
+func taggedMarkerVocab(base [][]byte) (*constrain.Vocab, []int8, error) {
+	toks := append([][]byte(nil), base...)
 	for _, m := range taggedMarkerTokens {
 		toks = append(toks, []byte(m))
 	}
 	eos := int32(len(toks))
 	toks = append(toks, []byte("<|endoftext|>"))
 	v, err := constrain.NewVocab(toks, []int32{eos})
-	require.NoError(t, err)
 	closer := make([]int8, len(toks))
 	for i, b := range toks {
 		switch {
-		case i >= 256:
+		case i >= len(base):
 			closer[i] = 2
 		case bytes.ContainsAny(b, "\"}]>\n"):
 			closer[i] = 1
 		}
 	}
-	return v, closer
+	return v, closer, err
 }
 
 // taggedSample walks the grammar with random allowed tokens (often among
@@ -390,52 +359,32 @@ func taggedByteVocab(t testing.TB) (*constrain.Vocab, []int8) {
 // is done. ok is false when it ran out of tokens first.
 func taggedSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, closer []int8, rng *rand.Rand, maxTokens int) (string, bool) {
 	t.Helper()
-	m := g.NewMatcher(v)
-	mask := make([]uint64, v.MaskWords())
-	var out []byte
-	var allowed, closing, markers []int32
-	for step := 0; step < maxTokens; step++ {
-		if m.Done() {
-			return string(out), true
+	var closing, markers []int32
+	return walkGrammar(t, g, v, maxTokens, func(s *walkStep) (int32, bool) {
+		allowed := s.list()
+		if s.eos && (len(allowed) == 0 || rng.Float64() < 0.2) {
+			return 0, true
 		}
-		m.FillMask(mask)
-		allowed, closing, markers = allowed[:0], closing[:0], markers[:0]
-		eos := false
-		for w, word := range mask {
-			for word != 0 {
-				i := int32(w*64 + bits.TrailingZeros64(word))
-				word &= word - 1
-				if v.IsEOS(i) {
-					eos = true
-					continue
-				}
-				allowed = append(allowed, i)
-				switch closer[i] {
-				case 1:
-					closing = append(closing, i)
-				case 2:
-					markers = append(markers, i)
-				}
+		closing, markers = closing[:0], markers[:0]
+		for _, id := range allowed {
+			switch closer[id] {
+			case 1:
+				closing = append(closing, id)
+			case 2:
+				markers = append(markers, id)
 			}
-		}
-		require.True(t, eos || len(allowed) > 0, "dead end after %q", out)
-		if eos && (len(allowed) == 0 || rng.Float64() < 0.2) {
-			return string(out), true
 		}
 		pick := allowed
 		// The longer the walk, the more often a marker: the way out of raw
 		// text values and free text.
 		switch r := rng.Float64(); {
-		case len(markers) > 0 && r < min(0.9, 0.3+float64(step)/1000):
+		case len(markers) > 0 && r < min(0.9, 0.3+float64(s.step)/1000):
 			pick = markers
 		case len(closing) > 0 && r < 0.6:
 			pick = closing
 		}
-		tok := pick[rng.IntN(len(pick))]
-		require.NoError(t, m.Accept(tok))
-		out = append(out, v.TokenBytes(tok)...)
-	}
-	return string(out), false
+		return pick[rng.IntN(len(pick))], false
+	})
 }
 
 // taggedGrammarWalk compiles the format's grammars for the test tools in

@@ -1,0 +1,186 @@
+package toolcall
+
+// Test helpers shared by all families: the test vocabularies and the
+// random walk over a grammar.
+
+import (
+	"math/bits"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/tokenizer"
+)
+
+// testVocabDir holds the real vocabularies of the shared test data.
+const testVocabDir = "../../../shared/testdata/vocab"
+
+// loadTokenizer reads a real vocabulary of the test data; the test is
+// skipped when it is absent.
+func loadTokenizer(t testing.TB, name string) *tokenizer.Tokenizer {
+	t.Helper()
+	path := filepath.Join(testVocabDir, name)
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Skipf("vocabulary absent: %s (%v)", path, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	tok, err := tokenizer.FromGGUF(f)
+	require.NoError(t, err)
+	return tok
+}
+
+var (
+	qwen2TokensOnce sync.Once
+	qwen2TokensVal  [][]byte
+	qwen2TokensErr  error
+)
+
+// qwen2Tokens returns the bytes of every token of the qwen2 vocabulary
+// (all byte tokens included), read once; the test is skipped when the
+// vocabulary is absent. The caller must not change the slices.
+func qwen2Tokens(t testing.TB) [][]byte {
+	t.Helper()
+	path := filepath.Join(testVocabDir, "ggml-vocab-qwen2.gguf")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("vocabulary %s not available (%v): the shared test data is missing", path, err)
+	}
+	qwen2TokensOnce.Do(func() {
+		f, err := gguf.Open(path)
+		if err != nil {
+			qwen2TokensErr = err
+			return
+		}
+		defer f.Close()
+		tok, err := tokenizer.FromGGUF(f)
+		if err != nil {
+			qwen2TokensErr = err
+			return
+		}
+		for id := 0; id < tok.VocabSize(); id++ {
+			qwen2TokensVal = append(qwen2TokensVal, tok.TokenBytes(int32(id)))
+		}
+	})
+	require.NoError(t, qwen2TokensErr)
+	return qwen2TokensVal
+}
+
+// byteTokens returns the 256 single bytes as tokens.
+func byteTokens() [][]byte {
+	toks := make([][]byte, 256)
+	for b := range toks {
+		toks[b] = []byte{byte(b)}
+	}
+	return toks
+}
+
+// walkStep is where a random walk stands: its step and the mask of the
+// allowed tokens.
+type walkStep struct {
+	step    int
+	eos     bool    // an EOS token is allowed
+	eosIDs  []int32 // the vocabulary's EOS tokens
+	mask    []uint64
+	allowed []int32 // list's cache
+	listed  bool
+}
+
+// has reports whether token id is allowed.
+func (s *walkStep) has(id int32) bool { return s.mask[id/64]&(1<<(uint(id)%64)) != 0 }
+
+// word returns mask word i without the EOS tokens.
+func (s *walkStep) word(i int) uint64 {
+	w := s.mask[i]
+	for _, id := range s.eosIDs {
+		if int(id)/64 == i {
+			w &^= 1 << (uint(id) % 64)
+		}
+	}
+	return w
+}
+
+// count is the number of allowed tokens, EOS left out.
+func (s *walkStep) count() int {
+	n := 0
+	for i := range s.mask {
+		n += bits.OnesCount64(s.word(i))
+	}
+	return n
+}
+
+// nth is the k-th allowed token (from 0, in increasing order), EOS left
+// out.
+func (s *walkStep) nth(k int) int32 {
+	for i := range s.mask {
+		w := s.word(i)
+		if c := bits.OnesCount64(w); k >= c {
+			k -= c
+			continue
+		}
+		for ; k > 0; k-- {
+			w &= w - 1
+		}
+		return int32(i*64 + bits.TrailingZeros64(w))
+	}
+	panic("walkStep.nth: k out of range")
+}
+
+// list returns the allowed tokens in increasing order, EOS left out.
+func (s *walkStep) list() []int32 {
+	if !s.listed {
+		s.allowed, s.listed = s.allowed[:0], true
+		for i := range s.mask {
+			for w := s.word(i); w != 0; w &= w - 1 {
+				s.allowed = append(s.allowed, int32(i*64+bits.TrailingZeros64(w)))
+			}
+		}
+	}
+	return s.allowed
+}
+
+// walkChooser picks the next token of a random walk, or stops it with EOS.
+type walkChooser func(s *walkStep) (tok int32, stop bool)
+
+// walkGrammar walks g with the tokens that choose picks until EOS or the
+// grammar is done (at most maxTokens). It returns the text and whether
+// the walk finished.
+func walkGrammar(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, maxTokens int, choose walkChooser) (string, bool) {
+	t.Helper()
+	m := g.NewMatcher(v)
+	s := &walkStep{mask: make([]uint64, v.MaskWords())}
+	for id := int32(0); id < int32(v.Size()); id++ {
+		if v.IsEOS(id) {
+			s.eosIDs = append(s.eosIDs, id)
+		}
+	}
+	var out []byte
+	for step := 0; step < maxTokens; step++ {
+		if m.Done() {
+			return string(out), true
+		}
+		m.FillMask(s.mask)
+		s.step, s.listed, s.eos = step, false, false
+		eos := int32(-1)
+		for _, id := range s.eosIDs {
+			if s.has(id) {
+				s.eos, eos = true, id
+				break
+			}
+		}
+		require.True(t, s.eos || s.count() > 0, "dead end after %q", out)
+		tok, stop := choose(s)
+		if stop {
+			require.True(t, s.eos, "EOS not allowed after %q", out)
+			require.NoError(t, m.Accept(eos))
+			return string(out), true
+		}
+		require.NoError(t, m.Accept(tok), "token %q after %q", v.TokenBytes(tok), out)
+		out = append(out, v.TokenBytes(tok)...)
+	}
+	return string(out), false
+}
