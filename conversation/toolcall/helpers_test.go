@@ -4,6 +4,8 @@ package toolcall
 // random walk over a grammar.
 
 import (
+	"encoding/json"
+	"errors"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -14,11 +16,71 @@ import (
 
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/template"
 	"github.com/litert-go/litert-go/tokenizer"
 )
 
-// testVocabDir holds the real vocabularies of the shared test data.
-const testVocabDir = "../../../shared/testdata/vocab"
+const (
+	// testVocabDir holds the real vocabularies of the shared test data.
+	testVocabDir = "../../../shared/testdata/vocab"
+	// testTemplateDir holds the real chat templates and templates.json.
+	testTemplateDir = "../../../shared/testdata/templates"
+)
+
+// testTemplate is one chat template of the test data with its tokens.
+type testTemplate struct {
+	Name     string  `json:"template"`
+	BOS      *string `json:"bos_token"`
+	EOS      *string `json:"eos_token"`
+	Parses   bool    `json:"parses"`
+	Family   string  `json:"family"`
+	template *template.Template
+}
+
+// readTemplateList reads templates.json of the test data.
+func readTemplateList() ([]testTemplate, error) {
+	raw, err := os.ReadFile(filepath.Join(testTemplateDir, "templates.json"))
+	if err != nil {
+		return nil, err
+	}
+	var list []testTemplate
+	err = json.Unmarshal(raw, &list)
+	return list, err
+}
+
+// readTemplate parses the test data's template file (name and .jinja)
+// and gives it its entry of templates.json (the last that names it). An
+// absent file or list gives an error that is os.ErrNotExist.
+func readTemplate(file string) (testTemplate, error) {
+	tt := testTemplate{Name: file}
+	src, err := os.ReadFile(filepath.Join(testTemplateDir, file))
+	if err != nil {
+		return tt, err
+	}
+	list, err := readTemplateList()
+	if err != nil {
+		return tt, err
+	}
+	for _, e := range list {
+		if e.Name == file {
+			tt = e
+		}
+	}
+	tt.template, err = template.Parse(string(src))
+	return tt, err
+}
+
+// loadTemplate is readTemplate for tests: it skips the test when the test
+// data is absent.
+func loadTemplate(t testing.TB, file string) testTemplate {
+	t.Helper()
+	tt, err := readTemplate(file)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("chat template %s not available (%v): the shared test data is missing", file, err)
+	}
+	require.NoError(t, err, "template %s", file)
+	return tt
+}
 
 // loadTokenizer reads a real vocabulary of the test data; the test is
 // skipped when it is absent.

@@ -24,8 +24,7 @@ import (
 )
 
 const (
-	jsonTemplateDir = "../../../shared/testdata/templates"
-	jsonVocabPath   = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
+	jsonVocabPath = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
 )
 
 // jsonTestTools are the tools the test histories declare (OpenAI shape).
@@ -84,47 +83,17 @@ type jsonCase struct {
 	renderOrder bool
 }
 
-type jsonTemplateMeta struct {
-	Template string  `json:"template"`
-	BOS      *string `json:"bos_token"`
-	EOS      *string `json:"eos_token"`
-}
-
-var (
-	jsonMetaOnce sync.Once
-	jsonMeta     map[string]jsonTemplateMeta
-)
-
 // jsonTemplateExists reports whether the template is in the test data.
 func jsonTemplateExists(name string) (bool, error) {
-	_, err := os.Stat(filepath.Join(jsonTemplateDir, name+".jinja"))
+	_, err := os.Stat(filepath.Join(testTemplateDir, name+".jinja"))
 	return err == nil, err
 }
 
 // jsonLoadTemplate parses a template of the test data, or skips.
-func jsonLoadTemplate(t testing.TB, name string) (*template.Template, jsonTemplateMeta) {
+func jsonLoadTemplate(t testing.TB, name string) (*template.Template, testTemplate) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(jsonTemplateDir, name+".jinja"))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("chat template %s absent from %s (shared test data not checked out)", name, jsonTemplateDir)
-	}
-	require.NoError(t, err)
-	jsonMetaOnce.Do(func() {
-		jsonMeta = map[string]jsonTemplateMeta{}
-		b, err := os.ReadFile(filepath.Join(jsonTemplateDir, "templates.json"))
-		if err != nil {
-			return
-		}
-		var list []jsonTemplateMeta
-		if json.Unmarshal(b, &list) == nil {
-			for _, m := range list {
-				jsonMeta[strings.TrimSuffix(m.Template, ".jinja")] = m
-			}
-		}
-	})
-	tmpl, err := template.Parse(string(src))
-	require.NoError(t, err, "template %s", name)
-	return tmpl, jsonMeta[name]
+	tt := loadTemplate(t, name+".jinja")
+	return tt.template, tt
 }
 
 // jsonRender renders a reply of the assistant through the case's template:

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,8 +17,6 @@ import (
 
 // Test helpers of the other families' tests.
 
-const otherTemplateDir = "../../../shared/testdata/templates"
-
 // otherTemplate is a parsed test-data template and its special tokens.
 type otherTemplate struct {
 	name string
@@ -32,46 +28,15 @@ type otherTemplate struct {
 // test data is absent.
 func otherLoadTemplate(t testing.TB, name string) otherTemplate {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(otherTemplateDir, name+".jinja")); os.IsNotExist(err) {
-		t.Skipf("template test data absent: %s", filepath.Join(otherTemplateDir, name+".jinja"))
-	}
-	tt, err := otherReadTemplate(name)
-	require.NoError(t, err)
-	return tt
+	tt := loadTemplate(t, name+".jinja")
+	return otherTemplate{name: name, tmpl: tt.template, base: tt.base()}
 }
 
 // otherTryTemplate is otherLoadTemplate for fuzz seeds: false when the
 // template cannot be read.
 func otherTryTemplate(name string) (otherTemplate, bool) {
-	tt, err := otherReadTemplate(name)
-	return tt, err == nil
-}
-
-func otherReadTemplate(name string) (otherTemplate, error) {
-	out := otherTemplate{name: name}
-	src, err := os.ReadFile(filepath.Join(otherTemplateDir, name+".jinja"))
-	if err != nil {
-		return out, err
-	}
-	raw, err := os.ReadFile(filepath.Join(otherTemplateDir, "templates.json"))
-	if err != nil {
-		return out, err
-	}
-	var all []struct {
-		Template string  `json:"template"`
-		BOS      *string `json:"bos_token"`
-		EOS      *string `json:"eos_token"`
-	}
-	if err := json.Unmarshal(raw, &all); err != nil {
-		return out, err
-	}
-	for _, e := range all {
-		if e.Template == name+".jinja" {
-			out.base.BOS, out.base.EOS = e.BOS, e.EOS
-		}
-	}
-	out.tmpl, err = template.Parse(string(src))
-	return out, err
+	tt, err := readTemplate(name + ".jinja")
+	return otherTemplate{name: name, tmpl: tt.template, base: tt.base()}, err == nil
 }
 
 // otherTools are the declared tools of the round trips, as the template

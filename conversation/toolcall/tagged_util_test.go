@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,43 +16,18 @@ import (
 	"github.com/litert-go/litert-go/template"
 )
 
-// taggedTemplateDir is where the real chat templates live (read-only).
-const taggedTemplateDir = "../../../shared/testdata/templates"
-
-// taggedTemplateInfo is one entry of templates.json.
-type taggedTemplateInfo struct {
-	Template string  `json:"template"`
-	BOS      *string `json:"bos_token"`
-	EOS      *string `json:"eos_token"`
-}
-
 // taggedTemplate reads a template and its special tokens, or skips.
 func taggedTemplate(t testing.TB, name string) (*template.Template, string, string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(taggedTemplateDir, name))
-	if err != nil {
-		t.Skipf("template %s not available (%v): the shared test data is missing", name, err)
-	}
-	raw, err := os.ReadFile(filepath.Join(taggedTemplateDir, "templates.json"))
-	if err != nil {
-		t.Skipf("templates.json not available (%v)", err)
-	}
-	var infos []taggedTemplateInfo
-	require.NoError(t, json.Unmarshal(raw, &infos))
+	tt := loadTemplate(t, name)
 	bos, eos := "", ""
-	for _, in := range infos {
-		if in.Template == name {
-			if in.BOS != nil {
-				bos = *in.BOS
-			}
-			if in.EOS != nil {
-				eos = *in.EOS
-			}
-		}
+	if tt.BOS != nil {
+		bos = *tt.BOS
 	}
-	tmpl, err := template.Parse(string(src))
-	require.NoError(t, err, name)
-	return tmpl, bos, eos
+	if tt.EOS != nil {
+		eos = *tt.EOS
+	}
+	return tt.template, bos, eos
 }
 
 // taggedTools are the tools of the round-trip histories.
