@@ -16,7 +16,7 @@ func TestGemma4RoundTrip(t *testing.T) {
 		for _, kwargs := range []map[string]any{nil, {"enable_thinking": true}} {
 			parts := otherRoundTrip(t, f, tt, kwargs, 0)
 			for _, part := range parts {
-				otherCheckStreaming(t, f, part, gemma4Markers)
+				checkStreaming(t, f, part, gemma4Markers)
 			}
 		}
 		// Text with the calls (the template writes it after them).
@@ -26,7 +26,7 @@ func TestGemma4RoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "Let me check.", got.Content, part)
 		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-		otherCheckStreaming(t, f, part, gemma4Markers)
+		checkStreaming(t, f, part, gemma4Markers)
 	}
 }
 
@@ -39,12 +39,12 @@ func TestGemma4Reasoning(t *testing.T) {
 	assert.Empty(t, got.Content)
 	require.Len(t, got.Calls, 1)
 	assert.JSONEq(t, `{"city":"Zürich 東京 😀","days":3,"opt":null,"nested":{"odd key":[1,true,null]}}`, string(got.Calls[0].Arguments))
-	otherCheckStreaming(t, f, reply, gemma4Markers)
+	checkStreaming(t, f, reply, gemma4Markers)
 	answer := "<|channel>thought\nthinking<channel|>It is sunny.<turn|>"
 	got, err = f.Parse(answer)
 	require.NoError(t, err)
 	assert.Equal(t, Parsed{Content: "It is sunny.", Reasoning: "thinking"}, got)
-	otherCheckStreaming(t, f, answer, gemma4Markers)
+	checkStreaming(t, f, answer, gemma4Markers)
 }
 
 func TestGemma4Malformed(t *testing.T) {
@@ -72,7 +72,7 @@ func TestFunctionGemmaParse(t *testing.T) {
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	otherAssertCalls(t, otherCallSets()[1], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, markers)
+	checkStreaming(t, f, reply, markers)
 	otherCheckMalformed(t, f, []otherMalformed{
 		{reply: "Sure <start_function_call>call:get_weather{city:<escape>Paris}<end_function_call>", offset: -1, content: "Sure"},
 	})

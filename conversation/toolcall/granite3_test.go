@@ -26,7 +26,7 @@ func TestGraniteParse(t *testing.T) {
 	require.NoError(t, err)
 	jsonRequireCalls(t, want, p.Calls)
 	require.Empty(t, p.Content)
-	jsonCheckStreaming(t, f, reply)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	require.Equal(t, "granite", jsonFirstRoundTrip(reply, want))
 
 	p, err = f.Parse("I can't do that.<|end_of_text|>")
@@ -53,7 +53,7 @@ func TestPhi4Parse(t *testing.T) {
 	require.NoError(t, err)
 	jsonRequireCalls(t, want, p.Calls)
 	require.Equal(t, "I'll check both.", p.Content)
-	jsonCheckStreaming(t, f, reply)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	require.Equal(t, "phi4", jsonFirstRoundTrip(reply[len("I'll check both."):], want))
 
 	p, err = f.Parse(`<|tool_call|>[{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]<|/tool_call|>`)

@@ -6,12 +6,16 @@ package toolcall
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/constrain"
@@ -245,4 +249,57 @@ func walkGrammar(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, maxToke
 		out = append(out, v.TokenBytes(tok)...)
 	}
 	return string(out), false
+}
+
+// checkStreaming feeds f every prefix of reply and checks the streaming
+// invariants against the whole reply's parse: content and reasoning only
+// grow and are prefixes of the final ones, valid UTF-8 without any of
+// markers; the calls only grow and are the final ones; a pending call is
+// the start of the next final one; the whole reply shows all of it. It
+// returns the whole reply's Partial.
+func checkStreaming(t testing.TB, f Format, reply string, markers []string) Partial {
+	t.Helper()
+	final, err := f.Parse(reply)
+	require.NoError(t, err, "%s: parse %q", f.Name(), reply)
+	for _, m := range markers {
+		assert.NotContains(t, final.Content, m, "final content of %q", reply)
+		assert.NotContains(t, final.Reasoning, m, "final reasoning of %q", reply)
+	}
+	var prev Partial
+	for n := 0; n <= len(reply); n++ {
+		prefix := reply[:n]
+		p := f.ParsePartial(prefix)
+		at := func() string { return fmt.Sprintf("%s: prefix %d %q", f.Name(), n, prefix) }
+		require.True(t, strings.HasPrefix(final.Content, p.Content), "%s: content %q is not a prefix of %q", at(), p.Content, final.Content)
+		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "%s: reasoning %q is not a prefix of %q", at(), p.Reasoning, final.Reasoning)
+		require.True(t, strings.HasPrefix(p.Content, prev.Content), "%s: content shrank from %q to %q", at(), prev.Content, p.Content)
+		require.True(t, strings.HasPrefix(p.Reasoning, prev.Reasoning), "%s: reasoning shrank from %q to %q", at(), prev.Reasoning, p.Reasoning)
+		require.True(t, utf8.ValidString(p.Content), "%s: content %q", at(), p.Content)
+		for _, m := range markers {
+			require.NotContains(t, p.Content, m, "%s: content", at())
+			require.NotContains(t, p.Reasoning, m, "%s: reasoning", at())
+		}
+		require.LessOrEqual(t, len(p.Calls), len(final.Calls), at())
+		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "%s: calls shrank", at())
+		for k, c := range p.Calls {
+			require.Equal(t, final.Calls[k], c, "%s: call %d", at(), k)
+		}
+		if p.Pending != nil {
+			k := len(p.Calls)
+			require.Less(t, k, len(final.Calls), "%s: pending call beyond the final calls", at())
+			if p.Pending.Name != "" {
+				require.Equal(t, final.Calls[k].Name, p.Pending.Name, "%s: pending name", at())
+			}
+			require.True(t, strings.HasPrefix(string(final.Calls[k].Arguments), string(p.Pending.Arguments)),
+				"%s: pending arguments %q are not a prefix of %q", at(), p.Pending.Arguments, final.Calls[k].Arguments)
+		}
+		prev = p
+	}
+	// The whole reply shows every call, complete or pending.
+	n := len(prev.Calls)
+	if prev.Pending != nil {
+		n++
+	}
+	require.Equal(t, len(final.Calls), n, "%s: calls of the whole reply", f.Name())
+	return prev
 }

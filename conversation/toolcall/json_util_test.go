@@ -232,46 +232,6 @@ func jsonUnwrap(f Format) (*jsonFormat, bool) {
 	}
 }
 
-// jsonCheckStreaming feeds every byte prefix of reply to ParsePartial and
-// checks the streaming invariants against Parse.
-func jsonCheckStreaming(t testing.TB, f Format, reply string) {
-	t.Helper()
-	final, err := f.Parse(reply)
-	require.NoError(t, err, "%s: %q", f.Name(), reply)
-	markers := jsonFamilyMarkers(f)
-	prev := Partial{}
-	for n := 0; n <= len(reply); n++ {
-		p := f.ParsePartial(reply[:n])
-		at := func() string { return f.Name() + ": prefix " + quoteJSON(reply[:n]) }
-		require.True(t, strings.HasPrefix(final.Content, p.Content), "%s: content %q is not a prefix of %q", at(), p.Content, final.Content)
-		require.True(t, strings.HasPrefix(p.Content, prev.Content), "%s: content shrank from %q to %q", at(), prev.Content, p.Content)
-		for _, m := range markers {
-			require.NotContains(t, p.Content, m, at())
-		}
-		require.LessOrEqual(t, len(p.Calls), len(final.Calls), at())
-		if len(p.Calls) > 0 {
-			require.Equal(t, final.Calls[:len(p.Calls)], p.Calls, at())
-		}
-		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), at())
-		if p.Pending != nil {
-			require.Less(t, len(p.Calls), len(final.Calls), "%s: pending call beyond the final calls", at())
-			want := final.Calls[len(p.Calls)]
-			if p.Pending.Name != "" {
-				require.Equal(t, want.Name, p.Pending.Name, at())
-			}
-			require.True(t, strings.HasPrefix(string(want.Arguments), string(p.Pending.Arguments)),
-				"%s: pending arguments %q are not a prefix of %q", at(), p.Pending.Arguments, want.Arguments)
-		}
-		prev = p
-	}
-	// The whole reply shows every call, complete or pending.
-	n := len(prev.Calls)
-	if prev.Pending != nil {
-		n++
-	}
-	require.Equal(t, len(final.Calls), n, "%s: calls of the whole reply", f.Name())
-}
-
 // jsonCheckFamily renders one and three calls (and calls after content)
 // through each case's template and checks that the format parses them
 // back, streams them, and is the first JSON family that round-trips them
@@ -299,7 +259,7 @@ func jsonCheckFamily(t *testing.T, name string, cases []jsonCase) {
 					if content == "" || strings.Contains(reply, content) {
 						assert.Equal(t, content, got.Content, "reply %q", reply)
 					}
-					jsonCheckStreaming(t, f, reply)
+					checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 					if content == "" {
 						assert.Equal(t, name, jsonFirstRoundTrip(reply, want), "first JSON family to round-trip %q", reply)
 					}

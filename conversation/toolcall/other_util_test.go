@@ -120,48 +120,6 @@ func otherAssertCalls(t testing.TB, want, got []Call, reply string) {
 	}
 }
 
-// otherCheckStreaming feeds every byte prefix of reply to ParsePartial and
-// checks the streaming invariants against the final Parse; no marker may
-// ever show in Content or Reasoning.
-func otherCheckStreaming(t *testing.T, f Format, reply string, markers []string) {
-	t.Helper()
-	final, err := f.Parse(reply)
-	require.NoError(t, err, "parse %q", reply)
-	for _, m := range markers {
-		assert.NotContains(t, final.Content, m, "final content of %q", reply)
-		assert.NotContains(t, final.Reasoning, m, "final reasoning of %q", reply)
-	}
-	var prev Partial
-	for n := 0; n <= len(reply); n++ {
-		prefix := reply[:n]
-		p := f.ParsePartial(prefix)
-		require.True(t, strings.HasPrefix(final.Content, p.Content), "content %q of prefix %q is not a prefix of %q", p.Content, prefix, final.Content)
-		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "reasoning %q of prefix %q is not a prefix of %q", p.Reasoning, prefix, final.Reasoning)
-		require.True(t, strings.HasPrefix(p.Content, prev.Content), "content shrank at %q", prefix)
-		require.True(t, strings.HasPrefix(p.Reasoning, prev.Reasoning), "reasoning shrank at %q", prefix)
-		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "calls shrank at %q", prefix)
-		require.LessOrEqual(t, len(p.Calls), len(final.Calls), "prefix %q", prefix)
-		for i, c := range p.Calls {
-			require.Equal(t, final.Calls[i].Name, c.Name, "prefix %q", prefix)
-			require.Equal(t, final.Calls[i].ID, c.ID, "prefix %q", prefix)
-			require.JSONEq(t, string(final.Calls[i].Arguments), string(c.Arguments), "prefix %q", prefix)
-		}
-		if p.Pending != nil {
-			require.Less(t, len(p.Calls), len(final.Calls), "pending call past the last one at %q", prefix)
-			want := final.Calls[len(p.Calls)]
-			if p.Pending.Name != "" {
-				require.Equal(t, want.Name, p.Pending.Name, "pending name at %q", prefix)
-			}
-			require.True(t, strings.HasPrefix(string(want.Arguments), string(p.Pending.Arguments)), "pending arguments %q at %q not a prefix of %q", p.Pending.Arguments, prefix, want.Arguments)
-		}
-		for _, m := range markers {
-			require.NotContains(t, p.Content, m, "content of prefix %q", prefix)
-			require.NotContains(t, p.Reasoning, m, "reasoning of prefix %q", prefix)
-		}
-		prev = p
-	}
-}
-
 // otherGrammarTools are the tools of the grammar walks.
 func otherGrammarTools() []Tool {
 	return []Tool{

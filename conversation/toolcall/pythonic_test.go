@@ -15,7 +15,7 @@ func TestLFM2RoundTrip(t *testing.T) {
 	f := lfm2Format()
 	parts := otherRoundTrip(t, f, tt, nil, 0)
 	for _, part := range parts {
-		otherCheckStreaming(t, f, part, lfm2Markers)
+		checkStreaming(t, f, part, lfm2Markers)
 	}
 	// Text before the calls, and reasoning the thinking wrapper reads.
 	part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[0])
@@ -24,7 +24,7 @@ func TestLFM2RoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Let me check.", got.Content)
 	otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-	otherCheckStreaming(t, f, part, lfm2Markers)
+	checkStreaming(t, f, part, lfm2Markers)
 }
 
 // LFM2-8B-A1B and LFM2.5-Instruct do not render tool_calls: the model's
@@ -41,7 +41,7 @@ func TestLFM2CallsInContent(t *testing.T) {
 		got, err := f.Parse(part)
 		require.NoError(t, err)
 		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-		otherCheckStreaming(t, f, part, lfm2Markers)
+		checkStreaming(t, f, part, lfm2Markers)
 	}
 }
 
@@ -91,7 +91,7 @@ func TestGemma3Parse(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "I'll look it up.", got.Content)
 	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
+	checkStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
 
 	three := otherCallSets()[1]
 	for _, reply := range []string{
@@ -101,7 +101,7 @@ func TestGemma3Parse(t *testing.T) {
 		got, err := f.Parse(reply)
 		require.NoError(t, err, reply)
 		otherAssertCalls(t, three, got.Calls, reply)
-		otherCheckStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
+		checkStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
 	}
 }
 

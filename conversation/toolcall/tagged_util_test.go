@@ -212,42 +212,16 @@ func taggedRoundTrip(t *testing.T, f Format, c taggedCase) []string {
 	return replies
 }
 
-// taggedCheckStreaming feeds every byte prefix of reply to ParsePartial
-// and checks the streaming invariants against the final Parse.
+// taggedCheckStreaming is checkStreaming with the tagged families'
+// markers; their whole reply also shows the final content and every call
+// complete.
 func taggedCheckStreaming(t testing.TB, f Format, reply string) {
 	t.Helper()
+	p := checkStreaming(t, f, reply, taggedFormatMarkers(f))
 	final, err := f.Parse(reply)
 	require.NoError(t, err)
-	markers := taggedFormatMarkers(f)
-	var prev Partial
-	for i := 0; i <= len(reply); i++ {
-		p := f.ParsePartial(reply[:i])
-		require.True(t, strings.HasPrefix(final.Content, p.Content), "prefix %d %q: content %q not a prefix of %q", i, reply[:i], p.Content, final.Content)
-		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "prefix %d %q: reasoning %q not a prefix of %q", i, reply[:i], p.Reasoning, final.Reasoning)
-		require.True(t, strings.HasPrefix(p.Content, prev.Content), "prefix %d: content shrank from %q to %q", i, prev.Content, p.Content)
-		require.True(t, strings.HasPrefix(p.Reasoning, prev.Reasoning), "prefix %d: reasoning shrank", i)
-		for _, m := range markers {
-			require.NotContains(t, p.Content, m, "prefix %d", i)
-		}
-		require.True(t, utf8.ValidString(p.Content), "prefix %d: content %q", i, p.Content)
-		require.LessOrEqual(t, len(p.Calls), len(final.Calls), "prefix %d", i)
-		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "prefix %d", i)
-		for k, c := range p.Calls {
-			require.Equal(t, final.Calls[k], c, "prefix %d call %d", i, k)
-		}
-		if p.Pending != nil {
-			k := len(p.Calls)
-			require.Less(t, k, len(final.Calls), "prefix %d %q: pending call beyond the final calls", i, reply[:i])
-			if p.Pending.Name != "" {
-				require.Equal(t, final.Calls[k].Name, p.Pending.Name, "prefix %d", i)
-			}
-			require.True(t, strings.HasPrefix(string(final.Calls[k].Arguments), string(p.Pending.Arguments)),
-				"prefix %d %q: pending arguments %q not a prefix of %q", i, reply[:i], p.Pending.Arguments, final.Calls[k].Arguments)
-		}
-		prev = p
-	}
-	require.Equal(t, final.Content, prev.Content)
-	require.Equal(t, final.Calls, prev.Calls)
+	require.Equal(t, final.Content, p.Content)
+	require.Equal(t, final.Calls, p.Calls)
 }
 
 // taggedGrammarTools are taggedTestTools as Tools: a required string, an
