@@ -20,7 +20,7 @@ func TestApertusRoundTrip(t *testing.T) {
 	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, "Let me check.", got.Content)
-	otherAssertCalls(t, otherCallSets()[1], got.Calls, part)
+	requireCalls(t, otherCallSets()[1], got.Calls, "calls of %q", part)
 	checkStreaming(t, f, part, apertusMarkers)
 
 	reply := "<|inner_prefix|>Think first.<|inner_suffix|>It is sunny.<|assistant_end|>"

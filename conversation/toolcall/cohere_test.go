@@ -39,7 +39,7 @@ func TestCommandR7BReasoning(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "I will call the tool.", got.Reasoning)
 		assert.Empty(t, got.Content)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+		requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 		assert.Equal(t, "0", got.Calls[0].ID)
 		checkStreaming(t, f, reply, cohereMarkers)
 	}
@@ -79,7 +79,7 @@ func TestCommandRRoundTrip(t *testing.T) {
 		reply := otherCutAt(part, "<|START_OF_TURN_TOKEN|>")
 		got, err := f.Parse(reply)
 		require.NoError(t, err, reply)
-		otherAssertCalls(t, calls, got.Calls, reply)
+		requireCalls(t, calls, got.Calls, "calls of %q", reply)
 		assert.Empty(t, got.Content)
 		checkStreaming(t, f, reply, []string{"Action:", "```json", cohereEOT})
 	}
@@ -87,7 +87,7 @@ func TestCommandRRoundTrip(t *testing.T) {
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "I will look up the weather.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 	checkStreaming(t, f, reply, []string{"Action:", "```json", cohereEOT})
 }
 

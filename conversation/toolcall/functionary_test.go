@@ -25,7 +25,7 @@ func TestFunctionaryV31PythonTemplate(t *testing.T) {
 	require.Contains(t, reply, "<|python_tag|>")
 	p, err := f.Parse(reply)
 	require.NoError(t, err, reply)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 }
 

@@ -25,7 +25,7 @@ func TestGemma4RoundTrip(t *testing.T) {
 		got, err := f.Parse(part)
 		require.NoError(t, err)
 		assert.Equal(t, "Let me check.", got.Content, part)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
+		requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
 		checkStreaming(t, f, part, gemma4Markers)
 	}
 }
@@ -71,7 +71,7 @@ func TestFunctionGemmaParse(t *testing.T) {
 		"<start_function_call>call:get_weather{city:<escape>Oslo<escape>,days:0}<end_function_call><start_function_response>"
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
-	otherAssertCalls(t, otherCallSets()[1], got.Calls, reply)
+	requireCalls(t, otherCallSets()[1], got.Calls, "calls of %q", reply)
 	checkStreaming(t, f, reply, markers)
 	otherCheckMalformed(t, f, []otherMalformed{
 		{reply: "Sure <start_function_call>call:get_weather{city:<escape>Paris}<end_function_call>", offset: -1, content: "Sure"},

@@ -26,7 +26,7 @@ func TestGigaChatRoundTrip(t *testing.T) {
 		got, err := c.f.Parse(part)
 		require.NoError(t, err)
 		assert.Equal(t, "Let me check.", got.Content)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
+		requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
 		checkStreaming(t, c.f, part, c.markers)
 		part = otherRenderAnswer(t, tt, nil, "It is sunny.", "")
 		got, err = c.f.Parse(part)

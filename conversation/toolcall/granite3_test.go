@@ -24,7 +24,7 @@ func TestGraniteParse(t *testing.T) {
 		`}, {"name": "get_weather", "arguments": ` + string(want[2].Arguments) + `}]<|end_of_text|>`
 	p, err := f.Parse(reply)
 	require.NoError(t, err)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	require.Empty(t, p.Content)
 	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	require.Equal(t, "granite", jsonFirstRoundTrip(reply, want))
@@ -51,7 +51,7 @@ func TestPhi4Parse(t *testing.T) {
 		`}, {"name": "get_weather", "arguments": ` + string(want[2].Arguments) + `}]<|/tool_call|><|end|>`
 	p, err := f.Parse(reply)
 	require.NoError(t, err)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	require.Equal(t, "I'll check both.", p.Content)
 	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	require.Equal(t, "phi4", jsonFirstRoundTrip(reply[len("I'll check both."):], want))

@@ -21,7 +21,7 @@ func TestHarmonyRoundTrip(t *testing.T) {
 	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, "Let me check.", got.Reasoning, part)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
 	checkStreaming(t, f, part, harmonyMarkers())
 	// An answer.
 	part = otherRenderAnswer(t, tt, nil, "It is sunny.", "")
@@ -54,7 +54,7 @@ func TestHarmonyReplies(t *testing.T) {
 		require.NoError(t, err, c.reply)
 		assert.Equal(t, c.content, got.Content, c.reply)
 		assert.Equal(t, c.reasoning, got.Reasoning, c.reply)
-		otherAssertCalls(t, c.calls, got.Calls, c.reply)
+		requireCalls(t, c.calls, got.Calls, "calls of %q", c.reply)
 		checkStreaming(t, f, c.reply, harmonyMarkers())
 	}
 	got, err := f.Parse(`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "x"}<|call|>`)

@@ -303,3 +303,16 @@ func checkStreaming(t testing.TB, f Format, reply string, markers []string) Part
 	require.Equal(t, len(final.Calls), n, "%s: calls of the whole reply", f.Name())
 	return prev
 }
+
+// requireCalls checks that got are the calls want: the same names, and
+// arguments that are valid JSON objects equal to want's.
+func requireCalls(t testing.TB, want, got []Call, msgAndArgs ...any) {
+	t.Helper()
+	require.Len(t, got, len(want), msgAndArgs...)
+	for i := range want {
+		require.Equal(t, want[i].Name, got[i].Name, msgAndArgs...)
+		require.True(t, json.Valid(got[i].Arguments), "arguments %s", got[i].Arguments)
+		require.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), msgAndArgs...)
+		require.True(t, strings.HasPrefix(strings.TrimSpace(string(got[i].Arguments)), "{"), "arguments are an object: %s", got[i].Arguments)
+	}
+}

@@ -23,7 +23,7 @@ func TestHy3RoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "The user wants weather.", got.Reasoning)
 	assert.Equal(t, "Checking.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 	checkStreaming(t, f, reply, hy3Markers)
 	// A JSON value may hold the closing tag inside a string.
 	reply = "<tool_calls:opensource><tool_call:opensource>f<tool_sep:opensource><arg_key:opensource>o</arg_key:opensource><arg_value:opensource>{\"x\": \"</arg_value:opensource>\"}</arg_value:opensource></tool_call:opensource></tool_calls:opensource>"

@@ -173,18 +173,6 @@ func jsonStripThink(reply string) string {
 	return reply
 }
 
-// jsonRequireCalls checks got against want: names, order and JSON-equal
-// arguments.
-func jsonRequireCalls(t testing.TB, want, got []Call, msgAndArgs ...any) {
-	t.Helper()
-	require.Len(t, got, len(want), msgAndArgs...)
-	for i := range want {
-		require.Equal(t, want[i].Name, got[i].Name, msgAndArgs...)
-		require.True(t, json.Valid(got[i].Arguments), "arguments %s", got[i].Arguments)
-		require.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), msgAndArgs...)
-	}
-}
-
 // jsonCallsEqual reports whether the calls match (name, JSON-equal
 // arguments).
 func jsonCallsEqual(want, got []Call) bool {
@@ -255,7 +243,7 @@ func jsonCheckFamily(t *testing.T, name string, cases []jsonCase) {
 					reply = jsonStripThink(reply)
 					got, err := f.Parse(reply)
 					require.NoError(t, err, "reply %q", reply)
-					jsonRequireCalls(t, want, got.Calls, "reply %q", reply)
+					requireCalls(t, want, got.Calls, "reply %q", reply)
 					if content == "" || strings.Contains(reply, content) {
 						assert.Equal(t, content, got.Content, "reply %q", reply)
 					}

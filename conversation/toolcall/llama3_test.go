@@ -28,7 +28,7 @@ func TestLlama3BuiltinTemplates(t *testing.T) {
 		require.Contains(t, reply, "<|python_tag|>brave_search.call(")
 		p, err := f.Parse(reply)
 		require.NoError(t, err, reply)
-		jsonRequireCalls(t, want, p.Calls)
+		requireCalls(t, want, p.Calls)
 		require.Empty(t, p.Content)
 		checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	}

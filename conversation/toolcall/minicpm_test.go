@@ -20,7 +20,7 @@ func TestMiniCPMRoundTrip(t *testing.T) {
 	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, "Let me check.", got.Content)
-	otherAssertCalls(t, otherCallSets()[1], got.Calls, part)
+	requireCalls(t, otherCallSets()[1], got.Calls, "calls of %q", part)
 	checkStreaming(t, f, part, miniCPMMarkers)
 	// Values with <, & or newlines come in CDATA.
 	reply := "<function name=\"f\"><param name=\"code\"><![CDATA[a < b && c\nd]]></param><param name=\"n\">None</param><param name=\"l\">[1, 'x', {'k': True}]</param></function><|im_end|>"

@@ -88,7 +88,7 @@ func TestMistralThinkingTemplate(t *testing.T) {
 	require.Contains(t, reply, "[THINK]")
 	p, err := f.Parse(reply)
 	require.NoError(t, err, reply)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	require.Equal(t, "The user wants the weather; call get_weather.", p.Reasoning)
 	require.Empty(t, p.Content)
 	checkStreaming(t, f, reply, jsonFamilyMarkers(f))

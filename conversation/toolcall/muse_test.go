@@ -27,7 +27,7 @@ func TestMuseRoundTrip(t *testing.T) {
 	got, err = f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "Plan.", got.Reasoning)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 	checkStreaming(t, f, reply, museMarkers)
 }
 

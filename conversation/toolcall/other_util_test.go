@@ -101,23 +101,11 @@ func otherRoundTrip(t *testing.T, f Format, tt otherTemplate, kwargs map[string]
 		}
 		got, err := f.Parse(part)
 		require.NoError(t, err, "%s: parse %q", tt.name, part)
-		otherAssertCalls(t, want, got.Calls, part)
+		requireCalls(t, want, got.Calls, "calls of %q", part)
 		assert.Empty(t, got.Content, "%s: content of %q", tt.name, part)
 		parts = append(parts, part)
 	}
 	return parts
-}
-
-// otherAssertCalls checks names, order and JSON-equal arguments, and that
-// the arguments are JSON objects.
-func otherAssertCalls(t testing.TB, want, got []Call, reply string) {
-	t.Helper()
-	require.Len(t, got, len(want), "calls of %q: %+v", reply, got)
-	for i := range want {
-		assert.Equal(t, want[i].Name, got[i].Name, "call %d of %q", i, reply)
-		assert.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), "call %d of %q", i, reply)
-		assert.True(t, strings.HasPrefix(strings.TrimSpace(string(got[i].Arguments)), "{"), "arguments are an object: %s", got[i].Arguments)
-	}
 }
 
 // otherGrammarTools are the tools of the grammar walks.

@@ -23,7 +23,7 @@ func TestLFM2RoundTrip(t *testing.T) {
 	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, "Let me check.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
 	checkStreaming(t, f, part, lfm2Markers)
 }
 
@@ -40,7 +40,7 @@ func TestLFM2CallsInContent(t *testing.T) {
 		part = otherRenderAnswer(t, tt, nil, written, "")
 		got, err := f.Parse(part)
 		require.NoError(t, err)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
+		requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
 		checkStreaming(t, f, part, lfm2Markers)
 	}
 }
@@ -90,7 +90,7 @@ func TestGemma3Parse(t *testing.T) {
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "I'll look it up.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 	checkStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
 
 	three := otherCallSets()[1]
@@ -100,7 +100,7 @@ func TestGemma3Parse(t *testing.T) {
 	} {
 		got, err := f.Parse(reply)
 		require.NoError(t, err, reply)
-		otherAssertCalls(t, three, got.Calls, reply)
+		requireCalls(t, three, got.Calls, "calls of %q", reply)
 		checkStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
 	}
 }

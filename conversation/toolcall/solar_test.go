@@ -28,7 +28,7 @@ func TestSolarRoundTrip(t *testing.T) {
 	got, err = f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "The user asks.", got.Reasoning)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 	checkStreaming(t, f, reply, solarMarkers)
 }
 
