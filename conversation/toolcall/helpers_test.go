@@ -316,3 +316,25 @@ func requireCalls(t testing.TB, want, got []Call, msgAndArgs ...any) {
 		require.True(t, strings.HasPrefix(strings.TrimSpace(string(got[i].Arguments)), "{"), "arguments are an object: %s", got[i].Arguments)
 	}
 }
+
+// checkMalformed checks that reply holds a malformed call: Parse gives a
+// *ToolCallError of f at off (-1: anywhere in reply) and the content
+// before the call; streaming never panics on it. It returns the parse and
+// the error.
+func checkMalformed(t testing.TB, f Format, reply, content string, off int) (Parsed, *ToolCallError) {
+	t.Helper()
+	p, err := f.Parse(reply)
+	var tce *ToolCallError
+	require.True(t, errors.As(err, &tce), "%s: %q: want a *ToolCallError, got %T %v", f.Name(), reply, err, err)
+	assert.Equal(t, f.Name(), tce.Format)
+	if off >= 0 {
+		assert.Equal(t, off, tce.Offset, "%s: offset for %q (%v)", f.Name(), reply, err)
+	}
+	require.True(t, tce.Offset >= 0 && tce.Offset <= len(reply), "offset %d in range for %q", tce.Offset, reply)
+	assert.Equal(t, content, p.Content, "%s: content before the call in %q", f.Name(), reply)
+	assert.NotEmpty(t, tce.Error())
+	for n := 0; n <= len(reply); n++ {
+		f.ParsePartial(reply[:n])
+	}
+	return p, tce
+}

@@ -322,19 +322,8 @@ func jsonCheckMalformed(t *testing.T, f Format, reply, content string, off int) 
 	if off < 0 {
 		off = len(reply)
 	}
-	p, err := f.Parse(reply)
-	require.Error(t, err, "%s: %q", f.Name(), reply)
-	var tce *ToolCallError
-	require.True(t, errors.As(err, &tce), "%s: %q: %T %v", f.Name(), reply, err, err)
-	assert.Equal(t, f.Name(), tce.Format)
-	assert.Equal(t, off, tce.Offset, "%s: %q: %v", f.Name(), reply, err)
-	assert.Equal(t, content, p.Content, "%s: %q", f.Name(), reply)
+	p, _ := checkMalformed(t, f, reply, content, off)
 	assert.Empty(t, p.Calls)
-	assert.NotEmpty(t, tce.Error())
-	// Streaming never fails and never panics on it.
-	for n := 0; n <= len(reply); n++ {
-		f.ParsePartial(reply[:n])
-	}
 }
 
 // jsonAt is the offset of sub in s (for expected error offsets).

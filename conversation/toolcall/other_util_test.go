@@ -3,7 +3,6 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -256,19 +255,6 @@ type otherMalformed struct {
 func otherCheckMalformed(t *testing.T, f Format, cases []otherMalformed) {
 	t.Helper()
 	for _, c := range cases {
-		p, err := f.Parse(c.reply)
-		var tce *ToolCallError
-		require.True(t, errors.As(err, &tce), "%q: want a *ToolCallError, got %v", c.reply, err)
-		assert.Equal(t, f.Name(), tce.Format)
-		if c.offset >= 0 {
-			assert.Equal(t, c.offset, tce.Offset, "offset for %q (%v)", c.reply, err)
-		}
-		assert.True(t, tce.Offset >= 0 && tce.Offset <= len(c.reply), "offset %d in range for %q", tce.Offset, c.reply)
-		assert.Equal(t, c.content, p.Content, "content before the call in %q", c.reply)
-		assert.NotEmpty(t, tce.Error())
-		// Streaming never panics on it either.
-		for n := 0; n <= len(c.reply); n++ {
-			f.ParsePartial(c.reply[:n])
-		}
+		checkMalformed(t, f, c.reply, c.content, c.offset)
 	}
 }
