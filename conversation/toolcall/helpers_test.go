@@ -338,3 +338,27 @@ func checkMalformed(t testing.TB, f Format, reply, content string, off int) (Par
 	}
 	return p, tce
 }
+
+// toolSchemas compiles the JSON schema of each tool's parameters.
+func toolSchemas(t testing.TB, tools []Tool) map[string]*constrain.Grammar {
+	t.Helper()
+	schemas := map[string]*constrain.Grammar{}
+	for _, tool := range tools {
+		g, err := constrain.JSONSchema(tool.Parameters)
+		require.NoError(t, err)
+		schemas[tool.Name] = g
+	}
+	return schemas
+}
+
+// requireValidArgs checks that c names one of the tools of schemas and
+// that its arguments validate against the tool's schema; text is the
+// sample c comes from.
+func requireValidArgs(t testing.TB, schemas map[string]*constrain.Grammar, v *constrain.Vocab, c Call, text string) {
+	t.Helper()
+	g, ok := schemas[c.Name]
+	require.True(t, ok, "unknown tool %q in %q", c.Name, text)
+	m := g.NewMatcher(v)
+	require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
+	require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+}

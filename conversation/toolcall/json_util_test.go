@@ -466,12 +466,7 @@ func jsonCheckGrammar(t *testing.T, name string) {
 			}
 		}
 	}
-	schemas := map[string]*constrain.Grammar{}
-	for _, tool := range jsonGrammarTools {
-		g, err := constrain.JSONSchema(tool.Parameters)
-		require.NoError(t, err)
-		schemas[tool.Name] = g
-	}
+	schemas := toolSchemas(t, jsonGrammarTools)
 	modes := []struct {
 		name string
 		opts GrammarOptions
@@ -508,11 +503,7 @@ func jsonCheckGrammar(t *testing.T, name string) {
 					withCalls++
 				}
 				for _, c := range p.Calls {
-					sg, ok := schemas[c.Name]
-					require.True(t, ok, "unknown tool %q in %q", c.Name, text)
-					m := sg.NewMatcher(jv.v)
-					require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
-					require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+					requireValidArgs(t, schemas, jv.v, c, text)
 				}
 			}
 			require.GreaterOrEqual(t, finished, 12, "too few random walks finished")

@@ -172,12 +172,7 @@ func otherCheckGrammar(t *testing.T, f Format, markers []string) {
 	t.Helper()
 	tools := otherGrammarTools()
 	v, special := otherVocab(t, markers)
-	validators := map[string]*constrain.Grammar{}
-	for _, tool := range tools {
-		g, err := constrain.JSONSchema(tool.Parameters)
-		require.NoError(t, err)
-		validators[tool.Name] = g
-	}
+	validators := toolSchemas(t, tools)
 	for _, mode := range []Mode{CallsOnly, TextOrCalls, TextOnly} {
 		for _, parallel := range []bool{false, true} {
 			opts := GrammarOptions{Mode: mode, Tools: tools, Parallel: parallel, JSON: constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced}}
@@ -206,10 +201,7 @@ func otherCheckGrammar(t *testing.T, f Format, markers []string) {
 					withCalls++
 				}
 				for _, c := range p.Calls {
-					val, ok := validators[c.Name]
-					require.True(t, ok, "unknown tool %q in %q", c.Name, reply)
-					m := val.NewMatcher(v)
-					require.True(t, m.AcceptBytes(c.Arguments) == nil && m.Accepting(), "arguments %s of %q do not validate", c.Arguments, reply)
+					requireValidArgs(t, validators, v, c, reply)
 				}
 				otherCheckStreamingQuiet(t, f, reply)
 			}

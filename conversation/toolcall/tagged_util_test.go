@@ -350,12 +350,7 @@ func taggedGrammarWalk(t *testing.T, f Format) {
 }
 
 func taggedWalkModes(t *testing.T, f Format, v *constrain.Vocab, closer []int8, modes []Mode, parallels []bool, seeds uint64) {
-	schemas := map[string]*constrain.Grammar{}
-	for _, tool := range taggedGrammarTools {
-		g, err := constrain.JSONSchema(tool.Parameters)
-		require.NoError(t, err)
-		schemas[tool.Name] = g
-	}
+	schemas := toolSchemas(t, taggedGrammarTools)
 	for _, mode := range modes {
 		for _, parallel := range parallels {
 			opts := GrammarOptions{Mode: mode, Tools: taggedGrammarTools, Parallel: parallel}
@@ -385,11 +380,7 @@ func taggedWalkModes(t *testing.T, f Format, v *constrain.Vocab, closer []int8, 
 					require.LessOrEqual(t, len(got.Calls), 1, "sample %q", text)
 				}
 				for _, c := range got.Calls {
-					g, ok := schemas[c.Name]
-					require.True(t, ok, "unknown tool %q in %q", c.Name, text)
-					m := g.NewMatcher(v)
-					require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
-					require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+					requireValidArgs(t, schemas, v, c, text)
 					calls++
 				}
 			}
