@@ -16,16 +16,11 @@ func TestHarmonyRoundTrip(t *testing.T) {
 		checkStreaming(t, f, part, harmonyMarkers())
 	}
 	// Content with a call is rendered as the analysis message before it.
-	part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[0])
-	require.NoError(t, err)
-	got, err := f.Parse(part)
-	require.NoError(t, err)
+	got, part := otherCheckContentCalls(t, f, tt, "Let me check.", otherCallSets()[0], harmonyMarkers())
 	assert.Equal(t, "Let me check.", got.Reasoning, part)
-	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
-	checkStreaming(t, f, part, harmonyMarkers())
 	// An answer.
 	part = otherRenderAnswer(t, tt, nil, "It is sunny.", "")
-	got, err = f.Parse(part)
+	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, Parsed{Content: "It is sunny."}, got, part)
 }

@@ -164,6 +164,20 @@ func otherSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, special
 	})
 }
 
+// otherCheckContentCalls renders content before calls through tt, checks
+// that f parses the calls back with the streaming invariants (markers
+// never show), and returns the parse (for its content) and the reply.
+func otherCheckContentCalls(t testing.TB, f Format, tt otherTemplate, content string, calls []Call, markers []string) (Parsed, string) {
+	t.Helper()
+	part, err := otherRenderCalls(t, tt, nil, content, calls)
+	require.NoError(t, err)
+	got, err := f.Parse(part)
+	require.NoError(t, err)
+	requireCalls(t, calls, got.Calls, "calls of %q", part)
+	checkStreaming(t, f, part, markers)
+	return got, part
+}
+
 // otherCheckGrammar compiles f's grammars for every mode (single and
 // parallel calls), samples at least 20 replies from each, and checks that
 // every finished one parses, that CallsOnly gives calls and TextOnly none,
