@@ -13,21 +13,16 @@ func TestApertusRoundTrip(t *testing.T) {
 	f := apertusFormat()
 	tt := otherLoadTemplate(t, "Apertus-8B-Instruct")
 	for _, part := range otherRoundTrip(t, f, tt, nil, 0) {
-		otherCheckStreaming(t, f, part, apertusMarkers)
+		checkStreaming(t, f, part, apertusMarkers)
 	}
-	part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[1])
-	require.NoError(t, err)
-	got, err := f.Parse(part)
-	require.NoError(t, err)
+	got, _ := otherCheckContentCalls(t, f, tt, "Let me check.", otherCallSets()[1], apertusMarkers)
 	assert.Equal(t, "Let me check.", got.Content)
-	otherAssertCalls(t, otherCallSets()[1], got.Calls, part)
-	otherCheckStreaming(t, f, part, apertusMarkers)
 
 	reply := "<|inner_prefix|>Think first.<|inner_suffix|>It is sunny.<|assistant_end|>"
-	got, err = f.Parse(reply)
+	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, Parsed{Content: "It is sunny.", Reasoning: "Think first."}, got)
-	otherCheckStreaming(t, f, reply, apertusMarkers)
+	checkStreaming(t, f, reply, apertusMarkers)
 }
 
 func TestApertusMalformed(t *testing.T) {

@@ -33,5 +33,5 @@ func TestAprielThinking(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Weather needs a tool.", p.Reasoning)
 	require.Equal(t, []Call{{Name: "get_weather", Arguments: json.RawMessage(`{"location": "Paris"}`)}}, p.Calls)
-	jsonCheckStreaming(t, f, reply)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 }

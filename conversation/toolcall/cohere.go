@@ -84,7 +84,7 @@ func commandRFormat() Format {
 		eot:    []string{cohereEOT, cohereTurn},
 		heads:  []string{cohereChatbot},
 		body: func(s string, i int, _ string, sink *otherSink) (int, error) {
-			i = otherSkipSpace(s, i)
+			i = skipSpace(s, i)
 			i, err := otherExpect(s, i, "```json")
 			if err != nil {
 				return i, err

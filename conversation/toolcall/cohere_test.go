@@ -16,7 +16,7 @@ func TestCommandR7BRoundTrip(t *testing.T) {
 		for _, kwargs := range []map[string]any{nil, {"enable_thinking": true}} {
 			parts := otherRoundTrip(t, f, tt, kwargs, 0)
 			for _, part := range parts {
-				otherCheckStreaming(t, f, part, cohereMarkers)
+				checkStreaming(t, f, part, cohereMarkers)
 			}
 		}
 		// An answer with reasoning.
@@ -24,7 +24,7 @@ func TestCommandR7BRoundTrip(t *testing.T) {
 		got, err := f.Parse(part)
 		require.NoError(t, err)
 		assert.Equal(t, "It is sunny.", got.Content, "%s: %q", name, part)
-		otherCheckStreaming(t, f, part, cohereMarkers)
+		checkStreaming(t, f, part, cohereMarkers)
 	}
 }
 
@@ -39,9 +39,9 @@ func TestCommandR7BReasoning(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "I will call the tool.", got.Reasoning)
 		assert.Empty(t, got.Content)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
+		requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
 		assert.Equal(t, "0", got.Calls[0].ID)
-		otherCheckStreaming(t, f, reply, cohereMarkers)
+		checkStreaming(t, f, reply, cohereMarkers)
 	}
 	reply := "<|START_THINKING|><|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>"
 	got, err := f.Parse(reply)
@@ -79,16 +79,16 @@ func TestCommandRRoundTrip(t *testing.T) {
 		reply := otherCutAt(part, "<|START_OF_TURN_TOKEN|>")
 		got, err := f.Parse(reply)
 		require.NoError(t, err, reply)
-		otherAssertCalls(t, calls, got.Calls, reply)
+		requireCalls(t, calls, got.Calls, "calls of %q", reply)
 		assert.Empty(t, got.Content)
-		otherCheckStreaming(t, f, reply, []string{"Action:", "```json", cohereEOT})
+		checkStreaming(t, f, reply, []string{"Action:", "```json", cohereEOT})
 	}
 	reply := "I will look up the weather.\nAction: ```json\n[\n    {\n        \"tool_name\": \"get_weather\",\n        \"parameters\": {\n            \"city\": \"Zürich 東京 😀\",\n            \"days\": 3\n        }\n    }\n]\n```<|END_OF_TURN_TOKEN|>"
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "I will look up the weather.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, []string{"Action:", "```json", cohereEOT})
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
+	checkStreaming(t, f, reply, []string{"Action:", "```json", cohereEOT})
 }
 
 func TestCommandRMalformed(t *testing.T) {

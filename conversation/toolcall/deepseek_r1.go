@@ -39,7 +39,7 @@ func deepseekR1() Format {
 	opens := []string{dsCallsBegin, dsCallBegin}
 	drops := []string{dsEOS, dsCallsEnd, dsAssistant}
 	return &taggedFormat{
-		spec: taggedSpec{name: "deepseek-r1", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop},
+		spec: taggedSpec{name: "deepseek-r1", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop()},
 		pattern: func(opts GrammarOptions) (constrain.Pattern, error) {
 			return taggedCompose(opts, taggedGrammarParts{
 				stops: taggedAll(opens, drops, []string{dsCallEnd, dsSep}),
@@ -68,9 +68,9 @@ func deepseekR1Head(s string, pos int, final bool) (name, id string, args int, m
 	if typ != "function" {
 		return "", "", 0, taggedNo, taggedExpected("function" + dsSep)
 	}
-	p = taggedSkipSpace(s, p)
+	p = skipSpace(s, p)
 	end := p
-	for end < len(s) && !taggedSpace(s[end]) && s[end] != '`' && s[end] != '{' && !strings.HasPrefix(s[end:], dsCallEnd) {
+	for end < len(s) && !isSpace(s[end]) && s[end] != '`' && s[end] != '{' && !strings.HasPrefix(s[end:], dsCallEnd) {
 		end++
 	}
 	if end == len(s) && !final {
@@ -80,7 +80,7 @@ func deepseekR1Head(s string, pos int, final bool) (name, id string, args int, m
 	if name == "" {
 		return "", "", 0, taggedNo, errTaggedNoName
 	}
-	p = taggedSkipSpace(s, end)
+	p = skipSpace(s, end)
 	if p == len(s) && !final {
 		return name, "", 0, taggedMore, nil
 	}

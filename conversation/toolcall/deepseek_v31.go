@@ -20,7 +20,7 @@ func deepseekV31() Format {
 	opens := []string{dsCallsBegin, dsCallBegin}
 	drops := []string{dsEOS, dsCallsEnd, dsAssistant}
 	return &taggedFormat{
-		spec: taggedSpec{name: "deepseek-v3.1", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop},
+		spec: taggedSpec{name: "deepseek-v3.1", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop()},
 		pattern: func(opts GrammarOptions) (constrain.Pattern, error) {
 			return taggedCompose(opts, taggedGrammarParts{
 				stops: taggedAll(opens, drops, []string{dsCallEnd, dsSep}),

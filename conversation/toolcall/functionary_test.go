@@ -25,8 +25,8 @@ func TestFunctionaryV31PythonTemplate(t *testing.T) {
 	require.Contains(t, reply, "<|python_tag|>")
 	p, err := f.Parse(reply)
 	require.NoError(t, err, reply)
-	jsonRequireCalls(t, want, p.Calls)
-	jsonCheckStreaming(t, f, reply)
+	requireCalls(t, want, p.Calls)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 }
 
 func TestFunctionaryParse(t *testing.T) {
@@ -60,7 +60,7 @@ func TestFunctionaryParse(t *testing.T) {
 		require.NoError(t, err, tc.reply)
 		require.Equal(t, tc.content, p.Content, tc.reply)
 		require.Equal(t, tc.calls, p.Calls, tc.reply)
-		jsonCheckStreaming(t, tc.f, tc.reply)
+		checkStreaming(t, tc.f, tc.reply, jsonFamilyMarkers(tc.f))
 	}
 }
 

@@ -66,7 +66,7 @@ func gemmaCallFormat(name, open, close, quote string, eot []string, thinking *ot
 
 // gemmaCall reads call:name{…} at s[i].
 func gemmaCall(s string, i int, quote string, sink *otherSink) (int, error) {
-	i = otherSkipSpace(s, i)
+	i = skipSpace(s, i)
 	i, err := otherExpect(s, i, "call:")
 	if err != nil {
 		return i, err

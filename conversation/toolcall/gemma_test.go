@@ -16,17 +16,12 @@ func TestGemma4RoundTrip(t *testing.T) {
 		for _, kwargs := range []map[string]any{nil, {"enable_thinking": true}} {
 			parts := otherRoundTrip(t, f, tt, kwargs, 0)
 			for _, part := range parts {
-				otherCheckStreaming(t, f, part, gemma4Markers)
+				checkStreaming(t, f, part, gemma4Markers)
 			}
 		}
 		// Text with the calls (the template writes it after them).
-		part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[0])
-		require.NoError(t, err)
-		got, err := f.Parse(part)
-		require.NoError(t, err)
+		got, part := otherCheckContentCalls(t, f, tt, "Let me check.", otherCallSets()[0], gemma4Markers)
 		assert.Equal(t, "Let me check.", got.Content, part)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-		otherCheckStreaming(t, f, part, gemma4Markers)
 	}
 }
 
@@ -39,12 +34,12 @@ func TestGemma4Reasoning(t *testing.T) {
 	assert.Empty(t, got.Content)
 	require.Len(t, got.Calls, 1)
 	assert.JSONEq(t, `{"city":"Zürich 東京 😀","days":3,"opt":null,"nested":{"odd key":[1,true,null]}}`, string(got.Calls[0].Arguments))
-	otherCheckStreaming(t, f, reply, gemma4Markers)
+	checkStreaming(t, f, reply, gemma4Markers)
 	answer := "<|channel>thought\nthinking<channel|>It is sunny.<turn|>"
 	got, err = f.Parse(answer)
 	require.NoError(t, err)
 	assert.Equal(t, Parsed{Content: "It is sunny.", Reasoning: "thinking"}, got)
-	otherCheckStreaming(t, f, answer, gemma4Markers)
+	checkStreaming(t, f, answer, gemma4Markers)
 }
 
 func TestGemma4Malformed(t *testing.T) {
@@ -71,8 +66,8 @@ func TestFunctionGemmaParse(t *testing.T) {
 		"<start_function_call>call:get_weather{city:<escape>Oslo<escape>,days:0}<end_function_call><start_function_response>"
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
-	otherAssertCalls(t, otherCallSets()[1], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, markers)
+	requireCalls(t, otherCallSets()[1], got.Calls, "calls of %q", reply)
+	checkStreaming(t, f, reply, markers)
 	otherCheckMalformed(t, f, []otherMalformed{
 		{reply: "Sure <start_function_call>call:get_weather{city:<escape>Paris}<end_function_call>", offset: -1, content: "Sure"},
 	})

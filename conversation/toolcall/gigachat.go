@@ -29,7 +29,7 @@ func jsonObjectCallFormat(name, open, lead string, eot []string) Format {
 		blocks: []otherBlock{{open: open, kind: otherCalls}},
 		eot:    eot,
 		body: func(s string, i int, _ string, sink *otherSink) (int, error) {
-			at := otherSkipSpace(s, i)
+			at := skipSpace(s, i)
 			fields, end, err := otherJSONFields(s, at)
 			c, cerr := otherNamedCall(s, at, fields, err == nil, "name", "arguments", "")
 			if err != nil {

@@ -10,18 +10,20 @@ package toolcall
 //	<arg_key>key</arg_key>
 //	<arg_value>value</arg_value>
 //	</tool_call>
-var glmXML = taggedXMLSyntax{
-	callOpen: "<tool_call>", nameStops: "<\n", afterName: "\n",
-	paramOpen: "<arg_key>", keyStops: "<", afterKey: "</arg_key>\n<arg_value>",
-	valueClose: "</arg_value>", afterValue: "\n",
-	callClose:        "</tool_call>",
-	sep:              "\n",
-	optionalNewlines: true,
+func glmXML() *taggedXMLSyntax {
+	return &taggedXMLSyntax{
+		callOpen: "<tool_call>", nameStops: "<\n", afterName: "\n",
+		paramOpen: "<arg_key>", keyStops: "<", afterKey: "</arg_key>\n<arg_value>",
+		valueClose: "</arg_value>", afterValue: "\n",
+		callClose:        "</tool_call>",
+		sep:              "\n",
+		optionalNewlines: true,
+	}
 }
 
-// glm is GLM's format; see glmXML. Its turns end at <|user|> or
+// glm is GLM's format; see glmXML(). Its turns end at <|user|> or
 // <|observation|> (GLM) or </assistant> (Laguna).
 func glm() Format {
-	return taggedXMLFormat("glm", &glmXML, []string{"<tool_call>"},
+	return taggedXMLFormat("glm", glmXML(), []string{"<tool_call>"},
 		[]string{"<|user|>", "<|observation|>", "<|endoftext|>", "</assistant>"}, nil)
 }

@@ -24,9 +24,9 @@ func TestGraniteParse(t *testing.T) {
 		`}, {"name": "get_weather", "arguments": ` + string(want[2].Arguments) + `}]<|end_of_text|>`
 	p, err := f.Parse(reply)
 	require.NoError(t, err)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	require.Empty(t, p.Content)
-	jsonCheckStreaming(t, f, reply)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	require.Equal(t, "granite", jsonFirstRoundTrip(reply, want))
 
 	p, err = f.Parse("I can't do that.<|end_of_text|>")
@@ -51,9 +51,9 @@ func TestPhi4Parse(t *testing.T) {
 		`}, {"name": "get_weather", "arguments": ` + string(want[2].Arguments) + `}]<|/tool_call|><|end|>`
 	p, err := f.Parse(reply)
 	require.NoError(t, err)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	require.Equal(t, "I'll check both.", p.Content)
-	jsonCheckStreaming(t, f, reply)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	require.Equal(t, "phi4", jsonFirstRoundTrip(reply[len("I'll check both."):], want))
 
 	p, err = f.Parse(`<|tool_call|>[{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]<|/tool_call|>`)

@@ -35,10 +35,13 @@ const (
 	harmonyConstrain                             = "<|constrain|>"
 )
 
-var (
-	harmonyEnds    = []string{"<|end|>", "<|call|>", "<|return|>", "<|endoftext|>"}
-	harmonyMarkers = []string{harmonyStart, harmonyChannel, harmonyMessage, harmonyConstrain, "<|end|>", "<|call|>", "<|return|>", "<|endoftext|>"}
-)
+// harmonyEnds returns the markers that end a message.
+func harmonyEnds() []string { return []string{"<|end|>", "<|call|>", "<|return|>", "<|endoftext|>"} }
+
+// harmonyMarkers returns all of harmony's markers.
+func harmonyMarkers() []string {
+	return append([]string{harmonyStart, harmonyChannel, harmonyMessage, harmonyConstrain}, harmonyEnds()...)
+}
 
 func (harmonyFormat) Name() string { return "harmony" }
 
@@ -93,7 +96,7 @@ func harmonyHeader(h string) (channel, recipient string) {
 // terminator's position and length (-1 if none yet).
 func harmonyEnd(s string, i int) (int, int) {
 	best, n := -1, 0
-	for _, m := range append(harmonyEnds, harmonyStart) {
+	for _, m := range append(harmonyEnds(), harmonyStart) {
 		if j := strings.Index(s[i:], m); j >= 0 && (best < 0 || i+j < best) {
 			best, n = i+j, len(m)
 			if m == harmonyStart {
@@ -110,7 +113,7 @@ func harmonyScan(reply string, final bool) *otherScan {
 	pos := 0
 	for first := true; pos < len(s); first = false {
 		if !first {
-			k := otherSkipSpace(s, pos)
+			k := skipSpace(s, pos)
 			if !strings.HasPrefix(s[k:], harmonyStart) {
 				if !final && strings.HasPrefix(harmonyStart, s[k:]) {
 					return out
@@ -182,8 +185,8 @@ func harmonyScan(reply string, final bool) *otherScan {
 			out.err = &ToolCallError{Format: "harmony", Offset: otherOffset(err), Text: s[pos:], Err: err}
 			return out
 		}
-		call := Call{Name: name, Arguments: json.RawMessage(s[otherSkipSpace(s, start):end])}
-		k := otherSkipSpace(s, end)
+		call := Call{Name: name, Arguments: json.RawMessage(s[skipSpace(s, start):end])}
+		k := skipSpace(s, end)
 		term, n := harmonyEnd(s, k)
 		switch {
 		case term == k:
@@ -209,7 +212,7 @@ func harmonyScan(reply string, final bool) *otherScan {
 
 // harmonyPrefixOfEnd reports whether s could start a terminator.
 func harmonyPrefixOfEnd(s string) bool {
-	for _, m := range append(harmonyEnds, harmonyStart) {
+	for _, m := range append(harmonyEnds(), harmonyStart) {
 		if strings.HasPrefix(m, s) {
 			return true
 		}
@@ -223,11 +226,11 @@ func harmonyText(s string, final bool) string {
 	if final {
 		return s
 	}
-	return otherHoldBack(s, harmonyMarkers)
+	return holdBack(s, harmonyMarkers())
 }
 
 func (f harmonyFormat) Pattern(opts GrammarOptions) (constrain.Pattern, error) {
-	text := constrain.TextWithout(harmonyMarkers...)
+	text := constrain.TextWithout(harmonyMarkers()...)
 	analysis := constrain.Optional(constrain.Sequence(constrain.Literal(harmonyChannel+"analysis"+harmonyMessage), text,
 		constrain.Literal("<|end|>"+harmonyStart+"assistant")))
 	answer := constrain.Sequence(constrain.Literal(harmonyChannel+"final"+harmonyMessage), text)

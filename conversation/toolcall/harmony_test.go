@@ -13,19 +13,14 @@ func TestHarmonyRoundTrip(t *testing.T) {
 	tt := otherLoadTemplate(t, "openai-gpt-oss-120b")
 	// The template renders the first call of a turn only.
 	for _, part := range otherRoundTrip(t, f, tt, nil, 1) {
-		otherCheckStreaming(t, f, part, harmonyMarkers)
+		checkStreaming(t, f, part, harmonyMarkers())
 	}
 	// Content with a call is rendered as the analysis message before it.
-	part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[0])
-	require.NoError(t, err)
-	got, err := f.Parse(part)
-	require.NoError(t, err)
+	got, part := otherCheckContentCalls(t, f, tt, "Let me check.", otherCallSets()[0], harmonyMarkers())
 	assert.Equal(t, "Let me check.", got.Reasoning, part)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-	otherCheckStreaming(t, f, part, harmonyMarkers)
 	// An answer.
 	part = otherRenderAnswer(t, tt, nil, "It is sunny.", "")
-	got, err = f.Parse(part)
+	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, Parsed{Content: "It is sunny."}, got, part)
 }
@@ -54,8 +49,8 @@ func TestHarmonyReplies(t *testing.T) {
 		require.NoError(t, err, c.reply)
 		assert.Equal(t, c.content, got.Content, c.reply)
 		assert.Equal(t, c.reasoning, got.Reasoning, c.reply)
-		otherAssertCalls(t, c.calls, got.Calls, c.reply)
-		otherCheckStreaming(t, f, c.reply, harmonyMarkers)
+		requireCalls(t, c.calls, got.Calls, "calls of %q", c.reply)
+		checkStreaming(t, f, c.reply, harmonyMarkers())
 	}
 	got, err := f.Parse(`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "x"}<|call|>`)
 	require.NoError(t, err)
@@ -73,5 +68,5 @@ func TestHarmonyMalformed(t *testing.T) {
 }
 
 func TestHarmonyGrammar(t *testing.T) {
-	otherCheckGrammar(t, harmonyFmt(), harmonyMarkers)
+	otherCheckGrammar(t, harmonyFmt(), harmonyMarkers())
 }

@@ -61,7 +61,7 @@ func TestHermesParse(t *testing.T) {
 		require.NoError(t, err, tc.reply)
 		require.Equal(t, tc.content, p.Content, tc.reply)
 		require.Equal(t, tc.calls, p.Calls, tc.reply)
-		jsonCheckStreaming(t, f, tc.reply)
+		checkStreaming(t, f, tc.reply, jsonFamilyMarkers(f))
 	}
 }
 

@@ -22,13 +22,16 @@ const (
 	hy3CallsOpen, hy3CallsClose = "<tool_calls:opensource>", "</tool_calls:opensource>"
 )
 
-var hy3Tags = &otherTagSyntax{
-	callOpen: "<tool_call:opensource>", nameEnd: "<tool_sep:opensource>", callClose: "</tool_call:opensource>",
-	keyOpen: "<arg_key:opensource>", keyEnd: "</arg_key:opensource>", valOpen: "<arg_value:opensource>", valClose: "</arg_value:opensource>",
-	sep: "\n", keySep: "\n",
+func hy3Tags() *otherTagSyntax {
+	return &otherTagSyntax{
+		callOpen: "<tool_call:opensource>", nameEnd: "<tool_sep:opensource>", callClose: "</tool_call:opensource>",
+		keyOpen: "<arg_key:opensource>", keyEnd: "</arg_key:opensource>", valOpen: "<arg_value:opensource>", valClose: "</arg_value:opensource>",
+		sep: "\n", keySep: "\n",
+	}
 }
 
 func hy3Format() Format {
+	tags := hy3Tags()
 	f := &blockFormat{
 		name: "hy3",
 		blocks: []otherBlock{
@@ -37,15 +40,15 @@ func hy3Format() Format {
 		},
 		eot:       []string{"<｜hy_eos:opensource｜>", "<｜hy_User:opensource｜>"},
 		bareClose: hy3ThinkClose,
-		body:      hy3Tags.calls,
+		body:      tags.calls,
 	}
-	stops := append(f.markers(), hy3Tags.callOpen)
+	stops := append(f.markers(), tags.callOpen)
 	f.pattern = func(opts GrammarOptions) (constrain.Pattern, error) {
 		think := constrain.Optional(constrain.Sequence(constrain.Optional(constrain.Literal(hy3ThinkOpen)), constrain.TextWithout(stops...), constrain.Literal(hy3ThinkClose)))
 		p, err := otherModes(opts,
 			func() (constrain.Pattern, error) { return constrain.TextWithout(stops...), nil },
 			func() (constrain.Pattern, error) {
-				call, err := otherEachTool(f.name, opts, func(t Tool) (constrain.Pattern, error) { return hy3Tags.pattern(t, opts) })
+				call, err := otherEachTool(f.name, opts, func(t Tool) (constrain.Pattern, error) { return tags.pattern(t, opts) })
 				if err != nil {
 					return call, err
 				}

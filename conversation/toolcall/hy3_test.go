@@ -14,7 +14,7 @@ func TestHy3RoundTrip(t *testing.T) {
 	tt := otherLoadTemplate(t, "tencent-Hy3")
 	for _, kwargs := range []map[string]any{nil, {"reasoning_effort": "high"}} {
 		for _, part := range otherRoundTrip(t, f, tt, kwargs, 0) {
-			otherCheckStreaming(t, f, part, hy3Markers)
+			checkStreaming(t, f, part, hy3Markers)
 		}
 	}
 	// Reasoning the generation prompt opened, then text and a call.
@@ -23,8 +23,8 @@ func TestHy3RoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "The user wants weather.", got.Reasoning)
 	assert.Equal(t, "Checking.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, hy3Markers)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
+	checkStreaming(t, f, reply, hy3Markers)
 	// A JSON value may hold the closing tag inside a string.
 	reply = "<tool_calls:opensource><tool_call:opensource>f<tool_sep:opensource><arg_key:opensource>o</arg_key:opensource><arg_value:opensource>{\"x\": \"</arg_value:opensource>\"}</arg_value:opensource></tool_call:opensource></tool_calls:opensource>"
 	got, err = f.Parse(reply)

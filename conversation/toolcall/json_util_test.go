@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,16 +18,13 @@ import (
 	"testing"
 
 	"github.com/litert-go/litert-go/constrain"
-	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/template"
-	"github.com/litert-go/litert-go/tokenizer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 const (
-	jsonTemplateDir = "../../../shared/testdata/templates"
-	jsonVocabPath   = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
+	jsonVocabPath = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
 )
 
 // jsonTestTools are the tools the test histories declare (OpenAI shape).
@@ -87,47 +83,17 @@ type jsonCase struct {
 	renderOrder bool
 }
 
-type jsonTemplateMeta struct {
-	Template string  `json:"template"`
-	BOS      *string `json:"bos_token"`
-	EOS      *string `json:"eos_token"`
-}
-
-var (
-	jsonMetaOnce sync.Once
-	jsonMeta     map[string]jsonTemplateMeta
-)
-
 // jsonTemplateExists reports whether the template is in the test data.
 func jsonTemplateExists(name string) (bool, error) {
-	_, err := os.Stat(filepath.Join(jsonTemplateDir, name+".jinja"))
+	_, err := os.Stat(filepath.Join(testTemplateDir, name+".jinja"))
 	return err == nil, err
 }
 
 // jsonLoadTemplate parses a template of the test data, or skips.
-func jsonLoadTemplate(t testing.TB, name string) (*template.Template, jsonTemplateMeta) {
+func jsonLoadTemplate(t testing.TB, name string) (*template.Template, testTemplate) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(jsonTemplateDir, name+".jinja"))
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("chat template %s absent from %s (shared test data not checked out)", name, jsonTemplateDir)
-	}
-	require.NoError(t, err)
-	jsonMetaOnce.Do(func() {
-		jsonMeta = map[string]jsonTemplateMeta{}
-		b, err := os.ReadFile(filepath.Join(jsonTemplateDir, "templates.json"))
-		if err != nil {
-			return
-		}
-		var list []jsonTemplateMeta
-		if json.Unmarshal(b, &list) == nil {
-			for _, m := range list {
-				jsonMeta[strings.TrimSuffix(m.Template, ".jinja")] = m
-			}
-		}
-	})
-	tmpl, err := template.Parse(string(src))
-	require.NoError(t, err, "template %s", name)
-	return tmpl, jsonMeta[name]
+	tt := loadTemplate(t, name+".jinja")
+	return tt.template, tt
 }
 
 // jsonRender renders a reply of the assistant through the case's template:
@@ -207,18 +173,6 @@ func jsonStripThink(reply string) string {
 	return reply
 }
 
-// jsonRequireCalls checks got against want: names, order and JSON-equal
-// arguments.
-func jsonRequireCalls(t testing.TB, want, got []Call, msgAndArgs ...any) {
-	t.Helper()
-	require.Len(t, got, len(want), msgAndArgs...)
-	for i := range want {
-		require.Equal(t, want[i].Name, got[i].Name, msgAndArgs...)
-		require.True(t, json.Valid(got[i].Arguments), "arguments %s", got[i].Arguments)
-		require.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), msgAndArgs...)
-	}
-}
-
 // jsonCallsEqual reports whether the calls match (name, JSON-equal
 // arguments).
 func jsonCallsEqual(want, got []Call) bool {
@@ -266,46 +220,6 @@ func jsonUnwrap(f Format) (*jsonFormat, bool) {
 	}
 }
 
-// jsonCheckStreaming feeds every byte prefix of reply to ParsePartial and
-// checks the streaming invariants against Parse.
-func jsonCheckStreaming(t testing.TB, f Format, reply string) {
-	t.Helper()
-	final, err := f.Parse(reply)
-	require.NoError(t, err, "%s: %q", f.Name(), reply)
-	markers := jsonFamilyMarkers(f)
-	prev := Partial{}
-	for n := 0; n <= len(reply); n++ {
-		p := f.ParsePartial(reply[:n])
-		at := func() string { return f.Name() + ": prefix " + quoteJSON(reply[:n]) }
-		require.True(t, strings.HasPrefix(final.Content, p.Content), "%s: content %q is not a prefix of %q", at(), p.Content, final.Content)
-		require.True(t, strings.HasPrefix(p.Content, prev.Content), "%s: content shrank from %q to %q", at(), prev.Content, p.Content)
-		for _, m := range markers {
-			require.NotContains(t, p.Content, m, at())
-		}
-		require.LessOrEqual(t, len(p.Calls), len(final.Calls), at())
-		if len(p.Calls) > 0 {
-			require.Equal(t, final.Calls[:len(p.Calls)], p.Calls, at())
-		}
-		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), at())
-		if p.Pending != nil {
-			require.Less(t, len(p.Calls), len(final.Calls), "%s: pending call beyond the final calls", at())
-			want := final.Calls[len(p.Calls)]
-			if p.Pending.Name != "" {
-				require.Equal(t, want.Name, p.Pending.Name, at())
-			}
-			require.True(t, strings.HasPrefix(string(want.Arguments), string(p.Pending.Arguments)),
-				"%s: pending arguments %q are not a prefix of %q", at(), p.Pending.Arguments, want.Arguments)
-		}
-		prev = p
-	}
-	// The whole reply shows every call, complete or pending.
-	n := len(prev.Calls)
-	if prev.Pending != nil {
-		n++
-	}
-	require.Equal(t, len(final.Calls), n, "%s: calls of the whole reply", f.Name())
-}
-
 // jsonCheckFamily renders one and three calls (and calls after content)
 // through each case's template and checks that the format parses them
 // back, streams them, and is the first JSON family that round-trips them
@@ -329,11 +243,11 @@ func jsonCheckFamily(t *testing.T, name string, cases []jsonCase) {
 					reply = jsonStripThink(reply)
 					got, err := f.Parse(reply)
 					require.NoError(t, err, "reply %q", reply)
-					jsonRequireCalls(t, want, got.Calls, "reply %q", reply)
+					requireCalls(t, want, got.Calls, "reply %q", reply)
 					if content == "" || strings.Contains(reply, content) {
 						assert.Equal(t, content, got.Content, "reply %q", reply)
 					}
-					jsonCheckStreaming(t, f, reply)
+					checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 					if content == "" {
 						assert.Equal(t, name, jsonFirstRoundTrip(reply, want), "first JSON family to round-trip %q", reply)
 					}
@@ -379,11 +293,7 @@ var (
 // jsonByteVocab is the 256 single bytes and an EOS token.
 func jsonByteVocab(t testing.TB) *constrain.Vocab {
 	jsonByteVocabOnce.Do(func() {
-		var toks [][]byte
-		for b := 0; b < 256; b++ {
-			toks = append(toks, []byte{byte(b)})
-		}
-		toks = append(toks, []byte("<|eos|>"))
+		toks := append(byteTokens(), []byte("<|eos|>"))
 		v, err := constrain.NewVocab(toks, []int32{256})
 		if err == nil {
 			jsonByteVocabVal = v
@@ -412,19 +322,8 @@ func jsonCheckMalformed(t *testing.T, f Format, reply, content string, off int) 
 	if off < 0 {
 		off = len(reply)
 	}
-	p, err := f.Parse(reply)
-	require.Error(t, err, "%s: %q", f.Name(), reply)
-	var tce *ToolCallError
-	require.True(t, errors.As(err, &tce), "%s: %q: %T %v", f.Name(), reply, err, err)
-	assert.Equal(t, f.Name(), tce.Format)
-	assert.Equal(t, off, tce.Offset, "%s: %q: %v", f.Name(), reply, err)
-	assert.Equal(t, content, p.Content, "%s: %q", f.Name(), reply)
+	p, _ := checkMalformed(t, f, reply, content, off)
 	assert.Empty(t, p.Calls)
-	assert.NotEmpty(t, tce.Error())
-	// Streaming never fails and never panics on it.
-	for n := 0; n <= len(reply); n++ {
-		f.ParsePartial(reply[:n])
-	}
 }
 
 // jsonAt is the offset of sub in s (for expected error offsets).
@@ -471,24 +370,9 @@ var (
 
 func jsonLoadVocab(t testing.TB) *jsonVocab {
 	t.Helper()
-	if _, err := os.Stat(jsonVocabPath); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("vocabulary %s absent (shared test data not checked out)", jsonVocabPath)
-	}
+	qwen2 := qwen2Tokens(t)
 	jsonVocabOnce.Do(func() {
-		gf, err := gguf.Open(jsonVocabPath)
-		if err != nil {
-			jsonVocabErr = err
-			return
-		}
-		tok, err := tokenizer.FromGGUF(gf)
-		if err != nil {
-			jsonVocabErr = err
-			return
-		}
-		var toks [][]byte
-		for id := 0; id < tok.VocabSize(); id++ {
-			toks = append(toks, tok.TokenBytes(int32(id)))
-		}
+		toks := append([][]byte(nil), qwen2...)
 		firstMarker := len(toks)
 		for _, f := range jsonFamilies() {
 			jf, ok := jsonUnwrap(f)
@@ -531,79 +415,38 @@ func jsonLoadVocab(t testing.TB) *jsonVocab {
 // A quarter of the picks prefer the format's own call markers (prefer), so
 // that text gives way to calls.
 func jsonWalk(t testing.TB, jv *jsonVocab, g *constrain.Grammar, rng *rand.Rand, maxTokens int, pEOS float64, prefer []int32) (string, bool) {
-	m := g.NewMatcher(jv.v)
-	mask := make([]uint64, jv.v.MaskWords())
-	var out []byte
-	allowed := func(id int32) bool { return mask[id/64]&(1<<(uint(id)%64)) != 0 }
-	for step := 0; step < maxTokens; step++ {
-		if m.Done() {
-			return string(out), true
+	among := func(s *walkStep, ids []int32) int32 {
+		var cands []int32
+		for _, id := range ids {
+			if s.has(id) {
+				cands = append(cands, id)
+			}
 		}
-		m.FillMask(mask)
-		if allowed(jv.eos) && (rng.Float64() < pEOS) {
-			require.NoError(t, m.Accept(jv.eos))
-			return string(out), true
+		if len(cands) == 0 {
+			return -1
+		}
+		return cands[rng.IntN(len(cands))]
+	}
+	return walkGrammar(t, g, jv.v, maxTokens, func(s *walkStep) (int32, bool) {
+		if s.eos && rng.Float64() < pEOS {
+			return 0, true
 		}
 		var pick int32 = -1
 		if rng.IntN(4) == 0 {
-			var cands []int32
-			for _, id := range prefer {
-				if allowed(id) {
-					cands = append(cands, id)
-				}
-			}
-			if len(cands) > 0 {
-				pick = cands[rng.IntN(len(cands))]
-			}
+			pick = among(s, prefer)
 		}
 		if pick < 0 && rng.IntN(2) == 0 {
-			var cands []int32
-			for _, id := range jv.structural {
-				if allowed(id) {
-					cands = append(cands, id)
-				}
-			}
-			if len(cands) > 0 {
-				pick = cands[rng.IntN(len(cands))]
-			}
+			pick = among(s, jv.structural)
 		}
 		if pick < 0 {
-			total := 0
-			for i, w := range mask {
-				if i == int(jv.eos)/64 {
-					w &^= 1 << (uint(jv.eos) % 64)
-				}
-				total += bits.OnesCount64(w)
+			n := s.count()
+			if n == 0 {
+				return 0, true
 			}
-			if total == 0 {
-				require.True(t, allowed(jv.eos), "dead end after %q", out)
-				require.NoError(t, m.Accept(jv.eos))
-				return string(out), true
-			}
-			k := rng.IntN(total)
-			for i, w := range mask {
-				if i == int(jv.eos)/64 {
-					w &^= 1 << (uint(jv.eos) % 64)
-				}
-				if c := bits.OnesCount64(w); k >= c {
-					k -= c
-					continue
-				}
-				for ; ; k-- {
-					tz := bits.TrailingZeros64(w)
-					if k == 0 {
-						pick = int32(i*64 + tz)
-						break
-					}
-					w &^= 1 << uint(tz)
-				}
-				break
-			}
+			pick = s.nth(rng.IntN(n))
 		}
-		require.NoError(t, m.Accept(pick), "token %q after %q", jv.v.TokenBytes(pick), out)
-		out = append(out, jv.v.TokenBytes(pick)...)
-	}
-	return string(out), false
+		return pick, false
+	})
 }
 
 // jsonCheckGrammar compiles the format's grammars for the two test tools
@@ -623,12 +466,7 @@ func jsonCheckGrammar(t *testing.T, name string) {
 			}
 		}
 	}
-	schemas := map[string]*constrain.Grammar{}
-	for _, tool := range jsonGrammarTools {
-		g, err := constrain.JSONSchema(tool.Parameters)
-		require.NoError(t, err)
-		schemas[tool.Name] = g
-	}
+	schemas := toolSchemas(t, jsonGrammarTools)
 	modes := []struct {
 		name string
 		opts GrammarOptions
@@ -665,11 +503,7 @@ func jsonCheckGrammar(t *testing.T, name string) {
 					withCalls++
 				}
 				for _, c := range p.Calls {
-					sg, ok := schemas[c.Name]
-					require.True(t, ok, "unknown tool %q in %q", c.Name, text)
-					m := sg.NewMatcher(jv.v)
-					require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
-					require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+					requireValidArgs(t, schemas, jv.v, c, text)
 				}
 			}
 			require.GreaterOrEqual(t, finished, 12, "too few random walks finished")

@@ -29,7 +29,7 @@ func kimiK2() Format {
 	opens := []string{kimiSectionBegin, kimiCallBegin}
 	drops := []string{kimiEOT, kimiSectionEnd}
 	return &taggedFormat{
-		spec: taggedSpec{name: "kimi-k2", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop},
+		spec: taggedSpec{name: "kimi-k2", opens: opens, drops: drops, region: syn.region, leadDrops: taggedLeadDrop()},
 		pattern: func(opts GrammarOptions) (constrain.Pattern, error) {
 			return taggedCompose(opts, taggedGrammarParts{
 				stops: taggedAll(opens, drops, []string{kimiCallEnd, kimiArgBegin}),

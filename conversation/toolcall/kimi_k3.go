@@ -60,37 +60,10 @@ func kimiK3() Format {
 
 // kimiK3Region parses the tools element.
 func kimiK3Region(s string, at int, final bool, _ taggedTools) taggedRegion {
-	var r taggedRegion
-	pos := at + len(k3ToolsOpen)
-	for {
-		p := taggedSkipSpace(s, pos)
-		rest := s[p:]
-		switch {
-		case strings.HasPrefix(rest, k3ToolsClose):
-			r.done, r.end = true, p+len(k3ToolsClose)
-			return r
-		case strings.HasPrefix(rest, k3Open+"call "):
-			c, end, pending, err, errAt := kimiK3Call(s, p, final)
-			switch {
-			case err != nil:
-				r.err, r.errAt = err, errAt
-				return r
-			case pending != nil:
-				r.pending = pending
-				return r
-			}
-			r.calls = append(r.calls, c)
-			pos = end
-		case !final && (strings.HasPrefix(k3ToolsClose, rest) || strings.HasPrefix(k3Open+"call ", rest)):
-			return r
-		case p == len(s):
-			r.err, r.errAt = errTaggedTruncated, at
-			return r
-		default:
-			r.err, r.errAt = fmt.Errorf("expected %q or %q", k3Open+"call", k3ToolsClose), p
-			return r
-		}
+	call := func(s string, pos int, final bool, _ taggedTools) (Call, int, *Call, error, int) {
+		return kimiK3Call(s, pos, final)
 	}
+	return taggedBlockRegion(s, at, final, nil, k3ToolsOpen, k3ToolsClose, k3Open+"call ", k3Open+"call", call)
 }
 
 // kimiK3Call parses one call element from pos.
@@ -112,7 +85,7 @@ func kimiK3Call(s string, pos int, final bool) (c Call, end int, pending *Call, 
 	var keys, values []string
 	var whole string
 	for {
-		p = taggedSkipSpace(s, p)
+		p = skipSpace(s, p)
 		rest := s[p:]
 		var elem, closeTag string
 		switch {

@@ -28,9 +28,9 @@ func TestLlama3BuiltinTemplates(t *testing.T) {
 		require.Contains(t, reply, "<|python_tag|>brave_search.call(")
 		p, err := f.Parse(reply)
 		require.NoError(t, err, reply)
-		jsonRequireCalls(t, want, p.Calls)
+		requireCalls(t, want, p.Calls)
 		require.Empty(t, p.Content)
-		jsonCheckStreaming(t, f, reply)
+		checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 	}
 }
 
@@ -67,7 +67,7 @@ func TestLlama3Parse(t *testing.T) {
 		require.NoError(t, err, tc.reply)
 		require.Equal(t, tc.content, p.Content, tc.reply)
 		require.Equal(t, tc.calls, p.Calls, tc.reply)
-		jsonCheckStreaming(t, f, tc.reply)
+		checkStreaming(t, f, tc.reply, jsonFamilyMarkers(f))
 	}
 }
 

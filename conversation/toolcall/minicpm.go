@@ -13,28 +13,31 @@ import (
 // Grammars write string values in CDATA, so that no string reads as a
 // Python literal.
 
-var miniCPMTags = &otherTagSyntax{
-	callOpen: `<function name="`, nameEnd: `">`, callClose: "</function>",
-	keyOpen: `<param name="`, keyEnd: `">`, valClose: "</param>",
-	one: true, python: true, cdata: true,
+func miniCPMTags() *otherTagSyntax {
+	return &otherTagSyntax{
+		callOpen: `<function name="`, nameEnd: `">`, callClose: "</function>",
+		keyOpen: `<param name="`, keyEnd: `">`, valClose: "</param>",
+		one: true, python: true, cdata: true,
+	}
 }
 
 func miniCPMFormat() Format {
+	tags := miniCPMTags()
 	f := &blockFormat{
 		name: "minicpm5",
 		blocks: []otherBlock{
 			{open: "<think>", close: "</think>", kind: otherReasoning},
-			{open: miniCPMTags.callOpen, kind: otherCalls},
+			{open: tags.callOpen, kind: otherCalls},
 		},
 		eot:  []string{"<|im_end|>", "<|im_start|>"},
-		body: miniCPMTags.calls,
+		body: tags.calls,
 	}
 	stops := f.markers()
 	f.pattern = func(opts GrammarOptions) (constrain.Pattern, error) {
 		return otherModes(opts,
 			func() (constrain.Pattern, error) { return constrain.TextWithout(stops...), nil },
 			func() (constrain.Pattern, error) {
-				call, err := otherEachTool(f.name, opts, func(t Tool) (constrain.Pattern, error) { return miniCPMTags.pattern(t, opts) })
+				call, err := otherEachTool(f.name, opts, func(t Tool) (constrain.Pattern, error) { return tags.pattern(t, opts) })
 				return otherSeveral(call, constrain.Literal("\n"), opts.Parallel), err
 			})
 	}

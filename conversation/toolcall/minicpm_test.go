@@ -13,21 +13,16 @@ func TestMiniCPMRoundTrip(t *testing.T) {
 	f := miniCPMFormat()
 	tt := otherLoadTemplate(t, "openbmb-MiniCPM5-1B")
 	for _, part := range otherRoundTrip(t, f, tt, nil, 0) {
-		otherCheckStreaming(t, f, part, miniCPMMarkers)
+		checkStreaming(t, f, part, miniCPMMarkers)
 	}
-	part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[1])
-	require.NoError(t, err)
-	got, err := f.Parse(part)
-	require.NoError(t, err)
+	got, _ := otherCheckContentCalls(t, f, tt, "Let me check.", otherCallSets()[1], miniCPMMarkers)
 	assert.Equal(t, "Let me check.", got.Content)
-	otherAssertCalls(t, otherCallSets()[1], got.Calls, part)
-	otherCheckStreaming(t, f, part, miniCPMMarkers)
 	// Values with <, & or newlines come in CDATA.
 	reply := "<function name=\"f\"><param name=\"code\"><![CDATA[a < b && c\nd]]></param><param name=\"n\">None</param><param name=\"l\">[1, 'x', {'k': True}]</param></function><|im_end|>"
-	got, err = f.Parse(reply)
+	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"code": "a < b && c\nd", "n": null, "l": [1, "x", {"k": true}]}`, string(got.Calls[0].Arguments))
-	otherCheckStreaming(t, f, reply, miniCPMMarkers)
+	checkStreaming(t, f, reply, miniCPMMarkers)
 }
 
 func TestMiniCPMMalformed(t *testing.T) {

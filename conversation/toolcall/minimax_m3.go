@@ -103,37 +103,7 @@ func m3Resolve(root, node json.RawMessage) json.RawMessage {
 }
 
 func minimaxM3Region(s string, at int, final bool, tools taggedTools) taggedRegion {
-	var r taggedRegion
-	pos := at + len(m3BlockOpen)
-	for {
-		p := taggedSkipSpace(s, pos)
-		rest := s[p:]
-		switch {
-		case strings.HasPrefix(rest, m3BlockClose):
-			r.done, r.end = true, p+len(m3BlockClose)
-			return r
-		case strings.HasPrefix(rest, m3Invoke):
-			c, end, pending, err, errAt := minimaxM3Call(s, p, final, tools)
-			switch {
-			case err != nil:
-				r.err, r.errAt = err, errAt
-				return r
-			case pending != nil:
-				r.pending = pending
-				return r
-			}
-			r.calls = append(r.calls, c)
-			pos = end
-		case !final && (strings.HasPrefix(m3BlockClose, rest) || strings.HasPrefix(m3Invoke, rest)):
-			return r
-		case p == len(s):
-			r.err, r.errAt = errTaggedTruncated, at
-			return r
-		default:
-			r.err, r.errAt = fmt.Errorf("expected %q or %q", m3Invoke, m3BlockClose), p
-			return r
-		}
-	}
+	return taggedBlockRegion(s, at, final, tools, m3BlockOpen, m3BlockClose, m3Invoke, m3Invoke, minimaxM3Call)
 }
 
 // errM3More says the text ends inside a call (partial input).
@@ -184,7 +154,7 @@ func m3Elements(s string, pos int, closeTag string, final bool, depth int, schem
 	}
 	p := pos
 	for {
-		p = taggedSkipSpace(s, p)
+		p = skipSpace(s, p)
 		rest := s[p:]
 		switch {
 		case strings.HasPrefix(rest, closeTag):

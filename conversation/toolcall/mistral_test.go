@@ -45,7 +45,7 @@ func TestMistralParse(t *testing.T) {
 		require.NoError(t, err, tc.reply)
 		require.Equal(t, tc.content, p.Content, tc.reply)
 		require.Equal(t, tc.calls, p.Calls, tc.reply)
-		jsonCheckStreaming(t, f, tc.reply)
+		checkStreaming(t, f, tc.reply, jsonFamilyMarkers(f))
 	}
 	// mistral-v3 reads only lists: the name[ARGS] syntax is malformed for it.
 	jsonCheckMalformed(t, v3, "[TOOL_CALLS]f[ARGS]{}", "", len("[TOOL_CALLS]"))
@@ -88,8 +88,8 @@ func TestMistralThinkingTemplate(t *testing.T) {
 	require.Contains(t, reply, "[THINK]")
 	p, err := f.Parse(reply)
 	require.NoError(t, err, reply)
-	jsonRequireCalls(t, want, p.Calls)
+	requireCalls(t, want, p.Calls)
 	require.Equal(t, "The user wants the weather; call get_weather.", p.Reasoning)
 	require.Empty(t, p.Content)
-	jsonCheckStreaming(t, f, reply)
+	checkStreaming(t, f, reply, jsonFamilyMarkers(f))
 }

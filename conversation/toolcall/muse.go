@@ -22,13 +22,16 @@ const (
 	museCallsOpen, museCallsClose            = "<atem:function_calls>", "</atem:function_calls>"
 )
 
-var museTags = &otherTagSyntax{
-	callOpen: `<atem:invoke name="`, nameEnd: `">`, callClose: "</atem:invoke>",
-	keyOpen: `<atem:parameter name="`, keyEnd: `">`, valClose: "</atem:parameter>",
-	sep: "\n",
+func museTags() *otherTagSyntax {
+	return &otherTagSyntax{
+		callOpen: `<atem:invoke name="`, nameEnd: `">`, callClose: "</atem:invoke>",
+		keyOpen: `<atem:parameter name="`, keyEnd: `">`, valClose: "</atem:parameter>",
+		sep: "\n",
+	}
 }
 
 func museFormat() Format {
+	tags := museTags()
 	f := &blockFormat{
 		name: "muse",
 		blocks: []otherBlock{
@@ -40,7 +43,7 @@ func museFormat() Format {
 			{open: museEOM, kind: otherMark},
 		},
 		eot:  []string{museEOT, "<|start|>user", "<|start|>system", "<|start|>tool"},
-		body: museTags.calls,
+		body: tags.calls,
 	}
 	stops := append(f.markers(), "<|start|>", museMessage)
 	f.pattern = func(opts GrammarOptions) (constrain.Pattern, error) {
@@ -51,7 +54,7 @@ func museFormat() Format {
 			return constrain.Sequence(think, answer), nil
 		}
 		call, err := otherEachTool(f.name, opts, func(t Tool) (constrain.Pattern, error) {
-			invoke, err := museTags.pattern(t, opts)
+			invoke, err := tags.pattern(t, opts)
 			return constrain.Sequence(constrain.Literal(" to="+t.Name+museMessage+museCallsOpen+"\n"), invoke, constrain.Literal("\n"+museCallsClose)), err
 		})
 		if err != nil {

@@ -13,13 +13,13 @@ func TestMuseRoundTrip(t *testing.T) {
 	f := museFormat()
 	tt := otherLoadTemplate(t, "muse-glimmer")
 	for _, part := range otherRoundTrip(t, f, tt, nil, 0) {
-		otherCheckStreaming(t, f, part, museMarkers)
+		checkStreaming(t, f, part, museMarkers)
 	}
 	part := otherRenderAnswer(t, tt, nil, "It is sunny.", "The user greets me.")
 	got, err := f.Parse(part)
 	require.NoError(t, err)
 	assert.Equal(t, Parsed{Content: "It is sunny.", Reasoning: "The user greets me."}, got, part)
-	otherCheckStreaming(t, f, part, museMarkers)
+	checkStreaming(t, f, part, museMarkers)
 	base := tt.base
 	base.Tools = otherTools()
 	base.Messages = nil
@@ -27,8 +27,8 @@ func TestMuseRoundTrip(t *testing.T) {
 	got, err = f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "Plan.", got.Reasoning)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, museMarkers)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
+	checkStreaming(t, f, reply, museMarkers)
 }
 
 func TestMuseMalformed(t *testing.T) {

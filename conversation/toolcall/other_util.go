@@ -201,7 +201,7 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 	fi := newOtherFinder(s)
 	markers := f.markers()
 	pos := 0
-	if lead := otherSkipSpace(s, 0); len(f.heads) > 0 {
+	if lead := skipSpace(s, 0); len(f.heads) > 0 {
 		for _, h := range f.heads {
 			if strings.HasPrefix(s[lead:], h) {
 				pos = lead + len(h)
@@ -211,7 +211,7 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		}
 	}
 	if f.bareClose != "" {
-		lead := otherSkipSpace(s, pos)
+		lead := skipSpace(s, pos)
 		j, _ := f.nextOpen(fi, lead)
 		if j != lead {
 			i := fi.find(f.bareClose, pos)
@@ -233,7 +233,7 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 		if j < 0 {
 			text := s[pos:]
 			if !final {
-				text = otherHoldBack(text, markers)
+				text = holdBack(text, markers)
 			}
 			out.content.WriteString(text)
 			return out
@@ -256,7 +256,7 @@ func (f *blockFormat) scan(reply string, final bool) *otherScan {
 			}
 			body := s[start:end]
 			if !closed && !final {
-				body = otherHoldBack(body, markers)
+				body = holdBack(body, markers)
 				if strings.HasPrefix(b.skip, body) {
 					body = ""
 				}
@@ -305,7 +305,7 @@ func (f *blockFormat) closeAt(s string, i int, close string, final bool) (next i
 	if close == "" {
 		return i, true, nil
 	}
-	k := otherSkipSpace(s, i)
+	k := skipSpace(s, i)
 	switch {
 	case strings.HasPrefix(s[k:], close):
 		return k + len(close), true, nil
@@ -353,30 +353,6 @@ func (f *blockFormat) nextEOT(fi *otherFinder, pos int) int {
 	return best
 }
 
-// otherHoldBack cuts a tail of s that could be the start of one of
-// markers, so that streamed text never shows a marker's beginning.
-func otherHoldBack(s string, markers []string) string {
-	cut := len(s)
-	for _, m := range markers {
-		for k := min(len(m)-1, len(s)); k > 0; k-- {
-			if strings.HasSuffix(s, m[:k]) {
-				cut = min(cut, len(s)-k)
-				break
-			}
-		}
-	}
-	return s[:cut]
-}
-
-// otherSkipSpace returns the index of the first non-space byte at or
-// after i.
-func otherSkipSpace(s string, i int) int {
-	for i < len(s) && strings.IndexByte(space, s[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
 // otherExpect checks that s continues with lit at i; a prefix of lit at
 // the end of s is truncation.
 func otherExpect(s string, i int, lit string) (int, error) {
@@ -394,103 +370,20 @@ func otherExpect(s string, i int, lit string) (int, error) {
 // otherJSONEnd returns the end of the JSON value that starts at s[i]
 // (after space); a value cut off by the end of s is truncation.
 func otherJSONEnd(s string, i int) (int, error) {
-	i = otherSkipSpace(s, i)
-	if i >= len(s) {
-		return i, otherTruncated(i)
-	}
-	start := i
-	switch c := s[i]; {
-	case c == '{' || c == '[':
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		i = otherSkipSpace(s, i+1)
-		if i < len(s) && s[i] == closer {
-			return i + 1, nil
-		}
-		for {
-			if c == '{' {
-				i = otherSkipSpace(s, i)
-				if i >= len(s) {
-					return i, otherTruncated(i)
-				}
-				if s[i] != '"' {
-					return i, otherErrf(i, "want an object key")
-				}
-				end, err := otherJSONEnd(s, i)
-				if err != nil {
-					return end, err
-				}
-				i = otherSkipSpace(s, end)
-				if i >= len(s) {
-					return i, otherTruncated(i)
-				}
-				if s[i] != ':' {
-					return i, otherErrf(i, "want ':' after an object key")
-				}
-				i++
-			}
-			end, err := otherJSONEnd(s, i)
-			if err != nil {
-				return end, err
-			}
-			i = otherSkipSpace(s, end)
-			if i >= len(s) {
-				return i, otherTruncated(i)
-			}
-			switch s[i] {
-			case ',':
-				i++
-			case closer:
-				return i + 1, nil
-			default:
-				return i, otherErrf(i, "want ',' or %q", closer)
-			}
-		}
-	case c == '"':
-		for i++; i < len(s); i++ {
-			switch s[i] {
-			case '\\':
-				i++
-			case '"':
-				if !json.Valid([]byte(s[start : i+1])) {
-					return start, otherErrf(start, "malformed JSON string")
-				}
-				return i + 1, nil
-			}
-		}
+	end, err := scanJSON(s, skipSpace(s, i))
+	switch {
+	case err == nil:
+		return end, nil
+	case err.eof:
 		return len(s), otherTruncated(len(s))
-	case c == 't' || c == 'f' || c == 'n':
-		for _, w := range []string{"true", "false", "null"} {
-			if strings.HasPrefix(s[i:], w) {
-				return i + len(w), nil
-			}
-			if strings.HasPrefix(w, s[i:]) {
-				return len(s), otherTruncated(len(s))
-			}
-		}
-		return i, otherErrf(i, "unknown JSON literal")
-	case c == '-' || c >= '0' && c <= '9':
-		for i < len(s) && strings.IndexByte("+-0123456789.eE", s[i]) >= 0 {
-			i++
-		}
-		if i == len(s) {
-			return i, otherTruncated(i) // more digits may follow
-		}
-		if !json.Valid([]byte(s[start:i])) {
-			return start, otherErrf(start, "malformed JSON number %q", s[start:i])
-		}
-		return i, nil
-	default:
-		return i, otherErrf(i, "want a JSON value, got %q", truncate(s[i:], 20))
 	}
+	return err.tok, otherErrf(err.tok, "%s", err.msg)
 }
 
 // otherJSONObject checks that a JSON object starts at s[i] (after space)
 // and returns its end.
 func otherJSONObject(s string, i int) (int, error) {
-	i = otherSkipSpace(s, i)
+	i = skipSpace(s, i)
 	if i < len(s) && s[i] != '{' {
 		return i, otherErrf(i, "arguments are not a JSON object")
 	}
@@ -508,19 +401,19 @@ type otherField struct {
 // space). On truncation it returns the members read so far, the last one
 // possibly with end -1 (its value is being written).
 func otherJSONFields(s string, i int) (fields []otherField, end int, err error) {
-	i = otherSkipSpace(s, i)
+	i = skipSpace(s, i)
 	if i >= len(s) {
 		return nil, i, otherTruncated(i)
 	}
 	if s[i] != '{' {
 		return nil, i, otherErrf(i, "want a JSON object")
 	}
-	i = otherSkipSpace(s, i+1)
+	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == '}' {
 		return nil, i + 1, nil
 	}
 	for {
-		i = otherSkipSpace(s, i)
+		i = skipSpace(s, i)
 		if i >= len(s) {
 			return fields, i, otherTruncated(i)
 		}
@@ -533,14 +426,14 @@ func otherJSONFields(s string, i int) (fields []otherField, end int, err error) 
 		}
 		var key string
 		_ = json.Unmarshal([]byte(s[i:kend]), &key)
-		i = otherSkipSpace(s, kend)
+		i = skipSpace(s, kend)
 		if i >= len(s) {
 			return fields, i, otherTruncated(i)
 		}
 		if s[i] != ':' {
 			return fields, i, otherErrf(i, "want ':' after an object key")
 		}
-		vstart := otherSkipSpace(s, i+1)
+		vstart := skipSpace(s, i+1)
 		vend, err := otherJSONEnd(s, vstart)
 		if err != nil {
 			if errors.Is(err, errOtherTruncated) {
@@ -549,7 +442,7 @@ func otherJSONFields(s string, i int) (fields []otherField, end int, err error) 
 			return fields, vend, err
 		}
 		fields = append(fields, otherField{key: key, start: vstart, end: vend})
-		i = otherSkipSpace(s, vend)
+		i = skipSpace(s, vend)
 		if i >= len(s) {
 			return fields, i, otherTruncated(i)
 		}
@@ -577,19 +470,19 @@ func otherJSONString(s string) (string, bool) {
 // each complete element goes to elem, a cut-off one to partialElem (for
 // the pending call). It returns the end of the array.
 func otherJSONList(s string, i int, sink *otherSink, elem func(s string, at int, fields []otherField, complete bool) (Call, error)) (int, error) {
-	i = otherSkipSpace(s, i)
+	i = skipSpace(s, i)
 	if i >= len(s) {
 		return i, otherTruncated(i)
 	}
 	if s[i] != '[' {
 		return i, otherErrf(i, "want a JSON array of calls")
 	}
-	i = otherSkipSpace(s, i+1)
+	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == ']' {
 		return i + 1, nil
 	}
 	for {
-		i = otherSkipSpace(s, i)
+		i = skipSpace(s, i)
 		fields, end, err := otherJSONFields(s, i)
 		if err != nil {
 			if errors.Is(err, errOtherTruncated) {
@@ -604,7 +497,7 @@ func otherJSONList(s string, i int, sink *otherSink, elem func(s string, at int,
 			return i, err
 		}
 		sink.add(c)
-		i = otherSkipSpace(s, end)
+		i = skipSpace(s, end)
 		if i >= len(s) {
 			return i, otherTruncated(i)
 		}
@@ -681,7 +574,7 @@ type otherLit struct {
 	bareKeys bool
 }
 
-func (p *otherLit) space(i int) int { return otherSkipSpace(p.s, i) }
+func (p *otherLit) space(i int) int { return skipSpace(p.s, i) }
 
 // value writes the value at s[i] as JSON and returns its end.
 func (p *otherLit) value(b *bytes.Buffer, i int, depth int) (int, error) {
@@ -978,7 +871,7 @@ func otherWriteString(b *bytes.Buffer, s string) {
 // otherPyCall reads name(key=value, …) at s[i] (after space) with Python
 // literal values; it reports the name to sink once the '(' is read.
 func otherPyCall(s string, i int, sink *otherSink) (Call, int, error) {
-	i = otherSkipSpace(s, i)
+	i = skipSpace(s, i)
 	start := i
 	for i < len(s) && (otherIdentByte(s[i], i > start) || s[i] == '.' && i > start || s[i] == '-' && i > start) {
 		i++
@@ -994,7 +887,7 @@ func otherPyCall(s string, i int, sink *otherSink) (Call, int, error) {
 	p := &otherLit{s: s, python: true}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	i = otherSkipSpace(s, i+1)
+	i = skipSpace(s, i+1)
 	for n := 0; ; n++ {
 		if i >= len(s) {
 			return Call{}, i, otherTruncated(i)
@@ -1008,7 +901,7 @@ func otherPyCall(s string, i int, sink *otherSink) (Call, int, error) {
 			i++
 		}
 		key := s[kstart:i]
-		i = otherSkipSpace(s, i)
+		i = skipSpace(s, i)
 		if i >= len(s) {
 			return Call{}, i, otherTruncated(i)
 		}
@@ -1024,13 +917,13 @@ func otherPyCall(s string, i int, sink *otherSink) (Call, int, error) {
 		if i, err = p.value(&b, i+1, 0); err != nil {
 			return Call{}, i, err
 		}
-		i = otherSkipSpace(s, i)
+		i = skipSpace(s, i)
 		if i >= len(s) {
 			return Call{}, i, otherTruncated(i)
 		}
 		switch s[i] {
 		case ',':
-			i = otherSkipSpace(s, i+1)
+			i = skipSpace(s, i+1)
 		case ')':
 		default:
 			return Call{}, i, otherErrf(i, "call %s: want ',' or ')'", name)
@@ -1232,7 +1125,7 @@ type otherTagSyntax struct {
 // calls reads the calls at s[i].
 func (x *otherTagSyntax) calls(s string, i int, _ string, sink *otherSink) (int, error) {
 	for n := 0; ; n++ {
-		i = otherSkipSpace(s, i)
+		i = skipSpace(s, i)
 		at := i
 		if !x.one {
 			if n > 0 && !strings.HasPrefix(s[i:], x.callOpen) && !strings.HasPrefix(x.callOpen, s[i:]) {
@@ -1259,7 +1152,7 @@ func (x *otherTagSyntax) calls(s string, i int, _ string, sink *otherSink) (int,
 		var b bytes.Buffer
 		b.WriteByte('{')
 		for m := 0; ; m++ {
-			at = otherSkipSpace(s, at)
+			at = skipSpace(s, at)
 			if strings.HasPrefix(s[at:], x.callClose) {
 				at += len(x.callClose)
 				break
@@ -1281,7 +1174,7 @@ func (x *otherTagSyntax) calls(s string, i int, _ string, sink *otherSink) (int,
 			}
 			at += k + len(x.keyEnd)
 			if x.valOpen != "" {
-				if at, err = otherExpect(s, otherSkipSpace(s, at), x.valOpen); err != nil {
+				if at, err = otherExpect(s, skipSpace(s, at), x.valOpen); err != nil {
 					return at, err
 				}
 			}
@@ -1312,7 +1205,7 @@ func (x *otherTagSyntax) calls(s string, i int, _ string, sink *otherSink) (int,
 func (x *otherTagSyntax) value(s string, i int, final bool) ([]byte, int, error) {
 	// A structured value is scanned, so that strings inside it may hold
 	// anything, the closing tag included.
-	if j := otherSkipSpace(s, i); j < len(s) && strings.IndexByte(`{["'(`, s[j]) >= 0 {
+	if j := skipSpace(s, i); j < len(s) && strings.IndexByte(`{["'(`, s[j]) >= 0 {
 		var b bytes.Buffer
 		var end int
 		var err error
@@ -1323,11 +1216,11 @@ func (x *otherTagSyntax) value(s string, i int, final bool) ([]byte, int, error)
 			b.WriteString(s[j:end])
 		}
 		if err == nil {
-			if k := otherSkipSpace(s, end); strings.HasPrefix(s[k:], x.valClose) {
+			if k := skipSpace(s, end); strings.HasPrefix(s[k:], x.valClose) {
 				return b.Bytes(), k + len(x.valClose), nil
 			}
 		}
-		if !final && (errors.Is(err, errOtherTruncated) || err == nil && strings.HasPrefix(x.valClose, s[otherSkipSpace(s, end):])) {
+		if !final && (errors.Is(err, errOtherTruncated) || err == nil && strings.HasPrefix(x.valClose, s[skipSpace(s, end):])) {
 			return nil, len(s), otherTruncated(len(s))
 		}
 	}
@@ -1349,7 +1242,7 @@ func (x *otherTagSyntax) rawValue(raw string) []byte {
 	}
 	if x.python {
 		p := &otherLit{s: t + "\n", python: true} // the newline ends a trailing number or word
-		if end, err := p.value(&b, 0, 0); err == nil && otherSkipSpace(p.s, end) == len(p.s) && t != "" {
+		if end, err := p.value(&b, 0, 0); err == nil && skipSpace(p.s, end) == len(p.s) && t != "" {
 			return b.Bytes()
 		}
 		b.Reset()

@@ -3,10 +3,7 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,8 +16,6 @@ import (
 
 // Test helpers of the other families' tests.
 
-const otherTemplateDir = "../../../shared/testdata/templates"
-
 // otherTemplate is a parsed test-data template and its special tokens.
 type otherTemplate struct {
 	name string
@@ -32,46 +27,15 @@ type otherTemplate struct {
 // test data is absent.
 func otherLoadTemplate(t testing.TB, name string) otherTemplate {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(otherTemplateDir, name+".jinja")); os.IsNotExist(err) {
-		t.Skipf("template test data absent: %s", filepath.Join(otherTemplateDir, name+".jinja"))
-	}
-	tt, err := otherReadTemplate(name)
-	require.NoError(t, err)
-	return tt
+	tt := loadTemplate(t, name+".jinja")
+	return otherTemplate{name: name, tmpl: tt.template, base: tt.base()}
 }
 
 // otherTryTemplate is otherLoadTemplate for fuzz seeds: false when the
 // template cannot be read.
 func otherTryTemplate(name string) (otherTemplate, bool) {
-	tt, err := otherReadTemplate(name)
-	return tt, err == nil
-}
-
-func otherReadTemplate(name string) (otherTemplate, error) {
-	out := otherTemplate{name: name}
-	src, err := os.ReadFile(filepath.Join(otherTemplateDir, name+".jinja"))
-	if err != nil {
-		return out, err
-	}
-	raw, err := os.ReadFile(filepath.Join(otherTemplateDir, "templates.json"))
-	if err != nil {
-		return out, err
-	}
-	var all []struct {
-		Template string  `json:"template"`
-		BOS      *string `json:"bos_token"`
-		EOS      *string `json:"eos_token"`
-	}
-	if err := json.Unmarshal(raw, &all); err != nil {
-		return out, err
-	}
-	for _, e := range all {
-		if e.Template == name+".jinja" {
-			out.base.BOS, out.base.EOS = e.BOS, e.EOS
-		}
-	}
-	out.tmpl, err = template.Parse(string(src))
-	return out, err
+	tt, err := readTemplate(name + ".jinja")
+	return otherTemplate{name: name, tmpl: tt.template, base: tt.base()}, err == nil
 }
 
 // otherTools are the declared tools of the round trips, as the template
@@ -136,65 +100,11 @@ func otherRoundTrip(t *testing.T, f Format, tt otherTemplate, kwargs map[string]
 		}
 		got, err := f.Parse(part)
 		require.NoError(t, err, "%s: parse %q", tt.name, part)
-		otherAssertCalls(t, want, got.Calls, part)
+		requireCalls(t, want, got.Calls, "calls of %q", part)
 		assert.Empty(t, got.Content, "%s: content of %q", tt.name, part)
 		parts = append(parts, part)
 	}
 	return parts
-}
-
-// otherAssertCalls checks names, order and JSON-equal arguments, and that
-// the arguments are JSON objects.
-func otherAssertCalls(t testing.TB, want, got []Call, reply string) {
-	t.Helper()
-	require.Len(t, got, len(want), "calls of %q: %+v", reply, got)
-	for i := range want {
-		assert.Equal(t, want[i].Name, got[i].Name, "call %d of %q", i, reply)
-		assert.JSONEq(t, string(want[i].Arguments), string(got[i].Arguments), "call %d of %q", i, reply)
-		assert.True(t, strings.HasPrefix(strings.TrimSpace(string(got[i].Arguments)), "{"), "arguments are an object: %s", got[i].Arguments)
-	}
-}
-
-// otherCheckStreaming feeds every byte prefix of reply to ParsePartial and
-// checks the streaming invariants against the final Parse; no marker may
-// ever show in Content or Reasoning.
-func otherCheckStreaming(t *testing.T, f Format, reply string, markers []string) {
-	t.Helper()
-	final, err := f.Parse(reply)
-	require.NoError(t, err, "parse %q", reply)
-	for _, m := range markers {
-		assert.NotContains(t, final.Content, m, "final content of %q", reply)
-		assert.NotContains(t, final.Reasoning, m, "final reasoning of %q", reply)
-	}
-	var prev Partial
-	for n := 0; n <= len(reply); n++ {
-		prefix := reply[:n]
-		p := f.ParsePartial(prefix)
-		require.True(t, strings.HasPrefix(final.Content, p.Content), "content %q of prefix %q is not a prefix of %q", p.Content, prefix, final.Content)
-		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "reasoning %q of prefix %q is not a prefix of %q", p.Reasoning, prefix, final.Reasoning)
-		require.True(t, strings.HasPrefix(p.Content, prev.Content), "content shrank at %q", prefix)
-		require.True(t, strings.HasPrefix(p.Reasoning, prev.Reasoning), "reasoning shrank at %q", prefix)
-		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "calls shrank at %q", prefix)
-		require.LessOrEqual(t, len(p.Calls), len(final.Calls), "prefix %q", prefix)
-		for i, c := range p.Calls {
-			require.Equal(t, final.Calls[i].Name, c.Name, "prefix %q", prefix)
-			require.Equal(t, final.Calls[i].ID, c.ID, "prefix %q", prefix)
-			require.JSONEq(t, string(final.Calls[i].Arguments), string(c.Arguments), "prefix %q", prefix)
-		}
-		if p.Pending != nil {
-			require.Less(t, len(p.Calls), len(final.Calls), "pending call past the last one at %q", prefix)
-			want := final.Calls[len(p.Calls)]
-			if p.Pending.Name != "" {
-				require.Equal(t, want.Name, p.Pending.Name, "pending name at %q", prefix)
-			}
-			require.True(t, strings.HasPrefix(string(want.Arguments), string(p.Pending.Arguments)), "pending arguments %q at %q not a prefix of %q", p.Pending.Arguments, prefix, want.Arguments)
-		}
-		for _, m := range markers {
-			require.NotContains(t, p.Content, m, "content of prefix %q", prefix)
-			require.NotContains(t, p.Reasoning, m, "reasoning of prefix %q", prefix)
-		}
-		prev = p
-	}
 }
 
 // otherGrammarTools are the tools of the grammar walks.
@@ -210,10 +120,7 @@ func otherGrammarTools() []Tool {
 // favours (markers and closing punctuation) so that samples end.
 func otherVocab(t testing.TB, markers []string) (*constrain.Vocab, []int32) {
 	t.Helper()
-	var toks [][]byte
-	for b := 0; b < 256; b++ {
-		toks = append(toks, []byte{byte(b)})
-	}
+	toks := byteTokens()
 	var special []int32
 	for _, s := range []string{`"`, `'`, `}`, `]`, `)`, `,`, "\n", `<|"|>`, "<escape>", "]]>", "celsius", "en", "true", "True", "12", "call:"} {
 		special = append(special, int32(len(toks)))
@@ -233,46 +140,42 @@ func otherVocab(t testing.TB, markers []string) (*constrain.Vocab, []int32) {
 // false when it did not end within maxTokens.
 func otherSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, special []int32, rng *rand.Rand, maxTokens int) (string, bool) {
 	t.Helper()
-	m := g.NewMatcher(v)
-	mask := make([]uint64, v.MaskWords())
 	isSpecial := map[int32]bool{}
 	for _, id := range special {
 		isSpecial[id] = true
 	}
-	var out []byte
-	for step := 0; step < maxTokens; step++ {
-		if m.Done() {
-			return string(out), true
+	var favoured []int32
+	return walkGrammar(t, g, v, maxTokens, func(s *walkStep) (int32, bool) {
+		allowed := s.list()
+		if s.eos && (len(allowed) == 0 || rng.Float64() < 0.05) {
+			return 0, true
 		}
-		m.FillMask(mask)
-		var allowed, favoured []int32
-		eos := false
-		for id := int32(0); id < int32(v.Size()); id++ {
-			if mask[id/64]&(1<<(id%64)) == 0 {
-				continue
-			}
-			if v.IsEOS(id) {
-				eos = true
-				continue
-			}
-			allowed = append(allowed, id)
+		favoured = favoured[:0]
+		for _, id := range allowed {
 			if isSpecial[id] {
 				favoured = append(favoured, id)
 			}
-		}
-		require.True(t, eos || len(allowed) > 0, "dead end after %q", out)
-		if eos && (len(allowed) == 0 || rng.Float64() < 0.05) {
-			return string(out), true
 		}
 		pick := allowed
 		if len(favoured) > 0 && rng.Float64() < 0.5 {
 			pick = favoured
 		}
-		tok := pick[rng.IntN(len(pick))]
-		require.NoError(t, m.Accept(tok))
-		out = append(out, v.TokenBytes(tok)...)
-	}
-	return string(out), false
+		return pick[rng.IntN(len(pick))], false
+	})
+}
+
+// otherCheckContentCalls renders content before calls through tt, checks
+// that f parses the calls back with the streaming invariants (markers
+// never show), and returns the parse (for its content) and the reply.
+func otherCheckContentCalls(t testing.TB, f Format, tt otherTemplate, content string, calls []Call, markers []string) (Parsed, string) {
+	t.Helper()
+	part, err := otherRenderCalls(t, tt, nil, content, calls)
+	require.NoError(t, err)
+	got, err := f.Parse(part)
+	require.NoError(t, err)
+	requireCalls(t, calls, got.Calls, "calls of %q", part)
+	checkStreaming(t, f, part, markers)
+	return got, part
 }
 
 // otherCheckGrammar compiles f's grammars for every mode (single and
@@ -283,12 +186,7 @@ func otherCheckGrammar(t *testing.T, f Format, markers []string) {
 	t.Helper()
 	tools := otherGrammarTools()
 	v, special := otherVocab(t, markers)
-	validators := map[string]*constrain.Grammar{}
-	for _, tool := range tools {
-		g, err := constrain.JSONSchema(tool.Parameters)
-		require.NoError(t, err)
-		validators[tool.Name] = g
-	}
+	validators := toolSchemas(t, tools)
 	for _, mode := range []Mode{CallsOnly, TextOrCalls, TextOnly} {
 		for _, parallel := range []bool{false, true} {
 			opts := GrammarOptions{Mode: mode, Tools: tools, Parallel: parallel, JSON: constrain.JSONOptions{Whitespace: constrain.WhitespaceSpaced}}
@@ -317,10 +215,7 @@ func otherCheckGrammar(t *testing.T, f Format, markers []string) {
 					withCalls++
 				}
 				for _, c := range p.Calls {
-					val, ok := validators[c.Name]
-					require.True(t, ok, "unknown tool %q in %q", c.Name, reply)
-					m := val.NewMatcher(v)
-					require.True(t, m.AcceptBytes(c.Arguments) == nil && m.Accepting(), "arguments %s of %q do not validate", c.Arguments, reply)
+					requireValidArgs(t, validators, v, c, reply)
 				}
 				otherCheckStreamingQuiet(t, f, reply)
 			}
@@ -366,19 +261,6 @@ type otherMalformed struct {
 func otherCheckMalformed(t *testing.T, f Format, cases []otherMalformed) {
 	t.Helper()
 	for _, c := range cases {
-		p, err := f.Parse(c.reply)
-		var tce *ToolCallError
-		require.True(t, errors.As(err, &tce), "%q: want a *ToolCallError, got %v", c.reply, err)
-		assert.Equal(t, f.Name(), tce.Format)
-		if c.offset >= 0 {
-			assert.Equal(t, c.offset, tce.Offset, "offset for %q (%v)", c.reply, err)
-		}
-		assert.True(t, tce.Offset >= 0 && tce.Offset <= len(c.reply), "offset %d in range for %q", tce.Offset, c.reply)
-		assert.Equal(t, c.content, p.Content, "content before the call in %q", c.reply)
-		assert.NotEmpty(t, tce.Error())
-		// Streaming never panics on it either.
-		for n := 0; n <= len(c.reply); n++ {
-			f.ParsePartial(c.reply[:n])
-		}
+		checkMalformed(t, f, c.reply, c.content, c.offset)
 	}
 }

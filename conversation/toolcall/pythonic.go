@@ -53,7 +53,7 @@ func pythonicFormat(name, open, close string, eot []string, lead, sep, tail stri
 // otherPyCalls reads Python calls at s[i]: [a(…), b(…)], or one call per
 // line up to stop.
 func otherPyCalls(s string, i int, stop string, sink *otherSink) (int, error) {
-	i = otherSkipSpace(s, i)
+	i = skipSpace(s, i)
 	if i >= len(s) {
 		return i, otherTruncated(i)
 	}
@@ -67,7 +67,7 @@ func otherPyCalls(s string, i int, stop string, sink *otherSink) (int, error) {
 			return end, err
 		}
 		sink.add(c)
-		i = otherSkipSpace(s, end)
+		i = skipSpace(s, end)
 		if i >= len(s) {
 			if bracket {
 				return i, otherTruncated(i)

@@ -15,16 +15,11 @@ func TestLFM2RoundTrip(t *testing.T) {
 	f := lfm2Format()
 	parts := otherRoundTrip(t, f, tt, nil, 0)
 	for _, part := range parts {
-		otherCheckStreaming(t, f, part, lfm2Markers)
+		checkStreaming(t, f, part, lfm2Markers)
 	}
 	// Text before the calls, and reasoning the thinking wrapper reads.
-	part, err := otherRenderCalls(t, tt, nil, "Let me check.", otherCallSets()[0])
-	require.NoError(t, err)
-	got, err := f.Parse(part)
-	require.NoError(t, err)
+	got, _ := otherCheckContentCalls(t, f, tt, "Let me check.", otherCallSets()[0], lfm2Markers)
 	assert.Equal(t, "Let me check.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-	otherCheckStreaming(t, f, part, lfm2Markers)
 }
 
 // LFM2-8B-A1B and LFM2.5-Instruct do not render tool_calls: the model's
@@ -40,8 +35,8 @@ func TestLFM2CallsInContent(t *testing.T) {
 		part = otherRenderAnswer(t, tt, nil, written, "")
 		got, err := f.Parse(part)
 		require.NoError(t, err)
-		otherAssertCalls(t, otherCallSets()[0], got.Calls, part)
-		otherCheckStreaming(t, f, part, lfm2Markers)
+		requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", part)
+		checkStreaming(t, f, part, lfm2Markers)
 	}
 }
 
@@ -90,8 +85,8 @@ func TestGemma3Parse(t *testing.T) {
 	got, err := f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "I'll look it up.", got.Content)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
+	checkStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
 
 	three := otherCallSets()[1]
 	for _, reply := range []string{
@@ -100,8 +95,8 @@ func TestGemma3Parse(t *testing.T) {
 	} {
 		got, err := f.Parse(reply)
 		require.NoError(t, err, reply)
-		otherAssertCalls(t, three, got.Calls, reply)
-		otherCheckStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
+		requireCalls(t, three, got.Calls, "calls of %q", reply)
+		checkStreaming(t, f, reply, []string{"```tool_code", "<end_of_turn>"})
 	}
 }
 

@@ -14,17 +14,19 @@ import "github.com/litert-go/litert-go/constrain"
 //	</parameter>
 //	</function>
 //	</tool_call>
-var qwen3CoderXML = taggedXMLSyntax{
-	callOpen: "<tool_call>\n<function=", nameStops: ">", afterName: ">\n",
-	paramOpen: "<parameter=", keyStops: ">", afterKey: ">",
-	valueClose: "</parameter>", afterValue: "\n", valueNewlines: true,
-	callClose: "</function>\n</tool_call>",
-	sep:       "\n",
+func qwen3CoderXML() *taggedXMLSyntax {
+	return &taggedXMLSyntax{
+		callOpen: "<tool_call>\n<function=", nameStops: ">", afterName: ">\n",
+		paramOpen: "<parameter=", keyStops: ">", afterKey: ">",
+		valueClose: "</parameter>", afterValue: "\n", valueNewlines: true,
+		callClose: "</function>\n</tool_call>",
+		sep:       "\n",
+	}
 }
 
-// qwen3Coder is Qwen3-Coder's format; see qwen3CoderXML.
+// qwen3Coder is Qwen3-Coder's format; see qwen3CoderXML().
 func qwen3Coder() Format {
-	return taggedXMLFormat("qwen3-coder", &qwen3CoderXML, []string{"<tool_call>"}, []string{"<|im_end|>", "<|endoftext|>"}, nil)
+	return taggedXMLFormat("qwen3-coder", qwen3CoderXML(), []string{"<tool_call>"}, []string{"<|im_end|>", "<|endoftext|>"}, nil)
 }
 
 // taggedXMLFormat declares a family of XML-style parameters.
@@ -34,7 +36,7 @@ func taggedXMLFormat(name string, x *taggedXMLSyntax, opens, drops []string, rea
 		stops = append(stops, reasoning.open, reasoning.close)
 	}
 	return &taggedTypedFormat{taggedFormat{
-		spec: taggedSpec{name: name, opens: opens, drops: drops, region: x.region, reasoning: reasoning, leadDrops: taggedLeadDrop},
+		spec: taggedSpec{name: name, opens: opens, drops: drops, region: x.region, reasoning: reasoning, leadDrops: taggedLeadDrop()},
 		pattern: func(opts GrammarOptions) (constrain.Pattern, error) {
 			return x.pattern(opts, stops)
 		},

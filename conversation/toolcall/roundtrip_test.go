@@ -15,34 +15,20 @@ import (
 	"github.com/litert-go/litert-go/template"
 )
 
-const templatesDir = "../../../shared/testdata/templates"
-
-// testTemplate is one chat template of the test data with its tokens.
-type testTemplate struct {
-	Name     string  `json:"template"`
-	BOS      *string `json:"bos_token"`
-	EOS      *string `json:"eos_token"`
-	Parses   bool    `json:"parses"`
-	Family   string  `json:"family"`
-	template *template.Template
-}
-
 // loadTemplates parses every template of the test data.
 func loadTemplates(t testing.TB) []testTemplate {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(templatesDir, "templates.json"))
+	list, err := readTemplateList()
 	if os.IsNotExist(err) {
-		t.Skipf("chat templates absent: %s", templatesDir)
+		t.Skipf("chat templates absent: %s", testTemplateDir)
 	}
 	require.NoError(t, err)
-	var list []testTemplate
-	require.NoError(t, json.Unmarshal(data, &list))
 	var out []testTemplate
 	for _, tt := range list {
 		if !tt.Parses {
 			continue
 		}
-		src, err := os.ReadFile(filepath.Join(templatesDir, tt.Name))
+		src, err := os.ReadFile(filepath.Join(testTemplateDir, tt.Name))
 		require.NoError(t, err)
 		tt.template, err = template.Parse(string(src))
 		require.NoError(t, err, tt.Name)

@@ -10,16 +10,18 @@ package toolcall
 //	<parameter=key>value</parameter>
 //	</function>
 //	</seed:tool_call>
-var seedOSSXML = taggedXMLSyntax{
-	callOpen: "<seed:tool_call>\n<function=", nameStops: ">", afterName: ">\n",
-	paramOpen: "<parameter=", keyStops: ">", afterKey: ">",
-	valueClose: "</parameter>", afterValue: "\n",
-	callClose: "</function>\n</seed:tool_call>",
-	sep:       "\n",
+func seedOSSXML() *taggedXMLSyntax {
+	return &taggedXMLSyntax{
+		callOpen: "<seed:tool_call>\n<function=", nameStops: ">", afterName: ">\n",
+		paramOpen: "<parameter=", keyStops: ">", afterKey: ">",
+		valueClose: "</parameter>", afterValue: "\n",
+		callClose: "</function>\n</seed:tool_call>",
+		sep:       "\n",
+	}
 }
 
 // seedOSS is Seed-OSS's format. Its reasoning block <seed:think>…
 // </seed:think> is the thinking wrapper's (Detect reads its markers).
 func seedOSS() Format {
-	return taggedXMLFormat("seed-oss", &seedOSSXML, []string{"<seed:tool_call>"}, []string{"<seed:eos>"}, nil)
+	return taggedXMLFormat("seed-oss", seedOSSXML(), []string{"<seed:tool_call>"}, []string{"<seed:eos>"}, nil)
 }

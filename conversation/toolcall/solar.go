@@ -66,7 +66,7 @@ func solarFormat() Format {
 // solarCalls reads <|tool_call:begin|>id<|tool_call:name|>name<|tool_call:args|>{…}<|tool_call:end|>…
 func solarCalls(s string, i int, _ string, sink *otherSink) (int, error) {
 	for n := 0; ; n++ {
-		i = otherSkipSpace(s, i)
+		i = skipSpace(s, i)
 		if n > 0 && !strings.HasPrefix(s[i:], solarCallBegin) && !strings.HasPrefix(solarCallBegin, s[i:]) {
 			return i, nil
 		}
@@ -96,9 +96,9 @@ func solarCalls(s string, i int, _ string, sink *otherSink) (int, error) {
 			}
 			return end, err
 		}
-		c := Call{ID: id, Name: name, Arguments: json.RawMessage(s[otherSkipSpace(s, at):end])}
+		c := Call{ID: id, Name: name, Arguments: json.RawMessage(s[skipSpace(s, at):end])}
 		sink.pending = &c
-		if i, err = otherExpect(s, otherSkipSpace(s, end), solarCallEnd); err != nil {
+		if i, err = otherExpect(s, skipSpace(s, end), solarCallEnd); err != nil {
 			return i, err
 		}
 		sink.add(c)

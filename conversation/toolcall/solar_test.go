@@ -14,7 +14,7 @@ func TestSolarRoundTrip(t *testing.T) {
 	tt := otherLoadTemplate(t, "upstage-Solar-Open-100B")
 	for _, kwargs := range []map[string]any{nil, {"reasoning_effort": "low"}} {
 		for _, part := range otherRoundTrip(t, f, tt, kwargs, 0) {
-			otherCheckStreaming(t, f, part, solarMarkers)
+			checkStreaming(t, f, part, solarMarkers)
 			got, err := f.Parse(part)
 			require.NoError(t, err)
 			assert.Equal(t, "call00001", got.Calls[0].ID)
@@ -28,8 +28,8 @@ func TestSolarRoundTrip(t *testing.T) {
 	got, err = f.Parse(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "The user asks.", got.Reasoning)
-	otherAssertCalls(t, otherCallSets()[0], got.Calls, reply)
-	otherCheckStreaming(t, f, reply, solarMarkers)
+	requireCalls(t, otherCallSets()[0], got.Calls, "calls of %q", reply)
+	checkStreaming(t, f, reply, solarMarkers)
 }
 
 func TestSolarMalformed(t *testing.T) {

@@ -2,29 +2,13 @@ package toolcall
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/tokenizer"
 )
-
-// loadTokenizer reads a real vocabulary of the test data.
-func loadTokenizer(t *testing.T, name string) *tokenizer.Tokenizer {
-	t.Helper()
-	path := filepath.Join("../../../shared/testdata/vocab", name)
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Skipf("vocabulary absent: %s (%v)", path, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	tok, err := tokenizer.FromGGUF(f)
-	require.NoError(t, err)
-	return tok
-}
 
 // checkPending asserts that a pending call is the start of the final call
 // at its index: the same name, arguments a prefix of the final ones.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,8 +62,8 @@ type taggedSpec struct {
 	leadDrops []string
 }
 
-// taggedLeadDrop is the lead drop of most tagged families.
-var taggedLeadDrop = []string{"</think>"}
+// taggedLeadDrop returns the lead drop of most tagged families.
+func taggedLeadDrop() []string { return []string{"</think>"} }
 
 // dropLead removes a lead drop from the start of s and returns the offset
 // of the rest. more says s may still grow into one (partial input).
@@ -163,7 +162,7 @@ func (sp *taggedSpec) partial(reply string, tools taggedTools) Partial {
 		if rest == "" && len(r) > 0 {
 			// Still inside the block: hold back what may become the
 			// close marker, and trailing space the final trim drops.
-			out.Reasoning = strings.TrimSpace(taggedWholeRunes(taggedHoldBack(strings.TrimLeft(r, " \t\r\n"), []string{sp.reasoning.close})))
+			out.Reasoning = strings.TrimSpace(taggedWholeRunes(holdBack(strings.TrimLeft(r, " \t\r\n"), []string{sp.reasoning.close})))
 		}
 		text = rest
 	}
@@ -233,7 +232,7 @@ func (sp *taggedSpec) scan(s string, final bool, tools taggedTools) (string, []C
 		if at < 0 {
 			rest := s[pos:]
 			if !final {
-				rest = taggedHoldBack(rest, sp.opens, sp.drops)
+				rest = holdBack(rest, sp.opens, sp.drops)
 			}
 			content.WriteString(rest)
 			return content.String(), calls, nil, nil
@@ -314,23 +313,6 @@ func (f *taggedFinder) find(pos int) (int, string, bool) {
 	return best, marker, open
 }
 
-// taggedHoldBack cuts the longest tail of s that is a proper prefix of one
-// of the markers: text that may still turn into a marker.
-func taggedHoldBack(s string, groups ...[]string) string {
-	cut := len(s)
-	for _, g := range groups {
-		for _, m := range g {
-			for n := min(len(m)-1, len(s)); n > 0; n-- {
-				if strings.HasSuffix(s, m[:n]) {
-					cut = min(cut, len(s)-n)
-					break
-				}
-			}
-		}
-	}
-	return s[:cut]
-}
-
 // Matching with flexible whitespace.
 
 // taggedMatch is the outcome of matching a literal.
@@ -351,7 +333,7 @@ func taggedFlex(s string, pos int, lit string, final bool) (int, taggedMatch) {
 	i := pos
 	for j := 0; j < len(lit); j++ {
 		if lit[j] == '\n' {
-			for i < len(s) && taggedSpace(s[i]) {
+			for i < len(s) && isSpace(s[i]) {
 				i++
 			}
 			if i == len(s) && !final {
@@ -373,17 +355,6 @@ func taggedFlex(s string, pos int, lit string, final bool) (int, taggedMatch) {
 	return i, taggedYes
 }
 
-func taggedSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// taggedSkipSpace returns the offset of the first non-space byte at or
-// after pos.
-func taggedSkipSpace(s string, pos int) int {
-	for pos < len(s) && taggedSpace(s[pos]) {
-		pos++
-	}
-	return pos
-}
-
 var (
 	errTaggedTruncated = errors.New("the call is not complete")
 	errTaggedNoName    = errors.New("the call names no function")
@@ -395,12 +366,11 @@ func taggedExpected(what string) error { return fmt.Errorf("expected %q", what) 
 // that a marker inside a JSON string does not end it. more says the text
 // ends inside the value; end is -1 when it is not JSON.
 func taggedJSONEnd(s string, pos int) (end int, more bool) {
-	dec := json.NewDecoder(strings.NewReader(s[pos:]))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return -1, errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+	end, err := scanJSON(s, skipSpace(s, pos))
+	if err != nil {
+		return -1, err.eof
 	}
-	return pos + int(dec.InputOffset()), false
+	return end, false
 }
 
 // Argument values.
@@ -531,7 +501,7 @@ type taggedPy struct {
 const taggedMaxDepth = 200
 
 func (p *taggedPy) space() {
-	for p.i < len(p.s) && taggedSpace(p.s[p.i]) {
+	for p.i < len(p.s) && isSpace(p.s[p.i]) {
 		p.i++
 	}
 }
@@ -964,7 +934,7 @@ func (x *taggedJSONSyntax) region(s string, at int, final bool, _ taggedTools) t
 		pos += len(x.sectionBegin)
 	}
 	for {
-		p := taggedSkipSpace(s, pos)
+		p := skipSpace(s, pos)
 		switch {
 		case strings.HasPrefix(s[p:], x.callBegin):
 			c, end, pending, err, errAt := x.call(s, p+len(x.callBegin), final)
@@ -1017,7 +987,7 @@ func (x *taggedJSONSyntax) call(s string, pos int, final bool) (c Call, end int,
 		}
 		return c, 0, &Call{Name: name, ID: id, Arguments: json.RawMessage(strings.TrimRight(text, " \t\r\n"))}, nil, 0
 	}
-	p := taggedSkipSpace(s, args)
+	p := skipSpace(s, args)
 	if p == len(s) {
 		return more("")
 	}
@@ -1032,9 +1002,9 @@ func (x *taggedJSONSyntax) call(s string, pos int, final bool) (c Call, end int,
 		return c, 0, nil, fmt.Errorf("arguments are not valid JSON: %q", truncate(s[p:], 80)), p
 	}
 	text := s[p:e]
-	q := taggedSkipSpace(s, e)
+	q := skipSpace(s, e)
 	if x.fence && strings.HasPrefix(s[q:], "```") {
-		q = taggedSkipSpace(s, q+3)
+		q = skipSpace(s, q+3)
 	}
 	switch {
 	case strings.HasPrefix(s[q:], x.callEnd):
@@ -1268,7 +1238,7 @@ func (x *taggedXMLSyntax) region(s string, at int, final bool, tools taggedTools
 		return r
 	}
 	for {
-		p := taggedSkipSpace(s, pos)
+		p := skipSpace(s, pos)
 		_, mOpen := taggedFlex(s, p, x.callOpen, final)
 		end, mClose := taggedFlex(s, p, x.blockClose, final)
 		switch {
@@ -1337,7 +1307,7 @@ func (x *taggedXMLSyntax) call(s string, pos int, final bool, tools taggedTools)
 	}
 	var keys, values []string
 	for {
-		p = taggedSkipSpace(s, p)
+		p = skipSpace(s, p)
 		q, m := taggedFlex(s, p, x.paramOpen, final)
 		if m == taggedYes {
 			key, val, next, m, err := x.param(s, q, final, name, tools)
@@ -1423,7 +1393,7 @@ func (x *taggedXMLSyntax) param(s string, pos int, final bool, tool string, tool
 // text ends first (final input).
 func taggedValueText(s string, p int, closeMarker string, final, rawString bool) (string, int, taggedMatch) {
 	i := strings.Index(s[p:], closeMarker)
-	if q := taggedSkipSpace(s, p); !rawString && q < len(s) && (s[q] == '{' || s[q] == '[') &&
+	if q := skipSpace(s, p); !rawString && q < len(s) && (s[q] == '{' || s[q] == '[') &&
 		(i < 0 || !json.Valid([]byte(s[q:p+i]))) {
 		// Read the JSON through markers in its strings, but no further
 		// than a window past the first marker: a reply full of values
@@ -1438,7 +1408,7 @@ func taggedValueText(s string, p int, closeMarker string, final, rawString bool)
 			return "", 0, taggedMore
 		}
 		if e >= 0 {
-			if r := taggedSkipSpace(s, e); strings.HasPrefix(s[r:], closeMarker) {
+			if r := skipSpace(s, e); strings.HasPrefix(s[r:], closeMarker) {
 				return s[p:r], r + len(closeMarker), taggedYes
 			} else if !final && strings.HasPrefix(closeMarker, s[r:]) {
 				return "", 0, taggedMore
@@ -1506,4 +1476,44 @@ func (x *taggedXMLSyntax) pattern(opts GrammarOptions, stops []string) (constrai
 			return constrain.Sequence(x.lit(x.lead+x.blockOpen), calls, x.lit(x.blockClose))
 		},
 	})
+}
+
+// taggedCallFunc parses one call at pos; see taggedXMLSyntax.call.
+type taggedCallFunc func(s string, pos int, final bool, tools taggedTools) (c Call, end int, pending *Call, err error, errAt int)
+
+// taggedBlockRegion parses a block of calls from at (on open) to close:
+// calls that start with callOpen, read by call, between spaces. want
+// names the call's start in errors.
+func taggedBlockRegion(s string, at int, final bool, tools taggedTools, open, close, callOpen, want string, call taggedCallFunc) taggedRegion {
+	var r taggedRegion
+	pos := at + len(open)
+	for {
+		p := skipSpace(s, pos)
+		rest := s[p:]
+		switch {
+		case strings.HasPrefix(rest, close):
+			r.done, r.end = true, p+len(close)
+			return r
+		case strings.HasPrefix(rest, callOpen):
+			c, end, pending, err, errAt := call(s, p, final, tools)
+			switch {
+			case err != nil:
+				r.err, r.errAt = err, errAt
+				return r
+			case pending != nil:
+				r.pending = pending
+				return r
+			}
+			r.calls = append(r.calls, c)
+			pos = end
+		case !final && (strings.HasPrefix(close, rest) || strings.HasPrefix(callOpen, rest)):
+			return r
+		case p == len(s):
+			r.err, r.errAt = errTaggedTruncated, at
+			return r
+		default:
+			r.err, r.errAt = fmt.Errorf("expected %q or %q", want, close), p
+			return r
+		}
+	}
 }

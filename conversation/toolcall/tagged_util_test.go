@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math/bits"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,48 +13,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/constrain"
-	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/template"
-	"github.com/litert-go/litert-go/tokenizer"
 )
-
-// taggedTemplateDir is where the real chat templates live (read-only).
-const taggedTemplateDir = "../../../shared/testdata/templates"
-
-// taggedTemplateInfo is one entry of templates.json.
-type taggedTemplateInfo struct {
-	Template string  `json:"template"`
-	BOS      *string `json:"bos_token"`
-	EOS      *string `json:"eos_token"`
-}
 
 // taggedTemplate reads a template and its special tokens, or skips.
 func taggedTemplate(t testing.TB, name string) (*template.Template, string, string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(taggedTemplateDir, name))
-	if err != nil {
-		t.Skipf("template %s not available (%v): the shared test data is missing", name, err)
-	}
-	raw, err := os.ReadFile(filepath.Join(taggedTemplateDir, "templates.json"))
-	if err != nil {
-		t.Skipf("templates.json not available (%v)", err)
-	}
-	var infos []taggedTemplateInfo
-	require.NoError(t, json.Unmarshal(raw, &infos))
+	tt := loadTemplate(t, name)
 	bos, eos := "", ""
-	for _, in := range infos {
-		if in.Template == name {
-			if in.BOS != nil {
-				bos = *in.BOS
-			}
-			if in.EOS != nil {
-				eos = *in.EOS
-			}
-		}
+	if tt.BOS != nil {
+		bos = *tt.BOS
 	}
-	tmpl, err := template.Parse(string(src))
-	require.NoError(t, err, name)
-	return tmpl, bos, eos
+	if tt.EOS != nil {
+		eos = *tt.EOS
+	}
+	return tt.template, bos, eos
 }
 
 // taggedTools are the tools of the round-trip histories.
@@ -242,42 +212,16 @@ func taggedRoundTrip(t *testing.T, f Format, c taggedCase) []string {
 	return replies
 }
 
-// taggedCheckStreaming feeds every byte prefix of reply to ParsePartial
-// and checks the streaming invariants against the final Parse.
+// taggedCheckStreaming is checkStreaming with the tagged families'
+// markers; their whole reply also shows the final content and every call
+// complete.
 func taggedCheckStreaming(t testing.TB, f Format, reply string) {
 	t.Helper()
+	p := checkStreaming(t, f, reply, taggedFormatMarkers(f))
 	final, err := f.Parse(reply)
 	require.NoError(t, err)
-	markers := taggedFormatMarkers(f)
-	var prev Partial
-	for i := 0; i <= len(reply); i++ {
-		p := f.ParsePartial(reply[:i])
-		require.True(t, strings.HasPrefix(final.Content, p.Content), "prefix %d %q: content %q not a prefix of %q", i, reply[:i], p.Content, final.Content)
-		require.True(t, strings.HasPrefix(final.Reasoning, p.Reasoning), "prefix %d %q: reasoning %q not a prefix of %q", i, reply[:i], p.Reasoning, final.Reasoning)
-		require.True(t, strings.HasPrefix(p.Content, prev.Content), "prefix %d: content shrank from %q to %q", i, prev.Content, p.Content)
-		require.True(t, strings.HasPrefix(p.Reasoning, prev.Reasoning), "prefix %d: reasoning shrank", i)
-		for _, m := range markers {
-			require.NotContains(t, p.Content, m, "prefix %d", i)
-		}
-		require.True(t, utf8.ValidString(p.Content), "prefix %d: content %q", i, p.Content)
-		require.LessOrEqual(t, len(p.Calls), len(final.Calls), "prefix %d", i)
-		require.GreaterOrEqual(t, len(p.Calls), len(prev.Calls), "prefix %d", i)
-		for k, c := range p.Calls {
-			require.Equal(t, final.Calls[k], c, "prefix %d call %d", i, k)
-		}
-		if p.Pending != nil {
-			k := len(p.Calls)
-			require.Less(t, k, len(final.Calls), "prefix %d %q: pending call beyond the final calls", i, reply[:i])
-			if p.Pending.Name != "" {
-				require.Equal(t, final.Calls[k].Name, p.Pending.Name, "prefix %d", i)
-			}
-			require.True(t, strings.HasPrefix(string(final.Calls[k].Arguments), string(p.Pending.Arguments)),
-				"prefix %d %q: pending arguments %q not a prefix of %q", i, reply[:i], p.Pending.Arguments, final.Calls[k].Arguments)
-		}
-		prev = p
-	}
-	require.Equal(t, final.Content, prev.Content)
-	require.Equal(t, final.Calls, prev.Calls)
+	require.Equal(t, final.Content, p.Content)
+	require.Equal(t, final.Calls, p.Calls)
 }
 
 // taggedGrammarTools are taggedTestTools as Tools: a required string, an
@@ -319,41 +263,9 @@ var (
 // families' markers, and which tokens help close what is open.
 func taggedVocab(t testing.TB) (*constrain.Vocab, []int8) {
 	t.Helper()
-	const path = "../../../shared/testdata/vocab/ggml-vocab-qwen2.gguf"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("vocabulary %s not available (%v): the shared test data is missing", path, err)
-	}
+	qwen2 := qwen2Tokens(t)
 	taggedVocabOnce.Do(func() {
-		f, err := gguf.Open(path)
-		if err != nil {
-			taggedVocabErr = err
-			return
-		}
-		defer f.Close()
-		tok, err := tokenizer.FromGGUF(f)
-		if err != nil {
-			taggedVocabErr = err
-			return
-		}
-		var toks [][]byte
-		for id := 0; id < tok.VocabSize(); id++ {
-			toks = append(toks, tok.TokenBytes(int32(id)))
-		}
-		for _, m := range taggedMarkerTokens {
-			toks = append(toks, []byte(m))
-		}
-		eos := int32(len(toks))
-		toks = append(toks, []byte("<|endoftext|>"))
-		taggedVocabVal, taggedVocabErr = constrain.NewVocab(toks, []int32{eos})
-		taggedCloser = make([]int8, len(toks))
-		for i, b := range toks {
-			switch {
-			case i >= tok.VocabSize():
-				taggedCloser[i] = 2
-			case bytes.ContainsAny(b, "\"}]>\n"):
-				taggedCloser[i] = 1
-			}
-		}
+		taggedVocabVal, taggedCloser, taggedVocabErr = taggedMarkerVocab(qwen2)
 	})
 	require.NoError(t, taggedVocabErr)
 	return taggedVocabVal, taggedCloser
@@ -362,27 +274,31 @@ func taggedVocab(t testing.TB) (*constrain.Vocab, []int8) {
 // taggedByteVocab is all 256 single bytes plus the families' markers.
 func taggedByteVocab(t testing.TB) (*constrain.Vocab, []int8) {
 	t.Helper()
-	var toks [][]byte
-	for b := 0; b < 256; b++ {
-		toks = append(toks, []byte{byte(b)})
-	}
+	v, closer, err := taggedMarkerVocab(byteTokens())
+	require.NoError(t, err)
+	return v, closer
+}
+
+// taggedMarkerVocab is base plus the families' markers and an EOS token,
+// and which tokens help close what is open.
+func taggedMarkerVocab(base [][]byte) (*constrain.Vocab, []int8, error) {
+	toks := append([][]byte(nil), base...)
 	for _, m := range taggedMarkerTokens {
 		toks = append(toks, []byte(m))
 	}
 	eos := int32(len(toks))
 	toks = append(toks, []byte("<|endoftext|>"))
 	v, err := constrain.NewVocab(toks, []int32{eos})
-	require.NoError(t, err)
 	closer := make([]int8, len(toks))
 	for i, b := range toks {
 		switch {
-		case i >= 256:
+		case i >= len(base):
 			closer[i] = 2
 		case bytes.ContainsAny(b, "\"}]>\n"):
 			closer[i] = 1
 		}
 	}
-	return v, closer
+	return v, closer, err
 }
 
 // taggedSample walks the grammar with random allowed tokens (often among
@@ -390,52 +306,32 @@ func taggedByteVocab(t testing.TB) (*constrain.Vocab, []int8) {
 // is done. ok is false when it ran out of tokens first.
 func taggedSample(t testing.TB, g *constrain.Grammar, v *constrain.Vocab, closer []int8, rng *rand.Rand, maxTokens int) (string, bool) {
 	t.Helper()
-	m := g.NewMatcher(v)
-	mask := make([]uint64, v.MaskWords())
-	var out []byte
-	var allowed, closing, markers []int32
-	for step := 0; step < maxTokens; step++ {
-		if m.Done() {
-			return string(out), true
+	var closing, markers []int32
+	return walkGrammar(t, g, v, maxTokens, func(s *walkStep) (int32, bool) {
+		allowed := s.list()
+		if s.eos && (len(allowed) == 0 || rng.Float64() < 0.2) {
+			return 0, true
 		}
-		m.FillMask(mask)
-		allowed, closing, markers = allowed[:0], closing[:0], markers[:0]
-		eos := false
-		for w, word := range mask {
-			for word != 0 {
-				i := int32(w*64 + bits.TrailingZeros64(word))
-				word &= word - 1
-				if v.IsEOS(i) {
-					eos = true
-					continue
-				}
-				allowed = append(allowed, i)
-				switch closer[i] {
-				case 1:
-					closing = append(closing, i)
-				case 2:
-					markers = append(markers, i)
-				}
+		closing, markers = closing[:0], markers[:0]
+		for _, id := range allowed {
+			switch closer[id] {
+			case 1:
+				closing = append(closing, id)
+			case 2:
+				markers = append(markers, id)
 			}
-		}
-		require.True(t, eos || len(allowed) > 0, "dead end after %q", out)
-		if eos && (len(allowed) == 0 || rng.Float64() < 0.2) {
-			return string(out), true
 		}
 		pick := allowed
 		// The longer the walk, the more often a marker: the way out of raw
 		// text values and free text.
 		switch r := rng.Float64(); {
-		case len(markers) > 0 && r < min(0.9, 0.3+float64(step)/1000):
+		case len(markers) > 0 && r < min(0.9, 0.3+float64(s.step)/1000):
 			pick = markers
 		case len(closing) > 0 && r < 0.6:
 			pick = closing
 		}
-		tok := pick[rng.IntN(len(pick))]
-		require.NoError(t, m.Accept(tok))
-		out = append(out, v.TokenBytes(tok)...)
-	}
-	return string(out), false
+		return pick[rng.IntN(len(pick))], false
+	})
 }
 
 // taggedGrammarWalk compiles the format's grammars for the test tools in
@@ -454,12 +350,7 @@ func taggedGrammarWalk(t *testing.T, f Format) {
 }
 
 func taggedWalkModes(t *testing.T, f Format, v *constrain.Vocab, closer []int8, modes []Mode, parallels []bool, seeds uint64) {
-	schemas := map[string]*constrain.Grammar{}
-	for _, tool := range taggedGrammarTools {
-		g, err := constrain.JSONSchema(tool.Parameters)
-		require.NoError(t, err)
-		schemas[tool.Name] = g
-	}
+	schemas := toolSchemas(t, taggedGrammarTools)
 	for _, mode := range modes {
 		for _, parallel := range parallels {
 			opts := GrammarOptions{Mode: mode, Tools: taggedGrammarTools, Parallel: parallel}
@@ -489,11 +380,7 @@ func taggedWalkModes(t *testing.T, f Format, v *constrain.Vocab, closer []int8, 
 					require.LessOrEqual(t, len(got.Calls), 1, "sample %q", text)
 				}
 				for _, c := range got.Calls {
-					g, ok := schemas[c.Name]
-					require.True(t, ok, "unknown tool %q in %q", c.Name, text)
-					m := g.NewMatcher(v)
-					require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
-					require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
+					requireValidArgs(t, schemas, v, c, text)
 					calls++
 				}
 			}
@@ -517,16 +404,11 @@ type taggedBad struct {
 func taggedCheckMalformed(t *testing.T, f Format, cases []taggedBad) {
 	t.Helper()
 	for _, c := range cases {
-		got, err := f.Parse(c.reply)
-		var tce *ToolCallError
-		require.ErrorAs(t, err, &tce, "reply %q", c.reply)
-		require.Equal(t, f.Name(), tce.Format)
 		want := strings.Index(c.reply, c.at)
 		require.GreaterOrEqual(t, want, 0, "anchor %q", c.at)
-		require.Equal(t, want, tce.Offset, "reply %q: error %v", c.reply, err)
+		_, tce := checkMalformed(t, f, c.reply, c.content, want)
 		require.True(t, strings.HasPrefix(c.reply[tce.Offset:], tce.Text), "error text %q", tce.Text)
-		require.Equal(t, c.content, got.Content, "reply %q", c.reply)
-		// Streaming never fails, and shows no more than the content.
+		// Streaming shows no more than the content.
 		p := f.ParsePartial(c.reply)
 		require.True(t, strings.HasPrefix(c.content, p.Content), "partial %+v", p)
 	}

@@ -92,7 +92,7 @@ func (f thinkingFormat) ParsePartial(reply string) Partial {
 	if open {
 		// Hold back a tail that may start Close, and trailing space the
 		// final parse trims.
-		return Partial{Reasoning: strings.Trim(holdBack(reasoning, f.t.Close), space)}
+		return Partial{Reasoning: strings.Trim(holdBack(reasoning, []string{f.t.Close}), space)}
 	}
 	rest = after(reply, rest)
 	p := f.inner.ParsePartial(reply[rest:])
@@ -120,15 +120,4 @@ func joinReasoning(a, b string) string {
 		return a
 	}
 	return a + "\n" + b
-}
-
-// holdBack cuts a tail of s that is a proper prefix of marker, so a
-// streamed text never shows the start of a marker.
-func holdBack(s, marker string) string {
-	for k := min(len(marker)-1, len(s)); k > 0; k-- {
-		if strings.HasSuffix(s, marker[:k]) {
-			return s[:len(s)-k]
-		}
-	}
-	return s
 }
