@@ -362,3 +362,12 @@ func requireValidArgs(t testing.TB, schemas map[string]*constrain.Grammar, v *co
 	require.NoError(t, m.AcceptBytes(c.Arguments), "arguments %s of %q", c.Arguments, text)
 	require.True(t, m.Accepting(), "arguments %s of %q", c.Arguments, text)
 }
+
+// walkSeeds is how many random walks a grammar test makes: n, or half of
+// it under the race detector (the walks check grammars, not concurrency).
+func walkSeeds(n uint64) uint64 {
+	if taggedRace {
+		return n / 2
+	}
+	return n
+}
