@@ -481,7 +481,7 @@ func jsonCheckGrammar(t *testing.T, name string) {
 			g, err := Grammar(f, mode.opts)
 			require.NoError(t, err)
 			finished, withCalls := 0, 0
-			seeds := walkSeeds(24)
+			seeds := uint64(24) // TextOrCalls needs them all to see a call (llama3)
 			for seed := uint64(0); seed < seeds; seed++ {
 				rng := rand.New(rand.NewPCG(seed, 7))
 				text, done := jsonWalk(t, jv, g, rng, 1500, 0.3, prefer)
