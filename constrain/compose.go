@@ -85,35 +85,28 @@ func JSONValue(schema []byte, pointer string, opts JSONOptions) Pattern {
 }
 
 // Sequence matches its parts one after another.
-func Sequence(parts ...Pattern) Pattern {
-	return Pattern{build: func(b *builder) (*expr, error) {
-		subs := make([]*expr, len(parts))
-		for i, p := range parts {
-			e, err := p.expr(b)
-			if err != nil {
-				return nil, err
-			}
-			subs[i] = e
-		}
-		return seq(subs...), nil
-	}}
-}
+func Sequence(parts ...Pattern) Pattern { return combine(parts, seq) }
 
 // Choice matches any one of its alternatives (none: nothing).
 func Choice(alts ...Pattern) Pattern {
+	if len(alts) == 0 {
+		return Pattern{build: func(*builder) (*expr, error) { return nothingExpr, nil }}
+	}
+	return combine(alts, alt)
+}
+
+// combine builds ps and joins them with join (seq or alt).
+func combine(ps []Pattern, join func(...*expr) *expr) Pattern {
 	return Pattern{build: func(b *builder) (*expr, error) {
-		if len(alts) == 0 {
-			return nothingExpr, nil
-		}
-		subs := make([]*expr, len(alts))
-		for i, p := range alts {
+		subs := make([]*expr, len(ps))
+		for i, p := range ps {
 			e, err := p.expr(b)
 			if err != nil {
 				return nil, err
 			}
 			subs[i] = e
 		}
-		return alt(subs...), nil
+		return join(subs...), nil
 	}}
 }
 

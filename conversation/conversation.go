@@ -213,15 +213,7 @@ func chatFormat(ctx context.Context, eng *engine.Engine, cfg Config) (chatSetup,
 		return chatSetup{}, fmt.Errorf("conversation: %w", err)
 	}
 	base := toolcall.Request{Kwargs: cfg.Preface.Extra}
-	tok := eng.Tokenizer()
-	if id := tok.BOS(); id >= 0 {
-		s := tok.TokenText(id)
-		base.BOS = &s
-	}
-	if id := tok.EOS(); id >= 0 {
-		s := tok.TokenText(id)
-		base.EOS = &s
-	}
+	base.BOS, base.EOS = eng.Tokenizer().TemplateTokens()
 	d := toolcall.Detect(ctx, tmpl, base)
 	cs := chatSetup{tmpl: tmpl, format: d.Format, text: toolcall.WithThinking(toolcall.Plain(), d.Thinking)}
 	if cfg.ToolFormat != "" {
@@ -422,14 +414,7 @@ func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any,
 		}
 		req.Tools = append(req.Tools, v)
 	}
-	if id := c.tok.BOS(); id >= 0 {
-		s := c.tok.TokenText(id)
-		req.BOSToken = &s
-	}
-	if id := c.tok.EOS(); id >= 0 {
-		s := c.tok.TokenText(id)
-		req.EOSToken = &s
-	}
+	req.BOSToken, req.EOSToken = c.tok.TemplateTokens()
 	for _, src := range []map[string]any{c.cfg.Preface.Extra, extra} {
 		for k, v := range src {
 			b, err := json.Marshal(v)

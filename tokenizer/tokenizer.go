@@ -76,6 +76,20 @@ func (t *Tokenizer) BOS() int32 { return t.bos }
 // EOS returns the end-of-sequence token, or -1.
 func (t *Tokenizer) EOS() int32 { return t.eos }
 
+// TemplateTokens returns the texts of the BOS and EOS tokens as chat
+// templates take them (bos_token, eos_token), nil where the vocabulary has
+// no such token.
+func (t *Tokenizer) TemplateTokens() (bos, eos *string) {
+	text := func(id int32) *string {
+		if id < 0 {
+			return nil
+		}
+		s := t.TokenText(id)
+		return &s
+	}
+	return text(t.bos), text(t.eos)
+}
+
 // EOT returns the end-of-turn token, or -1.
 func (t *Tokenizer) EOT() int32 { return t.eot }
 

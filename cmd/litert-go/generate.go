@@ -209,15 +209,7 @@ func chatPrompt(ctx context.Context, eng *engine.Engine, src, text string) (stri
 		return "", err
 	}
 	req := template.Request{Messages: []template.Value{m}, AddGenerationPrompt: true}
-	tok := eng.Tokenizer()
-	if id := tok.BOS(); id >= 0 {
-		s := tok.TokenText(id)
-		req.BOSToken = &s
-	}
-	if id := tok.EOS(); id >= 0 {
-		s := tok.TokenText(id)
-		req.EOSToken = &s
-	}
+	req.BOSToken, req.EOSToken = eng.Tokenizer().TemplateTokens()
 	return tmpl.Render(ctx, req)
 }
 

@@ -160,14 +160,7 @@ func specialTokens(model string) (bos, eos *string, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", model, err)
 	}
-	if id := tok.BOS(); id >= 0 {
-		s := tok.TokenText(id)
-		bos = &s
-	}
-	if id := tok.EOS(); id >= 0 {
-		s := tok.TokenText(id)
-		eos = &s
-	}
+	bos, eos = tok.TemplateTokens()
 	return bos, eos, nil
 }
 
