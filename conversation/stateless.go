@@ -124,7 +124,7 @@ func (c *Conversation) complete(ctx context.Context, prompt string, opts []Optio
 	reply.Usage.CompletionTokens = gen.tokens
 	reply.FinishReason = gen.finish
 	if err != nil {
-		reply.Message = Message{Role: RoleAssistant, Text: st.partial.Content}
+		reply.Message = Message{Role: RoleAssistant, Text: st.partial().Content}
 		return reply, err
 	}
 	st.finish(toolcall.Parsed{Content: gen.raw}, nil)

@@ -99,7 +99,8 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if err != nil {
 			c.kvText = "" // the session holds a partial reply
 			t.reply.FinishReason = gen.finish
-			t.reply.Message = Message{Role: RoleAssistant, Text: st.partial.Content, ReasoningContent: st.partial.Reasoning}
+			p := st.partial()
+			t.reply.Message = Message{Role: RoleAssistant, Text: p.Content, ReasoningContent: p.Reasoning}
 			return t.fail("generate", err)
 		}
 		parsed, perr := format.Parse(gen.raw)
@@ -281,7 +282,7 @@ type generation struct {
 }
 
 // generate samples one reply, streaming it through st (st.emit may be
-// nil). On error the partial reply so far is in st.partial.
+// nil). On error st.partial() reads the reply so far.
 func (c *Conversation) generate(ctx context.Context, smp session.Sampler, o sendOptions, g *constrain.Grammar, st *streamer) (generation, error) {
 	gopts := session.GenerateOptions{Sampler: smp, MaxTokens: o.maxTokens, StopStrings: o.stop}
 	var matcher *constrain.Matcher
@@ -328,11 +329,11 @@ func (c *Conversation) generate(ctx context.Context, smp session.Sampler, o send
 // first, then pieces of the arguments). Calls get their IDs here, so the
 // streamed and the returned calls agree.
 type streamer struct {
-	emit    func(Chunk) bool
-	format  toolcall.Format
-	nextID  func() string
-	partial toolcall.Partial // the last partial parse
-	sent    struct {
+	emit   func(Chunk) bool
+	format toolcall.Format
+	nextID func() string
+	raw    string // the reply so far
+	sent   struct {
 		content, reasoning int
 		calls              []sentCall // per call: ID and argument bytes sent
 	}
@@ -347,15 +348,21 @@ type sentCall struct {
 // update reads raw (the reply so far) and emits what became visible; it
 // returns false when the consumer stopped the stream.
 func (s *streamer) update(raw string) bool {
-	s.partial = s.format.ParsePartial(raw)
+	s.raw = raw
 	if s.emit == nil {
-		return true
+		return true // nothing to show: parse once, at the end
 	}
-	calls := s.partial.Calls
-	if p := s.partial.Pending; p != nil && p.Name != "" {
-		calls = append(calls[:len(calls):len(calls)], *p)
+	p := s.partial()
+	calls := p.Calls
+	if p.Pending != nil && p.Pending.Name != "" {
+		calls = append(calls[:len(calls):len(calls)], *p.Pending)
 	}
-	return s.send(s.partial.Content, s.partial.Reasoning, calls)
+	return s.send(p.Content, p.Reasoning, calls)
+}
+
+// partial parses the reply so far, for a reply that ends early.
+func (s *streamer) partial() toolcall.Partial {
+	return s.format.ParsePartial(s.raw)
 }
 
 // finish emits the rest of the final parse and returns the calls with
