@@ -25,6 +25,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
+	req.Messages = nil // converted into plan.history: let the raw contents go
 	prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...)
 	if err != nil {
 		writeError(w, requestError("messages", err))
@@ -184,10 +185,11 @@ func (s *Server) withConversation(ctx context.Context, prompt []int32, fn func(c
 }
 
 // requestError classifies an error about the request's content: a 400
-// about param unless asError knows better.
+// about param unless asError knows better (a chat template over its budget
+// stays a 500).
 func requestError(param string, err error) *apiError {
 	e := asError(err)
-	if e.Status == http.StatusInternalServerError {
+	if e.Status == http.StatusInternalServerError && e.Code == nil {
 		return invalid(param, "invalid_value", "%v", err)
 	}
 	return e

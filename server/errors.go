@@ -62,16 +62,32 @@ func writeError(w http.ResponseWriter, err error) {
 	}{e})
 }
 
+// templateLimit is the error of a chat template that went over a
+// rendering budget (output size, string memory, steps, nesting): package
+// template's *LimitError, whose Limit names the limit. It is matched by
+// this method so that the server needs no other part of that type.
+type templateLimit interface {
+	error
+	Limit() string
+}
+
 // asError maps an error from the conversation layer to an API error: bad
 // requests (schemas that do not compile, media without an encoder, a full
-// context) are 400s, a timeout 504, a client gone 499, the rest 500.
+// context) are 400s, a timeout 504, a client gone 499, the rest 500. A
+// chat template over its budget is a 500: the template is the model's or
+// the server's (requests cannot send one), so it is not the client's
+// fault.
 func asError(err error) *apiError {
 	var e *apiError
 	if errors.As(err, &e) {
 		return e
 	}
 	var ce *constrain.CompileError
+	var tl templateLimit
 	switch {
+	case errors.As(err, &tl):
+		return newError(http.StatusInternalServerError, typeServer, "", "template_limit",
+			"the server's chat template went over its %s limit rendering this request; the model's template (or --chat-template) is at fault: %v", tl.Limit(), err)
 	case errors.As(err, &ce):
 		return invalid("", "invalid_schema", "%v", err)
 	case errors.Is(err, conversation.ErrNoEncoder):

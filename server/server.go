@@ -24,7 +24,7 @@ import (
 // Defaults for Config fields left zero.
 const (
 	DefaultParallel        = 2
-	DefaultMaxBodyBytes    = 16 << 20
+	DefaultMaxTokens       = 4096
 	DefaultRequestTimeout  = 10 * time.Minute
 	DefaultShutdownTimeout = 30 * time.Second
 	DefaultCacheBytes      = 4 << 30
@@ -45,9 +45,11 @@ type Config struct {
 	// Parallel is the number of requests generating at once, each on its
 	// own session of the shared engine; 0 means DefaultParallel.
 	Parallel int
-	// Queue is how many more requests may wait for a free slot; beyond
-	// that requests get 429 with Retry-After. 0 means 4 × Parallel; a
-	// negative value means no queue.
+	// Queue is how many more requests may be in the server besides the
+	// Parallel generating ones: reading and decoding their bodies,
+	// rendering and tokenizing their prompts, or waiting for a slot.
+	// Beyond that requests get 429 with Retry-After before their body is
+	// read. 0 means 4 × Parallel; a negative value means no queue.
 	Queue int
 	// CacheSessions bounds the sessions (KV caches) kept for prompt
 	// caching, the running ones included; 0 means Parallel + 2. It is
@@ -56,8 +58,9 @@ type Config struct {
 	// CacheBytes bounds the memory of those KV caches; 0 means
 	// DefaultCacheBytes. It never forces fewer than Parallel sessions.
 	CacheBytes int64
-	// MaxBodyBytes is the largest request body accepted (413 beyond);
-	// 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes is the largest request body accepted (413 beyond,
+	// before reading it when the request announces its length); 0 means
+	// DefaultBodyLimit of the engine's context length.
 	MaxBodyBytes int64
 	// RequestTimeout bounds a request, queueing included (504 after);
 	// 0 means DefaultRequestTimeout.
@@ -66,8 +69,10 @@ type Config struct {
 	// once its context is cancelled before cancelling them; 0 means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
-	// MaxTokens caps the tokens of a reply when the request sets none;
-	// 0 means up to the context length.
+	// MaxTokens caps the tokens of a reply: a request setting none, or
+	// asking for more, gets this many (as llama-server caps n_predict;
+	// finish_reason "length" says so), never more than the context leaves.
+	// 0 means DefaultMaxTokens.
 	MaxTokens int
 	// APIKey, if set, is required as "Authorization: Bearer KEY" on every
 	// route.
@@ -121,7 +126,10 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 		cfg.CacheBytes = DefaultCacheBytes
 	}
 	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+		cfg.MaxBodyBytes = DefaultBodyLimit(eng.Info().ContextLength)
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultMaxTokens
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -195,8 +203,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/models", route(http.MethodGet, s.handleModels))
 	mux.Handle("/v1/models/{id}", route(http.MethodGet, s.handleModel))
-	mux.Handle("/v1/chat/completions", route(http.MethodPost, s.handleChat))
-	mux.Handle("/v1/completions", route(http.MethodPost, s.handleCompletions))
+	mux.Handle("/v1/chat/completions", route(http.MethodPost, s.admitted(s.handleChat)))
+	mux.Handle("/v1/completions", route(http.MethodPost, s.admitted(s.handleCompletions)))
 	mux.Handle("/health", route(http.MethodGet, s.handleHealth))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(http.StatusNotFound, typeInvalidRequest, "", "unknown_url", "unknown request URL: %s %s", r.Method, r.URL.Path))
@@ -215,6 +223,24 @@ func route(method string, h http.HandlerFunc) http.Handler {
 		}
 		h(w, r)
 	})
+}
+
+// admitted runs h once the limiter admits the request, before anything of
+// it is read: a body announced larger than Config.MaxBodyBytes gets 413 and
+// a request past the queue 429, each at once.
+func (s *Server) admitted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			writeError(w, tooLarge(s.cfg.MaxBodyBytes))
+			return
+		}
+		if err := s.lim.admit(); err != nil {
+			writeError(w, err)
+			return
+		}
+		defer s.lim.leave()
+		h(w, r)
+	}
 }
 
 // middleware checks the API key, refuses work while draining, recovers
