@@ -26,6 +26,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Messages = nil // converted into plan.history: let the raw contents go
+	if aerr := s.checkTextLength("messages", historyText(plan.history)); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
 	prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...)
 	if err != nil {
 		writeError(w, requestError("messages", err))
@@ -154,6 +158,20 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		}
 	}
 	out.done()
+}
+
+// historyText is the bytes of text of the messages, which the rendered
+// prompt holds (reasoning and tool calls not counted: templates may drop
+// them).
+func historyText(history []conversation.Message) int {
+	n := 0
+	for _, m := range history {
+		n += len(m.Text)
+		for _, p := range m.Parts {
+			n += len(p.Text)
+		}
+	}
+	return n
 }
 
 // withConversation runs fn on a pooled conversation once a slot is free.

@@ -19,6 +19,7 @@ import (
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/tokenizer"
 )
 
 // Defaults for Config fields left zero.
@@ -102,6 +103,10 @@ type Server struct {
 	lim        *limiter
 	cache      *promptCache
 	jsonObject *constrain.Grammar
+	// tokenBytes is the most bytes of text one token stands for, so a text
+	// of n bytes has at least n/tokenBytes tokens; 0 where no such bound
+	// holds (WordPiece drops whitespace).
+	tokenBytes int
 	log        *slog.Logger
 	draining   atomic.Bool
 	inflight   sync.WaitGroup
@@ -174,12 +179,44 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	sessions = max(sessions, cfg.Parallel)
 	s := &Server{
 		eng: eng, cfg: cfg, modelID: id, created: time.Now().Unix(), prompter: prompter,
-		lim: newLimiter(cfg.Parallel, cfg.Queue, 1), jsonObject: jsonObject, log: cfg.Logger,
+		lim: newLimiter(cfg.Parallel, cfg.Queue, 1), jsonObject: jsonObject, tokenBytes: longestToken(eng.Tokenizer()), log: cfg.Logger,
 	}
 	s.cache = newPromptCache(sessions, func(ctx context.Context) (*conversation.Conversation, error) {
 		return conversation.New(ctx, eng, convCfg)
 	})
 	return s, nil
+}
+
+// longestToken returns the most bytes of text a token of tok stands for,
+// control tokens included, plus one for the space prefix SentencePiece
+// removes from a first token; 0 for WordPiece, whose tokens do not cover
+// the whitespace between words.
+func longestToken(tok *tokenizer.Tokenizer) int {
+	if tok.Model() == "bert" {
+		return 0
+	}
+	n := 0
+	for id := range int32(tok.VocabSize()) {
+		if s, err := tok.DecodeSpecial([]int32{id}); err == nil {
+			n = max(n, len(s))
+		}
+	}
+	return n + 1
+}
+
+// checkTextLength refuses, before rendering or tokenizing it, text of n
+// bytes that cannot fit the context: it has at least n/tokenBytes tokens.
+func (s *Server) checkTextLength(param string, n int) *apiError {
+	if s.tokenBytes == 0 {
+		return nil
+	}
+	ctxLen := s.eng.Info().ContextLength
+	if least := (n + s.tokenBytes - 1) / s.tokenBytes; least >= ctxLen {
+		return invalid(param, "context_length_exceeded",
+			"this model's maximum context length is %d tokens, but the prompt has %d bytes of text, at least %d tokens (a token is at most %d bytes)",
+			ctxLen, n, least, s.tokenBytes)
+	}
+	return nil
 }
 
 // kvBytes estimates one session's KV cache: keys and values of every layer
