@@ -303,3 +303,32 @@ func TestTemplateLimitIsServerError(t *testing.T) {
 	// stay the request's fault.
 	assert.Equal(t, http.StatusBadRequest, requestError("messages", fmt.Errorf("template: Conversation roles must alternate")).Status)
 }
+
+func TestMaxTokensCap(t *testing.T) {
+	s, ts := startServer(t, Config{MaxTokens: 3})
+	for _, tc := range []struct {
+		requested *int
+		want      int
+	}{{nil, 3}, {ptr(1000000), 3}, {ptr(2), 2}} {
+		got, aerr := s.maxTokens(tc.requested, 10)
+		require.Nil(t, aerr)
+		assert.Equal(t, tc.want, got)
+	}
+	d, _ := startServer(t, Config{})
+	got, aerr := d.maxTokens(ptr(1000000), 10)
+	require.Nil(t, aerr)
+	assert.Equal(t, min(DefaultMaxTokens, 2048-10), got, "the default cap, within the context")
+
+	// A request asking for a million tokens gets the server's cap, as
+	// llama-server caps n_predict, and finish_reason says "length" when it
+	// ran to it.
+	resp, data := postChat(t, ts.Client(), ts.URL, `{"model":"tiny-qwen","max_tokens":1000000,"temperature":0,"messages":[{"role":"user","content":"Go on"}]}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(data))
+	var c chatCompletion
+	require.NoError(t, json.Unmarshal(data, &c))
+	require.NotNil(t, c.Usage)
+	assert.LessOrEqual(t, c.Usage.CompletionTokens, 3)
+	if c.Usage.CompletionTokens == 3 {
+		assert.Equal(t, "length", *c.Choices[0].FinishReason)
+	}
+}
