@@ -230,6 +230,10 @@ func kvBytes(info engine.Info) int64 {
 	return 2 * int64(p.NLayers) * int64(info.ContextLength) * int64(p.NKVHeads) * int64(p.HeadDim) * elem
 }
 
+// Config returns the server's configuration with the defaults applied:
+// the limits it enforces.
+func (s *Server) Config() Config { return s.cfg }
+
 // ModelID is the model's name in the API.
 func (s *Server) ModelID() string { return s.modelID }
 

@@ -92,9 +92,9 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	info := eng.Info()
-	fmt.Fprintf(sio.err, "litert-go serve: model %q (%s %s, context %d, backend %s) on http://%s/v1 (parallel %d)\n",
-		id, info.Arch, info.Quant, info.ContextLength, info.Backend, ln.Addr(), *parallel)
+	info, lim := eng.Info(), srv.Config()
+	fmt.Fprintf(sio.err, "litert-go serve: model %q (%s %s, context %d, backend %s) on http://%s/v1 (parallel %d, queue %d, body limit %.1f MiB, max tokens %d)\n",
+		id, info.Arch, info.Quant, info.ContextLength, info.Backend, ln.Addr(), lim.Parallel, lim.Queue, float64(lim.MaxBodyBytes)/(1<<20), lim.MaxTokens)
 	start := time.Now()
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintf(sio.err, "litert-go serve: stopped after %v\n", time.Since(start).Round(time.Second))
