@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"os"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -107,16 +106,23 @@ type search struct {
 // file searches one file; files that cannot be opened or are not text are
 // passed over silently.
 func (s *search) file(name string) error {
-	f, fi, err := s.tb.openChecked(name, os.O_RDONLY)
+	f, err := s.tb.openRead(name)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if fi.Size() > s.tb.opts.MaxSearchFileBytes {
+	large := f.info.Size() > s.tb.opts.MaxSearchFileBytes
+	var data []byte
+	if !large {
+		data, err = io.ReadAll(io.LimitReader(f, s.tb.opts.MaxSearchFileBytes))
+	}
+	if f.verify() != nil {
+		return nil
+	}
+	if large {
 		s.skipped++
 		return nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, s.tb.opts.MaxSearchFileBytes))
 	if err != nil || looksBinary(data) || (s.literal && !s.re.Match(data)) {
 		return nil
 	}
