@@ -14,14 +14,15 @@
 // with more than one link is not read unless Options.AllowHardLinks is
 // set. A process inside the root can race that check: link a file from
 // outside, let a tool open it, and remove the link before the tool looks
-// at the link count. So reads watch the opened inode (inotify on Linux,
-// kqueue on macOS and the BSDs) and refuse what they read if its links or
-// name changed between the checks and the end of the read; the argument
-// is at openRead. Writes never open an existing file: NewFile (overwrite)
-// and EditFile write a new file beside it and rename it into place, so an
+// at the link count. On Linux, reads therefore watch the directory entry
+// they open (inotify) and, after the link-count check, wait on the
+// directory's lock (getdents) before looking for an event that removed or
+// replaced the entry; openSingle in open_linux.go argues why this closes
+// the race. Writes never open an existing file: NewFile (overwrite) and
+// EditFile write a new file beside it and rename it into place, so an
 // outside file reached through a hard link keeps its content and mtime.
-// On other platforms the read checks are made once after opening and do
-// not close the race.
+// On other platforms the read check is made once after opening, which
+// narrows the race but does not close it.
 //
 // The tools are built with tools.Define and returned by [Toolbox.Tools];
 // each is also available as a typed method for Go callers.

@@ -111,18 +111,11 @@ func (s *search) file(name string) error {
 		return nil
 	}
 	defer f.Close()
-	large := f.info.Size() > s.tb.opts.MaxSearchFileBytes
-	var data []byte
-	if !large {
-		data, err = io.ReadAll(io.LimitReader(f, s.tb.opts.MaxSearchFileBytes))
-	}
-	if f.verify() != nil {
-		return nil
-	}
-	if large {
+	if f.info.Size() > s.tb.opts.MaxSearchFileBytes {
 		s.skipped++
 		return nil
 	}
+	data, err := io.ReadAll(io.LimitReader(f, s.tb.opts.MaxSearchFileBytes))
 	if err != nil || looksBinary(data) || (s.literal && !s.re.Match(data)) {
 		return nil
 	}

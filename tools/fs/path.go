@@ -74,59 +74,35 @@ func (tb *Toolbox) checkRegular(p string, fi os.FileInfo) error {
 	return nil
 }
 
-// openFile is a file of the root opened for reading by openRead. What is
-// read from it may be used only after verify returns nil.
+// openFile is a file of the root opened for reading by openRead.
 type openFile struct {
 	*os.File
-	p     string
-	info  os.FileInfo
-	watch *linkWatch // nil when Options.AllowHardLinks is set
+	p    string
+	info os.FileInfo
 }
 
 // openRead opens p (already cleaned) for reading and checks that it is a
-// regular file with a single link, named by p. Reading through a hard link
-// races with the process that made it: it can remove the link inside the
-// root right after the open, leaving the descriptor on a file outside with
-// a link count of 1. So the checks come after a watch on the opened inode
-// begins, and verify, after the read, refuses the content if the inode's
-// links or name changed meanwhile:
-//
-//  1. open p (os.Root confines the path; links out of the root are refused)
-//  2. start watching the inode of the descriptor (linkWatch)
-//  3. fstat the descriptor: a regular file with link count 1
-//  4. stat p again: it names the same inode
-//  5. read
-//  6. verify: no link-count or rename event since 2
-//
-// Why it holds: a file outside the root keeps its outside name (the tools'
-// adversary writes inside the root only), so while an inside name refers to
-// it, its link count is at least 2. Step 3 saw a count of 1 and step 4 an
-// inside name, both after the watch began: between them a link was made,
-// which changes the link count and is an event step 6 sees. With no event,
-// the count was 1 from step 2 to step 6 and the one name was p, inside the
-// root, for the whole read. Without a watch on this platform
-// (linkWatchSupported false), steps 3 and 4 remain, which narrows the race
-// but does not close it.
+// regular file with a single link (unless Options.AllowHardLinks), with
+// openSingle, which closes the race with a process that removes the link
+// right after the open (see there).
 func (tb *Toolbox) openRead(p string) (*openFile, error) {
+	if !tb.opts.AllowHardLinks {
+		return tb.openSingle(p)
+	}
 	f, err := tb.root.OpenFile(osPath(p), os.O_RDONLY|extraOpenFlags, 0)
 	if err != nil {
 		return nil, pathError(p, err)
 	}
 	of := &openFile{File: f, p: p}
-	if !tb.opts.AllowHardLinks {
-		if of.watch, err = tb.links.watch(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("path %q: cannot watch the file for hard-link changes: %w", p, err)
-		}
-	}
 	if err := of.check(tb); err != nil {
-		of.Close()
+		f.Close()
 		return nil, err
 	}
 	return of, nil
 }
 
-// check is steps 3 and 4 of openRead.
+// check fstats the open file and refuses anything but a regular file with
+// a single link (unless hard links are allowed).
 func (of *openFile) check(tb *Toolbox) error {
 	fi, err := of.Stat()
 	if err != nil {
@@ -136,52 +112,7 @@ func (of *openFile) check(tb *Toolbox) error {
 		return err
 	}
 	of.info = fi
-	if of.watch == nil {
-		return nil
-	}
-	named, err := tb.root.Stat(osPath(of.p))
-	if err != nil || !os.SameFile(fi, named) {
-		return fmt.Errorf("path %q: the file was replaced while it was opened; refusing it because a hard link may lead outside the project root (try again)", of.p)
-	}
 	return nil
-}
-
-// verify is step 6 of openRead: it returns an error if the file's links or
-// name changed since it was opened, and must be called after reading and
-// before the content is used.
-func (of *openFile) verify() error {
-	w := of.watch
-	if w == nil {
-		return nil
-	}
-	of.watch = nil
-	changed, err := w.changed()
-	switch {
-	case err != nil:
-		return fmt.Errorf("path %q: cannot check the file for hard-link changes: %w", of.p, err)
-	case changed:
-		return fmt.Errorf("path %q: the file's hard links or name changed while it was read; refusing its content because a hard link may lead outside the project root", of.p)
-	}
-	return nil
-}
-
-// Close closes the file and ends its watch.
-func (of *openFile) Close() error {
-	if of.watch != nil {
-		_, _ = of.watch.changed()
-		of.watch = nil
-	}
-	return of.File.Close()
-}
-
-// withFd calls fn with the descriptor of f without changing its mode
-// (unlike os.File.Fd).
-func withFd(f *os.File, fn func(fd uintptr)) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	return rc.Control(fn)
 }
 
 // checkWritable refuses to replace anything but a regular file: a

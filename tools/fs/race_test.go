@@ -106,7 +106,7 @@ func TestEscapeHardLinkRace(t *testing.T) {
 			switch {
 			case err == nil:
 				insideReads++
-			case strings.Contains(err.Error(), "changed while it was read"), strings.Contains(err.Error(), "replaced while it was opened"):
+			case strings.Contains(err.Error(), "while it was opened"):
 				raced++
 				refused++
 			case strings.Contains(err.Error(), "hard link"), strings.Contains(err.Error(), "outside the project root"):
@@ -159,56 +159,4 @@ func TestEscapeHardLinkRace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before.ModTime(), after.ModTime(), "outside file's mtime changed")
 	s.assertOutsideIntact(t)
-}
-
-// TestLinkWatch checks the watch openRead relies on, one change at a time:
-// a link made and removed again, or a rename, between the open and the end
-// of the read leaves the file as it was but must still refuse the content.
-func TestLinkWatch(t *testing.T) {
-	if !linkWatchSupported {
-		t.Skip("no link watch on this platform")
-	}
-	s := newSandbox(t, Options{})
-	a := filepath.Join(s.root, "a.txt")
-	changes := map[string]func() error{
-		"none": func() error { return nil },
-		"link and unlink": func() error {
-			if err := os.Link(a, a+".2"); err != nil {
-				return err
-			}
-			return os.Remove(a + ".2")
-		},
-		"rename and back": func() error {
-			if err := os.Rename(a, a+".moved"); err != nil {
-				return err
-			}
-			return os.Rename(a+".moved", a)
-		},
-	}
-	for name, change := range changes {
-		t.Run(name, func(t *testing.T) {
-			f, err := s.tb.openRead("a.txt")
-			require.NoError(t, err)
-			defer f.Close()
-			require.NoError(t, change())
-			err = f.verify()
-			if name == "none" {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), `path "a.txt": the file's hard links or name changed while it was read`)
-		})
-	}
-	// Concurrent watches on one inode share a watch descriptor: ending one
-	// must not blind the other.
-	f1, err := s.tb.openRead("a.txt")
-	require.NoError(t, err)
-	defer f1.Close()
-	f2, err := s.tb.openRead("a.txt")
-	require.NoError(t, err)
-	require.NoError(t, f2.verify())
-	require.NoError(t, f2.Close())
-	require.NoError(t, changes["link and unlink"]())
-	assert.Error(t, f1.verify(), "the first watch missed the change after the second ended")
 }

@@ -187,9 +187,6 @@ func (tb *Toolbox) EditFile(ctx context.Context, in EditFileInput) (string, erro
 	}
 	defer f.Close()
 	data, err := tb.readForEdit(f)
-	if verr := f.verify(); verr != nil {
-		return "", verr
-	}
 	if err != nil {
 		return "", err
 	}
