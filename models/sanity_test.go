@@ -94,14 +94,30 @@ func TestLoadRefusesBadHyperParameters(t *testing.T) {
 	require.NoError(t, loadErr(t, path))
 }
 
+// sanityBackends are the backends the checks run on: the pure-Go kernels
+// and, when their library is found (make test sets LITERT_NATIVE_LIB), the
+// C kernels, whose SIMD code must not lose a NaN either.
+func sanityBackends(t *testing.T) map[string]func() native.Backend {
+	bs := map[string]func() native.Backend{"go": func() native.Backend { return native.NewGo(1) }}
+	if b, err := native.OpenCPU(1); err == nil {
+		b.Close()
+		bs["cpu"] = func() native.Backend {
+			b, err := native.OpenCPU(1)
+			require.NoError(t, err)
+			return b
+		}
+	}
+	return bs
+}
+
 // forwardChecked loads the file at path and runs the prompt through it in
 // one call, returning ForwardChecked's error and the state's length after.
-func forwardChecked(t *testing.T, path string, prompt []int32) (error, int) {
+func forwardChecked(t *testing.T, path string, newBackend func() native.Backend, prompt []int32) (error, int) {
 	t.Helper()
 	f, err := gguf.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	b := native.NewGo(1)
+	b := newBackend()
 	defer b.Close()
 	m, err := Load(f, b)
 	require.NoError(t, err)
@@ -122,9 +138,12 @@ func TestNonFiniteWeightsNamed(t *testing.T) {
 	path := storiesPath(t)
 	// BOS and "Once upon a time", the prompt of the session tests.
 	prompt := []int32{1, 403, 407, 261, 378}
-	err, n := forwardChecked(t, path, prompt)
-	require.NoError(t, err)
-	require.Equal(t, len(prompt), n)
+	backends := sanityBackends(t)
+	for name, nb := range backends {
+		err, n := forwardChecked(t, path, nb, prompt)
+		require.NoError(t, err, name)
+		require.Equal(t, len(prompt), n, name)
+	}
 
 	inf := float32(math.Inf(1))
 	for _, tc := range []struct {
@@ -141,17 +160,20 @@ func TestNonFiniteWeightsNamed(t *testing.T) {
 		{"Inf in the embedding of token 407", poke(t, "token_embd.weight", 407*64+9, inf), "token_embd", -1, 2, "first in the output of token_embd (position 2)"},
 		{"NaN in output.weight", poke(t, "output.weight", 100*64, float32(math.NaN())), "output", -1, 4, "output (position 4)"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err, n := forwardChecked(t, rewrite(t, path, tc.edit), prompt)
-			var nf *NonFiniteError
-			require.True(t, errors.As(err, &nf), "want a NonFiniteError, got %v", err)
-			assert.Equal(t, tc.stage, nf.Stage)
-			assert.Equal(t, tc.layer, nf.Layer)
-			assert.Equal(t, tc.pos, nf.Pos)
-			assert.True(t, math.IsNaN(float64(nf.Value)) || math.IsInf(float64(nf.Value), 0))
-			assert.Contains(t, err.Error(), "models: llama: the forward pass produced")
-			assert.Contains(t, err.Error(), tc.inText)
-			assert.Zero(t, n, "the failed call leaves the state as it was")
-		})
+		hostile := rewrite(t, path, tc.edit)
+		for name, nb := range backends {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				err, n := forwardChecked(t, hostile, nb, prompt)
+				var nf *NonFiniteError
+				require.True(t, errors.As(err, &nf), "want a NonFiniteError, got %v", err)
+				assert.Equal(t, tc.stage, nf.Stage)
+				assert.Equal(t, tc.layer, nf.Layer)
+				assert.Equal(t, tc.pos, nf.Pos)
+				assert.True(t, math.IsNaN(float64(nf.Value)) || math.IsInf(float64(nf.Value), 0))
+				assert.Contains(t, err.Error(), "models: llama: the forward pass produced")
+				assert.Contains(t, err.Error(), tc.inText)
+				assert.Zero(t, n, "the failed call leaves the state as it was")
+			})
+		}
 	}
 }
