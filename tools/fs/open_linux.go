@@ -46,6 +46,12 @@ const maxSymlinkHops = 40
 // being removed and so not yet notified), so the lock step 4 waits for is
 // released only after its event is queued, which step 5 then sees.
 //
+// The argument assumes what Linux does today: a directory operation holds
+// the directory's i_rwsem exclusively from before it changes the entry and
+// the link count until after it queues its event, and getdents takes it
+// shared (iterate_dir). It needs /proc (the watch is added through
+// /proc/self/fd) and an inotify instance per Toolbox.
+//
 // A symbolic link as the last component is read with the root's Readlink
 // and followed lexically (it must stay in the root), then checked the same
 // way.
