@@ -99,10 +99,10 @@ func TestLoadRefusesBadHyperParameters(t *testing.T) {
 // C kernels, whose SIMD code must not lose a NaN either.
 func sanityBackends(t *testing.T) map[string]func() native.Backend {
 	bs := map[string]func() native.Backend{"go": func() native.Backend { return native.NewGo(1) }}
-	if b, err := native.OpenCPU(1); err == nil {
+	if b, err := native.OpenCPU(native.CPUOptions{Threads: 1}); err == nil {
 		b.Close()
 		bs["cpu"] = func() native.Backend {
-			b, err := native.OpenCPU(1)
+			b, err := native.OpenCPU(native.CPUOptions{Threads: 1})
 			require.NoError(t, err)
 			return b
 		}
