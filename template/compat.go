@@ -1,8 +1,10 @@
 package template
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"unicode/utf8"
 
 	"github.com/ardanlabs/jinja"
 )
@@ -30,18 +32,38 @@ func pyTypeName(v Value) string {
 	return "function"
 }
 
-// iterHelper implements __lrt_iter: the iterable of a for loop must be a
-// list, dict, string or undefined (which iterates as empty).
-func iterHelper(args []Value, _ map[string]Value) (Value, error) {
-	if len(args) != 1 {
+// iter implements __lrt_iter(LINE, TEXT, EXPR...): the iterable of a for
+// loop must be a list, dict, string or undefined (which iterates as empty).
+// Each iteration is a step and writes TEXT bytes of the body's text.
+func (h *helpers) iter(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) < 3 || !args[0].IsInt() || !args[1].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_iter: malformed call with %d arguments", len(args))
+	}
+	line, text := int(args[0].AsInt()), args[1].AsInt()
+	var v Value
+	n := 0
+	switch items := args[2:]; {
+	case len(items) != 1:
 		// "for x in a, b" iterates over the tuple (a, b).
-		return jinja.NewList(args), nil
+		v, n = jinja.NewList(items), len(items)
+	case items[0].IsList():
+		v, n = items[0], len(items[0].AsList().Items)
+	case items[0].IsDict():
+		v, n = items[0], len(items[0].AsDict().Keys)
+	case items[0].IsString():
+		v, n = items[0], utf8.RuneCountInString(items[0].AsString())
+	case items[0].IsUndefined():
+		v = items[0]
+	default:
+		return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(items[0]))
 	}
-	v := args[0]
-	if v.IsList() || v.IsDict() || v.IsString() || v.IsUndefined() {
-		return v, nil
+	if err := h.b.step(line, 1+int64(n)); err != nil {
+		return jinja.Undefined(), err
 	}
-	return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(v))
+	if err := h.b.allocN(line, int64(n), text); err != nil {
+		return jinja.Undefined(), err
+	}
+	return v, nil
 }
 
 // helpers holds the per-render state of the rewrite helpers (rewrite.go).
@@ -61,14 +83,27 @@ type helpers struct {
 	// jsonBuf and jsonNL are tojson's scratch buffers (output, and newline
 	// plus indentation), reused within the render.
 	jsonBuf, jsonNL []byte
+	// b is the render's budget (limits.go).
+	b budget
 }
-
-// stateful reports whether a helper global needs per-render state.
-func stateful(name string) bool { return name != helperIter }
 
 // callable returns helper global name bound to this render's state.
 func (h *helpers) callable(name string) Value {
 	switch name {
+	case helperIter:
+		return jinja.NewCallable(name, h.iter)
+	case helperOut:
+		return jinja.NewCallable(name, h.out)
+	case helperLeave:
+		return jinja.NewCallable(name, h.leave)
+	case helperMul:
+		return jinja.NewCallable(name, h.mul)
+	case helperIndent:
+		return jinja.NewCallable(name, h.indent)
+	case helperRepl:
+		return jinja.NewCallable(name, h.replace)
+	case helperJoin:
+		return jinja.NewCallable(name, h.join)
 	case helperGuard:
 		return jinja.NewCallable(name, h.guard)
 	case helperMacro:
@@ -86,7 +121,7 @@ func (h *helpers) callable(name string) Value {
 	case helperSub:
 		return jinja.NewCallable(name, h.sub)
 	case helperCat:
-		return jinja.NewCallable(name, catHelper)
+		return jinja.NewCallable(name, h.cat)
 	case helperSafe:
 		return jinja.NewCallable(name, h.safeFilter)
 	case helperJSON:
@@ -130,34 +165,79 @@ const (
 	guardMaxFrames  = 30_000
 )
 
-// guard implements __lrt_guard: it counts a macro or recursive-loop call and fails once recursion runs
-// away. It returns its argument, or an empty string.
+// guard implements __lrt_guard(LINE, ITEMS), the argument of a recursive
+// loop's loop(ITEMS) call: it counts a level of depth (which __lrt_leave,
+// around the call, ends), a step per item, and fails once recursion runs
+// away. It returns ITEMS.
 func (h *helpers) guard(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) != 2 || !args[0].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_guard: malformed call with %d arguments", len(args))
+	}
+	line := int(args[0].AsInt())
+	if err := h.recursion(line); err != nil {
+		return jinja.Undefined(), err
+	}
+	n := 0
+	if v := args[1]; v.IsList() {
+		n = len(v.AsList().Items)
+	} else if v.IsDict() {
+		n = len(v.AsDict().Keys)
+	}
+	if err := h.b.step(line, 1+int64(n)); err != nil {
+		return jinja.Undefined(), err
+	}
+	return args[1], nil
+}
+
+// recursion counts a macro or recursive-loop call at line: one level of
+// the depth budget and, as a backstop for calls the budget does not see
+// (caller()), after guardFreeCalls calls every guardCheckEvery-th call
+// checks that the Go stack is shallower than guardMaxFrames frames.
+func (h *helpers) recursion(line int) error {
+	if err := h.b.enter(line); err != nil {
+		return err
+	}
 	h.calls++
 	if h.calls >= guardFreeCalls && h.calls%guardCheckEvery == 0 {
 		var pc [1]uintptr
 		if runtime.Callers(guardMaxFrames, pc[:]) > 0 {
-			return jinja.Undefined(), fmt.Errorf("RecursionError: maximum recursion depth exceeded in macro or recursive loop")
+			return &LimitError{Limit: LimitDepth, Max: int64(h.b.lim.MaxDepth), Line: line,
+				Err: errors.New("RecursionError: maximum recursion depth exceeded in macro or recursive loop")}
 		}
 	}
+	return nil
+}
+
+// leave implements __lrt_leave([X]), which ends a macro call or a
+// recursive loop(...) call: it gives back the level of depth entered and
+// returns X, or an empty string.
+func (h *helpers) leave(args []Value, _ map[string]Value) (Value, error) {
+	h.b.leave()
 	if len(args) > 0 {
 		return args[0], nil
 	}
 	return jinja.NewString(""), nil
 }
 
-// macro implements __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS)
-// at the start of every macro body (see macroEntry): it counts the call
-// like guard and, as jinja2 does for a macro whose body does not use
-// kwargs or varargs, rejects extra keyword arguments (NOKWARGS) and more
-// than MAXARGS positional arguments (MAXARGS >= 0). It returns an empty
-// string.
+// macro implements __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS,
+// LINE, TEXT) at the start of every macro body (see macroEntry): it counts
+// the call (a level of depth, a step and the TEXT bytes of the body's
+// text) and, as jinja2 does for a macro whose body does not use kwargs or
+// varargs, rejects extra keyword arguments (NOKWARGS) and more than
+// MAXARGS positional arguments (MAXARGS >= 0). It returns an empty string.
 func (h *helpers) macro(args []Value, _ map[string]Value) (Value, error) {
-	if _, err := h.guard(nil, nil); err != nil {
+	if len(args) != 7 || !args[2].IsString() || !args[3].IsBool() || !args[4].IsInt() || !args[5].IsInt() || !args[6].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_macro: malformed call with %d arguments", len(args))
+	}
+	line := int(args[5].AsInt())
+	if err := h.recursion(line); err != nil {
 		return jinja.Undefined(), err
 	}
-	if len(args) != 5 || !args[2].IsString() || !args[3].IsBool() || !args[4].IsInt() {
-		return jinja.Undefined(), fmt.Errorf("__lrt_macro: malformed call with %d arguments", len(args))
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.alloc(line, args[6].AsInt()); err != nil {
+		return jinja.Undefined(), err
 	}
 	name := args[2].AsString()
 	if kw := args[0]; args[3].AsBool() && kw.IsDict() {

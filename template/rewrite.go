@@ -67,8 +67,19 @@ const (
 	helperCat    = "__lrt_cat"
 	helperSafe   = "__lrt_safe"
 	helperJSON   = "__lrt_json"
+	helperOut    = "__lrt_out"
+	helperLeave  = "__lrt_leave"
+	helperMul    = "__lrt_mul"
+	helperIndent = "__lrt_indent"
+	helperRepl   = "__lrt_replace"
+	helperJoin   = "__lrt_join"
 	unsafePrefix = "__lrt_unsafe_"
 )
+
+// budgetFilters maps the filters that can build large strings to the
+// helpers that build them under the render's budget (limits.go); the
+// helpers take the template line as their first argument after the input.
+var budgetFilters = map[string]string{"tojson": helperJSON, "indent": helperIndent, "replace": helperRepl, "join": helperJoin}
 
 // generatorFilters are the jinja2 filters that return generators.
 var generatorFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true}
@@ -131,7 +142,7 @@ func rewrite(src string) (string, rewriteInfo) {
 	var edits []edit
 	info := rewriteInfo{helpers: map[string]bool{}, names: map[string]bool{}}
 	use := func(name string) { info.helpers[name] = true }
-	gen, markup := false, false
+	gen := false
 	tags := scanTags(src)
 	lexed := make([][]token, len(tags))
 	for n, tg := range tags {
@@ -149,34 +160,55 @@ func rewrite(src string) (string, rewriteInfo) {
 			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && generatorFilters[toks[i+1].text] {
 				gen = true
 			}
-			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && markupFilters[toks[i+1].text] {
-				markup = true
-			}
 		}
 	}
 	bodyRefs := macroBodyRefs(tags, lexed)
+	lay := blockLayout(src, tags, lexed)
 	for n, tg := range tags {
 		toks := lexed[n]
 		if len(toks) == 0 {
 			continue
 		}
+		line := strconv.Itoa(tg.line)
+		if tg.kind == tagExpr && !hasTopLevel(toks, ",") {
+			// The output is counted first, so that it wraps every
+			// other helper with the same span.
+			final := "1"
+			if lay.captured[n] {
+				final = "0"
+			}
+			last := toks[len(toks)-1]
+			edits = append(edits, wrap(toks[0].off, last.off+len(last.text), helperOut+"("+line+", "+final+", ", ")")...)
+			use(helperOut)
+		}
 		if tg.kind == tagStmt {
 			switch {
 			case toks[0].text == "macro":
 				// A statement tag right after the macro tag, with the
-				// same right whitespace control, leaves trimming unchanged.
+				// same right whitespace control, leaves trimming unchanged;
+				// so does one right before its end tag with the end tag's
+				// left whitespace control.
 				marker := ""
 				if c := src[tg.end]; c == '-' || c == '+' {
 					marker = string(c)
 				}
-				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + macroEntry(toks, bodyRefs[n]) + " " + marker + "%}", class: prefix})
+				entry := macroEntry(toks, bodyRefs[n], tg.line, lay.text[n])
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + entry + " " + marker + "%}", class: prefix})
 				use(helperMacro)
+				if e := lay.end[n]; e >= 0 {
+					marker = ""
+					if c := src[tags[e].open+2]; c == '-' || c == '+' {
+						marker = string(c)
+					}
+					edits = append(edits, edit{off: tags[e].open, ins: "{%" + marker + " set __lrt_d = " + helperLeave + "() %}", class: prefix})
+					use(helperLeave)
+				}
 			case toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
 				toks[2].text == "." && toks[3].kind == 'n' && toks[4].text == "=":
 				edits = append(edits, wrap(toks[5].off, tg.end, helperNSSet+"("+toks[1].text+", ", ")")...)
 				use(helperNSSet)
 			case toks[0].text == "for":
-				if e, ok := rewriteFor(toks); ok {
+				if e, ok := rewriteFor(toks, tg.line, lay.text[n]); ok {
 					edits = append(edits, e...)
 					use(helperIter)
 				}
@@ -191,9 +223,9 @@ func rewrite(src string) (string, rewriteInfo) {
 				use(helperFilter)
 			case gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
 				edits = append(edits, edit{off: next.off, ins: helperFilter + "|", class: prefix})
-			case t.text == "|" && next.kind == 'n' && next.text == "tojson":
-				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperJSON, class: replace})
-				use(helperJSON)
+			case t.text == "|" && next.kind == 'n' && budgetFilters[next.text] != "":
+				edits = append(edits, budgetFilter(toks, i+1, line))
+				use(budgetFilters[next.text])
 			case t.text == "|" && next.kind == 'n' && next.text == "safe":
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe, class: replace})
 				use(helperSafe)
@@ -202,8 +234,10 @@ func rewrite(src string) (string, rewriteInfo) {
 				use(helperSafe)
 			case t.kind == 'n' && t.text == "loop" && next.text == "(" && !afterDot:
 				if end := filterEnd(toks, i); end > next.off+1 {
-					edits = append(edits, wrap(next.off+1, end-1, helperGuard+"(", ")")...)
+					edits = append(edits, wrap(t.off, end, helperLeave+"(", ")")...)
+					edits = append(edits, wrap(next.off+1, end-1, helperGuard+"("+line+", ", ")")...)
 					use(helperGuard)
+					use(helperLeave)
 				}
 			case t.kind == 'n' && t.text == "namespace" && next.text == "(" && !afterDot:
 				edits = append(edits, edit{off: t.off, ins: "__lrt_", class: prefix})
@@ -214,7 +248,7 @@ func rewrite(src string) (string, rewriteInfo) {
 		}
 		// After the other edits, so that a "+" run is the innermost of
 		// wrappers with the same span.
-		edits = append(edits, addEdits(src, tg.kind, toks, markup, &info)...)
+		edits = append(edits, addEdits(src, tg.kind, toks, tg.line, &info)...)
 	}
 	for name := range info.helpers {
 		info.names[name] = true
@@ -251,20 +285,23 @@ func rewrite(src string) (string, rewriteInfo) {
 // binary "-" through __lrt_sub, and records their sites in info. Runs of
 // literals only stay as they are: the engine computes them exactly as
 // Python does.
-func addEdits(src string, kind tagKind, toks []token, markup bool, info *rewriteInfo) []edit {
+func addEdits(src string, kind tagKind, toks []token, line int, info *rewriteInfo) []edit {
 	var edits []edit
 	for _, c := range addChains(kind, toks) {
-		if c.cat {
-			// "~" needs a helper only where Markup strings exist: the
-			// engine's "~" may return an operand itself, keeping its mark,
-			// where jinja2 makes a plain str.
-			if markup {
-				edits = append(edits, wrap(toks[c.operands[0].lo].off, spanEnd(toks, c.operands[len(c.operands)-1]), helperCat+"(", ")")...)
-				for _, p := range c.plus {
-					edits = append(edits, edit{off: toks[p].off, del: 1, ins: ",", class: replace})
-				}
-				info.helpers[helperCat] = true
+		if c.cat || c.mul {
+			// "~" builds a new plain string (the engine's "~" may return
+			// an operand itself, keeping its Markup mark, where jinja2
+			// makes a plain str), and both it and "*" may build large
+			// ones: their helpers count the bytes (limits.go).
+			name := helperCat
+			if c.mul {
+				name = helperMul
 			}
+			edits = append(edits, wrap(toks[c.operands[0].lo].off, spanEnd(toks, c.operands[len(c.operands)-1]), name+"("+strconv.Itoa(line)+", ", ")")...)
+			for _, p := range c.plus {
+				edits = append(edits, edit{off: toks[p].off, del: len(toks[p].text), ins: ",", class: replace})
+			}
+			info.helpers[name] = true
 			continue
 		}
 		// Runs of string literals, and arithmetic on numbers (literals,
@@ -278,7 +315,7 @@ func addEdits(src string, kind tagKind, toks []token, markup bool, info *rewrite
 		if literal || numeric {
 			continue
 		}
-		site := addSite{undefined: make([]string, len(c.operands))}
+		site := addSite{undefined: make([]string, len(c.operands)), line: line}
 		for i, o := range c.operands {
 			site.undefined[i] = undefinedMessage(o, spanText(src, toks, o))
 		}
@@ -357,7 +394,7 @@ func macroBodyRefs(tags []tag, lexed [][]token) map[int]macroRefs {
 // rejects extra keyword arguments (NOKWARGS true) and extra positional
 // arguments (MAXARGS >= 0) as jinja2 does when the body does not use
 // kwargs or varargs.
-func macroEntry(toks []token, refs macroRefs) string {
+func macroEntry(toks []token, refs macroRefs, line int, text int64) string {
 	name := ""
 	if len(toks) > 1 && toks[1].kind == 'n' {
 		name = toks[1].text
@@ -379,12 +416,13 @@ func macroEntry(toks []token, refs macroRefs) string {
 	if !refs.varargs {
 		maxArgs = params
 	}
-	return fmt.Sprintf("%s(kwargs, varargs, '%s', %t, %d)", helperMacro, name, !refs.kwargs, maxArgs)
+	return fmt.Sprintf("%s(kwargs, varargs, '%s', %t, %d, %d, %d)", helperMacro, name, !refs.kwargs, maxArgs, line, text)
 }
 
 // rewriteFor wraps the iterable of "for TARGETS in ITER [if COND] [recursive]"
-// in __lrt_iter(...).
-func rewriteFor(toks []token) ([]edit, bool) {
+// in __lrt_iter(LINE, TEXT, ...), where TEXT is the bytes of text the loop
+// body writes per iteration.
+func rewriteFor(toks []token, line int, text int64) ([]edit, bool) {
 	depth := 0
 	in := -1
 	for i := 1; i < len(toks) && in < 0; i++ {
@@ -418,11 +456,29 @@ loop:
 		}
 		last = i
 	}
-	if last < in+1 || iterableExpr(toks[in+1:last+1]) {
+	if last < in+1 {
 		return nil, false
 	}
 	end := toks[last].off + len(toks[last].text)
-	return wrap(toks[in+1].off, end, helperIter+"(", ")"), true
+	return wrap(toks[in+1].off, end, fmt.Sprintf("%s(%d, %d, ", helperIter, line, text), ")"), true
+}
+
+// budgetFilter returns the edit that turns the filter named by toks[i]
+// into its budget helper (budgetFilters), with the template line as the
+// helper's first argument: "x|join(', ')" becomes
+// "x|__lrt_join(LINE, ', ')".
+func budgetFilter(toks []token, i int, line string) edit {
+	name := toks[i]
+	helper := budgetFilters[name.text]
+	if i+1 < len(toks) && toks[i+1].text == "(" && toks[i+1].kind == 'p' {
+		sep := ", "
+		if i+2 < len(toks) && toks[i+2].text == ")" {
+			sep = ""
+		}
+		paren := toks[i+1]
+		return edit{off: name.off, del: paren.off + 1 - name.off, ins: helper + "(" + line + sep, class: replace}
+	}
+	return edit{off: name.off, del: len(name.text), ins: helper + "(" + line + ")", class: replace}
 }
 
 // filterEnd returns the source offset just after the filter or call whose
