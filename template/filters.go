@@ -194,7 +194,7 @@ func (h *helpers) replace(args []Value, kwargs map[string]Value) (Value, error) 
 	return jinja.NewString(strings.Replace(s, old, repl, count)), nil
 }
 
-// join implements the join filter, x|__lrt_join(LINE, d=”,
+// join implements the join filter, x|__lrt_join(LINE, d="",
 // attribute=None): the items of x (or their attribute) as text, joined by
 // d.
 func (h *helpers) join(args []Value, kwargs map[string]Value) (Value, error) {

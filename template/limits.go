@@ -45,7 +45,8 @@ type Limits struct {
 	MaxMemory int64
 	// MaxSteps bounds the loop iterations, macro calls and helper calls
 	// (output tags, concatenations, filters) of one render (default
-	// 1,000,000, DefaultMaxSteps).
+	// 250,000, DefaultMaxSteps: a render of the reference conversations
+	// takes under 100 per message).
 	MaxSteps int64
 	// MaxDepth bounds the nesting of brackets, blocks, unary operators and
 	// conditional expressions in the source, and the depth of macro calls
@@ -61,7 +62,7 @@ type Limits struct {
 const (
 	DefaultMaxOutput = 4 << 20
 	DefaultMaxMemory = 64 << 20
-	DefaultMaxSteps  = 1_000_000
+	DefaultMaxSteps  = 250_000
 	DefaultMaxDepth  = 100
 	DefaultMaxTime   = 10 * time.Second
 )
@@ -145,10 +146,12 @@ type budget struct {
 	lim      Limits
 	ctx      context.Context
 	deadline time.Time
-	steps    int64
-	memory   int64
-	output   int64
-	depth    int
+	// ctxDeadline is set when the deadline is the context's.
+	ctxDeadline bool
+	steps       int64
+	memory      int64
+	output      int64
+	depth       int
 }
 
 // checkEvery is how many steps pass between checks of the clock and the
@@ -159,7 +162,7 @@ const checkEvery = 64
 func (b *budget) reset(ctx context.Context, lim Limits, now time.Time) {
 	*b = budget{lim: lim, ctx: ctx, deadline: now.Add(lim.MaxTime)}
 	if d, ok := ctx.Deadline(); ok && d.Before(b.deadline) {
-		b.deadline = d
+		b.deadline, b.ctxDeadline = d, true
 	}
 }
 
@@ -186,7 +189,11 @@ func (b *budget) checkTime(line int) error {
 		}
 	}
 	if time.Now().After(b.deadline) {
-		return &LimitError{Limit: LimitTime, Max: b.lim.MaxTime.Milliseconds(), Line: line}
+		var err error
+		if b.ctxDeadline {
+			err = context.DeadlineExceeded
+		}
+		return &LimitError{Limit: LimitTime, Max: b.lim.MaxTime.Milliseconds(), Line: line, Err: err}
 	}
 	return nil
 }
@@ -253,8 +260,28 @@ const valueSize = int64(unsafe.Sizeof(jinja.Value{}))
 // forty deep) are measured in time proportional to limit, not to their
 // printed size. Strings inside containers are counted as repr writes them
 // at worst (\xNN for each byte).
+// A value nested deeper than maxPrintDepth counts as above limit.
 func printedSize(v Value, limit int64) int64 {
-	n := int64(0)
+	n, deep := sizeBound(v, limit, false)
+	if deep {
+		return limit + 1
+	}
+	return n
+}
+
+// jsonSize is printedSize for json.dumps(v): every string counted as
+// escaped at worst (\uNNNN for each byte). For a value nested deeper than
+// maxPrintDepth (a cycle, say) it reports deep, and the encoder reports
+// the error Python does.
+func jsonSize(v Value, limit int64) (n int64, deep bool) { return sizeBound(v, limit, true) }
+
+// sizeBound measures v for printedSize and jsonSize.
+func sizeBound(v Value, limit int64, json bool) (int64, bool) {
+	esc := int64(4)
+	if json {
+		esc = 6
+	}
+	n, deep := int64(0), false
 	var walk func(v Value, top bool, depth int)
 	walk = func(v Value, top bool, depth int) {
 		if n > limit {
@@ -262,13 +289,14 @@ func printedSize(v Value, limit int64) int64 {
 		}
 		switch {
 		case v.IsString():
-			if top {
+			if top && !json {
 				n += int64(len(v.AsString()))
 			} else {
-				n += 4*int64(len(v.AsString())) + 2
+				n += esc*int64(len(v.AsString())) + 2
 			}
 		case v.IsList():
 			if depth > maxPrintDepth {
+				deep = true
 				n = limit + 1
 				return
 			}
@@ -282,13 +310,14 @@ func printedSize(v Value, limit int64) int64 {
 			}
 		case v.IsDict():
 			if depth > maxPrintDepth {
+				deep = true
 				n = limit + 1
 				return
 			}
 			d := v.AsDict()
 			n += 2
 			for _, k := range d.Keys {
-				n += 4*int64(len(k)) + 6
+				n += esc*int64(len(k)) + 6
 				walk(d.Data[k], false, depth+1)
 				if n > limit {
 					return
@@ -303,7 +332,7 @@ func printedSize(v Value, limit int64) int64 {
 		}
 	}
 	walk(v, true, 0)
-	return n
+	return n, deep
 }
 
 // maxPrintDepth bounds the nesting of a printed value (the engine prints a

@@ -93,6 +93,14 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 		}
 		opts.itemSep, opts.keySep = sep.AsList().Items[0].AsString(), sep.AsList().Items[1].AsString()
 	}
+	// The bound is proportional to the value's size (json.dumps writes
+	// a list shared twice twice), measured in time proportional to the
+	// budget left, before any of it is written.
+	if n, deep := jsonSize(args[0], h.b.room()); !deep {
+		if err := h.b.alloc(line, n); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
 	enc := jsonEncoder{opts: opts, gens: h.gens, buf: h.jsonBuf[:0], max: int(min(h.b.room(), math.MaxInt32))}
 	if opts.indented && len(h.jsonNL) > len(opts.indent) && string(h.jsonNL[1:1+len(opts.indent)]) == opts.indent {
 		enc.nl = h.jsonNL
@@ -107,9 +115,6 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 		return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line}
 	}
 	if err != nil {
-		return jinja.Undefined(), err
-	}
-	if err := h.b.alloc(line, int64(len(enc.buf))); err != nil {
 		return jinja.Undefined(), err
 	}
 	return jinja.NewString(string(enc.buf)), nil
