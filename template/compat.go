@@ -34,7 +34,8 @@ func pyTypeName(v Value) string {
 
 // iter implements __lrt_iter(LINE, TEXT, EXPR...): the iterable of a for
 // loop must be a list, dict, string or undefined (which iterates as empty).
-// Each iteration is a step and writes TEXT bytes of the body's text.
+// Each iteration writes TEXT bytes of the body's text, counted here, and
+// starts with a tick (__lrt_tick).
 func (h *helpers) iter(args []Value, _ map[string]Value) (Value, error) {
 	if len(args) < 3 || !args[0].IsInt() || !args[1].IsInt() {
 		return jinja.Undefined(), fmt.Errorf("__lrt_iter: malformed call with %d arguments", len(args))
@@ -57,8 +58,12 @@ func (h *helpers) iter(args []Value, _ map[string]Value) (Value, error) {
 	default:
 		return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(items[0]))
 	}
-	if err := h.b.step(line, 1+int64(n)); err != nil {
+	if err := h.b.step(line, 1); err != nil {
 		return jinja.Undefined(), err
+	}
+	// The engine makes a list of a string's characters or a dict's keys.
+	if !v.IsList() {
+		text += valueSize
 	}
 	if err := h.b.allocN(line, int64(n), text); err != nil {
 		return jinja.Undefined(), err
@@ -90,6 +95,12 @@ type helpers struct {
 // callable returns helper global name bound to this render's state.
 func (h *helpers) callable(name string) Value {
 	switch name {
+	case "range":
+		return jinja.NewCallable(name, h.safeRange)
+	case helperTick:
+		return jinja.NewCallable(name, h.tick)
+	case helperSeq:
+		return jinja.NewCallable(name, h.seq)
 	case helperIter:
 		return jinja.NewCallable(name, h.iter)
 	case helperOut:
@@ -164,6 +175,38 @@ const (
 	guardCheckEvery = 256
 	guardMaxFrames  = 30_000
 )
+
+// tick implements __lrt_tick(LINE), the first tag of every loop body: each
+// iteration is a step, and looks at the clock.
+func (h *helpers) tick(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperTick, args, 0)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	return jinja.NewString(""), h.b.checkTime(line)
+}
+
+// seq implements x|__lrt_seq(LINE), placed before the filters that turn a
+// string into a list of its characters (seqFilters): it counts that list.
+// It returns x.
+func (h *helpers) seq(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperSeq, args, 1)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if v := args[0]; v.IsString() {
+		if err := h.b.allocN(line, int64(utf8.RuneCountInString(v.AsString())), valueSize); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
+	return args[0], nil
+}
 
 // guard implements __lrt_guard(LINE, ITEMS), the argument of a recursive
 // loop's loop(ITEMS) call: it counts a level of depth (which __lrt_leave,
@@ -296,8 +339,9 @@ func (h *helpers) nsset(args []Value, _ map[string]Value) (Value, error) {
 const maxRange = 100000
 
 // safeRange implements the range() global as jinja2's sandbox does
-// (safe_range): like Python's range, refusing more than maxRange items.
-func safeRange(args []Value, _ map[string]Value) (Value, error) {
+// (safe_range): like Python's range, refusing more than maxRange items. It
+// counts the list it makes (at the line of the last step).
+func (h *helpers) safeRange(args []Value, _ map[string]Value) (Value, error) {
 	var start, stop, step int64 = 0, 0, 1
 	ints := make([]int64, len(args))
 	for i, a := range args {
@@ -334,6 +378,12 @@ func safeRange(args []Value, _ map[string]Value) (Value, error) {
 	}
 	if n < 0 || n > maxRange {
 		return jinja.Undefined(), fmt.Errorf("OverflowError: range too big, the sandbox allows at most %d items", maxRange)
+	}
+	if err := h.b.step(h.b.line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.allocN(h.b.line, n, valueSize); err != nil {
+		return jinja.Undefined(), err
 	}
 	items := make([]Value, n)
 	for i := range items {

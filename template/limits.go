@@ -148,15 +148,17 @@ type budget struct {
 	deadline time.Time
 	// ctxDeadline is set when the deadline is the context's.
 	ctxDeadline bool
-	steps       int64
-	memory      int64
-	output      int64
-	depth       int
+	// line is the template line of the last step.
+	line   int
+	steps  int64
+	memory int64
+	output int64
+	depth  int
 }
 
 // checkEvery is how many steps pass between checks of the clock and the
 // context.
-const checkEvery = 64
+const checkEvery = 16
 
 // reset prepares b for a render under lim that ctx may cancel.
 func (b *budget) reset(ctx context.Context, lim Limits, now time.Time) {
@@ -169,6 +171,7 @@ func (b *budget) reset(ctx context.Context, lim Limits, now time.Time) {
 // step counts n steps at line and, every checkEvery steps, the clock and
 // the context.
 func (b *budget) step(line int, n int64) error {
+	b.line = line
 	before := b.steps
 	b.steps += n
 	if b.steps > b.lim.MaxSteps {

@@ -73,8 +73,17 @@ const (
 	helperIndent = "__lrt_indent"
 	helperRepl   = "__lrt_replace"
 	helperJoin   = "__lrt_join"
+	helperTick   = "__lrt_tick"
+	helperSeq    = "__lrt_seq"
 	unsafePrefix = "__lrt_unsafe_"
 )
+
+// seqFilters are the engine's filters that turn a string input into a
+// list of its characters (a Value of valueSize bytes each) before they
+// work; __lrt_seq counts that before they run.
+var seqFilters = map[string]bool{"list": true, "map": true, "select": true, "reject": true, "selectattr": true,
+	"rejectattr": true, "unique": true, "batch": true, "first": true, "last": true, "min": true, "max": true,
+	"sum": true, "sort": true}
 
 // budgetFilters maps the filters that can build large strings to the
 // helpers that build them under the render's budget (limits.go); the
@@ -184,23 +193,17 @@ func rewrite(src string) (string, rewriteInfo) {
 		if tg.kind == tagStmt {
 			switch {
 			case toks[0].text == "macro":
-				// A statement tag right after the macro tag, with the
-				// same right whitespace control, leaves trimming unchanged;
-				// so does one right before its end tag with the end tag's
-				// left whitespace control.
-				marker := ""
-				if c := src[tg.end]; c == '-' || c == '+' {
-					marker = string(c)
-				}
 				entry := macroEntry(toks, bodyRefs[n], tg.line, lay.text[n])
-				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + entry + " " + marker + "%}", class: prefix})
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + entry + " " + afterMarker(src, tg) + "%}", class: prefix})
 				use(helperMacro)
 				if e := lay.end[n]; e >= 0 {
-					marker = ""
+					// Right before the end tag, with its left whitespace
+					// control and none on the right.
+					marker := ""
 					if c := src[tags[e].open+2]; c == '-' || c == '+' {
 						marker = string(c)
 					}
-					edits = append(edits, edit{off: tags[e].open, ins: "{%" + marker + " set __lrt_d = " + helperLeave + "() %}", class: prefix})
+					edits = append(edits, edit{off: tags[e].open, ins: "{%" + marker + " set __lrt_d = " + helperLeave + "() +%}", class: prefix})
 					use(helperLeave)
 				}
 			case toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
@@ -212,6 +215,10 @@ func rewrite(src string) (string, rewriteInfo) {
 					edits = append(edits, e...)
 					use(helperIter)
 				}
+				// Each iteration starts with a tick (a step and a look
+				// at the clock).
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + helperTick + "(" + line + ") " + afterMarker(src, tg) + "%}", class: prefix})
+				use(helperTick)
 			}
 		}
 		for i := 0; i+1 < len(toks); i++ {
@@ -223,6 +230,9 @@ func rewrite(src string) (string, rewriteInfo) {
 				use(helperFilter)
 			case gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
 				edits = append(edits, edit{off: next.off, ins: helperFilter + "|", class: prefix})
+			case t.text == "|" && next.kind == 'n' && seqFilters[next.text]:
+				edits = append(edits, edit{off: next.off, ins: helperSeq + "(" + line + ")|", class: prefix})
+				use(helperSeq)
 			case t.text == "|" && next.kind == 'n' && budgetFilters[next.text] != "":
 				edits = append(edits, budgetFilter(toks, i+1, line))
 				use(budgetFilters[next.text])
@@ -417,6 +427,18 @@ func macroEntry(toks []token, refs macroRefs, line int, text int64) string {
 		maxArgs = params
 	}
 	return fmt.Sprintf("%s(kwargs, varargs, '%s', %t, %d, %d, %d)", helperMacro, name, !refs.kwargs, maxArgs, line, text)
+}
+
+// afterMarker returns the right whitespace control for a statement tag
+// inserted right after tag tg that leaves the trimming of the text after
+// it unchanged: "-" after a tag that strips, else "+". (The engine applies
+// trim_blocks once per block tag to the next text, even past adjacent
+// tags, so the inserted tag must not trim itself.)
+func afterMarker(src string, tg tag) string {
+	if src[tg.end] == '-' {
+		return "-"
+	}
+	return "+"
 }
 
 // rewriteFor wraps the iterable of "for TARGETS in ITER [if COND] [recursive]"

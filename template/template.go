@@ -24,8 +24,9 @@ type Template struct {
 	limits Limits
 	uses   rewriteInfo
 	// static holds the globals that are the same for every render and
-	// that the template refers to (raise_exception, range, strftime_now);
-	// perRender names the helper globals bound to per-render state.
+	// that the template refers to (raise_exception, strftime_now);
+	// perRender names the globals bound to per-render state (range and
+	// the helpers).
 	static    []global
 	perRender []string
 	// states pools render states (see renderState).
@@ -154,16 +155,16 @@ func (t *Template) RenderJSON(ctx context.Context, request []byte) (string, erro
 }
 
 // setGlobals prepares the globals the template refers to: the
-// environment's (raise_exception, range, strftime_now), which are built
-// once, and the rewrite helpers (rewrite.go), which are bound to
-// per-render state.
+// environment's raise_exception and strftime_now, which are built once,
+// and range and the rewrite helpers (rewrite.go), which are bound to
+// per-render state (the budget, limits.go).
 func (t *Template) setGlobals() {
 	names := t.uses.names
 	if names["raise_exception"] {
 		t.static = append(t.static, global{"raise_exception", jinja.NewCallable("raise_exception", raiseException)})
 	}
 	if names["range"] {
-		t.static = append(t.static, global{"range", jinja.NewCallable("range", safeRange)})
+		t.perRender = append(t.perRender, "range") // counts its lists
 	}
 	if names["strftime_now"] {
 		t.static = append(t.static, global{"strftime_now", strftimeNow(t.clock)})
@@ -258,11 +259,14 @@ func (t *Template) release(s *renderState) {
 		delete(s.vars, name)
 	}
 	s.set = s.set[:0]
-	// A keyword argument may have replaced a fixed global.
+	// A keyword argument may have replaced a fixed global or range.
 	for _, g := range t.static {
 		s.vars[g.name] = g.v
 	}
 	h := s.h
+	if _, ok := s.vars["range"]; !ok && t.uses.names["range"] {
+		s.vars["range"] = h.callable("range")
+	}
 	clear(h.gens)
 	clear(h.spaces)
 	clear(h.safe)
