@@ -51,7 +51,18 @@ type addChain struct {
 	sub      bool  // a binary "-" (two operands) rather than a "+" run
 	cat      bool  // a "~" run
 	mul      bool  // a binary "*" (two operands) whose operands may not be numbers
+	// format is the left operand (the one operand) of a "%" that may
+	// format a string.
+	format bool
+	// method is a call OBJ.METHOD(args) of a budgetMethods method on the
+	// one operand; call holds the token indices of its ".", "(" and ")".
+	method string
+	call   [3]int
 }
+
+// budgetMethods are the string methods that can build large strings or
+// lists: rewrite routes their calls through __lrt_method.
+var budgetMethods = map[string]bool{"replace": true, "split": true, "format": true}
 
 // errNoParse stops parsing a tag the parser does not understand; its
 // operators are then left as they are.
@@ -306,8 +317,11 @@ func (p *addParser) math2() (exprInfo, error) {
 			return r, err
 		}
 		numeric := e.numeric && r.numeric
-		if op == "*" && !numeric {
+		switch {
+		case op == "*" && !numeric:
 			p.chains = append(p.chains, addChain{operands: []exprInfo{e, r}, plus: []int{opTok}, mul: true})
+		case op == "%" && !e.numeric:
+			p.chains = append(p.chains, addChain{operands: []exprInfo{e}, format: true})
 		}
 		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure, numeric: numeric}
 	}
@@ -422,17 +436,28 @@ func (p *addParser) items(closer string, pairs bool) (bool, error) {
 	return pure, p.expect(closer)
 }
 
-// postfix parses attribute access, subscripts and calls.
+// postfix parses attribute access, subscripts and calls, and records the
+// calls of budgetMethods as chains.
 func (p *addParser) postfix(e exprInfo) (exprInfo, error) {
 	for {
 		switch {
 		case p.at("."):
+			dot := p.pos
 			p.pos++
 			t := p.peek()
 			if t.kind != 'n' && t.kind != '1' {
 				return e, errNoParse
 			}
 			p.pos++
+			if t.kind == 'n' && budgetMethods[t.text] && p.at("(") {
+				paren := p.pos
+				if err := p.callArgs(); err != nil {
+					return e, err
+				}
+				p.chains = append(p.chains, addChain{operands: []exprInfo{e}, method: t.text, call: [3]int{dot, paren, p.pos - 1}})
+				e = exprInfo{lo: e.lo, hi: p.pos, kind: opCall, key: t.text}
+				continue
+			}
 			numeric := e.kind == opName && e.key == "loop" && loopNumbers[t.text]
 			e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure, kind: opKeyed, key: t.text, numeric: numeric}
 		case p.at("["):

@@ -101,6 +101,10 @@ func (h *helpers) callable(name string) Value {
 		return jinja.NewCallable(name, h.tick)
 	case helperSeq:
 		return jinja.NewCallable(name, h.seq)
+	case helperFmt:
+		return jinja.NewCallable(name, h.format)
+	case helperMethod:
+		return jinja.NewCallable(name, h.method)
 	case helperIter:
 		return jinja.NewCallable(name, h.iter)
 	case helperOut:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ardanlabs/jinja"
@@ -297,3 +298,162 @@ func attribute(v Value, path string) Value {
 	}
 	return v
 }
+
+// format implements __lrt_fmt(LINE, x), the left operand of "%": for a
+// format string it counts the widths and precisions its conversions ask
+// for, and refuses a "*" width taken from the arguments. It returns x.
+func (h *helpers) format(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperFmt, args, 0)
+	if err != nil || len(args) != 2 {
+		return jinja.Undefined(), fmt.Errorf("__lrt_fmt: malformed call with %d arguments", len(args))
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	v := args[1]
+	if !v.IsString() {
+		return v, nil
+	}
+	s := v.AsString()
+	n := int64(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			continue
+		}
+		for i++; i < len(s) && strings.IndexByte("#0- +0123456789.*hlL", s[i]) >= 0; i++ {
+			switch c := s[i]; {
+			case c == '*':
+				return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line,
+					Err: fmt.Errorf("a %%-format width or precision from the arguments (*) is not supported")}
+			case c >= '1' && c <= '9':
+				j := i
+				for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+					j++
+				}
+				w, err := strconv.ParseInt(s[i:j], 10, 64)
+				if err != nil || w > h.b.room() {
+					return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line}
+				}
+				n += w
+				i = j - 1
+			}
+		}
+	}
+	if err := h.b.alloc(line, n); err != nil {
+		return jinja.Undefined(), err
+	}
+	return v, nil
+}
+
+// method implements __lrt_method(LINE, NAME, x, args...), the string
+// methods x.replace(old, new[, count]), x.split([sep[, maxsplit]]) and
+// x.format(args...) as the engine computes them, counting what they build
+// first.
+func (h *helpers) method(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperMethod, args, 0)
+	if err != nil || len(args) < 3 || !args[1].IsString() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_method: malformed call with %d arguments", len(args))
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	name, x, margs := args[1].AsString(), args[2], args[3:]
+	if !x.IsString() {
+		return jinja.Undefined(), fmt.Errorf("UndefinedError: '%s object' has no attribute '%s'", pyTypeName(x), name)
+	}
+	s := x.AsString()
+	switch name {
+	case "replace":
+		if len(margs) < 2 {
+			return x, nil
+		}
+		old, repl := printed(margs[0]), printed(margs[1])
+		count := -1
+		if len(margs) > 2 {
+			count = int(toInt(margs[2]))
+		}
+		n := int64(strings.Count(s, old))
+		if old == "" {
+			n = int64(utf8.RuneCountInString(s)) + 1
+		}
+		if count >= 0 && int64(count) < n {
+			n = int64(count)
+		}
+		if err := h.b.allocN(line, n, int64(len(repl))); err != nil {
+			return jinja.Undefined(), err
+		}
+		if err := h.b.alloc(line, int64(len(s))); err != nil {
+			return jinja.Undefined(), err
+		}
+		return jinja.NewString(strings.Replace(s, old, repl, count)), nil
+	case "split":
+		return h.split(line, s, margs)
+	case "format":
+		result := s
+		for i, a := range margs {
+			arg := printed(a)
+			placeholder := "{" + strconv.Itoa(i) + "}"
+			n := int64(strings.Count(result, placeholder)) + 1
+			if err := h.b.allocN(line, n, int64(len(arg))); err != nil {
+				return jinja.Undefined(), err
+			}
+			if err := h.b.alloc(line, 2*int64(len(result))); err != nil {
+				return jinja.Undefined(), err
+			}
+			result = strings.ReplaceAll(result, placeholder, arg)
+			result = strings.Replace(result, "{}", arg, 1)
+		}
+		return jinja.NewString(result), nil
+	}
+	return jinja.Undefined(), fmt.Errorf("__lrt_method: unknown method %q", name)
+}
+
+// split implements str.split([sep[, maxsplit]]) for method: on runs of
+// whitespace without sep, else on sep, at most maxsplit times.
+func (h *helpers) split(line int, s string, args []Value) (Value, error) {
+	maxsplit := -1
+	if len(args) > 1 {
+		maxsplit = int(toInt(args[1]))
+	}
+	var parts []string
+	if len(args) == 0 || args[0].IsNone() {
+		if err := h.b.allocN(line, int64(len(s))/2+1, valueSize); err != nil {
+			return jinja.Undefined(), err
+		}
+		rest := strings.TrimLeftFunc(s, pyWhitespace)
+		for rest != "" {
+			if maxsplit >= 0 && len(parts) == maxsplit {
+				parts = append(parts, rest)
+				break
+			}
+			i := strings.IndexFunc(rest, pyWhitespace)
+			if i < 0 {
+				parts = append(parts, rest)
+				break
+			}
+			parts = append(parts, rest[:i])
+			rest = strings.TrimLeftFunc(rest[i:], pyWhitespace)
+		}
+	} else {
+		sep := printed(args[0])
+		if sep == "" {
+			return jinja.Undefined(), fmt.Errorf("split: empty separator")
+		}
+		n := int64(strings.Count(s, sep)) + 1
+		if maxsplit >= 0 {
+			n = min(n, int64(maxsplit)+1)
+		}
+		if err := h.b.allocN(line, n, valueSize); err != nil {
+			return jinja.Undefined(), err
+		}
+		parts = strings.SplitN(s, sep, int(n))
+	}
+	items := make([]Value, len(parts))
+	for i, p := range parts {
+		items[i] = jinja.NewString(p)
+	}
+	return jinja.NewList(items), nil
+}
+
+// pyWhitespace reports whether r is whitespace to Python's str.split.
+func pyWhitespace(r rune) bool { return unicode.IsSpace(r) || r >= '\x1c' && r <= '\x1f' }

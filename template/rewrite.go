@@ -75,6 +75,8 @@ const (
 	helperJoin   = "__lrt_join"
 	helperTick   = "__lrt_tick"
 	helperSeq    = "__lrt_seq"
+	helperFmt    = "__lrt_fmt"
+	helperMethod = "__lrt_method"
 	unsafePrefix = "__lrt_unsafe_"
 )
 
@@ -298,6 +300,27 @@ func rewrite(src string) (string, rewriteInfo) {
 func addEdits(src string, kind tagKind, toks []token, line int, info *rewriteInfo) []edit {
 	var edits []edit
 	for _, c := range addChains(kind, toks) {
+		if c.format {
+			// The left operand of "%" passes through __lrt_fmt, which
+			// counts the widths in a format string.
+			o := c.operands[0]
+			edits = append(edits, wrap(toks[o.lo].off, spanEnd(toks, o), helperFmt+"("+strconv.Itoa(line)+", ", ")")...)
+			info.helpers[helperFmt] = true
+			continue
+		}
+		if c.method != "" {
+			// OBJ.METHOD(ARGS) becomes __lrt_method(LINE, 'METHOD', OBJ, ARGS).
+			dot, paren, closeParen := toks[c.call[0]], toks[c.call[1]], toks[c.call[2]]
+			ins := ", "
+			if c.call[2] == c.call[1]+1 {
+				ins = ""
+			}
+			edits = append(edits,
+				edit{off: toks[c.operands[0].lo].off, ins: fmt.Sprintf("%s(%d, '%s', ", helperMethod, line, c.method), class: opener, other: closeParen.off + 1},
+				edit{off: dot.off, del: paren.off + 1 - dot.off, ins: ins, class: replace})
+			info.helpers[helperMethod] = true
+			continue
+		}
 		if c.cat || c.mul {
 			// "~" builds a new plain string (the engine's "~" may return
 			// an operand itself, keeping its Markup mark, where jinja2

@@ -36,6 +36,11 @@ func TestRewrite(t *testing.T) {
 		"{% set s = '-' * n * 2 %}": "{% set s = __lrt_mul(1, __lrt_mul(1, '-' , n) , 2) %}",
 		"{% set s = 2 * 3 %}":       "{% set s = 2 * 3 %}",
 		"{{ s|list }}":              "{{ __lrt_out(1, 1, s|__lrt_seq(1)|list) }}",
+		"{{ m.content.split('</think>')[-1].strip() }}":   "{{ __lrt_out(1, 1, __lrt_method(1, 'split', m.content, '</think>')[-1].strip()) }}",
+		"{{ (a ~ b).split(',') }}":                        "{{ __lrt_out(1, 1, __lrt_method(1, 'split', (__lrt_cat(1, a , b)), ',')) }}",
+		"{{ s.replace() }}":                               "{{ __lrt_out(1, 1, __lrt_method(1, 'replace', s)) }}",
+		"{{ 'x %s y' % name }}":                           "{{ __lrt_out(1, 1, __lrt_fmt(1, 'x %s y') % name) }}",
+		"{% set a = x % 2 %}{% set b = loop.index % 2 %}": "{% set a = __lrt_fmt(1, x) % 2 %}{% set b = loop.index % 2 %}",
 		"{{ x|join(', ') }}{{ x|indent(2, first=true) }}{{ x|replace('a', 'b') }}{{ x|tojson() }}": "{{ __lrt_out(1, 1, x|__lrt_join(1, ', ')) }}" +
 			"{{ __lrt_out(1, 1, x|__lrt_indent(1, 2, first=true)) }}{{ __lrt_out(1, 1, x|__lrt_replace(1, 'a', 'b')) }}{{ __lrt_out(1, 1, x|__lrt_json(1)) }}",
 		// The loop body writes 13 bytes of text per iteration and starts
