@@ -181,7 +181,7 @@ const (
 )
 
 // tick implements __lrt_tick(LINE), the first tag of every loop body: each
-// iteration is a step, and looks at the clock.
+// iteration is a step, and looks at the clock. It returns undefined.
 func (h *helpers) tick(args []Value, _ map[string]Value) (Value, error) {
 	line, err := lineArg(helperTick, args, 0)
 	if err != nil {
@@ -190,7 +190,7 @@ func (h *helpers) tick(args []Value, _ map[string]Value) (Value, error) {
 	if err := h.b.step(line, 1); err != nil {
 		return jinja.Undefined(), err
 	}
-	return jinja.NewString(""), h.b.checkTime(line)
+	return jinja.Undefined(), h.b.checkTime(line)
 }
 
 // seq implements x|__lrt_seq(LINE), placed before the filters that turn a
@@ -257,13 +257,13 @@ func (h *helpers) recursion(line int) error {
 
 // leave implements __lrt_leave([X]), which ends a macro call or a
 // recursive loop(...) call: it gives back the level of depth entered and
-// returns X, or an empty string.
+// returns X, or undefined (assigned to __lrt_d, never printed).
 func (h *helpers) leave(args []Value, _ map[string]Value) (Value, error) {
 	h.b.leave()
 	if len(args) > 0 {
 		return args[0], nil
 	}
-	return jinja.NewString(""), nil
+	return jinja.Undefined(), nil
 }
 
 // macro implements __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS,
