@@ -54,6 +54,7 @@ func TestRenderLimits(t *testing.T) {
 		{"shared list tojson", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|tojson }}", LimitMemory, 2, 0},
 		{"shared list ~", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v ~ '' }}", LimitMemory, 2, 0},
 		{"indent", "{{ 'a\\nb'|indent(1000000000) }}", LimitMemory, 1, 0},
+		{"indent filter block", "{% filter indent(1000000000) %}a\nb{% endfilter %}", LimitMemory, 1, 0},
 		{"indent many lines", "{{ ('\\n' * 1000000)|indent(1000) }}", LimitMemory, 1, 0},
 		{"repeat", "{{ 'x' * 1000000000 }}", LimitMemory, 1, 0},
 		{"list repeat", "{% set l = [1, 2] * 1000000000 %}", LimitMemory, 1, 0},

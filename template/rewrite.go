@@ -208,6 +208,10 @@ func rewrite(src string) (string, rewriteInfo) {
 					edits = append(edits, edit{off: tags[e].open, ins: "{%" + marker + " set __lrt_d = " + helperLeave + "() +%}", class: prefix})
 					use(helperLeave)
 				}
+			case toks[0].text == "filter" && len(toks) > 1 && toks[1].kind == 'n' && budgetFilters[toks[1].text] != "":
+				// {% filter indent(8) %}: the block's filter, too.
+				edits = append(edits, budgetFilter(toks, 1, line))
+				use(budgetFilters[toks[1].text])
 			case toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
 				toks[2].text == "." && toks[3].kind == 'n' && toks[4].text == "=":
 				edits = append(edits, wrap(toks[5].off, tg.end, helperNSSet+"("+toks[1].text+", ", ")")...)
