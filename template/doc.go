@@ -26,5 +26,12 @@
 // ordered [Value] dicts (see [DecodeOrdered]), because templates iterate over
 // and serialise them in that order.
 //
+// A template is untrusted code (a model file or a client supplies it), so
+// parsing and rendering run under [Limits]: output size (default 4 MiB),
+// memory built by the render (64 MiB), steps (250,000), nesting depth
+// (100) and time (10 s, or the context's deadline if sooner). Passing one
+// is a [*LimitError] naming the limit and the template line; [WithLimits]
+// changes them.
+//
 // A [Template] is parsed once with [Parse] and is safe for concurrent use.
 package template

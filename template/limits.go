@@ -18,19 +18,26 @@ import (
 //
 //   - output tags ({{ ... }}) pass their value through __lrt_out, which
 //     counts the bytes printed;
-//   - every for loop iterates over __lrt_iter(...), which counts the
-//     iterations and the text its body writes per iteration; recursive
-//     loop(...) calls pass through __lrt_guard;
+//   - every for loop iterates over __lrt_iter(...), which counts the text
+//     its body writes per iteration, and every iteration starts with
+//     __lrt_tick, a step that looks at the clock; recursive loop(...)
+//     calls pass through __lrt_guard and __lrt_leave;
 //   - every macro call runs __lrt_macro on entry and __lrt_leave on exit,
 //     which count the call, its text and the call depth;
-//   - "~", "+" and "*" on strings and lists, and the indent, replace and
-//     join filters, are helpers that check the size of their result before
-//     building it, as is tojson;
+//   - "~", "+" and "*" on strings and lists, the indent, replace, join and
+//     tojson filters, and the str methods replace, split and format are
+//     helpers that check the size of their result before building it;
+//     the left operand of "%" passes through __lrt_fmt, which checks the
+//     widths of a format string; range() and the filters that turn a
+//     string into a list of characters (__lrt_seq) count those lists;
 //   - Parse measures the nesting of brackets, blocks and operators before
 //     the engine's recursive-descent parser sees the source.
 //
-// Every helper call is a step and checks the time, so a render ends soon
-// after any limit is passed, with a *LimitError.
+// Every helper call is a step, and the clock is read every few steps and
+// every loop iteration, so a render ends soon after any limit is passed,
+// with a *LimitError. Work between two helper calls is bounded by the size
+// of the template and of the values it holds (themselves under the
+// budget).
 
 // Limits bounds the work of parsing and rendering one template. A zero
 // field means its default.

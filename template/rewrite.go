@@ -49,7 +49,10 @@ import (
 //     as jinja2 does.
 //
 // Together these make template inputs read-only, so Render can share them
-// without copying.
+// without copying. Further rewrites route the template's work through the
+// render's budget (limits.go): output tags, loop iterations, macro calls,
+// "~", "*" and "%", the filters that build large strings or lists, and the
+// str methods replace, split and format.
 //
 // Rewrites only insert text within a line, so line numbers are unchanged.
 
