@@ -273,6 +273,11 @@ func (h *helpers) safeFilter(args []Value, _ map[string]Value) (Value, error) {
 	if v.IsString() && h.isSafe(v.AsString()) {
 		return v, nil
 	}
+	if v.IsList() || v.IsDict() {
+		if err := h.b.alloc(h.b.line, printedSize(v, h.b.room())); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
 	s := printed(v) // Markup(x) is a string: str(x)
 	if escape {
 		s = htmlEscape(s)

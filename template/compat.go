@@ -101,6 +101,8 @@ func (h *helpers) callable(name string) Value {
 		return jinja.NewCallable(name, h.tick)
 	case helperSeq:
 		return jinja.NewCallable(name, h.seq)
+	case helperPrint:
+		return jinja.NewCallable(name, h.print)
 	case helperFmt:
 		return jinja.NewCallable(name, h.format)
 	case helperMethod:
@@ -206,6 +208,25 @@ func (h *helpers) seq(args []Value, _ map[string]Value) (Value, error) {
 	}
 	if v := args[0]; v.IsString() {
 		if err := h.b.allocN(line, int64(utf8.RuneCountInString(v.AsString())), valueSize); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
+	return args[0], nil
+}
+
+// print implements x|__lrt_print(LINE), placed before the filters that
+// print their input (printFilters): it counts a list or dict as printed.
+// It returns x.
+func (h *helpers) print(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperPrint, args, 1)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if v := args[0]; v.IsList() || v.IsDict() {
+		if err := h.b.alloc(line, printedSize(v, h.b.room())); err != nil {
 			return jinja.Undefined(), err
 		}
 	}

@@ -52,6 +52,8 @@ func TestRenderLimits(t *testing.T) {
 		{"list doubling +", "{% set s = namespace(v=[1]) %}{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}", LimitMemory, 1, 0},
 		{"shared list printed", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v }}", LimitMemory, 2, 0},
 		{"shared list tojson", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|tojson }}", LimitMemory, 2, 0},
+		{"shared list |upper", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|upper }}", LimitMemory, 2, 0},
+		{"shared list |e", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|e }}", LimitMemory, 1, 0},
 		{"shared list ~", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v ~ '' }}", LimitMemory, 2, 0},
 		{"indent", "{{ 'a\\nb'|indent(1000000000) }}", LimitMemory, 1, 0},
 		{"indent filter block", "{% filter indent(1000000000) %}a\nb{% endfilter %}", LimitMemory, 1, 0},

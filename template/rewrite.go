@@ -78,10 +78,16 @@ const (
 	helperJoin   = "__lrt_join"
 	helperTick   = "__lrt_tick"
 	helperSeq    = "__lrt_seq"
+	helperPrint  = "__lrt_print"
 	helperFmt    = "__lrt_fmt"
 	helperMethod = "__lrt_method"
 	unsafePrefix = "__lrt_unsafe_"
 )
+
+// printFilters are the engine's filters that print their input (str(x))
+// before they work; __lrt_print counts a list or dict printed.
+var printFilters = map[string]bool{"trim": true, "lower": true, "upper": true, "title": true, "capitalize": true,
+	"string": true, "wordcount": true}
 
 // seqFilters are the engine's filters that turn a string input into a
 // list of its characters (a Value of valueSize bytes each) before they
@@ -242,6 +248,9 @@ func rewrite(src string) (string, rewriteInfo) {
 			case t.text == "|" && next.kind == 'n' && seqFilters[next.text]:
 				edits = append(edits, edit{off: next.off, ins: helperSeq + "(" + line + ")|", class: prefix})
 				use(helperSeq)
+			case t.text == "|" && next.kind == 'n' && printFilters[next.text]:
+				edits = append(edits, edit{off: next.off, ins: helperPrint + "(" + line + ")|", class: prefix})
+				use(helperPrint)
 			case t.text == "|" && next.kind == 'n' && budgetFilters[next.text] != "":
 				edits = append(edits, budgetFilter(toks, i+1, line))
 				use(budgetFilters[next.text])

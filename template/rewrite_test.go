@@ -38,6 +38,7 @@ func TestRewrite(t *testing.T) {
 		"{{ s|list }}":              "{{ __lrt_out(1, 1, s|__lrt_seq(1)|list) }}",
 		"{{ m.content.split('</think>')[-1].strip() }}":   "{{ __lrt_out(1, 1, __lrt_method(1, 'split', m.content, '</think>')[-1].strip()) }}",
 		"{{ (a ~ b).split(',') }}":                        "{{ __lrt_out(1, 1, __lrt_method(1, 'split', (__lrt_cat(1, a , b)), ',')) }}",
+		"{{ l|upper }}":                                   "{{ __lrt_out(1, 1, l|__lrt_print(1)|upper) }}",
 		"{{ s.replace() }}":                               "{{ __lrt_out(1, 1, __lrt_method(1, 'replace', s)) }}",
 		"{{ 'x %s y' % name }}":                           "{{ __lrt_out(1, 1, __lrt_fmt(1, 'x %s y') % name) }}",
 		"{% set a = x % 2 %}{% set b = loop.index % 2 %}": "{% set a = __lrt_fmt(1, x) % 2 %}{% set b = loop.index % 2 %}",
