@@ -61,11 +61,16 @@ func (h *helpers) iter(args []Value, _ map[string]Value) (Value, error) {
 	if err := h.b.step(line, 1); err != nil {
 		return jinja.Undefined(), err
 	}
-	// The engine makes a list of a string's characters or a dict's keys.
+	// The engine makes a list of a string's characters or a dict's keys
+	// before the loop starts, so a loop longer than the steps left fails
+	// first.
 	if !v.IsList() {
-		text += valueSize
+		if int64(n) > h.b.lim.MaxSteps-h.b.steps {
+			return jinja.Undefined(), &LimitError{Limit: LimitSteps, Max: h.b.lim.MaxSteps, Line: line}
+		}
+		text += 2 * valueSize
 	}
-	if err := h.b.allocN(line, int64(n), text); err != nil {
+	if err := h.b.text(line, int64(n), text); err != nil {
 		return jinja.Undefined(), err
 	}
 	return v, nil
@@ -304,7 +309,7 @@ func (h *helpers) macro(args []Value, _ map[string]Value) (Value, error) {
 	if err := h.b.step(line, 1); err != nil {
 		return jinja.Undefined(), err
 	}
-	if err := h.b.alloc(line, args[6].AsInt()); err != nil {
+	if err := h.b.text(line, 1, args[6].AsInt()); err != nil {
 		return jinja.Undefined(), err
 	}
 	name := args[2].AsString()

@@ -28,8 +28,9 @@
 //
 // A template is untrusted code (a model file or a client supplies it), so
 // parsing and rendering run under [Limits]: output size (default 4 MiB),
-// memory built by the render (64 MiB), steps (250,000), nesting depth
-// (100) and time (10 s, or the context's deadline if sooner). Passing one
+// the size of one string or list built (16 MiB), the memory built by the
+// render in all (256 MiB), steps (1,000,000), nesting depth (100) and time
+// (10 s, or the context's deadline if sooner). Passing one
 // is a [*LimitError] naming the limit and the template line; [WithLimits]
 // changes them.
 //

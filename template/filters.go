@@ -72,8 +72,8 @@ func (h *helpers) mul(args []Value, _ map[string]Value) (Value, error) {
 		if count == 0 || len(src) == 0 {
 			return jinja.NewList(nil), nil
 		}
-		if int64(len(src)) > h.b.room()/valueSize/count {
-			return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line}
+		if int64(len(src)) > h.b.lim.MaxValue/valueSize/count {
+			return jinja.Undefined(), &LimitError{Limit: LimitValue, Max: h.b.lim.MaxValue, Line: line}
 		}
 		if err := h.b.allocN(line, count*int64(len(src)), valueSize); err != nil {
 			return jinja.Undefined(), err
@@ -212,18 +212,22 @@ func (h *helpers) join(args []Value, kwargs map[string]Value) (Value, error) {
 	if err := h.b.step(line, 1+n); err != nil {
 		return jinja.Undefined(), err
 	}
-	if err := h.b.allocN(line, n, int64(len(sep))+valueSize); err != nil {
+	if err := h.b.allocN(line, n, valueSize); err != nil {
 		return jinja.Undefined(), err
 	}
 	items := sequenceItems(args[0])
+	size, room := n*int64(len(sep)), h.b.room()
 	for i, it := range items {
 		if attr != "" {
 			it = attribute(it, attr)
 			items[i] = it
 		}
-		if err := h.b.alloc(line, printedSize(it, h.b.room())); err != nil {
-			return jinja.Undefined(), err
+		if size += printedSize(it, room-size); size > room {
+			break
 		}
+	}
+	if err := h.b.alloc(line, size); err != nil {
+		return jinja.Undefined(), err
 	}
 	var b strings.Builder
 	for i, it := range items {
@@ -323,7 +327,7 @@ func (h *helpers) format(args []Value, _ map[string]Value) (Value, error) {
 		for i++; i < len(s) && strings.IndexByte("#0- +0123456789.*hlL", s[i]) >= 0; i++ {
 			switch c := s[i]; {
 			case c == '*':
-				return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line,
+				return jinja.Undefined(), &LimitError{Limit: LimitValue, Max: h.b.lim.MaxValue, Line: line,
 					Err: fmt.Errorf("a %%-format width or precision from the arguments (*) is not supported")}
 			case c >= '1' && c <= '9':
 				j := i
@@ -331,8 +335,8 @@ func (h *helpers) format(args []Value, _ map[string]Value) (Value, error) {
 					j++
 				}
 				w, err := strconv.ParseInt(s[i:j], 10, 64)
-				if err != nil || w > h.b.room() {
-					return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line}
+				if err != nil || w > h.b.lim.MaxValue {
+					return jinja.Undefined(), &LimitError{Limit: LimitValue, Max: h.b.lim.MaxValue, Line: line}
 				}
 				n += w
 				i = j - 1

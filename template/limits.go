@@ -45,15 +45,21 @@ type Limits struct {
 	// MaxOutput bounds the rendered prompt, in bytes (default 4 MiB,
 	// DefaultMaxOutput: more than a model's context holds anyway).
 	MaxOutput int64
-	// MaxMemory bounds the bytes of strings and lists one render builds:
-	// concatenations, repetitions, filter results and the text written
-	// into macro and block output, counted when made, whether kept or not
-	// (default 64 MiB, DefaultMaxMemory).
+	// MaxMemory bounds the bytes of strings and lists one render builds
+	// in all: concatenations, repetitions, filter results and the text
+	// written by loops and macros, counted when made, whether kept or not
+	// (default 256 MiB, DefaultMaxMemory). It bounds the memory a render
+	// can hold; a template that builds its prompt by concatenation in a
+	// loop (Reka-Edge does) builds about prompt size × concatenations / 2,
+	// 70 MB for a 400 KB prompt.
 	MaxMemory int64
+	// MaxValue bounds one string or list built, in bytes (default 16 MiB,
+	// DefaultMaxValue: four times the default output).
+	MaxValue int64
 	// MaxSteps bounds the loop iterations, macro calls and helper calls
 	// (output tags, concatenations, filters) of one render (default
-	// 250,000, DefaultMaxSteps: a render of the reference conversations
-	// takes under 100 per message).
+	// 1,000,000, DefaultMaxSteps: gemma-4's template takes some 210 per
+	// message, so the output limit comes first).
 	MaxSteps int64
 	// MaxDepth bounds the nesting of brackets, blocks, unary operators and
 	// conditional expressions in the source, and the depth of macro calls
@@ -68,8 +74,9 @@ type Limits struct {
 // The default limits.
 const (
 	DefaultMaxOutput = 4 << 20
-	DefaultMaxMemory = 64 << 20
-	DefaultMaxSteps  = 250_000
+	DefaultMaxMemory = 256 << 20
+	DefaultMaxValue  = 16 << 20
+	DefaultMaxSteps  = 1_000_000
 	DefaultMaxDepth  = 100
 	DefaultMaxTime   = 10 * time.Second
 )
@@ -81,6 +88,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxMemory <= 0 {
 		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxValue <= 0 {
+		l.MaxValue = DefaultMaxValue
 	}
 	if l.MaxSteps <= 0 {
 		l.MaxSteps = DefaultMaxSteps
@@ -104,14 +114,15 @@ func WithLimits(l Limits) Option {
 const (
 	LimitOutput = "output size"
 	LimitMemory = "memory"
+	LimitValue  = "value size"
 	LimitSteps  = "steps"
 	LimitDepth  = "nesting depth"
 	LimitTime   = "time"
 )
 
 // LimitError is returned by Parse and Render when a template exceeds one of
-// its Limits. Limit names it (LimitOutput, LimitMemory, LimitSteps,
-// LimitDepth or LimitTime), Max is the limit (bytes, steps, levels or
+// its Limits. Limit names it (LimitOutput, LimitMemory, LimitValue,
+// LimitSteps, LimitDepth or LimitTime), Max is the limit (bytes, steps, levels or
 // milliseconds) and Line the 1-based template line where it was passed, or
 // 0 when unknown. For LimitTime, Err is the context's error when the
 // caller's context ended the render.
@@ -126,7 +137,7 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	unit := ""
 	switch e.Limit {
-	case LimitOutput, LimitMemory:
+	case LimitOutput, LimitMemory, LimitValue:
 		unit = " bytes"
 	case LimitSteps:
 		unit = " steps"
@@ -208,26 +219,45 @@ func (b *budget) checkTime(line int) error {
 	return nil
 }
 
-// alloc counts n bytes about to be built at line; it fails, before they
-// are, if they would pass the memory limit.
+// alloc counts a string or list of n bytes about to be built at line; it
+// fails, before it is, if it would pass the value or memory limit.
 func (b *budget) alloc(line int, n int64) error {
-	if n < 0 || n > b.lim.MaxMemory-b.memory {
-		return &LimitError{Limit: LimitMemory, Max: b.lim.MaxMemory, Line: line}
+	if n < 0 || n > b.lim.MaxValue {
+		return &LimitError{Limit: LimitValue, Max: b.lim.MaxValue, Line: line}
 	}
-	b.memory += n
-	return nil
+	return b.text(line, n, 1)
 }
 
-// allocN counts n items of size bytes each, as alloc does.
+// allocN counts a list or string of n items of size bytes each, as alloc
+// does.
 func (b *budget) allocN(line int, n, size int64) error {
-	if size > 0 && n > b.room()/size {
-		return &LimitError{Limit: LimitMemory, Max: b.lim.MaxMemory, Line: line}
+	if size > 0 && n > b.lim.MaxValue/size {
+		return &LimitError{Limit: LimitValue, Max: b.lim.MaxValue, Line: line}
 	}
 	return b.alloc(line, n*size)
 }
 
-// room is the number of bytes the render may still build.
-func (b *budget) room() int64 { return b.lim.MaxMemory - b.memory }
+// text counts n writes of size bytes at line (the text of a loop body or
+// macro) against the memory limit only.
+func (b *budget) text(line int, n, size int64) error {
+	if n < 0 || size > 0 && n > (b.lim.MaxMemory-b.memory)/size {
+		return &LimitError{Limit: LimitMemory, Max: b.lim.MaxMemory, Line: line}
+	}
+	b.memory += n * size
+	return nil
+}
+
+// room is the size of the largest string or list the render may still
+// build.
+func (b *budget) room() int64 { return min(b.lim.MaxMemory-b.memory, b.lim.MaxValue) }
+
+// overRoom returns the error for a value larger than room.
+func (b *budget) overRoom(line int) error {
+	if b.lim.MaxMemory-b.memory < b.lim.MaxValue {
+		return &LimitError{Limit: LimitMemory, Max: b.lim.MaxMemory, Line: line}
+	}
+	return &LimitError{Limit: LimitValue, Max: b.lim.MaxValue, Line: line}
+}
 
 // write counts n bytes printed at line into the render's output (final
 // says the output tag is outside macros and blocks, so that its bytes are

@@ -46,39 +46,36 @@ func TestRenderLimits(t *testing.T) {
 		line      int
 		maxAlloc  uint64 // 0: maxAllocated
 	}{
-		{"doubling ~", "{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v|length }}", LimitMemory, 1, 0},
-		{"doubling +", "{% set s = namespace(v='xxxxxxxxxx') %}\n{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}", LimitMemory, 2, 0},
-		{"doubling *", "{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}\n{% set s.v = s.v * 2 %}{% endfor %}", LimitMemory, 2, 0},
-		{"list doubling +", "{% set s = namespace(v=[1]) %}{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}", LimitMemory, 1, 0},
-		{"shared list printed", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v }}", LimitMemory, 2, 0},
-		{"shared list tojson", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|tojson }}", LimitMemory, 2, 0},
-		{"shared list |upper", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|upper }}", LimitMemory, 2, 0},
-		{"shared list |e", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|e }}", LimitMemory, 1, 0},
-		{"shared list ~", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v ~ '' }}", LimitMemory, 2, 0},
-		{"indent", "{{ 'a\\nb'|indent(1000000000) }}", LimitMemory, 1, 0},
-		{"indent filter block", "{% filter indent(1000000000) %}a\nb{% endfilter %}", LimitMemory, 1, 0},
-		{"indent many lines", "{{ ('\\n' * 1000000)|indent(1000) }}", LimitMemory, 1, 0},
-		{"repeat", "{{ 'x' * 1000000000 }}", LimitMemory, 1, 0},
-		{"list repeat", "{% set l = [1, 2] * 1000000000 %}", LimitMemory, 1, 0},
-		{"replace", "{{ ('a' * 1000000)|replace('a', 'b' * 1000) }}", LimitMemory, 1, 0},
-		{"replace method", "{{ ('a' * 1000000).replace('a', 'b' * 1000) }}", LimitMemory, 1, 0},
-		{"split method", "{{ ('x,' * 10000000).split(',')|length }}", LimitMemory, 1, 0},
-		{"format method", "{{ ('{0}' * 100000).format('x' * 10000) }}", LimitMemory, 1, 0},
-		{"%-format width", "{{ '%1000000000s' % 'x' }}", LimitMemory, 1, 0},
-		{"%-format * width", "{{ '%*s' % (1000000000, 'x') }}", LimitMemory, 1, 0},
-		{"join", "{{ (['x' * 1000000] * 1000)|join(', ') }}", LimitMemory, 1, 0},
-		{"string building", "{% set ns = namespace(s='') %}{% for i in range(100000) %}{% set ns.s = ns.s ~ 'message ' ~ i ~ '\\n' %}{% endfor %}{{ ns.s }}", LimitMemory, 1, 0},
-		{"macro output doubling", "{% macro d(x) %}{{ x }}{{ x }}{% endmacro %}{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}\n{% set s.v = d(s.v) %}{% endfor %}", LimitMemory, 1, 0},
+		{"doubling ~", "{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v|length }}", LimitValue, 1, 0},
+		{"doubling +", "{% set s = namespace(v='xxxxxxxxxx') %}\n{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}", LimitValue, 2, 0},
+		{"doubling *", "{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}\n{% set s.v = s.v * 2 %}{% endfor %}", LimitValue, 2, 0},
+		{"list doubling +", "{% set s = namespace(v=[1]) %}{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}", LimitValue, 1, 0},
+		{"shared list printed", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v }}", LimitValue, 2, 0},
+		{"shared list tojson", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|tojson }}", LimitValue, 2, 0},
+		{"shared list |upper", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|upper }}", LimitValue, 2, 0},
+		{"shared list |e", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v|e }}", LimitValue, 1, 0},
+		{"shared list ~", "{% set s = namespace(v=[1]) %}{% for i in range(60) %}{% set s.v = [s.v, s.v] %}{% endfor %}\n{{ s.v ~ '' }}", LimitValue, 2, 0},
+		{"indent", "{{ 'a\\nb'|indent(1000000000) }}", LimitValue, 1, 0},
+		{"indent filter block", "{% filter indent(1000000000) %}a\nb{% endfilter %}", LimitValue, 1, 0},
+		{"indent many lines", "{{ ('\\n' * 1000000)|indent(1000) }}", LimitValue, 1, 0},
+		{"repeat", "{{ 'x' * 1000000000 }}", LimitValue, 1, 0},
+		{"list repeat", "{% set l = [1, 2] * 1000000000 %}", LimitValue, 1, 0},
+		{"replace", "{{ ('a' * 1000000)|replace('a', 'b' * 1000) }}", LimitValue, 1, 0},
+		{"replace method", "{{ ('a' * 1000000).replace('a', 'b' * 1000) }}", LimitValue, 1, 0},
+		{"split method", "{{ ('x,' * 10000000).split(',')|length }}", LimitValue, 1, 0},
+		{"format method", "{{ ('{0}' * 100000).format('x' * 10000) }}", LimitValue, 1, 0},
+		{"%-format width", "{{ '%1000000000s' % 'x' }}", LimitValue, 1, 0},
+		{"%-format * width", "{{ '%*s' % (1000000000, 'x') }}", LimitValue, 1, 0},
+		{"join", "{{ (['x' * 1000000] * 1000)|join(', ') }}", LimitValue, 1, 0},
+		// Quadratic: the memory limit, counting every string built.
+		{"string building", "{% set ns = namespace(s='') %}{% for i in range(100000) %}{% set ns.s = ns.s ~ 'message ' ~ i ~ '\\n' %}{% endfor %}{{ ns.s }}", LimitMemory, 1, 2 * DefaultMaxMemory},
+		{"macro output doubling", "{% macro d(x) %}{{ x }}{{ x }}{% endmacro %}{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}\n{% set s.v = d(s.v) %}{% endfor %}", LimitValue, 1, 0},
 		{"output", "{% for i in range(100000) %}\n{{ 'x' * 100 }}{% endfor %}", LimitOutput, 2, 0},
-		// The engine allocates some 600 bytes per loop iteration (scope,
-		// loop variables), so the steps limit bounds that churn.
-		{"steps", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", LimitSteps, 1, DefaultMaxSteps << 10},
-		{"steps in a loop without helpers", "{% for i in range(100000) %}{% for j in range(3) %}{% set x = i > j %}{% endfor %}{% endfor %}", LimitSteps, 1, DefaultMaxSteps << 10},
-		// 64 MiB of range lists, counted, and the engine's loop.
+		// 256 MiB of range lists, counted, and the engine's loop.
 		{"range in a loop", "{% for i in range(100000) %}{% set x = range(100000) %}{% endfor %}", LimitMemory, 1, 2 * DefaultMaxMemory},
-		{"string as list", "{% set s = 'x' * 10000000 %}{{ s|list|length }}", LimitMemory, 1, 0},
-		{"string loop", "{% set s = 'x' * 10000000 %}{% for c in s %}{% endfor %}", LimitMemory, 1, 0},
-		{"text in loops", "{% for i in range(100000) %}" + strings.Repeat("x", 1000) + "{% endfor %}", LimitMemory, 1, 0},
+		{"string as list", "{% set s = 'x' * 10000000 %}{{ s|list|length }}", LimitValue, 1, 0},
+		{"string loop", "{% set s = 'x' * 10000000 %}{% for c in s %}{% endfor %}", LimitSteps, 1, 0},
+		{"text in loops", "{% for i in range(100000) %}" + strings.Repeat("x", 3000) + "{% endfor %}", LimitMemory, 1, 0},
 		{"recursive macro", "{% macro m(n) %}\n{{ m(n + 1) }}{% endmacro %}{{ m(0) }}", LimitDepth, 1, 0},
 		{"recursive loop", "{% set ns = namespace(c=[]) %}{% set ns.c = [ns] %}{% for x in [ns] recursive %}\n{{ loop(x.c) }}{% endfor %}", LimitDepth, 2, 0},
 	} {
@@ -157,10 +154,31 @@ func TestLimitOptions(t *testing.T) {
 	_, err = tm.Render(ctx, Request{})
 	requireLimit(t, err, LimitMemory, 1, "MaxMemory")
 
+	tm, err = Parse("{% set x = 'ab' * 60 %}", WithLimits(Limits{MaxValue: 100}))
+	require.NoError(t, err)
+	_, err = tm.Render(ctx, Request{})
+	requireLimit(t, err, LimitValue, 1, "MaxValue")
+
 	tm, err = Parse("{% for i in range(11) %}{% endfor %}", WithLimits(Limits{MaxSteps: 10}))
 	require.NoError(t, err)
 	_, err = tm.Render(ctx, Request{})
 	requireLimit(t, err, LimitSteps, 1, "MaxSteps")
+
+	// Loops count their iterations even when nothing in them is a
+	// helper: 10^10 iterations end at the steps limit. (The engine
+	// allocates some 600 bytes per iteration, so the limit bounds that
+	// too.)
+	for _, src := range []string{
+		"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+		"{% for i in range(100000) %}{% for j in range(100000) %}{% set x = i > j %}{% endfor %}{% endfor %}",
+	} {
+		tm, err = Parse(src, WithLimits(Limits{MaxSteps: 100_000}))
+		require.NoError(t, err)
+		var rerr error
+		n := allocated(func() { _, rerr = tm.Render(ctx, Request{}) })
+		requireLimit(t, rerr, LimitSteps, 1, src)
+		assert.Less(t, n, uint64(maxAllocated), "allocated %d bytes", n)
+	}
 
 	tm, err = Parse("{% macro m(n) %}{% if n > 0 %}{{ m(n - 1) }}{% endif %}{% endmacro %}{{ m(5) }}", WithLimits(Limits{MaxDepth: 5}))
 	require.NoError(t, err)

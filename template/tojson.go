@@ -112,7 +112,7 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 		h.jsonNL = enc.nl
 	}
 	if errors.Is(err, errJSONLimit) {
-		return jinja.Undefined(), &LimitError{Limit: LimitMemory, Max: h.b.lim.MaxMemory, Line: line}
+		return jinja.Undefined(), h.b.overRoom(line)
 	}
 	if err != nil {
 		return jinja.Undefined(), err
