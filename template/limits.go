@@ -49,9 +49,9 @@ type Limits struct {
 	// in all: concatenations, repetitions, filter results and the text
 	// written by loops and macros, counted when made, whether kept or not
 	// (default 256 MiB, DefaultMaxMemory). It bounds the memory a render
-	// can hold; a template that builds its prompt by concatenation in a
-	// loop (Reka-Edge does) builds about prompt size × concatenations / 2,
-	// 70 MB for a 400 KB prompt.
+	// can hold. A template that builds its prompt by concatenation in a
+	// loop builds about prompt size × concatenations / 2: Reka-Edge's
+	// builds 258 MB for a 512 KB prompt (500 messages), 1 GB for 1 MB.
 	MaxMemory int64
 	// MaxValue bounds one string or list built, in bytes (default 16 MiB,
 	// DefaultMaxValue: four times the default output).
@@ -122,8 +122,8 @@ const (
 
 // LimitError is returned by Parse and Render when a template exceeds one of
 // its Limits. Limit names it (LimitOutput, LimitMemory, LimitValue,
-// LimitSteps, LimitDepth or LimitTime), Max is the limit (bytes, steps, levels or
-// milliseconds) and Line the 1-based template line where it was passed, or
+// LimitSteps, LimitDepth or LimitTime), Max is the limit (bytes, steps,
+// levels or milliseconds) and Line the 1-based template line where it was passed, or
 // 0 when unknown. For LimitTime, Err is the context's error when the
 // caller's context ended the render.
 type LimitError struct {
