@@ -79,6 +79,11 @@ type layout struct {
 	// writes outside nested loops and macros (an upper bound: every
 	// branch is counted).
 	text []int64
+	// direct holds, for a for tag, the bytes of text directly in its
+	// body, outside any nested block, less whitespace that trimming may
+	// remove: written by every iteration (that does not continue or break
+	// before it).
+	direct []int64
 	// end holds, for a block tag, the index of its end tag, or -1.
 	end []int
 }
@@ -88,7 +93,8 @@ var capturing = map[string]bool{"macro": true, "call": true, "filter": true, "se
 
 // blockLayout computes the layout of the tags of src, lexed as lexed.
 func blockLayout(src string, tags []tag, lexed [][]token) layout {
-	l := layout{captured: make([]bool, len(tags)), text: make([]int64, len(tags)), end: make([]int, len(tags))}
+	l := layout{captured: make([]bool, len(tags)), text: make([]int64, len(tags)), direct: make([]int64, len(tags)),
+		end: make([]int, len(tags))}
 	type open struct {
 		n       int
 		kw      string
@@ -126,6 +132,10 @@ func blockLayout(src string, tags []tag, lexed [][]token) layout {
 				next = tags[n+1].open
 			}
 			l.text[inner] += int64(next - tg.next)
+			if top := stack[len(stack)-1]; top.n == inner && top.kw == "for" {
+				// Whitespace at the ends may be trimmed.
+				l.direct[inner] += int64(len(strings.TrimSpace(src[tg.next:next])))
+			}
 		}
 	}
 	return l

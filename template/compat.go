@@ -187,15 +187,22 @@ const (
 	guardMaxFrames  = 30_000
 )
 
-// tick implements __lrt_tick(LINE), the first tag of every loop body: each
-// iteration is a step, and looks at the clock. It returns undefined.
+// tick implements __lrt_tick(LINE, TEXT), the first tag of every loop
+// body: each iteration is a step, looks at the clock and writes TEXT bytes
+// of text to the prompt (already counted as memory by __lrt_iter). It
+// returns undefined.
 func (h *helpers) tick(args []Value, _ map[string]Value) (Value, error) {
 	line, err := lineArg(helperTick, args, 0)
-	if err != nil {
-		return jinja.Undefined(), err
+	if err != nil || len(args) != 2 || !args[1].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_tick: malformed call with %d arguments", len(args))
 	}
 	if err := h.b.step(line, 1); err != nil {
 		return jinja.Undefined(), err
+	}
+	if n := args[1].AsInt(); n > 0 {
+		if h.b.output += n; h.b.output > h.b.lim.MaxOutput {
+			return jinja.Undefined(), &LimitError{Limit: LimitOutput, Max: h.b.lim.MaxOutput, Line: line}
+		}
 	}
 	return jinja.Undefined(), h.b.checkTime(line)
 }

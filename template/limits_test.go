@@ -76,6 +76,7 @@ func TestRenderLimits(t *testing.T) {
 		{"string as list", "{% set s = 'x' * 10000000 %}{{ s|list|length }}", LimitValue, 1, 0},
 		{"string loop", "{% set s = 'x' * 10000000 %}{% for c in s %}{% endfor %}", LimitSteps, 1, 0},
 		{"text in loops", "{% for i in range(100000) %}" + strings.Repeat("x", 3000) + "{% endfor %}", LimitMemory, 1, 0},
+		{"text in loops output", "{% for i in range(100000) %}\n" + strings.Repeat("x", 1000) + "{% endfor %}", LimitOutput, 1, 0},
 		{"recursive macro", "{% macro m(n) %}\n{{ m(n + 1) }}{% endmacro %}{{ m(0) }}", LimitDepth, 1, 0},
 		{"recursive loop", "{% set ns = namespace(c=[]) %}{% set ns.c = [ns] %}{% for x in [ns] recursive %}\n{{ loop(x.c) }}{% endfor %}", LimitDepth, 2, 0},
 	} {

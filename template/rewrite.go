@@ -230,9 +230,14 @@ func rewrite(src string) (string, rewriteInfo) {
 					edits = append(edits, e...)
 					use(helperIter)
 				}
-				// Each iteration starts with a tick (a step and a look
-				// at the clock).
-				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + helperTick + "(" + line + ") " + afterMarker(src, tg) + "%}", class: prefix})
+				// Each iteration starts with a tick: a step, a look at
+				// the clock and, outside macros and blocks, the text the
+				// iteration writes to the prompt for certain.
+				direct := "0"
+				if !lay.captured[n] {
+					direct = strconv.FormatInt(lay.direct[n], 10)
+				}
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + helperTick + "(" + line + ", " + direct + ") " + afterMarker(src, tg) + "%}", class: prefix})
 				use(helperTick)
 			}
 		}
