@@ -30,7 +30,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...)
+	prompt, err := s.prompter.Chat(ctx, plan.history, plan.decls, plan.extra...)
 	if err != nil {
 		writeError(w, requestError("messages", err))
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/template"
 )
 
 // Error types, as the OpenAI API spells them.
@@ -62,15 +63,6 @@ func writeError(w http.ResponseWriter, err error) {
 	}{e})
 }
 
-// templateLimit is the error of a chat template that went over a
-// rendering budget (output size, string memory, steps, nesting): package
-// template's *LimitError, whose Limit names the limit. It is matched by
-// this method so that the server needs no other part of that type.
-type templateLimit interface {
-	error
-	Limit() string
-}
-
 // asError maps an error from the conversation layer to an API error: bad
 // requests (schemas that do not compile, media without an encoder, a full
 // context) are 400s, a timeout 504, a client gone 499, the rest 500. A
@@ -83,11 +75,13 @@ func asError(err error) *apiError {
 		return e
 	}
 	var ce *constrain.CompileError
-	var tl templateLimit
+	var tl *template.LimitError
 	switch {
+	case errors.As(err, &tl) && tl.Limit == template.LimitOutput:
+		return invalid("messages", "context_length_exceeded", "the rendered prompt is too long: %v", err)
 	case errors.As(err, &tl):
 		return newError(http.StatusInternalServerError, typeServer, "", "template_limit",
-			"the server's chat template went over its %s limit rendering this request; the model's template (or --chat-template) is at fault: %v", tl.Limit(), err)
+			"the server's chat template went over its %s limit rendering this request; the model's template (or --chat-template) is at fault: %v", tl.Limit, err)
 	case errors.As(err, &ce):
 		return invalid("", "invalid_schema", "%v", err)
 	case errors.Is(err, conversation.ErrNoEncoder):

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litert-go/litert-go/template"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -284,21 +286,34 @@ func TestLongestToken(t *testing.T) {
 	}
 }
 
-// limitErr stands for template.LimitError: a chat template over a budget.
-type limitErr struct{ limit string }
-
-func (e *limitErr) Error() string { return "template: rendering went over the " + e.limit + " limit" }
-func (e *limitErr) Limit() string { return e.limit }
+// renderLimitError renders src with small limits and returns the
+// *template.LimitError it ends with, wrapped as the conversation wraps it.
+func renderLimitError(t *testing.T, src string, lim template.Limits) error {
+	t.Helper()
+	tmpl, err := template.Parse(src, template.WithLimits(lim))
+	require.NoError(t, err)
+	_, err = tmpl.Render(context.Background(), template.Request{})
+	var le *template.LimitError
+	require.ErrorAs(t, err, &le)
+	return fmt.Errorf("conversation: chat template: %w", err)
+}
 
 func TestTemplateLimitIsServerError(t *testing.T) {
-	err := fmt.Errorf("conversation: chat template: %w", &limitErr{"output size (4194304 bytes)"})
-	for _, e := range []*apiError{asError(err), requestError("messages", err)} {
+	// The doubling template of issue #14: the model's template is at fault.
+	doubling := renderLimitError(t, "{% set s = namespace(v='xxxxxxxxxx') %}{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v|length }}", template.Limits{})
+	for _, e := range []*apiError{asError(doubling), requestError("messages", doubling)} {
 		assert.Equal(t, http.StatusInternalServerError, e.Status, "the template is the model's or the server's, not the request's")
 		assert.Equal(t, typeServer, e.Type)
 		require.NotNil(t, e.Code)
 		assert.Equal(t, "template_limit", *e.Code)
-		assert.Contains(t, e.Message, "output size (4194304 bytes) limit")
+		assert.Contains(t, e.Message, "limit exceeded")
 	}
+	// A prompt rendered past the output limit is the request's: too long.
+	long := renderLimitError(t, "{% for i in range(100) %}{{ 'x' * 100 }}{% endfor %}", template.Limits{MaxOutput: 1000})
+	e := asError(long)
+	assert.Equal(t, http.StatusBadRequest, e.Status)
+	require.NotNil(t, e.Code)
+	assert.Equal(t, "context_length_exceeded", *e.Code)
 	// Other template errors (raise_exception on the request's messages)
 	// stay the request's fault.
 	assert.Equal(t, http.StatusBadRequest, requestError("messages", fmt.Errorf("template: Conversation roles must alternate")).Status)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -36,7 +37,7 @@ func FuzzChatRequest(f *testing.F) {
 			}
 			return
 		}
-		if prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...); err == nil {
+		if prompt, err := s.prompter.Chat(context.Background(), plan.history, plan.decls, plan.extra...); err == nil {
 			n, aerr := s.maxTokens(req.MaxTokens, len(prompt))
 			if aerr != nil && aerr.Status != 400 {
 				t.Fatalf("bad refusal %d for %s", aerr.Status, body)
