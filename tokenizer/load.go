@@ -214,8 +214,10 @@ func idx0(texts []string, i int) int {
 	return i
 }
 
-// loadSpecialIDs reads the *_token_id keys. Ids out of range are ignored
-// (keeping the default), and defaults out of range are disabled.
+// loadSpecialIDs reads the *_token_id keys. A defaulted id out of range is
+// disabled, as in llama.cpp; an id the metadata gives out of range is an
+// error naming the key and the vocabulary size (llama.cpp warns and keeps
+// the default, which for gpt2 silently makes it token 11).
 func (t *Tokenizer) loadSpecialIDs(f *gguf.File, fim *[6]int32, mask *int32) error {
 	type kv struct {
 		key string
@@ -251,9 +253,10 @@ func (t *Tokenizer) loadSpecialIDs(f *gguf.File, fim *[6]int32, mask *int32) err
 		if err != nil {
 			return err
 		}
-		if v >= 0 && v < int64(t.n) {
-			*e.id = int32(v)
+		if v < 0 || v >= int64(t.n) {
+			return fmt.Errorf("%s = %d is out of range for a vocabulary of %d tokens", e.key, v, t.n)
 		}
+		*e.id = int32(v)
 	}
 	return nil
 }

@@ -356,9 +356,19 @@ func TestBadInput(t *testing.T) {
 		{"short token types", func(m *gguf.Model) { m.Set(keyTypes, gguf.Int32s([]int32{1, 1})) }, keyTypes},
 		{"add_bos without bos", func(m *gguf.Model) {
 			m.Set(keyAddBOS, gguf.Bool(true))
-			m.Set("tokenizer.ggml.bos_token_id", gguf.Uint32(1<<30))
+			drop(m, "tokenizer.ggml.bos_token_id")
 			m.Set(keyPre, gguf.String("chatglm-bpe"))
 		}, "bos_token_id is not set"},
+		// issue 14: 2^30 used to become token 11 (gpt2's default) silently.
+		{"bos id out of range", func(m *gguf.Model) {
+			m.Set("tokenizer.ggml.bos_token_id", gguf.Uint32(1<<30))
+		}, "tokenizer.ggml.bos_token_id = 1073741824 is out of range for a vocabulary of 151936 tokens"},
+		{"eot id out of range", func(m *gguf.Model) {
+			m.Set("tokenizer.ggml.eot_token_id", gguf.Uint32(151936))
+		}, "tokenizer.ggml.eot_token_id = 151936 is out of range"},
+		{"negative pad id", func(m *gguf.Model) {
+			m.Set("tokenizer.ggml.padding_token_id", gguf.Int32(-1))
+		}, "tokenizer.ggml.padding_token_id = -1 is out of range"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -375,12 +385,22 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestOutOfRangeSpecialIDs(t *testing.T) {
+	// A default id beyond a (tiny) vocabulary is disabled, as in llama.cpp.
 	f := rewrite(t, "llama-spm", func(m *gguf.Model) {
-		m.Set("tokenizer.ggml.eos_token_id", gguf.Uint32(999999))
-		m.Set("tokenizer.ggml.eot_token_id", gguf.Uint32(999999))
+		v, _ := m.Get(keyTokens)
+		m.Set(keyTokens, gguf.Strings(v.Data.([]string)[:2]))
+		drop(m, "tokenizer.ggml.eos_token_id")
+		drop(m, "tokenizer.ggml.bos_token_id")
+		m.Set(keyAddBOS, gguf.Bool(false))
 	})
 	tok, err := FromGGUF(f)
 	require.NoError(t, err)
-	assert.Equal(t, int32(2), tok.EOS(), "an out-of-range id keeps the default")
-	assert.Equal(t, int32(-1), tok.EOT())
+	assert.Equal(t, int32(1), tok.BOS())
+	assert.Equal(t, int32(-1), tok.EOS(), "default 2 is out of a 2-token vocabulary")
+	// A metadata id out of range is refused, naming the key.
+	f = rewrite(t, "llama-spm", func(m *gguf.Model) {
+		m.Set("tokenizer.ggml.eos_token_id", gguf.Uint32(999999))
+	})
+	_, err = FromGGUF(f)
+	require.ErrorContains(t, err, "tokenizer.ggml.eos_token_id = 999999 is out of range for a vocabulary of 32000 tokens")
 }
