@@ -43,7 +43,11 @@ func (t *Tokenizer) Encode(text string, opts EncodeOptions) []int32 {
 				out = append(out, fr.tok)
 				continue
 			}
-			out = t.encodeBPE(st, text[fr.start:fr.end], out)
+			if t.whitespaceModel {
+				out = t.encodeWhitespace(st, text[fr.start:fr.end], out)
+			} else {
+				out = t.encodeBPE(st, text[fr.start:fr.end], out)
+			}
 		}
 		if opts.AddSpecial && t.addEOS {
 			out = append(out, t.eos)

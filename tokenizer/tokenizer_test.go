@@ -317,6 +317,11 @@ func rewrite(t *testing.T, name string, edit func(m *gguf.Model)) *gguf.File {
 	defer f.Close()
 	m := f.Model()
 	edit(m)
+	return reparse(t, m)
+}
+
+// reparse writes m and parses it back.
+func reparse(t testing.TB, m *gguf.Model) *gguf.File {
 	var buf bytes.Buffer
 	require.NoError(t, gguf.Write(&buf, m))
 	g, err := gguf.Parse(buf.Bytes())
@@ -341,7 +346,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("sentencepiece9")) }, `unknown tokenizer model "sentencepiece9"`},
-		{"unsupported model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("rwkv")) }, `"rwkv"`},
+		{"unsupported model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("plamo2")) }, `"plamo2"`},
 		{"missing model", func(m *gguf.Model) { drop(m, keyModel) }, keyModel},
 		{"missing merges", func(m *gguf.Model) { drop(m, keyMerges) }, "cannot find tokenizer merges"},
 		{"merges wrong type", func(m *gguf.Model) { m.Set(keyMerges, gguf.Uint32(3)) }, keyMerges},
@@ -367,8 +372,8 @@ func TestBadInput(t *testing.T) {
 			m.Set("tokenizer.ggml.eot_token_id", gguf.Uint32(151936))
 		}, "tokenizer.ggml.eot_token_id = 151936 is out of range"},
 		{"negative pad id", func(m *gguf.Model) {
-			m.Set("tokenizer.ggml.padding_token_id", gguf.Int32(-1))
-		}, "tokenizer.ggml.padding_token_id = -1 is out of range"},
+			m.Set("tokenizer.ggml.padding_token_id", gguf.Int32(-5))
+		}, "tokenizer.ggml.padding_token_id = -5 is out of range"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
