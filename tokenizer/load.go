@@ -212,6 +212,10 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 		initErr = t.initBPE(f)
 	case kindSPM:
 		t.initSPM()
+	case kindUGM:
+		initErr = t.initUGM(f)
+	case kindRWKV:
+		t.initRWKV()
 	}
 	t.pieces = <-piecesDone
 	if initErr != nil {

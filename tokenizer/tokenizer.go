@@ -59,6 +59,9 @@ type Tokenizer struct {
 	noSplitPre map[string]struct{}
 	chunkable  bool // SPM/gemma4 text may be cut before ▁ (see chunk.go)
 
+	ugm  *ugmData
+	rwkv *rwkvData
+
 	// WPM
 	lowercase, stripAccents bool
 	maxTokenLen             int

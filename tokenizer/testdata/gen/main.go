@@ -110,6 +110,8 @@ func main() {
 	tokdump := flag.String("tokdump", "/tmp/tokdump", "the tokdump binary (tokdump/build.sh)")
 	vocabs := flag.String("vocabs", "../shared/testdata/vocab", "fixture vocabularies, relative to the repository root")
 	out := flag.String("out", "tokenizer/testdata", "output folder")
+	llamaModels := flag.String("llama-models", "/work/llama.cpp/models", "llama.cpp's models folder (ggml-vocab-*.gguf)")
+	only := flag.String("only", "", "only this vocabulary (skip the pre-tokenizer names)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "pretok")
@@ -127,6 +129,9 @@ func main() {
 	}
 	byIDs := map[string]int{}
 	for _, name := range preNames {
+		if *only != "" {
+			break
+		}
 		path := filepath.Join(dir, name+".gguf")
 		relabel(base, path, map[string]string{"tokenizer.ggml.pre": name})
 		ids := run(*tokdump, path, cases)
@@ -138,15 +143,25 @@ func main() {
 		byIDs[key] = len(ref.Groups)
 		ref.Groups = append(ref.Groups, Group{Names: []string{name}, IDs: ids})
 	}
-	// tokenizer.ggml.model "whitespace" (BPE over whitespace-separated words).
-	path := filepath.Join(dir, "model-whitespace.gguf")
-	relabel(base, path, map[string]string{"tokenizer.ggml.model": "whitespace", "tokenizer.ggml.pre": "whitespace"})
-	ref.Groups = append(ref.Groups, Group{Names: []string{"model:whitespace"}, IDs: run(*tokdump, path, cases)})
-	write(filepath.Join(*out, "pretok_ids.json"), ref)
-	log.Printf("%d names in %d groups", len(preNames), len(ref.Groups))
+	if *only == "" {
+		// tokenizer.ggml.model "whitespace" (BPE over whitespace-separated words).
+		path := filepath.Join(dir, "model-whitespace.gguf")
+		relabel(base, path, map[string]string{"tokenizer.ggml.model": "whitespace", "tokenizer.ggml.pre": "whitespace"})
+		ref.Groups = append(ref.Groups, Group{Names: []string{"model:whitespace"}, IDs: run(*tokdump, path, cases)})
+		write(filepath.Join(*out, "pretok_ids.json"), ref)
+		log.Printf("%d names in %d groups", len(preNames), len(ref.Groups))
+	}
 
-	for _, v := range []string{"ugm-small", "rwkv-small"} {
+	// Vocabularies of other tokenizer models: small ones committed in
+	// testdata, and llama.cpp's nomic-bert-moe (UGM, 6.8 MB, not committed).
+	for _, v := range []string{"ugm-small", "rwkv-small", "nomic-bert-moe"} {
 		path := filepath.Join(*out, v+".gguf")
+		if v == "nomic-bert-moe" {
+			path = filepath.Join(*llamaModels, "ggml-vocab-"+v+".gguf")
+		}
+		if *only != "" && *only != v {
+			continue
+		}
 		if _, err := os.Stat(path); err != nil {
 			log.Printf("skip %s: %v", v, err)
 			continue
