@@ -112,7 +112,11 @@ func main() {
 	out := flag.String("out", "tokenizer/testdata", "output folder")
 	llamaModels := flag.String("llama-models", "/work/llama.cpp/models", "llama.cpp's models folder (ggml-vocab-*.gguf)")
 	only := flag.String("only", "", "only this vocabulary (skip the pre-tokenizer names)")
+	small := flag.Bool("make-small", false, "first write testdata/ugm-small.gguf and rwkv-small.gguf")
 	flag.Parse()
+	if *small {
+		makeSmall(filepath.Join(*llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), filepath.Join(*vocabs, "ggml-vocab-qwen2.gguf"), *out)
+	}
 
 	dir, err := os.MkdirTemp("", "pretok")
 	if err != nil {
