@@ -215,7 +215,7 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 	case kindUGM:
 		initErr = t.initUGM(f)
 	case kindRWKV:
-		t.initRWKV()
+		initErr = t.initRWKV()
 	}
 	t.pieces = <-piecesDone
 	if initErr != nil {

@@ -374,8 +374,12 @@ func reASCIIDigit(c rune, _ uint16) bool { return c >= '0' && c <= '9' }
 
 func reCRLF(c rune, _ uint16) bool { return c == '\r' || c == '\n' }
 
-// reCJK is [一-龥ࠀ-一가-퟿]
-func reCJK(c rune, _ uint16) bool {
+// reCJK is [一-龥ࠀ-一가-퟿] on wide text, where non-ASCII whitespace (such
+// as U+3000, inside the second range) has been replaced by \v.
+func reCJK(c rune, f uint16) bool {
+	if f&fWhitespace != 0 {
+		return false
+	}
 	return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x0800 && c <= 0x4E00) || (c >= 0xAC00 && c <= 0xD7FF)
 }
 
@@ -577,5 +581,38 @@ func (digitGroups) split(s *splitState, start, end int) {
 	}
 	if prev < end {
 		add(end)
+	}
+}
+
+// thousandsCuts is SuperBPE's (?=(\d{3})+(?!\d)): an empty match before
+// every group of three ASCII digits counted from the end of a digit run,
+// each giving an empty fragment as std::regex_iterator does. The regex
+// engine takes quadratic time on a long digit run; this is linear.
+type thousandsCuts struct{}
+
+func (thousandsCuts) split(s *splitState, start, end int) {
+	prev := start
+	for pos := start; pos < end; {
+		if !reASCIIDigit(s.cps[pos], 0) {
+			pos++
+			continue
+		}
+		e := pos
+		for e < end && reASCIIDigit(s.cps[e], 0) {
+			e++
+		}
+		for p := pos; p+3 <= e; p++ {
+			if (e-p)%3 == 0 {
+				if p > prev {
+					s.emit(p)
+				}
+				s.emit(p)
+				prev = p
+			}
+		}
+		pos = e
+	}
+	if prev < end {
+		s.emit(end)
 	}
 }

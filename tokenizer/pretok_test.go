@@ -95,3 +95,88 @@ func TestPreTokenizerNames(t *testing.T) {
 		require.True(t, seen[name], "pre-tokenizer %q has no llama.cpp reference", name)
 	}
 }
+
+// splitWith runs one step over text and returns the fragment ends.
+func splitWith(step splitStep, text string) []int32 {
+	st := &encodeState{}
+	st.decode(text)
+	p := &preTokenizer{steps: []splitStep{step}}
+	var tmp []int32
+	return append([]int32(nil), p.run(&st.split, &tmp)...)
+}
+
+// checkEmulated reports the first emulated step that splits text unlike
+// the regex engine running its pattern.
+func checkEmulated(t testing.TB, steps map[string]splitStep, engines map[string]*regexStep, text string) {
+	for expr, fast := range steps {
+		want := splitWith(engines[expr], text)
+		got := splitWith(fast, text)
+		if !equalIDs(got, want) {
+			t.Fatalf("pattern %q on %q: hand-written %v, regex engine %v", expr, text, got, want)
+		}
+	}
+}
+
+func emulatedEngines(t testing.TB) (map[string]splitStep, map[string]*regexStep) {
+	steps := emulatedSteps()
+	engines := map[string]*regexStep{}
+	for expr := range steps {
+		r, err := newRegexStep(expr)
+		require.NoError(t, err, expr)
+		engines[expr] = r
+	}
+	return steps, engines
+}
+
+// TestEmulatedStepsMatchRegex checks every hand-written stand-in for a
+// std::regex pattern against the regex engine on the corpus.
+func TestEmulatedStepsMatchRegex(t *testing.T) {
+	steps, engines := emulatedEngines(t)
+	ref := readRef(t, "testdata/pretok_ids.json")
+	for _, c := range ref.Corpus {
+		checkEmulated(t, steps, engines, c.Text)
+	}
+	for _, s := range corpusSnippets {
+		checkEmulated(t, steps, engines, s)
+	}
+}
+
+func FuzzEmulatedSteps(f *testing.F) {
+	for _, s := range corpusSnippets {
+		f.Add(s)
+	}
+	f.Add(" \u00a0\u3000x 12a\r\n\r\n!!  ")
+	steps, engines := emulatedEngines(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkEmulated(t, steps, engines, s)
+	})
+}
+
+// TestRegexEngine checks the engine against std::regex behaviour on
+// patterns whose matches are known from libstdc++ (regex_iterator over the
+// whole subject).
+func TestRegexEngine(t *testing.T) {
+	cases := []struct {
+		pattern, text string
+		want          []int32 // fragment ends
+	}{
+		// empty matches: regex_iterator retries at the same place without
+		// an empty match, then moves one character on (superbpe)
+		{"(?=(\\d{3})+(?!\\d))", "1234567", []int32{1, 1, 4, 4, 7}},
+		{"a|ab", "abab", []int32{1, 2, 3, 4}},      // ordered alternation, not longest
+		{"\\s+(?!\\S)", "a   b", []int32{1, 3, 5}}, // backtracking into the lookahead
+		{"x{2,3}", "xxxxxxx", []int32{3, 6, 7}},    // counted repeat, greedy
+		{"[^(\\s|.,)]+", "ab(c d.e", []int32{2, 3, 4, 5, 6, 7, 8}},
+		{"\\s+$", "a  \n", []int32{1, 4}},
+		{"(IMGIMG)((A|B|C){1,4})Z", "xIMGIMGABZy", []int32{1, 10, 11}},
+	}
+	for _, c := range cases {
+		r, err := newRegexStep(c.pattern)
+		require.NoError(t, err, c.pattern)
+		require.Equal(t, c.want, splitWith(r, c.text), "%q on %q", c.pattern, c.text)
+	}
+	for _, bad := range []string{"(", "[a", "a{3,1}", "x**?", "(?<=a)", "\\p{Han}", "(a*)*", strings.Repeat("(", 100) + "a" + strings.Repeat(")", 100)} {
+		_, err := newRegexStep(bad)
+		require.Error(t, err, bad)
+	}
+}

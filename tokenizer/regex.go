@@ -391,11 +391,12 @@ func (p *reParser) bracket() (*reNode, error) {
 
 // Program.
 type reInst struct {
-	op   instOp
-	x, y int32 // jump targets
-	c    int32
-	cls  *reClass
-	sub  *reProg
+	op    instOp
+	x, y  int32 // jump targets
+	c     int32
+	cls   *reClass
+	sub   *reProg
+	guard *charSet // iSplit: x is taken only when the next character is in guard (nil: always)
 }
 
 type instOp uint8
@@ -418,7 +419,7 @@ const (
 // reProg is a compiled pattern.
 type reProg struct {
 	inst     []reInst
-	first    *reClass // characters that can start a match; nil: any, or empty match possible
+	first    *charSet // characters that can start a match (when not nullable)
 	nullable bool
 }
 
@@ -487,7 +488,7 @@ func (c *reCompiler) emit(n *reNode) error {
 		var jmps []int32
 		for i, s := range n.subs {
 			if i < len(n.subs)-1 {
-				split := c.add(reInst{op: iSplit})
+				split := c.add(reInst{op: iSplit, guard: guardOf(s)})
 				c.prog[split].x = split + 1
 				if err := c.emit(s); err != nil {
 					return err
@@ -523,7 +524,7 @@ func (c *reCompiler) emit(n *reNode) error {
 		}
 		switch {
 		case n.max < 0: // star: L: split(body, out); body; jmp L
-			split := c.add(reInst{op: iSplit})
+			split := c.add(reInst{op: iSplit, guard: guardOf(body)})
 			c.prog[split].x = split + 1
 			if err := c.emit(body); err != nil {
 				return err
@@ -533,7 +534,7 @@ func (c *reCompiler) emit(n *reNode) error {
 		default: // (body(body(...)?)?)? for max-min optional copies
 			var splits []int32
 			for i := n.min; i < n.max; i++ {
-				split := c.add(reInst{op: iSplit})
+				split := c.add(reInst{op: iSplit, guard: guardOf(body)})
 				c.prog[split].x = split + 1
 				splits = append(splits, split)
 				if err := c.emit(body); err != nil {
@@ -548,65 +549,90 @@ func (c *reCompiler) emit(n *reNode) error {
 	return nil
 }
 
-// firstSet returns the characters that can start a match of n, and whether
-// n can match the empty string (then the set is not a filter).
-func firstSet(n *reNode) (*reClass, bool) {
+// guardOf is the guard of a split into n: its first set, or nil when n
+// can match empty.
+func guardOf(n *reNode) *charSet {
+	if f, nullable := firstSet(n); !nullable {
+		return f
+	}
+	return nil
+}
+
+// charSet is a superset of the characters that can start a match: exact
+// below 256, and one bit for everything from 256 up.
+type charSet struct {
+	bits [4]uint64
+	high bool
+}
+
+func (c *charSet) has(x int32) bool {
+	if x >= 0 && x < 256 {
+		return c.bits[x>>6]&(1<<(x&63)) != 0
+	}
+	return c.high
+}
+
+func (c *charSet) union(d *charSet) {
+	for i := range c.bits {
+		c.bits[i] |= d.bits[i]
+	}
+	c.high = c.high || d.high
+}
+
+func anySet() *charSet {
+	return &charSet{bits: [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, high: true}
+}
+
+// firstSet returns a superset of the characters that can start a match of
+// n, and whether n can match the empty string (then any character may
+// follow and the set does not restrict where a match starts).
+func firstSet(n *reNode) (*charSet, bool) {
 	switch n.op {
 	case nLit:
-		c := &reClass{}
-		c.addRange(n.c, n.c)
+		c := &charSet{}
+		if n.c >= 0 && n.c < 256 {
+			c.bits[n.c>>6] |= 1 << (n.c & 63)
+		} else {
+			c.high = true
+		}
 		return c, false
 	case nClass:
+		c := &charSet{bits: n.cls.bits, high: len(n.cls.ranges) > 0}
 		if n.cls.neg {
-			return nil, false
+			for i := range c.bits {
+				c.bits[i] = ^c.bits[i]
+			}
+			c.high = true
 		}
-		return n.cls, false
+		return c, false
 	case nAny:
-		return nil, false
+		return anySet(), false
 	case nEnd, nBegin, nWordB, nLook:
-		return nil, true
+		return &charSet{}, true
 	case nCat:
-		acc := &reClass{}
+		acc := &charSet{}
 		for _, s := range n.subs {
 			f, nullable := firstSet(s)
+			acc.union(f)
 			if !nullable {
-				if f == nil {
-					return nil, false
-				}
-				acc.union(f)
 				return acc, false
 			}
-			if f != nil {
-				acc.union(f)
-			} else if s.op != nEnd && s.op != nBegin && s.op != nWordB && s.op != nLook {
-				return nil, true
-			}
 		}
-		return nil, true
+		return acc, true
 	case nAlt:
-		acc := &reClass{}
+		acc := &charSet{}
 		anyNull := false
 		for _, s := range n.subs {
 			f, nullable := firstSet(s)
-			if nullable {
-				anyNull = true
-			}
-			if f == nil && !nullable {
-				return nil, false
-			}
-			if f != nil {
-				acc.union(f)
-			}
+			acc.union(f)
+			anyNull = anyNull || nullable
 		}
-		if anyNull {
-			return nil, true
-		}
-		return acc, false
+		return acc, anyNull
 	case nRepeat:
 		f, nullable := firstSet(n.subs[0])
 		return f, nullable || n.min == 0
 	}
-	return nil, true
+	return anySet(), true
 }
 
 // reMatcher holds the backtracking stacks of one running split.
@@ -622,7 +648,6 @@ func (m *reMatcher) matchAt(prog *reProg, subj []int32, begin, pos, end int, not
 		m.stack = append(m.stack, make([]int32, 0, 64))
 	}
 	st := m.stack[depth][:0]
-	defer func() { m.stack[depth] = st[:0] }()
 	pc, i := int32(0), pos
 	inst := prog.inst
 	for {
@@ -645,6 +670,10 @@ func (m *reMatcher) matchAt(prog *reProg, subj []int32, begin, pos, end int, not
 				pc++
 			}
 		case iSplit:
+			if g := in.guard; g != nil && (i >= end || !g.has(subj[i])) {
+				pc = in.y // x cannot match here
+				continue
+			}
 			st = append(st, in.y, int32(i))
 			pc = in.x
 		case iJmp:
@@ -670,6 +699,7 @@ func (m *reMatcher) matchAt(prog *reProg, subj []int32, begin, pos, end int, not
 			}
 		case iMatch:
 			if !notNull || i > pos {
+				m.stack[depth] = st[:0]
 				return i
 			}
 			ok = false
@@ -678,6 +708,7 @@ func (m *reMatcher) matchAt(prog *reProg, subj []int32, begin, pos, end int, not
 			continue
 		}
 		if len(st) == 0 {
+			m.stack[depth] = st[:0]
 			return -1
 		}
 		pc, i = st[len(st)-2], int(st[len(st)-1])
@@ -692,7 +723,7 @@ func isWordChar(c int32) bool {
 // search finds the first match starting at or after from, as regex_search.
 func (m *reMatcher) search(prog *reProg, subj []int32, begin, from, end int) (int, int) {
 	for p := from; p <= end; p++ {
-		if prog.first != nil && !prog.nullable {
+		if !prog.nullable {
 			for p < end && !prog.first.has(subj[p]) {
 				p++
 			}

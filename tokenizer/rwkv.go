@@ -47,14 +47,17 @@ func unescapeRWKV(b []byte, s string) []byte {
 	return b
 }
 
-func (t *Tokenizer) initRWKV() {
+func (t *Tokenizer) initRWKV() error {
 	r := &rwkvData{tokens: newByteTrie()}
 	var buf []byte
 	for id := 0; id < t.n; id++ {
 		buf = unescapeRWKV(buf[:0], t.vocab.text(int32(id)))
-		r.tokens.insert(buf, int32(id))
+		if err := r.tokens.insert(buf, int32(id)); err != nil {
+			return err
+		}
 	}
 	t.rwkv = r
+	return nil
 }
 
 // encodeRWKV tokenizes one raw-text fragment as llm_tokenizer_rwkv_session:

@@ -68,10 +68,14 @@ func (t *Tokenizer) initUGM(f *gguf.File) error {
 			maxScore = max(maxScore, t.scores[id])
 		}
 		if a&(attrNormal|attrUserDefined|attrUnused) != 0 {
-			u.tokens.insert([]byte(t.vocab.text(int32(id))), int32(id))
+			if err := u.tokens.insert([]byte(t.vocab.text(int32(id))), int32(id)); err != nil {
+				return err
+			}
 		}
 		if a&attrUserDefined != 0 {
-			u.userDefined.insert([]byte(t.vocab.text(int32(id))), int32(id))
+			if err := u.userDefined.insert([]byte(t.vocab.text(int32(id))), int32(id)); err != nil {
+				return err
+			}
 		}
 	}
 	u.unkScore = minScore - 10

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/litert-go/litert-go/models/gguf"
@@ -54,5 +55,22 @@ func TestRWKVSmall(t *testing.T) {
 		got, err := tok.Decode(ids)
 		require.NoError(t, err)
 		require.Equal(t, s, got, "RWKV round-trips bytes")
+	}
+}
+
+// TestFixtureVocabsCorpus runs the fixture vocabularies of
+// ../shared/testdata/vocab (SPM, BPE, WPM) on the corpus against llama.cpp.
+func TestFixtureVocabsCorpus(t *testing.T) {
+	refs, err := filepath.Glob("testdata/fixtures/*_ids.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, refs)
+	for _, r := range refs {
+		name := strings.TrimSuffix(filepath.Base(r), "_ids.json")
+		t.Run(name, func(t *testing.T) {
+			tok := loadVocab(t, name)
+			ref := readRef(t, r)
+			pass, total := checkRef(t, tok, ref.Corpus, ref.Groups[0].IDs)
+			t.Logf("%s (%s): %d/%d cases identical", name, tok.Model(), pass, total)
+		})
 	}
 }

@@ -104,6 +104,8 @@ var corpus = []Case{
 	{Text: "ℕ ℤ ℝ ∑ ∫ √ ∞ ≠ ≤ ≥ → ⇒ ∀ ∃ ° ± × ÷ ½ ² ³"},
 	{Text: "\u00a0\u00a0 x \u3000\u3000y"},
 	{Text: "end with spaces and newline  \n  "},
+	{Text: "noncharacters \uffff a\uffffb \ufffe \U0010ffff tag\U000e0001 unassigned \u0378 soft\u00adhyphen zw\u200dj"},
+	{Text: "ＡＢＣ ａｂｃ ①②③ ﬁ ﬂ ㎏ ™ Ⅻ ｶﾞ"},
 }
 
 func main() {
@@ -158,10 +160,24 @@ func main() {
 
 	// Vocabularies of other tokenizer models: small ones committed in
 	// testdata, and llama.cpp's nomic-bert-moe (UGM, 6.8 MB, not committed).
-	for _, v := range []string{"ugm-small", "rwkv-small", "nomic-bert-moe"} {
+	// The fixture vocabularies of ../shared/testdata/vocab get the corpus
+	// too (their .inp/.out are llama.cpp's own cases).
+	others := []string{"ugm-small", "rwkv-small", "nomic-bert-moe"}
+	fixtures, _ := filepath.Glob(filepath.Join(*vocabs, "ggml-vocab-*.gguf"))
+	for _, p := range fixtures {
+		others = append(others, "fixture:"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "ggml-vocab-"), ".gguf"))
+	}
+	for _, v := range others {
 		path := filepath.Join(*out, v+".gguf")
 		if v == "nomic-bert-moe" {
 			path = filepath.Join(*llamaModels, "ggml-vocab-"+v+".gguf")
+		}
+		dst := filepath.Join(*out, v+"_ids.json")
+		if name, ok := strings.CutPrefix(v, "fixture:"); ok {
+			v = name
+			path = filepath.Join(*vocabs, "ggml-vocab-"+name+".gguf")
+			dst = filepath.Join(*out, "fixtures", name+"_ids.json")
+			os.MkdirAll(filepath.Dir(dst), 0o755)
 		}
 		if *only != "" && *only != v {
 			continue
@@ -172,7 +188,7 @@ func main() {
 		}
 		r := Reference{Source: ref.Source, Vocab: v + ".gguf", Corpus: corpus,
 			Groups: []Group{{Names: []string{v}, IDs: run(*tokdump, path, cases)}}}
-		write(filepath.Join(*out, v+"_ids.json"), r)
+		write(dst, r)
 	}
 }
 
