@@ -1,5 +1,7 @@
 package tokenizer
 
+import "sort"
+
 // This file holds the split steps. gpt2Split and llama3Split follow
 // llama.cpp's hand-written unicode_regex_split_custom_gpt2/_llama3 (and the
 // Qwen2/Qwen3.5 variants of the same state machine); the others emulate the
@@ -416,15 +418,8 @@ func reDeepseekLetter(c rune, _ uint16) bool {
 	if c < 128 {
 		return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
 	}
-	for _, r := range deepseekLetters {
-		if c < r[0] {
-			return false
-		}
-		if c <= r[1] {
-			return true
-		}
-	}
-	return false
+	i := sort.Search(len(deepseekLetters), func(i int) bool { return deepseekLetters[i][1] >= c })
+	return i < len(deepseekLetters) && deepseekLetters[i][0] <= c
 }
 
 // isHan is llama.cpp's unicode_cpt_is_han.

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,6 +25,14 @@ type refFile struct {
 		Names []string  `json:"names"`
 		IDs   [][]int32 `json:"ids"`
 	} `json:"groups"`
+}
+
+// refDir is where the llama.cpp reference ids are read from.
+func refDir() string {
+	if d := os.Getenv("TOKENIZER_REF_DIR"); d != "" {
+		return d
+	}
+	return "testdata"
 }
 
 func readRef(t testing.TB, path string) *refFile {
@@ -60,8 +69,11 @@ func checkRef(t *testing.T, tok *Tokenizer, corpus []refCase, want [][]int32) (p
 // TestPreTokenizerNames relabels the qwen2 vocabulary with every
 // tokenizer.ggml.pre name llama.cpp accepts and compares with llama.cpp's
 // ids on the corpus (testdata/pretok_ids.json, from testdata/gen).
+//
+// TOKENIZER_REF_DIR=dir reads dir/pretok_ids.json and dir/fixtures instead:
+// a held-out check (go run ./tokenizer/testdata/gen -random 300 -out dir).
 func TestPreTokenizerNames(t *testing.T) {
-	ref := readRef(t, "testdata/pretok_ids.json")
+	ref := readRef(t, filepath.Join(refDir(), "pretok_ids.json"))
 	f := openVocabFile(t, "qwen2")
 	defer f.Close()
 	seen := map[string]bool{}

@@ -414,7 +414,26 @@ const (
 	iWordB
 	iNotWordB
 	iMatch
+	iPeek    // the next character is in cls
+	iNotPeek // there is no next character in cls
 )
+
+// singleClass returns the class when n matches exactly one character of
+// it, else nil.
+func singleClass(n *reNode) *reClass {
+	for n.op == nCat && len(n.subs) == 1 {
+		n = n.subs[0]
+	}
+	switch n.op {
+	case nClass:
+		return n.cls
+	case nLit:
+		c := &reClass{}
+		c.addRange(n.c, n.c)
+		return c
+	}
+	return nil
+}
 
 // reProg is a compiled pattern.
 type reProg struct {
@@ -503,6 +522,14 @@ func (c *reCompiler) emit(n *reNode) error {
 			c.prog[j].x = int32(len(c.prog))
 		}
 	case nLook:
+		if cls := singleClass(n.subs[0]); cls != nil { // (?=[..]) and (?!\S): peek one character
+			op := iPeek
+			if n.neg {
+				op = iNotPeek
+			}
+			c.add(reInst{op: op, cls: cls})
+			return nil
+		}
 		sub, err := buildProg(n.subs[0])
 		if err != nil {
 			return err
@@ -678,6 +705,10 @@ func (m *reMatcher) matchAt(prog *reProg, subj []int32, begin, pos, end int, not
 			pc = in.x
 		case iJmp:
 			pc = in.x
+		case iPeek, iNotPeek:
+			if ok = (i < end && in.cls.has(subj[i])) == (in.op == iPeek); ok {
+				pc++
+			}
 		case iLook, iNotLook:
 			r := m.matchAt(in.sub, subj, i, i, end, false, depth+1)
 			if ok = (r >= 0) == (in.op == iLook); ok {

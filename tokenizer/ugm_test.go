@@ -61,7 +61,7 @@ func TestRWKVSmall(t *testing.T) {
 // TestFixtureVocabsCorpus runs the fixture vocabularies of
 // ../shared/testdata/vocab (SPM, BPE, WPM) on the corpus against llama.cpp.
 func TestFixtureVocabsCorpus(t *testing.T) {
-	refs, err := filepath.Glob("testdata/fixtures/*_ids.json")
+	refs, err := filepath.Glob(filepath.Join(refDir(), "fixtures", "*_ids.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, refs)
 	for _, r := range refs {
