@@ -133,11 +133,10 @@ func (u *ugmData) normalizePrefix(s []byte, off int) ([]byte, int) {
 			}
 		}
 	}
-	if c, n := decodeRune(string(s[off:min(off+4, len(s))]), 0); c == 0xFFFD && n == 1 && s[off] >= 0x80 {
-		return []byte("\uFFFD"), 1
-	} else {
+	if c, n := decodeRune(s, off); c != 0xFFFD || n != 1 || s[off] < 0x80 {
 		return s[off : off+n], n
 	}
+	return []byte(replacementChar), 1
 }
 
 // normalize is llm_tokenizer_ugm_session::normalize.
@@ -170,6 +169,8 @@ func (u *ugmData) normalize(text []byte, out []byte) []byte {
 	}
 	return out
 }
+
+const replacementChar = "\uFFFD"
 
 type ugmBest struct {
 	id    int32

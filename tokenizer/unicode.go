@@ -142,7 +142,7 @@ var utf8LenTable = [16]uint8{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
 // when overlong or surrogates; anything else yields U+FFFD and consumes one
 // byte. Sequences decoding past U+10FFFF (which make llama.cpp throw) also
 // yield U+FFFD and consume one byte.
-func decodeRune(s string, i int) (rune, int) {
+func decodeRune[T string | []byte](s T, i int) (rune, int) {
 	b0 := s[i]
 	if b0 < 0x80 {
 		return rune(b0), 1

@@ -9,6 +9,7 @@
 #include "llama.h"
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -61,11 +62,14 @@ int main(int argc, char ** argv) {
         size_t ntok = 0;
         tokenize(vocab, text, false, false); // warm up
         auto t0 = std::chrono::steady_clock::now();
+        std::clock_t c0 = std::clock();
         for (int i = 0; i < n; i++) {
             ntok += tokenize(vocab, text, false, false).size();
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        printf("%.2f MB/s %zu tokens %.3f s\n", (double) text.size() * n / s / 1e6, ntok / n, s / n);
+        double cpu = (double) (std::clock() - c0) / CLOCKS_PER_SEC;
+        printf("%.2f MB/s wall, %.2f MB/s CPU time, %zu tokens, %.3f s\n",
+               (double) text.size() * n / s / 1e6, (double) text.size() * n / cpu / 1e6, ntok / n, s / n);
         return 0;
     }
 
