@@ -273,20 +273,34 @@ func TestStreamDecoder(t *testing.T) {
 }
 
 func TestConcurrentEncode(t *testing.T) {
-	tok := loadVocab(t, "qwen2")
-	corpus := makeCorpus(64 << 10)
-	want := tok.Encode(corpus, EncodeOptions{})
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 3; i++ {
-				assert.Equal(t, want, tok.Encode(corpus, EncodeOptions{}))
-			}
-		}()
+	f := openVocabFile(t, "qwen2")
+	defer f.Close()
+	regexTok, err := load(f, "", "tekken") // the regex engine's matcher state
+	require.NoError(t, err)
+	toks := []*Tokenizer{loadVocab(t, "qwen2"), regexTok}
+	for _, p := range []string{"testdata/ugm-small.gguf", "testdata/rwkv-small.gguf"} {
+		g, err := gguf.Open(p)
+		require.NoError(t, err)
+		tok, err := FromGGUF(g)
+		require.NoError(t, err)
+		g.Close()
+		toks = append(toks, tok)
 	}
-	wg.Wait()
+	corpus := makeCorpus(64 << 10)
+	for _, tok := range toks {
+		want := tok.Encode(corpus, EncodeOptions{})
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 3; i++ {
+					assert.Equal(t, want, tok.Encode(corpus, EncodeOptions{}), "%s/%s", tok.Model(), tok.pre)
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }
 
 // TestChunkingExact checks that cutting SentencePiece text at ▁ gives the

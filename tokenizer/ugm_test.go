@@ -33,13 +33,13 @@ func testOtherModel(t *testing.T, vocabPath, refPath, model string) *Tokenizer {
 }
 
 func TestUGMNomic(t *testing.T) {
-	testOtherModel(t, filepath.Join(llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), "testdata/nomic-bert-moe_ids.json", "t5")
+	testOtherModel(t, filepath.Join(llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), filepath.Join(refDir(), "nomic-bert-moe_ids.json"), "t5")
 }
 
 // TestUGMSmall runs the committed cut of the XLM-RoBERTa Unigram
 // vocabulary (with its charsmap) against llama.cpp.
 func TestUGMSmall(t *testing.T) {
-	tok := testOtherModel(t, "testdata/ugm-small.gguf", "testdata/ugm-small_ids.json", "t5")
+	tok := testOtherModel(t, "testdata/ugm-small.gguf", filepath.Join(refDir(), "ugm-small_ids.json"), "t5")
 	// Decoding gives the normalized text back (NFKC, ▁ as spaces, the
 	// prefix space removed).
 	ids := tok.Encode("Hello  wörld ｶﾀｶﾅ", EncodeOptions{})
@@ -49,7 +49,7 @@ func TestUGMSmall(t *testing.T) {
 }
 
 func TestRWKVSmall(t *testing.T) {
-	tok := testOtherModel(t, "testdata/rwkv-small.gguf", "testdata/rwkv-small_ids.json", "rwkv")
+	tok := testOtherModel(t, "testdata/rwkv-small.gguf", filepath.Join(refDir(), "rwkv-small_ids.json"), "rwkv")
 	for _, s := range []string{"Hello world\n", "tabs\t\\ and \x00\xff bytes", "日本語"} {
 		ids := tok.Encode(s, EncodeOptions{AddSpecial: true})
 		got, err := tok.Decode(ids)

@@ -172,7 +172,7 @@ func main() {
 		others = append(others, "fixture:"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "ggml-vocab-"), ".gguf"))
 	}
 	for _, v := range others {
-		path := filepath.Join(*out, v+".gguf")
+		path := filepath.Join("tokenizer/testdata", v+".gguf")
 		if v == "nomic-bert-moe" {
 			path = filepath.Join(*llamaModels, "ggml-vocab-"+v+".gguf")
 		}
