@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/stretchr/testify/require"
 )
 
@@ -191,4 +192,20 @@ func TestRegexEngine(t *testing.T) {
 		_, err := newRegexStep(bad)
 		require.Error(t, err, bad)
 	}
+}
+
+// TestKimiK2WithoutMerges: llama.cpp loads a kimi-k2 vocabulary that has no
+// merges (and only that pre-tokenizer); nothing merges then, so every byte
+// is its own token (the ids are llama.cpp's).
+func TestKimiK2WithoutMerges(t *testing.T) {
+	f := rewrite(t, "qwen2", func(m *gguf.Model) {
+		drop(m, keyMerges)
+		m.Set(keyPre, gguf.String("kimi-k2"))
+	})
+	tok, err := FromGGUF(f)
+	require.NoError(t, err)
+	require.Equal(t, []int32{39, 68, 75, 75, 78, 220, 86, 78, 81, 75, 67}, tok.Encode("Hello world", EncodeOptions{}))
+	f = rewrite(t, "qwen2", func(m *gguf.Model) { drop(m, keyMerges) })
+	_, err = FromGGUF(f)
+	require.ErrorContains(t, err, "cannot find tokenizer merges")
 }
