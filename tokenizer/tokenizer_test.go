@@ -364,7 +364,7 @@ func TestBadInput(t *testing.T) {
 		{"missing model", func(m *gguf.Model) { drop(m, keyModel) }, keyModel},
 		{"missing merges", func(m *gguf.Model) { drop(m, keyMerges) }, "cannot find tokenizer merges"},
 		{"merges wrong type", func(m *gguf.Model) { m.Set(keyMerges, gguf.Uint32(3)) }, keyMerges},
-		{"unknown pre", func(m *gguf.Model) { m.Set(keyPre, gguf.String("klingon")) }, `unsupported pre-tokenizer type "klingon"`},
+		{"unknown pre", func(m *gguf.Model) { m.Set(keyPre, gguf.String("klingon")) }, `unsupported pre-tokenizer type "klingon"; known: a.x-4.0, afmoe, bailingmoe,`},
 		{"missing tokens", func(m *gguf.Model) { drop(m, keyTokens) }, keyTokens},
 		{"duplicate token", func(m *gguf.Model) {
 			v, _ := m.Get(keyTokens)
