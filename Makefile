@@ -43,6 +43,8 @@ FUZZ_TARGETS = \
 	./models/ggml:FuzzDequantize \
 	./models:FuzzLoadParams ./models/modelinfo:FuzzDescribe \
 	./tokenizer:FuzzEncodeDecode \
+	./tokenizer:FuzzPreTokenizers \
+	./tokenizer:FuzzEmulatedSteps \
 	./template:FuzzParseRender ./template:FuzzToJSON \
 	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
 	./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
