@@ -844,6 +844,7 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 	}
 	// Negations: remove whole types, or restrict number ranges.
 	var numNeg []sref
+	var strNeg []conj
 	for _, n := range x.neg {
 		na, err := c.expand(n, nil, map[*jvalue]bool{})
 		if err != nil {
@@ -859,9 +860,12 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 					switch {
 					case l.kind == jNumber && types&tNumber != 0:
 						numNeg = append(numNeg, n)
-					case l.kind == jString && types&tString != 0, l.kind == jObject && types&tObject != 0, l.kind == jArray && types&tArray != 0:
-						return nil, c.unsupported(n.ptr, "not: excluding string, object or array literals is not supported")
+					case l.kind == jObject && types&tObject != 0, l.kind == jArray && types&tArray != 0:
+						return nil, c.unsupported(n.ptr, "not: excluding object or array literals is not supported")
 					}
+				}
+				if types&tString != 0 {
+					strNeg = append(strNeg, a)
 				}
 				continue // booleans and null are checked as literals below
 			}
@@ -871,11 +875,14 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 			}
 			// Types the negated schema accepts whole are excluded.
 			types &^= at &^ constrained
-			if at&constrained&types&^tNumber != 0 {
+			if at&constrained&types&(tObject|tArray) != 0 {
 				return nil, c.unsupported(n.ptr, "not: the negation of this schema cannot be compiled exactly")
 			}
 			if at&constrained&types&tNumber != 0 {
 				numNeg = append(numNeg, n)
+			}
+			if at&constrained&types&tString != 0 {
+				strNeg = append(strNeg, a)
 			}
 		}
 	}
@@ -892,7 +899,7 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 		case tArray:
 			e, err = c.array(x, ptr)
 		case tString:
-			e, err = c.str(x, ptr)
+			e, err = c.str(x, strNeg, ptr)
 		case tNumber:
 			e, err = c.number(x, types&tNumber, numNeg)
 		case tBool:

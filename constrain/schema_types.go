@@ -105,11 +105,26 @@ func withoutByte(e *expr, x byte, memo map[*expr]*expr) *expr {
 		cp := *e
 		cp.subs = subs
 		out = &cp
+	case opGraph:
+		out = mapGraph(e, func(y *expr) *expr { return withoutByte(y, x, memo) })
 	default:
 		out = e
 	}
 	memo[e] = out
 	return out
+}
+
+// mapGraph copies a graph expression with f applied to its edge labels.
+func mapGraph(e *expr, f func(*expr) *expr) *expr {
+	g := *e.graph
+	g.edges = make([]graphEdge, len(e.graph.edges))
+	for i, ed := range e.graph.edges {
+		if ed.e != nil {
+			ed.e = f(ed.e)
+		}
+		g.edges[i] = ed
+	}
+	return &expr{op: opGraph, graph: &g}
 }
 
 // patternExpr compiles a JSON Schema pattern: an unanchored search unless it
@@ -181,6 +196,8 @@ func escapeJSON(e *expr, memo map[*expr]*expr) *expr {
 		cp := *e
 		cp.subs = subs
 		out = &cp
+	case opGraph:
+		out = mapGraph(e, func(x *expr) *expr { return escapeJSON(x, memo) })
 	default:
 		out = e
 	}
@@ -583,6 +600,129 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	return seq(lit("{"), c.ws, &expr{op: opGraph, graph: gr}, c.ws, lit("}")), nil
 }
 
+// maxKeyPatterns bounds the distinct patternProperties patterns next to
+// undeclared keys (the key space splits into 2^n regions).
+const maxKeyPatterns = 4
+
+// undeclared lowers the members with keys outside names: one alternative
+// per region of the key space that the patterns (and propertyNames) cut,
+// each with the schemas that apply there.
+func (c *schemaCompiler) undeclared(members []member, names []string, partsFor func(*string, map[string]bool) ([]part, error),
+	isFalse func([]part) bool, ptr string) (*expr, error) {
+	var pats, patPtrs []string
+	var nameLangs [][]*expr // propertyNames: each a union of alternatives
+	simple := true
+	for _, m := range members {
+		for _, p := range m.s.v.get("patternProperties").keysOrNil() {
+			if !contains(pats, p) {
+				pats, patPtrs = append(pats, p), append(patPtrs, m.s.ptr+"/patternProperties/"+pointerToken(p))
+			}
+		}
+		if pn := m.s.v.get("propertyNames"); pn != nil {
+			ps := c.sub(m.s, pn, "/propertyNames")
+			alts, err := c.expand(ps, nil, map[*jvalue]bool{})
+			if err != nil {
+				return nil, err
+			}
+			var union []*expr
+			for _, a := range alts {
+				if c.conjTypes(a)&tString == 0 {
+					continue
+				}
+				if len(a.neg) > 0 {
+					return nil, c.unsupported(ps.ptr, "propertyNames with not is not supported")
+				}
+				langs, err := c.stringLangs(a)
+				if err != nil {
+					return nil, err
+				}
+				d, err := c.textDFA(langs, nil, ps.ptr)
+				if err != nil {
+					return nil, err
+				}
+				union = append(union, d.expr())
+			}
+			nameLangs = append(nameLangs, union)
+			simple = false
+		}
+	}
+	if len(pats) == 0 && simple {
+		parts, err := partsFor(nil, nil)
+		if err != nil || isFalse(parts) {
+			return nil, err
+		}
+		v, err := c.value(parts, ptr+"/additionalProperties")
+		if err != nil {
+			return nil, err
+		}
+		return seq(c.keyNotIn(names), c.colon, v), nil
+	}
+	if len(pats) > maxKeyPatterns {
+		return nil, c.tooLarge(patPtrs[maxKeyPatterns], "more than %d patternProperties next to undeclared properties", maxKeyPatterns)
+	}
+	var declared []*expr
+	for _, n := range names {
+		declared = append(declared, lit(n))
+	}
+	var pos0 []*expr
+	for _, u := range nameLangs {
+		pos0 = append(pos0, alt(u...))
+	}
+	if c.opts.Dialect.BareKeys {
+		pos0 = append(pos0, seq(runeClass([]runeRange{{'A', 'Z'}, {'_', '_'}, {'a', 'z'}}),
+			star(runeClass([]runeRange{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}))))
+	}
+	var alts []*expr
+	for set := 0; set < 1<<len(pats); set++ {
+		region := map[string]bool{}
+		pos := append([]*expr(nil), pos0...)
+		neg := []*expr{alt(declared...)}
+		for i, p := range pats {
+			e, err := c.pattern(p, patPtrs[i])
+			if err != nil {
+				return nil, err
+			}
+			if set&(1<<i) != 0 {
+				region[p] = true
+				pos = append(pos, e)
+			} else {
+				neg = append(neg, e)
+			}
+		}
+		d, err := c.textDFA(pos, neg, ptr)
+		if err != nil {
+			return nil, err
+		}
+		if d.empty() {
+			continue
+		}
+		parts, err := partsFor(nil, region)
+		if err != nil {
+			return nil, err
+		}
+		if isFalse(parts) {
+			continue
+		}
+		v, err := c.value(parts, ptr+"/additionalProperties")
+		if err != nil {
+			return nil, err
+		}
+		key := d.expr()
+		switch {
+		case c.opts.Dialect.BareKeys:
+		case c.opts.Dialect.Quote != "":
+			key = seq(lit(c.opts.Dialect.Quote), key, lit(c.opts.Dialect.Quote))
+		default:
+			key = seq(lit(`"`), escapeJSON(key, map[*expr]*expr{}), lit(`"`))
+		}
+		alts = append(alts, seq(key, c.colon, v))
+	}
+	if len(alts) == 0 {
+		return nil, nil
+	}
+	return alt(alts...), nil
+}
+
 // scope is the set of members at or below m (unevaluated* sees their annotations).
 func scope(x conj, m member) []member {
 	var out []member
@@ -662,9 +802,17 @@ func (c *schemaCompiler) object(x conj, ptr string) (*expr, error) {
 			}
 		}
 	}
-	// evaluated reports whether key k (nil: an undeclared key) is evaluated
-	// below m by something other than m's own unevaluatedProperties.
-	evaluated := func(m member, k *string) bool {
+	// matches reports whether pattern p matches key k; for undeclared keys
+	// (k nil) the region says which patterns match.
+	matches := func(p string, k *string, region map[string]bool, ptr string) (bool, error) {
+		if k == nil {
+			return region[p], nil
+		}
+		return c.patternMatch(p, *k, ptr)
+	}
+	// evaluated reports whether key k is evaluated below m by something
+	// other than m's own unevaluatedProperties.
+	evaluated := func(m member, k *string, region map[string]bool) bool {
 		for _, d := range scope(x, m) {
 			s := d.s.v
 			if s.get("additionalProperties") != nil || d.s.v != m.s.v && s.get("unevaluatedProperties") != nil {
@@ -674,17 +822,14 @@ func (c *schemaCompiler) object(x conj, ptr string) (*expr, error) {
 				return true
 			}
 			for _, p := range s.get("patternProperties").keysOrNil() {
-				if k == nil {
-					return true // undeclared keys with patterns are refused below
-				}
-				if ok, _ := c.patternMatch(p, *k, ""); ok {
+				if ok, _ := matches(p, k, region, ""); ok {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	partsFor := func(k *string) ([]part, error) {
+	partsFor := func(k *string, region map[string]bool) ([]part, error) {
 		var parts []part
 		for _, m := range members {
 			s := m.s.v
@@ -698,10 +843,7 @@ func (c *schemaCompiler) object(x conj, ptr string) (*expr, error) {
 			pats := s.get("patternProperties")
 			for j, p := range pats.keysOrNil() {
 				pp := m.s.ptr + "/patternProperties/" + pointerToken(p)
-				if k == nil {
-					return nil, c.unsupported(pp, "patternProperties together with undeclared properties is not supported")
-				}
-				ok, err := c.patternMatch(p, *k, pp)
+				ok, err := matches(p, k, region, pp)
 				if err != nil {
 					return nil, err
 				}
@@ -713,19 +855,11 @@ func (c *schemaCompiler) object(x conj, ptr string) (*expr, error) {
 			if ap := s.get("additionalProperties"); ap != nil && !matched {
 				parts = append(parts, part{s: c.sub(m.s, ap, "/additionalProperties")})
 			}
-			if u := s.get("unevaluatedProperties"); u != nil && !evaluated(m, k) {
+			if u := s.get("unevaluatedProperties"); u != nil && !evaluated(m, k, region) {
 				parts = append(parts, part{s: c.sub(m.s, u, "/unevaluatedProperties")})
 			}
-			if pn := s.get("propertyNames"); pn != nil {
-				ps := c.sub(m.s, pn, "/propertyNames")
-				if k == nil {
-					if pn.kind != jBool {
-						return nil, c.unsupported(m.s.ptr+"/propertyNames", "propertyNames with undeclared properties is not supported")
-					}
-					parts = append(parts, part{s: ps})
-					continue
-				}
-				ok, err := c.valid(&jvalue{kind: jString, str: *k}, ps, 0)
+			if pn := s.get("propertyNames"); pn != nil && k != nil {
+				ok, err := c.valid(&jvalue{kind: jString, str: *k}, c.sub(m.s, pn, "/propertyNames"), 0)
 				if err != nil {
 					return nil, err
 				}
@@ -767,7 +901,7 @@ func (c *schemaCompiler) object(x conj, ptr string) (*expr, error) {
 		}
 	}
 	for i, k := range names {
-		parts, err := partsFor(&k)
+		parts, err := partsFor(&k, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -785,17 +919,11 @@ func (c *schemaCompiler) object(x conj, ptr string) (*expr, error) {
 		g.kvs = append(g.kvs, seq(c.key(k), c.colon, v))
 	}
 	if !closed {
-		parts, err := partsFor(nil)
+		extra, err := c.undeclared(members, names, partsFor, isFalse, ptr)
 		if err != nil {
 			return nil, err
 		}
-		if !isFalse(parts) {
-			v, err := c.value(parts, ptr+"/additionalProperties")
-			if err != nil {
-				return nil, err
-			}
-			g.extra = seq(c.keyNotIn(names), c.colon, v)
-		}
+		g.extra = extra
 	}
 	return c.objectExpr(g, ptr)
 }
@@ -1067,7 +1195,8 @@ func (c *schemaCompiler) stringPatterns(x conj) (srcs, ptrs []string) {
 	return srcs, ptrs
 }
 
-func (c *schemaCompiler) str(x conj, ptr string) (*expr, error) {
+// str lowers the strings of alternative x, minus those negs allow.
+func (c *schemaCompiler) str(x conj, negs []conj, ptr string) (*expr, error) {
 	minL, maxL, err := c.bounds(x, "minLength", "maxLength")
 	if err != nil {
 		return nil, err
@@ -1076,22 +1205,38 @@ func (c *schemaCompiler) str(x conj, ptr string) (*expr, error) {
 		return c.conflict(x, "maxLength", minL, maxL), nil
 	}
 	q := c.opts.Dialect.Quote
-	content := rep(c.char, minL, maxL)
-	if q != "" && minL == 0 && maxL < 0 {
-		content = textAvoiding([]string{q})
+	open := `"`
+	if q != "" {
+		open = q
 	}
 	srcs, ptrs := c.stringPatterns(x)
+	var content *expr
 	switch {
-	case len(srcs) > 1:
-		return nil, c.unsupported(ptrs[1], "several patterns or formats on one string are not supported")
-	case len(srcs) == 1 && (minL > 0 || maxL >= 0):
-		return nil, c.unsupported(ptrs[0], "pattern or format combined with minLength/maxLength is not supported")
-	case len(srcs) == 1:
-		e, err := patternExpr(srcs[0])
+	case len(negs) > 0 || len(srcs) > 1 || len(srcs) == 1 && (minL > 0 || maxL >= 0):
+		langs, err := c.stringLangs(x)
 		if err != nil {
-			if ce, ok := err.(*CompileError); ok {
-				ce.Lang, ce.Pointer = "json-schema", ptrs[0]
+			return nil, err
+		}
+		var negLangs []*expr
+		for _, a := range negs {
+			l, err := c.stringLangs(a)
+			if err != nil {
+				return nil, err
 			}
+			d, err := c.textDFA(l, nil, ptr)
+			if err != nil {
+				return nil, err
+			}
+			negLangs = append(negLangs, d.expr())
+		}
+		d, err := c.textDFA(langs, negLangs, ptr)
+		if err != nil {
+			return nil, err
+		}
+		content = c.spellContent(d.expr())
+	case len(srcs) == 1:
+		e, err := c.pattern(srcs[0], ptrs[0])
+		if err != nil {
 			return nil, err
 		}
 		if q != "" {
@@ -1099,11 +1244,12 @@ func (c *schemaCompiler) str(x conj, ptr string) (*expr, error) {
 		} else {
 			content = escapeJSON(e, map[*expr]*expr{})
 		}
+	case q != "" && minL == 0 && maxL < 0:
+		content = textAvoiding([]string{q})
+	default:
+		content = rep(c.char, minL, maxL)
 	}
-	if q != "" {
-		return seq(lit(q), content, lit(q)), nil
-	}
-	return seq(lit(`"`), content, lit(`"`)), nil
+	return seq(lit(open), content, lit(open)), nil
 }
 
 // interval reads the numeric bounds of one member (draft-04 boolean
@@ -1374,10 +1520,8 @@ func (c *schemaCompiler) multiplesAll(m *big.Rat, integer bool, ptr string) (*ex
 
 // regexSyntaxUnsupported reports parse errors that come from ECMA-262
 // features RE2 lacks (lookaround, backreferences), not from a bad pattern.
-func regexSyntaxUnsupported(err error) bool {
-	var se *syntax.Error
-	if e, ok := err.(*syntax.Error); ok {
-		se = e
-	}
-	return se != nil && (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidEscape || se.Code == syntax.ErrInvalidNamedCapture)
+func regexSyntaxUnsupported(src string) bool {
+	_, err := syntax.Parse(src, syntax.Perl)
+	se, ok := err.(*syntax.Error)
+	return ok && (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidEscape || se.Code == syntax.ErrInvalidNamedCapture)
 }

@@ -1,0 +1,298 @@
+package constrain
+
+// This file builds deterministic automata of regular expressions (string
+// contents, object keys, number spellings) so that keywords needing
+// intersection or complement (several patterns, a pattern with a length,
+// patternProperties next to undeclared keys, propertyNames, not) compile
+// exactly.
+
+// dfa is a complete byte automaton; state 0 is the start, -1 is dead.
+type dfa struct {
+	next   [][256]int32
+	accept []bool
+}
+
+// maxDFAStates bounds every automaton this file builds.
+const maxDFAStates = 4096
+
+// exprDFA determinizes a regular expression (no rule references); ok is
+// false past maxDFAStates states.
+func exprDFA(e *expr) (*dfa, bool) {
+	b := newBuilder("dfa")
+	root := b.rule("root")
+	b.define(root, e)
+	g, err := compileGrammar(b, root)
+	if err != nil { // matches nothing
+		return &dfa{next: [][256]int32{deadRow()}, accept: []bool{false}}, true
+	}
+	en := newEngine(g.nfa, nil)
+	d := &dfa{}
+	index := map[int32]int32{0: 0}
+	queue := []int32{0}
+	d.next = append(d.next, [256]int32{})
+	d.accept = append(d.accept, en.states[0].accepting)
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		from := index[s]
+		for c := 0; c < 256; c++ {
+			t := en.step(s, byte(c))
+			if t < 0 {
+				d.next[from][c] = -1
+				continue
+			}
+			id, ok := index[t]
+			if !ok {
+				if len(d.next) >= maxDFAStates {
+					return nil, false
+				}
+				id = int32(len(d.next))
+				index[t] = id
+				d.next = append(d.next, [256]int32{})
+				d.accept = append(d.accept, en.states[t].accepting)
+				queue = append(queue, t)
+			}
+			d.next[from][c] = id
+		}
+	}
+	return d, true
+}
+
+func deadRow() [256]int32 {
+	var r [256]int32
+	for i := range r {
+		r[i] = -1
+	}
+	return r
+}
+
+// dfaProduct runs a and b side by side; a state accepts iff keep(a accepts,
+// b accepts). Dead states of a or b take part (for complements).
+func dfaProduct(a, b *dfa, keep func(x, y bool) bool) (*dfa, bool) {
+	type pair struct{ x, y int32 }
+	acc := func(d *dfa, s int32) bool { return s >= 0 && d.accept[s] }
+	step := func(d *dfa, s int32, c int) int32 {
+		if s < 0 {
+			return -1
+		}
+		return d.next[s][c]
+	}
+	out := &dfa{}
+	index := map[pair]int32{}
+	var queue []pair
+	add := func(p pair) int32 {
+		if id, ok := index[p]; ok {
+			return id
+		}
+		id := int32(len(out.next))
+		index[p] = id
+		out.next = append(out.next, [256]int32{})
+		out.accept = append(out.accept, keep(acc(a, p.x), acc(b, p.y)))
+		queue = append(queue, p)
+		return id
+	}
+	add(pair{0, 0})
+	for len(queue) > 0 {
+		if len(out.next) > maxDFAStates {
+			return nil, false
+		}
+		p := queue[0]
+		queue = queue[1:]
+		from := index[p]
+		for c := 0; c < 256; c++ {
+			q := pair{step(a, p.x, c), step(b, p.y, c)}
+			if q.x < 0 && q.y < 0 && !keep(false, false) {
+				out.next[from][c] = -1
+				continue
+			}
+			out.next[from][c] = add(q)
+		}
+	}
+	return out.trim(), true
+}
+
+// trim marks states that cannot reach acceptance dead.
+func (d *dfa) trim() *dfa {
+	live := make([]bool, len(d.next))
+	for changed := true; changed; {
+		changed = false
+		for s := range d.next {
+			if live[s] {
+				continue
+			}
+			if d.accept[s] {
+				live[s], changed = true, true
+				continue
+			}
+			for _, t := range d.next[s] {
+				if t >= 0 && live[t] {
+					live[s], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for s := range d.next {
+		for c, t := range d.next[s] {
+			if t >= 0 && !live[t] {
+				d.next[s][c] = -1
+			}
+		}
+	}
+	return d
+}
+
+// empty reports whether d accepts nothing.
+func (d *dfa) empty() bool {
+	seen := make([]bool, len(d.next))
+	stack := []int32{0}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		if d.accept[s] {
+			return false
+		}
+		for _, t := range d.next[s] {
+			if t >= 0 {
+				stack = append(stack, t)
+			}
+		}
+	}
+	return true
+}
+
+// expr turns d back into an expression (a graph with byte-range edges).
+func (d *dfa) expr() *expr {
+	n := len(d.next)
+	g := &graphExpr{n: n + 1, start: 0, end: n}
+	for s := range d.next {
+		row := &d.next[s]
+		for c := 0; c < 256; {
+			t := row[c]
+			e := c
+			for e+1 < 256 && row[e+1] == t {
+				e++
+			}
+			if t >= 0 {
+				g.edges = append(g.edges, graphEdge{from: s, to: int(t), e: byteRange(byte(c), byte(e))})
+			}
+			c = e + 1
+		}
+		if d.accept[s] {
+			g.edges = append(g.edges, graphEdge{from: s, to: n})
+		}
+	}
+	return &expr{op: opGraph, graph: g}
+}
+
+// langOp combines regular languages given as expressions over the same
+// alphabet: the intersection of pos minus the union of neg, within universe.
+func langOp(universe *expr, pos, neg []*expr) (*dfa, bool) {
+	d, ok := exprDFA(universe)
+	if !ok {
+		return nil, false
+	}
+	for _, p := range pos {
+		pd, ok := exprDFA(p)
+		if !ok {
+			return nil, false
+		}
+		if d, ok = dfaProduct(d, pd, func(x, y bool) bool { return x && y }); !ok {
+			return nil, false
+		}
+	}
+	for _, n := range neg {
+		nd, ok := exprDFA(n)
+		if !ok {
+			return nil, false
+		}
+		if d, ok = dfaProduct(d, nd, func(x, y bool) bool { return x && !y }); !ok {
+			return nil, false
+		}
+	}
+	return d, true
+}
+
+// textChar is one code point the dialect can write inside a string.
+func (c *schemaCompiler) textChar() *expr {
+	if q := c.opts.Dialect.Quote; q != "" {
+		first := []rune(q)[0]
+		return runeClass(withoutRune(first))
+	}
+	return anyChar()
+}
+
+// spellContent turns a language of decoded string contents into its
+// spelling between the quotes (canonical JSON escapes).
+func (c *schemaCompiler) spellContent(e *expr) *expr {
+	if c.opts.Dialect.Quote != "" {
+		return e
+	}
+	return escapeJSON(e, map[*expr]*expr{})
+}
+
+// stringLangs returns regular languages over decoded text whose
+// intersection is the strings alternative x allows: lengths, patterns,
+// asserted formats and, if x has const/enum, its valid string literals.
+func (c *schemaCompiler) stringLangs(x conj) ([]*expr, error) {
+	var langs []*expr
+	minL, maxL, err := c.bounds(x, "minLength", "maxLength")
+	if err != nil {
+		return nil, err
+	}
+	if minL > 0 || maxL >= 0 {
+		langs = append(langs, rep(c.textChar(), minL, maxL))
+	}
+	srcs, ptrs := c.stringPatterns(x)
+	for i, src := range srcs {
+		e, err := c.pattern(src, ptrs[i])
+		if err != nil {
+			return nil, err
+		}
+		langs = append(langs, e)
+	}
+	if lits, ok := c.conjLiterals(x); ok {
+		var alts []*expr
+		for _, l := range lits {
+			if l.kind != jString {
+				continue
+			}
+			if ok, err := c.validConj(l, x); err != nil {
+				return nil, err
+			} else if ok {
+				alts = append(alts, lit(l.str))
+			}
+		}
+		langs = append(langs, alt(alts...))
+	}
+	return langs, nil
+}
+
+// pattern compiles a JSON Schema pattern found at ptr.
+func (c *schemaCompiler) pattern(src, ptr string) (*expr, error) {
+	e, err := patternExpr(src)
+	if err != nil {
+		if ce, ok := err.(*CompileError); ok {
+			ce.Lang, ce.Pointer = "json-schema", ptr
+			if ce.Err == ErrSyntax && regexSyntaxUnsupported(src) {
+				ce.Err = ErrUnsupported
+				ce.Msg = "ECMA-262 regex syntax that RE2 lacks: " + ce.Msg
+			}
+		}
+		return nil, err
+	}
+	return e, nil
+}
+
+// textDFA intersects langs within the dialect's strings, minus negs.
+func (c *schemaCompiler) textDFA(langs, negs []*expr, ptr string) (*dfa, error) {
+	d, ok := langOp(star(c.textChar()), langs, negs)
+	if !ok {
+		return nil, c.tooLarge(ptr, "combining string constraints needs more than %d automaton states", maxDFAStates)
+	}
+	return d, nil
+}
