@@ -317,6 +317,9 @@ const maxAlternatives = 256
 // value compiles the conjunction of parts into a rule (memoized, so
 // recursive schemas become recursive rules).
 func (c *schemaCompiler) value(parts []part, ptr string) (*expr, error) {
+	if len(parts) > 0 {
+		ptr = parts[0].s.ptr // errors name a schema location, not an instance path
+	}
 	keys := make([]string, 0, len(parts))
 	for _, p := range parts {
 		if p.s.v.kind == jBool && p.s.v.b != p.neg {

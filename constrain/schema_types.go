@@ -1318,6 +1318,7 @@ func (c *schemaCompiler) number(x conj, types int, negs []sref) (*expr, error) {
 	if !iv.empty() {
 		ivs = []interval{iv}
 	}
+	var intCuts []interval // integers to remove from a number range
 	for _, n := range negs {
 		alts, err := c.expand(n, nil, map[*jvalue]bool{})
 		if err != nil {
@@ -1346,8 +1347,11 @@ func (c *schemaCompiler) number(x conj, types int, negs []sref) (*expr, error) {
 					}
 					ai = ai.intersect(i)
 				}
-				if at := c.conjTypes(a) & tNumber; at != tNumber && !(at == tInteger && types == tInteger) {
-					return nil, c.unsupported(n.ptr, "not: excluding integers from numbers is not supported")
+				if at := c.conjTypes(a) & tNumber; at == tInteger && types != tInteger {
+					intCuts = append(intCuts, ai) // integers in ai, leaving fractions
+					continue
+				} else if at != tNumber && at != tInteger {
+					return nil, c.unsupported(n.ptr, "not: excluding non-integers is not supported")
 				}
 				cut = []interval{ai}
 			}
@@ -1362,14 +1366,17 @@ func (c *schemaCompiler) number(x conj, types int, negs []sref) (*expr, error) {
 	}
 	integer := types == tInteger
 	if types == tFraction {
-		return nil, c.unsupported(x.neg[0].ptr, "not: numbers that are not integers are not supported")
+		intCuts = append(intCuts, interval{})
 	}
 	if mult != nil {
+		if len(intCuts) > 0 {
+			return nil, c.unsupported(multPtr, "multipleOf with not integer is not supported")
+		}
 		return c.multiples(ivs, mult, integer, multPtr)
 	}
 	var alts []*expr
 	for _, i := range ivs {
-		if i.lo == nil && i.hi == nil {
+		if i.lo == nil && i.hi == nil && len(intCuts) == 0 {
 			if integer {
 				e, _ := rangeExpr(i, true, c.opts.Spec)
 				alts = append(alts, e)
@@ -1383,6 +1390,21 @@ func (c *schemaCompiler) number(x conj, types int, negs []sref) (*expr, error) {
 			return nil, c.unsupported(x.pos[0].s.ptr, "a numeric bound beyond %d integer or %d fraction digits is not supported", maxIntDigits, maxFracDigits)
 		}
 		alts = append(alts, e)
+	}
+	if len(intCuts) > 0 { // numbers minus some integers, by automaton
+		var cuts []*expr
+		for _, ci := range intCuts {
+			e, ok := rangeExpr(ci, true, true)
+			if !ok {
+				return nil, c.unsupported(x.pos[0].s.ptr, "a numeric bound beyond %d integer digits is not supported", maxIntDigits)
+			}
+			cuts = append(cuts, e)
+		}
+		d, ok := langOp(alt(alts...), nil, cuts)
+		if !ok {
+			return nil, c.tooLarge(x.pos[0].s.ptr, "a number range needs more than %d automaton states", maxDFAStates)
+		}
+		return d.expr(), nil
 	}
 	return alt(alts...), nil
 }
