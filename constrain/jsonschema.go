@@ -159,12 +159,17 @@ type schemaCompiler struct {
 	prefix   string
 	rules    map[string]int // conjunction key -> rule
 	any      int            // rule id of "any JSON value", -1 until needed
+	anyObj   int            // any object, any array: defined with any
+	anyArr   int
 	deadline time.Time
 	ws       *expr
 	comma    *expr
 	colon    *expr
 	char     *expr // one code point of string content
 	synth    map[string]*jvalue
+	patterns map[string]*expr // compiled patterns by source
+	dfas     map[*expr]*dfa   // determinized languages
+	textAll  *expr            // every string content the dialect writes
 	// unevaluated is set when the schema uses unevaluatedProperties or
 	// unevaluatedItems, whose results depend on annotations.
 	unevaluated bool
@@ -200,7 +205,7 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 	}
 	doc := &schemaDoc{root: root, uri: rootURI, draft: draftOf(root, opts.Draft)}
 	c := &schemaCompiler{b: b, root: root, doc: doc, opts: opts, prefix: prefix, rules: map[string]int{}, any: -1,
-		deadline: time.Now().Add(opts.MaxCompileTime), synth: map[string]*jvalue{},
+		deadline: time.Now().Add(opts.MaxCompileTime), synth: map[string]*jvalue{}, patterns: map[string]*expr{}, dfas: map[*expr]*dfa{},
 		idx: schemaIndex{resources: map[string]sref{}, anchors: map[string]sref{}, dynamic: map[string]int{}, bases: map[*jvalue]sref{}}}
 	c.idx.index(root, doc, "", rootURI)
 	c.unevaluated = strings.Contains(string(schema), `"unevaluated`)
@@ -896,18 +901,24 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 		}
 		var e *expr
 		var err error
-		switch t {
-		case tObject:
+		switch {
+		case (t == tObject || t == tArray) && len(x.neg) == 0 && c.unconstrained(x, t):
+			c.anyValue()
+			e = ref(c.anyObj)
+			if t == tArray {
+				e = ref(c.anyArr)
+			}
+		case t == tObject:
 			e, err = c.object(x, ptr)
-		case tArray:
+		case t == tArray:
 			e, err = c.array(x, ptr)
-		case tString:
+		case t == tString:
 			e, err = c.str(x, strNeg, ptr)
-		case tNumber:
+		case t == tNumber:
 			e, err = c.number(x, types&tNumber, numNeg)
-		case tBool:
+		case t == tBool:
 			e = alt(c.scalarLiteral(x, &jvalue{kind: jBool, b: true}), c.scalarLiteral(x, &jvalue{kind: jBool}))
-		case tNull:
+		case t == tNull:
 			e = c.scalarLiteral(x, &jvalue{kind: jNull})
 		}
 		if err != nil {
@@ -943,16 +954,28 @@ func (c *schemaCompiler) constrainedTypes(s *jvalue) int {
 
 // anyValue is a reference to the rule matching any JSON value.
 func (c *schemaCompiler) anyValue() *expr {
-	if c.any >= 0 {
-		return ref(c.any)
+	if c.any < 0 {
+		c.any = c.b.fresh(c.prefix + "any")
+		c.anyObj = c.b.fresh(c.prefix + "anyObject")
+		c.anyArr = c.b.fresh(c.prefix + "anyArray")
+		value := ref(c.any)
+		key := c.anyKey()
+		c.b.define(c.anyObj, seq(lit("{"), c.ws, opt(seq(key, c.colon, value, star(seq(c.comma, key, c.colon, value)))), c.ws, lit("}")))
+		c.b.define(c.anyArr, seq(lit("["), c.ws, opt(seq(value, star(seq(c.comma, value)))), c.ws, lit("]")))
+		c.b.define(c.any, alt(ref(c.anyObj), ref(c.anyArr), c.anyString(), jsonNumber(), lit(c.lTrue), lit(c.lFalse), lit(c.lNull)))
 	}
-	c.any = c.b.fresh(c.prefix + "any")
-	value := ref(c.any)
-	str, key := c.anyString(), c.anyKey()
-	obj := seq(lit("{"), c.ws, opt(seq(key, c.colon, value, star(seq(c.comma, key, c.colon, value)))), c.ws, lit("}"))
-	arr := seq(lit("["), c.ws, opt(seq(value, star(seq(c.comma, value)))), c.ws, lit("]"))
-	c.b.define(c.any, alt(obj, arr, str, jsonNumber(), lit(c.lTrue), lit(c.lFalse), lit(c.lNull)))
-	return value
+	return ref(c.any)
+}
+
+// unconstrained reports whether no member of x constrains type t, so the
+// shared rule for any value of that type can be used.
+func (c *schemaCompiler) unconstrained(x conj, t int) bool {
+	for _, m := range x.pos {
+		if m.s.v.kind == jObject && c.constrainedTypes(m.s.v)&t != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxFracDigits bounds the fraction digits of generated numbers.

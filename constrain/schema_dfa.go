@@ -191,13 +191,24 @@ func (d *dfa) expr() *expr {
 
 // langOp combines regular languages given as expressions over the same
 // alphabet: the intersection of pos minus the union of neg, within universe.
-func langOp(universe *expr, pos, neg []*expr) (*dfa, bool) {
-	d, ok := exprDFA(universe)
+// cache (may be nil) keeps the automata of expressions already determinized.
+func langOp(universe *expr, pos, neg []*expr, cache map[*expr]*dfa) (*dfa, bool) {
+	get := func(e *expr) (*dfa, bool) {
+		if d, ok := cache[e]; ok {
+			return d, true
+		}
+		d, ok := exprDFA(e)
+		if ok && cache != nil {
+			cache[e] = d
+		}
+		return d, ok
+	}
+	d, ok := get(universe)
 	if !ok {
 		return nil, false
 	}
 	for _, p := range pos {
-		pd, ok := exprDFA(p)
+		pd, ok := get(p)
 		if !ok {
 			return nil, false
 		}
@@ -206,7 +217,7 @@ func langOp(universe *expr, pos, neg []*expr) (*dfa, bool) {
 		}
 	}
 	for _, n := range neg {
-		nd, ok := exprDFA(n)
+		nd, ok := get(n)
 		if !ok {
 			return nil, false
 		}
@@ -272,8 +283,11 @@ func (c *schemaCompiler) stringLangs(x conj) ([]*expr, error) {
 	return langs, nil
 }
 
-// pattern compiles a JSON Schema pattern found at ptr.
+// pattern compiles a JSON Schema pattern found at ptr (once per source).
 func (c *schemaCompiler) pattern(src, ptr string) (*expr, error) {
+	if e, ok := c.patterns[src]; ok {
+		return e, nil
+	}
 	e, err := patternExpr(src)
 	if err != nil {
 		if ce, ok := err.(*CompileError); ok {
@@ -285,12 +299,16 @@ func (c *schemaCompiler) pattern(src, ptr string) (*expr, error) {
 		}
 		return nil, err
 	}
+	c.patterns[src] = e
 	return e, nil
 }
 
 // textDFA intersects langs within the dialect's strings, minus negs.
 func (c *schemaCompiler) textDFA(langs, negs []*expr, ptr string) (*dfa, error) {
-	d, ok := langOp(star(c.textChar()), langs, negs)
+	if c.textAll == nil {
+		c.textAll = star(c.textChar())
+	}
+	d, ok := langOp(c.textAll, langs, negs, c.dfas)
 	if !ok {
 		return nil, c.tooLarge(ptr, "combining string constraints needs more than %d automaton states", maxDFAStates)
 	}

@@ -402,6 +402,9 @@ func (c *schemaCompiler) keyNotIn(names []string) *expr {
 		allowed = func(int) []runeRange { return []runeRange{{0, 0x10FFFF}} }
 		unit = canonicalChars
 	}
+	// The free tail after a character that leaves the names is one
+	// called rule, not a copy per trie node.
+	tail := c.shared(star(unit(allowed(1))))
 	var node func(set []string, depth int) *expr
 	node = func(set []string, depth int) *expr {
 		var alts []*expr
@@ -425,7 +428,7 @@ func (c *schemaCompiler) keyNotIn(names []string) *expr {
 		for _, r := range order {
 			alts = append(alts, seq(unit([]runeRange{{r, r}}), node(children[r], depth+1)))
 		}
-		alts = append(alts, seq(unit(subtractRunes(allowed(depth), order)), star(unit(allowed(depth+1)))))
+		alts = append(alts, seq(unit(subtractRunes(allowed(depth), order)), tail))
 		return alt(alts...)
 	}
 	return seq(lit(open), node(names, 0), lit(close))
@@ -575,11 +578,13 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	}
 	firstKV, laterKV := make([]*expr, n), make([]*expr, n)
 	for i, kv := range g.kvs {
-		firstKV[i], laterKV[i] = wrap(kv), wrap(seq(c.comma, kv))
+		firstKV[i] = wrap(kv)
+		laterKV[i] = wrap(seq(c.comma, firstKV[i]))
 	}
 	var firstExtra, laterExtra *expr
 	if g.extra != nil {
-		firstExtra, laterExtra = wrap(g.extra), wrap(seq(c.comma, g.extra))
+		firstExtra = wrap(g.extra)
+		laterExtra = wrap(seq(c.comma, firstExtra))
 	}
 	for _, p := range edges {
 		switch {
@@ -1400,7 +1405,7 @@ func (c *schemaCompiler) number(x conj, types int, negs []sref) (*expr, error) {
 			}
 			cuts = append(cuts, e)
 		}
-		d, ok := langOp(alt(alts...), nil, cuts)
+		d, ok := langOp(alt(alts...), nil, cuts, nil)
 		if !ok {
 			return nil, c.tooLarge(x.pos[0].s.ptr, "a number range needs more than %d automaton states", maxDFAStates)
 		}

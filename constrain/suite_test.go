@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -181,4 +183,50 @@ func noneValid(tests []*jvalue) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkJSONSchemaSuiteCompile compiles every schema of the suite's
+// draft2020-12 and draft7 groups and reports the median and 99th
+// percentile compile time per schema (failures to compile included).
+func BenchmarkJSONSchemaSuiteCompile(b *testing.B) {
+	if _, err := os.Stat(suiteDir); err != nil {
+		b.Skipf("JSON-Schema-Test-Suite not found at %s", suiteDir)
+	}
+	type schema struct {
+		src   []byte
+		draft int
+	}
+	var schemas []schema
+	for _, d := range []struct {
+		dir   string
+		draft int
+	}{{"draft2020-12", 2020}, {"draft7", 7}} {
+		files, err := filepath.Glob(filepath.Join(suiteDir, "tests", d.dir, "*.json"))
+		require.NoError(b, err)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			require.NoError(b, err)
+			groups, err := parseJSON(data)
+			require.NoError(b, err)
+			for _, g := range groups.arr {
+				var sb strings.Builder
+				g.get("schema").encode(&sb)
+				schemas = append(schemas, schema{[]byte(sb.String()), d.draft})
+			}
+		}
+	}
+	var times []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, s := range schemas {
+			start := time.Now()
+			_, _ = JSONSchemaWith(s.src, JSONOptions{Spec: true, Draft: s.draft, Resolver: suiteResolver})
+			times = append(times, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs/schema")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs/schema")
+	b.ReportMetric(0, "ns/op")
 }
