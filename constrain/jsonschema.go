@@ -1,6 +1,7 @@
 package constrain
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -853,7 +854,9 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 	// Negations: remove whole types, or restrict number ranges.
 	var numNeg []sref
 	var strNeg []conj
-	for _, n := range x.neg {
+	var objNeg *sref // an object schema to negate: by alternatives below
+	var objNegAlt conj
+	for ni, n := range x.neg {
 		na, err := c.expand(n, nil, map[*jvalue]bool{})
 		if err != nil {
 			return nil, err
@@ -883,8 +886,14 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 			}
 			// Types the negated schema accepts whole are excluded.
 			types &^= at &^ constrained
-			if at&constrained&types&(tObject|tArray) != 0 {
-				return nil, c.unsupported(n.ptr, "not: the negation of this schema cannot be compiled exactly")
+			if at&constrained&types&tArray != 0 {
+				return nil, c.unsupported(n.ptr, "not: the negation of this array schema cannot be compiled exactly")
+			}
+			if at&constrained&types&tObject != 0 {
+				if len(na) != 1 || objNeg != nil {
+					return nil, c.unsupported(n.ptr, "not: the negation of this object schema cannot be compiled exactly")
+				}
+				objNeg, objNegAlt = &x.neg[ni], a
 			}
 			if at&constrained&types&tNumber != 0 {
 				numNeg = append(numNeg, n)
@@ -895,6 +904,14 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 		}
 	}
 	var alts []*expr
+	if objNeg != nil && types&tObject != 0 {
+		types &^= tObject
+		e, err := c.negatedObject(x, *objNeg, objNegAlt, ptr)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, e)
+	}
 	for _, t := range []int{tObject, tArray, tString, tNumber, tBool, tNull} {
 		if types&t == 0 {
 			continue
@@ -921,6 +938,75 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 		case t == tNull:
 			e = c.scalarLiteral(x, &jvalue{kind: jNull})
 		}
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, e)
+	}
+	return alt(alts...), nil
+}
+
+// negatedObject compiles the objects of x that violate the object schema
+// n (expanded as the single alternative a): one alternative per object
+// keyword of a whose negation is a keyword (a required property absent, a
+// property present with a value its schema rejects, a member count out of
+// range).
+func (c *schemaCompiler) negatedObject(x conj, n sref, a conj, ptr string) (*expr, error) {
+	if c.unevaluated {
+		return nil, c.unsupported(n.ptr, "not: negating an object schema next to unevaluatedProperties is not supported")
+	}
+	obj := member{s: c.synthetic(`{"type":"object"}`, n)}
+	var rest []sref
+	for _, o := range x.neg {
+		if o.v != n.v {
+			rest = append(rest, o)
+		}
+	}
+	var pieces []member
+	piece := func(v *jvalue, m member) {
+		pieces = append(pieces, member{s: sref{v: v, doc: m.s.doc, ptr: m.s.ptr, base: m.s.base}})
+	}
+	for _, m := range a.pos {
+		if m.s.v.kind != jObject {
+			continue
+		}
+		for i, k := range m.s.v.keys {
+			v := m.s.v.vals[i]
+			switch k {
+			case "required":
+				for _, r := range requiredNames(m.s.v) {
+					piece(&jvalue{kind: jObject, keys: []string{"properties"}, vals: []*jvalue{{kind: jObject, keys: []string{r}, vals: []*jvalue{{kind: jBool}}}}}, m)
+				}
+			case "properties":
+				for j, name := range v.keys {
+					not := &jvalue{kind: jObject, keys: []string{"not"}, vals: []*jvalue{v.vals[j]}}
+					piece(&jvalue{kind: jObject, keys: []string{"required", "properties"}, vals: []*jvalue{
+						{kind: jArray, arr: []*jvalue{{kind: jString, str: name}}},
+						{kind: jObject, keys: []string{name}, vals: []*jvalue{not}}}}, m)
+				}
+			case "minProperties", "maxProperties":
+				b, _, err := c.intKeyword(m.s, k)
+				if err != nil {
+					return nil, err
+				}
+				if k == "minProperties" && b > 0 {
+					piece(&jvalue{kind: jObject, keys: []string{"maxProperties"}, vals: []*jvalue{{kind: jNumber, num: json.Number(strconv.Itoa(b - 1))}}}, m)
+				} else if k == "maxProperties" {
+					piece(&jvalue{kind: jObject, keys: []string{"minProperties"}, vals: []*jvalue{{kind: jNumber, num: json.Number(strconv.Itoa(b + 1))}}}, m)
+				}
+			default:
+				for _, tk := range typeKeywords {
+					if tk.t == tObject && contains(tk.keys, k) {
+						return nil, c.unsupported(m.s.ptr+"/"+k, "not: negating %s is not supported", k)
+					}
+				}
+			}
+		}
+	}
+	var alts []*expr
+	for _, p := range pieces {
+		pos := append(append([]member(nil), x.pos...), obj, p)
+		e, err := c.compileConj(conj{pos: pos, neg: rest, anyOf: x.anyOf}, ptr)
 		if err != nil {
 			return nil, err
 		}
