@@ -84,10 +84,10 @@ func TestJSONSchemaSoundness(t *testing.T) {
 // exactly fails naming the keyword, unless Lenient.
 func TestJSONSchemaUnsupportedNamesKeyword(t *testing.T) {
 	for schema, ptr := range map[string]string{
-		`{"type":"array","uniqueItems":true}`:                              "/uniqueItems",
-		`{"properties":{"a":{"not":{"type":"object","minProperties":1}}}}`: "/properties/a/not",
-		`{"$schema":"http://example.com/custom","type":"string"}`:          "",
-		`{"$ref":"http://example.com/s.json"}`:                             "/$ref",
+		`{"type":"array","uniqueItems":true}`:                                         "/uniqueItems",
+		`{"properties":{"a":{"not":{"type":"object","additionalProperties":false}}}}`: "/properties/a/not/additionalProperties",
+		`{"$schema":"http://example.com/custom","type":"string"}`:                     "",
+		`{"$ref":"http://example.com/s.json"}`:                                        "/$ref",
 	} {
 		_, err := JSONSchemaWith([]byte(schema), JSONOptions{Spec: ptr == ""})
 		require.Error(t, err, schema)
