@@ -177,6 +177,7 @@ type schemaCompiler struct {
 	// emptyWhy is the first pair of keywords found to exclude every value
 	// of a type, reported if the whole schema turns out to match nothing.
 	emptyWhy error
+	trial    bool // compiling a Lenient trial (which negations compile)
 	// Dialect spellings.
 	lTrue, lFalse, lNull string
 }
@@ -356,6 +357,18 @@ func (c *schemaCompiler) value(parts []part, ptr string) (*expr, error) {
 	}
 	id := c.b.fresh(c.prefix + "v" + strconv.Itoa(len(c.rules)))
 	c.rules[key] = id
+	e, err := c.valueBody(parts, ptr)
+	if err != nil { // leave no undefined rule behind (Lenient retries)
+		delete(c.rules, key)
+		c.b.define(id, nothingExpr)
+		return nil, err
+	}
+	c.b.define(id, e)
+	return ref(id), nil
+}
+
+// valueBody is the alternatives of the conjunction of parts.
+func (c *schemaCompiler) valueBody(parts []part, ptr string) (*expr, error) {
 	alts := []conj{{}}
 	for _, p := range parts {
 		if p.neg {
@@ -380,8 +393,7 @@ func (c *schemaCompiler) value(parts []part, ptr string) (*expr, error) {
 		}
 		out = append(out, e)
 	}
-	c.b.define(id, alt(out...))
-	return ref(id), nil
+	return alt(out...), nil
 }
 
 func (c *schemaCompiler) product(a, b []conj, ptr string) ([]conj, error) {
@@ -457,7 +469,7 @@ func (c *schemaCompiler) expand(s sref, anc []*jvalue, visiting map[*jvalue]bool
 			ref := v.str
 			if k == "$dynamicRef" {
 				name := strings.TrimPrefix(ref[strings.Index(ref+"#", "#"):], "#")
-				if c.idx.dynamic[name] > 1 {
+				if c.idx.dynamic[name] > 1 && !c.opts.Lenient {
 					return nil, c.unsupported(p, "$dynamicRef %q: several $dynamicAnchor %q, the target depends on the dynamic scope", ref, name)
 				}
 			}
@@ -639,6 +651,10 @@ func (c *schemaCompiler) conjDisjoint(x, y conj) bool {
 		}
 		return true
 	}
+	// A property one requires that the other forbids (closed objects).
+	if tx&ty == tObject && (forbidsRequired(x, y) || forbidsRequired(y, x)) {
+		return true
+	}
 	// A required property whose literal sets do not meet (a discriminator).
 	if tx&ty == tObject {
 		for _, mx := range x.pos {
@@ -662,6 +678,29 @@ func (c *schemaCompiler) conjDisjoint(x, y conj) bool {
 					if !common {
 						return true
 					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// forbidsRequired reports whether y forbids a property x requires: y has
+// additionalProperties false, no patternProperties and does not declare it,
+// or declares it false.
+func forbidsRequired(x, y conj) bool {
+	for _, mx := range x.pos {
+		for _, r := range requiredNames(mx.s.v) {
+			for _, my := range y.pos {
+				s := my.s.v
+				if p := s.get("properties").get(r); p != nil {
+					if p.kind == jBool && !p.b {
+						return true
+					}
+					continue
+				}
+				if ap := s.get("additionalProperties"); ap != nil && ap.kind == jBool && !ap.b && s.get("patternProperties") == nil {
+					return true
 				}
 			}
 		}
@@ -856,6 +895,19 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 	var strNeg []conj
 	var objNeg *sref // an object schema to negate: by alternatives below
 	var objNegAlt conj
+	if c.opts.Lenient && !c.trial && len(x.neg) > 0 { // keep the negations that compile exactly, drop the others
+		c.trial = true
+		var keep []sref
+		for _, n := range x.neg {
+			if _, err := c.compileConj(conj{pos: x.pos, neg: append(append([]sref(nil), keep...), n), anyOf: x.anyOf}, ptr); !errors.Is(err, ErrUnsupported) {
+				keep = append(keep, n)
+			}
+		}
+		c.trial = false
+		if len(keep) < len(x.neg) {
+			x = conj{pos: x.pos, neg: keep, anyOf: x.anyOf}
+		}
+	}
 	for ni, n := range x.neg {
 		na, err := c.expand(n, nil, map[*jvalue]bool{})
 		if err != nil {

@@ -28,6 +28,10 @@ func TestJSONSchemaSoundness(t *testing.T) {
 			[]string{`"a"`, `"abcd"`, `""`}, []string{`"ab"`, `"abc"`}},
 		{"oneOf with a discriminator", `{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"x":{"type":"integer"}},"required":["k"]},{"type":"object","properties":{"k":{"const":"b"},"x":{"type":"string"}},"required":["k"]}]}`, JSONOptions{},
 			[]string{`{"k":"a","x":1}`, `{"x":"s","k":"b"}`}, []string{`{"k":"a","x":"s"}`, `{"k":"c"}`}},
+		{"oneOf of closed objects", `{"oneOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false},{"type":"object","properties":{"b":{"type":"string"}},"required":["b"],"additionalProperties":false}]}`, JSONOptions{Spec: true},
+			[]string{`{"a":1}`, `{"b":"x"}`}, []string{`{"a":1,"b":"x"}`, `{}`, `{"a":"x"}`}},
+		{"not over an object schema", `{"type":"object","not":{"required":["a"],"properties":{"b":{"type":"integer"}}}}`, JSONOptions{Spec: true},
+			[]string{`{}`, `{"a":1,"b":"x"}`}, []string{`{"a":1}`, `{"a":1,"b":2}`}},
 		{"allOf keeps each additionalProperties with its properties", `{"allOf":[{"properties":{"a":{"type":"integer"}},"additionalProperties":false},{"properties":{"b":{"type":"integer"}}}]}`, JSONOptions{Spec: true},
 			[]string{`{"a":1}`, `{}`}, []string{`{"b":1}`, `{"a":1,"b":2}`}},
 		{"allOf keeps each items with its prefixItems", `{"allOf":[{"prefixItems":[{"type":"integer"}],"items":false},{"prefixItems":[true,{"type":"string"}]}]}`, JSONOptions{Spec: true},
@@ -100,6 +104,13 @@ func TestJSONSchemaUnsupportedNamesKeyword(t *testing.T) {
 	}
 	_, err := JSONSchemaWith([]byte(`{"type":"array","uniqueItems":true}`), JSONOptions{Lenient: true})
 	assert.NoError(t, err)
+	// A negation that cannot be compiled is an error, or dropped when Lenient.
+	lookahead := []byte(`{"type":"string","not":{"pattern":"^(?=a)"}}`)
+	_, err = JSONSchema(lookahead)
+	assert.ErrorIs(t, err, ErrUnsupported)
+	g, err := JSONSchemaWith(lookahead, JSONOptions{Lenient: true})
+	require.NoError(t, err)
+	assert.True(t, accepts(g, testVocab(t), `"ab"`))
 }
 
 // TestJSONSchemaPropertyOrder: declared order is an option; large objects
