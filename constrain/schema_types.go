@@ -242,10 +242,12 @@ func canonicalJSON(s string) string {
 	return sb.String()
 }
 
-// strLiteral matches every JSON spelling of the string s: each code point
-// raw or escaped (\n, \u00e9, \u00E9, a surrogate pair, ...).
+// strLiteral matches the JSON spellings of the string s. In Spec mode that
+// is every spelling (each code point raw or escaped: \n, \u00e9, \u00E9, a
+// surrogate pair, ...); otherwise only Go's encoding of it, so a generated
+// literal reads back as the same text.
 func (c *schemaCompiler) strLiteral(s string) *expr {
-	if !utf8.ValidString(s) {
+	if !utf8.ValidString(s) || !c.opts.Spec {
 		return lit(quoteJSON(s))
 	}
 	parts := []*expr{lit(`"`)}
