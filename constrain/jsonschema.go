@@ -1004,9 +1004,8 @@ func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
 // property present with a value its schema rejects, a member count out of
 // range).
 func (c *schemaCompiler) negatedObject(x conj, n sref, a conj, ptr string) (*expr, error) {
-	if c.unevaluated {
-		return nil, c.unsupported(n.ptr, "not: negating an object schema next to unevaluatedProperties is not supported")
-	}
+	// The pieces are outside every member's scope (no ancestors), so their
+	// properties never count as evaluated, as annotations under not do not.
 	obj := member{s: c.synthetic(`{"type":"object"}`, n)}
 	var rest []sref
 	for _, o := range x.neg {

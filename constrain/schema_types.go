@@ -1429,8 +1429,22 @@ func (c *schemaCompiler) multiples(ivs []interval, m *big.Rat, integer bool, ptr
 			alts = append(alts, e)
 			continue
 		}
-		if iv.lo == nil || iv.hi == nil {
-			return nil, c.unsupported(ptr, "multipleOf with a range bounded on one side only is not supported")
+		if iv.lo == nil || iv.hi == nil || c.manyMultiples(iv, m) {
+			// The multiples automaton run together with the range's.
+			all, err := c.multiplesAll(m, integer, ptr)
+			if err != nil {
+				return nil, err
+			}
+			r, ok := rangeExpr(iv, integer, c.opts.Spec)
+			if !ok {
+				return nil, c.unsupported(ptr, "a numeric bound beyond %d integer or %d fraction digits is not supported", maxIntDigits, maxFracDigits)
+			}
+			d, ok := langOp(all, []*expr{r}, nil, nil)
+			if !ok {
+				return nil, c.tooLarge(ptr, "multipleOf in a range needs more than %d automaton states", maxDFAStates)
+			}
+			alts = append(alts, d.expr())
+			continue
 		}
 		// k from ceil(lo/m) to floor(hi/m).
 		lo := new(big.Rat).Quo(iv.lo, m)
@@ -1449,9 +1463,6 @@ func (c *schemaCompiler) multiples(ivs []interval, m *big.Rat, integer bool, ptr
 		if hi.Sign() < 0 && !hi.IsInt() {
 			kmax.Sub(kmax, big.NewInt(1))
 		}
-		if new(big.Int).Sub(kmax, k).Cmp(big.NewInt(maxMultiples)) > 0 {
-			return nil, c.unsupported(ptr, "multipleOf with more than %d multiples in range is not supported", maxMultiples)
-		}
 		for ; k.Cmp(kmax) <= 0; k.Add(k, big.NewInt(1)) {
 			v := new(big.Rat).Mul(new(big.Rat).SetInt(k), m)
 			if !iv.contains(v) {
@@ -1465,6 +1476,13 @@ func (c *schemaCompiler) multiples(ivs []interval, m *big.Rat, integer bool, ptr
 		}
 	}
 	return alt(alts...), nil
+}
+
+// manyMultiples reports whether the bounded range iv holds more than
+// maxMultiples multiples of m (too many to list).
+func (c *schemaCompiler) manyMultiples(iv interval, m *big.Rat) bool {
+	span := new(big.Rat).Quo(new(big.Rat).Sub(iv.hi, iv.lo), m)
+	return span.Cmp(big.NewRat(maxMultiples, 1)) > 0
 }
 
 // maxRemainderNodes bounds the remainder automaton of an unbounded multipleOf.
