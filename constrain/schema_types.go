@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -127,10 +128,40 @@ func mapGraph(e *expr, f func(*expr) *expr) *expr {
 	return &expr{op: opGraph, graph: &g}
 }
 
+// ecmaSyntax parses a JSON Schema pattern (ECMA-262) as RE2 syntax, with
+// ECMA's "." that also excludes \r, U+2028 and U+2029.
+func ecmaSyntax(src string) (*syntax.Regexp, error) {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	var fix func(r *syntax.Regexp)
+	fix = func(r *syntax.Regexp) {
+		if r.Op == syntax.OpAnyCharNotNL {
+			r.Op = syntax.OpCharClass
+			r.Rune = []rune{0, '\n' - 1, '\n' + 1, '\r' - 1, '\r' + 1, 0x2027, 0x202A, unicode.MaxRune}
+		}
+		for _, s := range r.Sub {
+			fix(s)
+		}
+	}
+	fix(re)
+	return re, nil
+}
+
+// ecmaRegexp compiles a JSON Schema pattern for matching in Go.
+func ecmaRegexp(src string) (*regexp.Regexp, error) {
+	re, err := ecmaSyntax(src)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(re.String())
+}
+
 // patternExpr compiles a JSON Schema pattern: an unanchored search unless it
 // starts with ^ / ends with $.
 func patternExpr(src string) (*expr, error) {
-	re, err := syntax.Parse(src, syntax.Perl)
+	re, err := ecmaSyntax(src)
 	if err != nil {
 		return nil, regexError(src, "regex", err)
 	}
@@ -750,7 +781,7 @@ func scope(x conj, m member) []member {
 
 // patternMatch reports whether the JSON Schema pattern p matches s.
 func (c *schemaCompiler) patternMatch(p, s, ptr string) (bool, error) {
-	re, err := regexp.Compile(p)
+	re, err := ecmaRegexp(p)
 	if err != nil {
 		return false, c.unsupported(ptr, "pattern %q: %v", p, err)
 	}

@@ -242,7 +242,7 @@ func (c *schemaCompiler) validString(v *jvalue, s sref) (bool, error) {
 		}
 	}
 	if p := s.v.get("pattern"); p != nil && p.kind == jString {
-		re, err := regexp.Compile(p.str)
+		re, err := ecmaRegexp(p.str)
 		if err != nil {
 			return false, c.unsupported(s.ptr+"/pattern", "pattern %q: %v", p.str, err)
 		}
@@ -377,7 +377,7 @@ func (c *schemaCompiler) validObject(v *jvalue, s sref, depth int) (bool, error)
 		}
 		if pats != nil {
 			for j, pat := range pats.keys {
-				re, err := regexp.Compile(pat)
+				re, err := ecmaRegexp(pat)
 				if err != nil {
 					return false, c.unsupported(s.ptr+"/patternProperties/"+pointerToken(pat), "pattern %q: %v", pat, err)
 				}
