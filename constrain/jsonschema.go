@@ -43,7 +43,11 @@ type JSONOptions struct {
 	// Spec follows the specification where the defaults favour generation:
 	// a missing "additionalProperties" allows extra properties, keywords
 	// constrain only values of their own type (without "type",
-	// {"minLength": 2} also accepts 7), and "format" is an annotation.
+	// {"minLength": 2} also accepts 7), "format" is an annotation, integral
+	// values may carry a zero fraction (2.0 is an integer) and const/enum
+	// strings may use any escape (\u00e9 for é). The defaults accept a subset:
+	// integers without fraction and literals as Go encodes them, so what a
+	// model writes decodes into Go types and reads back as the same text.
 	Spec bool
 	// Lenient ignores keywords that cannot be compiled exactly (uniqueItems,
 	// a general not, ...) instead of failing; generated values may then
@@ -433,8 +437,8 @@ func (c *schemaCompiler) expand(s sref, anc []*jvalue, visiting map[*jvalue]bool
 	if s.v.kind != jObject {
 		return nil, c.errf(s.ptr, ErrSyntax, "schema must be an object or a boolean")
 	}
-	if visiting[s.v] { // a cycle at one location adds nothing: A and A is A
-		return []conj{{}}, nil
+	if visiting[s.v] { // A refers to itself at the same instance location
+		return nil, c.errf(s.ptr, ErrInvalid, "schema refers to itself without descending into the value ($ref cycle)")
 	}
 	if time.Now().After(c.deadline) {
 		return nil, c.tooLarge(s.ptr, "compiling took longer than %v", c.opts.MaxCompileTime)

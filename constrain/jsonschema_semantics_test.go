@@ -148,6 +148,12 @@ func TestJSONSchemaBoundedCompile(t *testing.T) {
 	assert.True(t, accepts(g, v, `{"c":{"c":{}}}`))
 	assert.False(t, accepts(g, v, `{"c":{"c":1}}`))
 
+	// A reference cycle that never descends into the value is refused: its
+	// meaning (anyOf string or itself) is no finite constraint.
+	_, err = JSONSchema([]byte(`{"anyOf":[{"type":"string"},{"$ref":"#"}]}`))
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), "$ref cycle")
+
 	// A large configuration schema in the style of JSON Schema Store's
 	// renovate.json: many definitions, each merging others through allOf
 	// and anyOf, with recursion.
