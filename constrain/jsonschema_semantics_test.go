@@ -56,6 +56,8 @@ func TestJSONSchemaSoundness(t *testing.T) {
 		{"fractional multipleOf without bounds", `{"type":"number","multipleOf":0.25}`, JSONOptions{}, []string{`0.5`, `-1.75`, `3`, `2.250`}, []string{`0.3`, `1.1`}},
 		{"not a string literal", `{"type":"string","not":{"enum":["a","b"]}}`, JSONOptions{}, []string{`"c"`, `"ab"`, `""`}, []string{`"a"`, `"b"`}},
 		{"ECMA dot excludes line terminators", `{"type":"string","pattern":"^a.b$"}`, JSONOptions{}, []string{`"axb"`, `"a\tb"`}, []string{`"a\nb"`, `"a\rb"`, `"a\u2028b"`}},
+		{"format with a length", `{"type":"string","format":"email","minLength":6,"maxLength":12}`, JSONOptions{},
+			[]string{`"a@b.co"`, `"abcdef@b.co"`}, []string{`"a@b.c"`, `"abcdefgh@b.co"`, `"not-email!"`}},
 		{"pattern with a length", `{"type":"string","pattern":"^[a-z]+$","maxLength":3}`, JSONOptions{}, []string{`"abc"`, `"a"`}, []string{`"abcd"`, `""`, `"aB"`}},
 		{"patternProperties next to additionalProperties", `{"patternProperties":{"^x":{"type":"integer"}},"additionalProperties":{"type":"string"}}`, JSONOptions{},
 			[]string{`{"x1":1,"y":"s"}`}, []string{`{"x1":"s"}`, `{"y":1}`}},

@@ -8,12 +8,12 @@ package constrain
 
 // dfa is a complete byte automaton; state 0 is the start, -1 is dead.
 type dfa struct {
-	next   [][256]int32
+	next   []*[256]int32
 	accept []bool
 }
 
 // maxDFAStates bounds every automaton this file builds.
-const maxDFAStates = 4096
+const maxDFAStates = 1 << 15
 
 // exprDFA determinizes a regular expression (no rule references); ok is
 // false past maxDFAStates states.
@@ -23,19 +23,31 @@ func exprDFA(e *expr) (*dfa, bool) {
 	b.define(root, e)
 	g, err := compileGrammar(b, root)
 	if err != nil { // matches nothing
-		return &dfa{next: [][256]int32{deadRow()}, accept: []bool{false}}, true
+		return &dfa{next: []*[256]int32{deadRow()}, accept: []bool{false}}, true
 	}
 	en := newEngine(g.nfa, nil)
+	// Bytes that no edge tells apart step alike: one step per class.
+	var start [257]bool
+	start[0], start[256] = true, true
+	for i := range g.nfa.nodes {
+		for _, ed := range g.nfa.nodes[i].edges {
+			start[ed.lo], start[int(ed.hi)+1] = true, true
+		}
+	}
 	d := &dfa{}
 	index := map[int32]int32{0: 0}
 	queue := []int32{0}
-	d.next = append(d.next, [256]int32{})
+	d.next = append(d.next, new([256]int32))
 	d.accept = append(d.accept, en.states[0].accepting)
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
 		from := index[s]
 		for c := 0; c < 256; c++ {
+			if !start[c] {
+				d.next[from][c] = d.next[from][c-1]
+				continue
+			}
 			t := en.step(s, byte(c))
 			if t < 0 {
 				d.next[from][c] = -1
@@ -48,7 +60,7 @@ func exprDFA(e *expr) (*dfa, bool) {
 				}
 				id = int32(len(d.next))
 				index[t] = id
-				d.next = append(d.next, [256]int32{})
+				d.next = append(d.next, new([256]int32))
 				d.accept = append(d.accept, en.states[t].accepting)
 				queue = append(queue, t)
 			}
@@ -58,12 +70,12 @@ func exprDFA(e *expr) (*dfa, bool) {
 	return d, true
 }
 
-func deadRow() [256]int32 {
+func deadRow() *[256]int32 {
 	var r [256]int32
 	for i := range r {
 		r[i] = -1
 	}
-	return r
+	return &r
 }
 
 // dfaProduct runs a and b side by side; a state accepts iff keep(a accepts,
@@ -86,7 +98,7 @@ func dfaProduct(a, b *dfa, keep func(x, y bool) bool) (*dfa, bool) {
 		}
 		id := int32(len(out.next))
 		index[p] = id
-		out.next = append(out.next, [256]int32{})
+		out.next = append(out.next, new([256]int32))
 		out.accept = append(out.accept, keep(acc(a, p.x), acc(b, p.y)))
 		queue = append(queue, p)
 		return id
@@ -100,6 +112,10 @@ func dfaProduct(a, b *dfa, keep func(x, y bool) bool) (*dfa, bool) {
 		queue = queue[1:]
 		from := index[p]
 		for c := 0; c < 256; c++ {
+			if c > 0 && step(a, p.x, c) == step(a, p.x, c-1) && step(b, p.y, c) == step(b, p.y, c-1) {
+				out.next[from][c] = out.next[from][c-1]
+				continue
+			}
 			q := pair{step(a, p.x, c), step(b, p.y, c)}
 			if q.x < 0 && q.y < 0 && !keep(false, false) {
 				out.next[from][c] = -1
@@ -113,22 +129,31 @@ func dfaProduct(a, b *dfa, keep func(x, y bool) bool) (*dfa, bool) {
 
 // trim marks states that cannot reach acceptance dead.
 func (d *dfa) trim() *dfa {
+	rev := make([][]int32, len(d.next))
+	for s := range d.next {
+		prev := int32(-2)
+		for _, t := range d.next[s] {
+			if t >= 0 && t != prev {
+				rev[t] = append(rev[t], int32(s))
+			}
+			prev = t
+		}
+	}
 	live := make([]bool, len(d.next))
-	for changed := true; changed; {
-		changed = false
-		for s := range d.next {
-			if live[s] {
-				continue
-			}
-			if d.accept[s] {
-				live[s], changed = true, true
-				continue
-			}
-			for _, t := range d.next[s] {
-				if t >= 0 && live[t] {
-					live[s], changed = true, true
-					break
-				}
+	var stack []int32
+	for s, a := range d.accept {
+		if a {
+			live[s] = true
+			stack = append(stack, int32(s))
+		}
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, s := range rev[t] {
+			if !live[s] {
+				live[s] = true
+				stack = append(stack, s)
 			}
 		}
 	}
@@ -170,7 +195,7 @@ func (d *dfa) expr() *expr {
 	n := len(d.next)
 	g := &graphExpr{n: n + 1, start: 0, end: n}
 	for s := range d.next {
-		row := &d.next[s]
+		row := d.next[s]
 		for c := 0; c < 256; {
 			t := row[c]
 			e := c
@@ -250,7 +275,10 @@ func (c *schemaCompiler) spellContent(e *expr) *expr {
 // intersection is the strings alternative x allows: lengths, patterns,
 // asserted formats and, if x has const/enum, its valid string literals.
 func (c *schemaCompiler) stringLangs(x conj) ([]*expr, error) {
-	var langs []*expr
+	langs, err := c.stringLangsNoLength(x)
+	if err != nil {
+		return nil, err
+	}
 	minL, maxL, err := c.bounds(x, "minLength", "maxLength")
 	if err != nil {
 		return nil, err
@@ -258,6 +286,12 @@ func (c *schemaCompiler) stringLangs(x conj) ([]*expr, error) {
 	if minL > 0 || maxL >= 0 {
 		langs = append(langs, rep(c.textChar(), minL, maxL))
 	}
+	return langs, nil
+}
+
+// stringLangsNoLength is stringLangs without minLength/maxLength.
+func (c *schemaCompiler) stringLangsNoLength(x conj) ([]*expr, error) {
+	var langs []*expr
 	srcs, ptrs := c.stringPatterns(x)
 	for i, src := range srcs {
 		e, err := c.pattern(src, ptrs[i])
@@ -313,4 +347,77 @@ func (c *schemaCompiler) textDFA(langs, negs []*expr, ptr string) (*dfa, error) 
 		return nil, c.tooLarge(ptr, "combining string constraints needs more than %d automaton states", maxDFAStates)
 	}
 	return d, nil
+}
+
+// withLength runs d (over UTF-8 text) with a code point counter, keeping
+// the texts of minL..maxL code points (maxL < 0: no maximum); cheaper than
+// a product with a length automaton, as the counter needs no byte table.
+func withLength(d *dfa, minL, maxL int) (*expr, bool) {
+	top := maxL
+	if top < 0 {
+		top = minL // counts saturate at minL
+	}
+	type state struct{ s, n int32 }
+	ids := map[state]int{}
+	var queue []state
+	get := func(st state) (int, bool) {
+		if id, ok := ids[st]; ok {
+			return id, true
+		}
+		if len(ids) >= maxDFAStates {
+			return 0, false
+		}
+		ids[st] = len(ids)
+		queue = append(queue, st)
+		return ids[st], true
+	}
+	get(state{0, 0})
+	type edge struct {
+		from, to int
+		lo, hi   byte
+	}
+	var edges []edge
+	var finals []int
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		from := ids[st]
+		if d.accept[st.s] && int(st.n) >= minL {
+			finals = append(finals, from)
+		}
+		row := d.next[st.s]
+		for c := 0; c < 256; {
+			t := row[c]
+			cont := c >= 0x80 && c <= 0xBF
+			e := c
+			for e+1 < 256 && row[e+1] == t && (e+1 >= 0x80 && e+1 <= 0xBF) == cont {
+				e++
+			}
+			if t >= 0 {
+				n := st.n
+				if !cont {
+					n++
+				}
+				if maxL < 0 && int(n) > top {
+					n = int32(top)
+				}
+				if int(n) <= top {
+					to, ok := get(state{t, n})
+					if !ok {
+						return nil, false
+					}
+					edges = append(edges, edge{from, to, byte(c), byte(e)})
+				}
+			}
+			c = e + 1
+		}
+	}
+	g := &graphExpr{n: len(ids) + 1, start: 0, end: len(ids)}
+	for _, e := range edges {
+		g.edges = append(g.edges, graphEdge{from: e.from, to: e.to, e: byteRange(e.lo, e.hi)})
+	}
+	for _, f := range finals {
+		g.edges = append(g.edges, graphEdge{from: f, to: g.end})
+	}
+	return &expr{op: opGraph, graph: g}, true
 }

@@ -1251,7 +1251,7 @@ func (c *schemaCompiler) str(x conj, negs []conj, ptr string) (*expr, error) {
 	var content *expr
 	switch {
 	case len(negs) > 0 || len(srcs) > 1 || len(srcs) == 1 && (minL > 0 || maxL >= 0):
-		langs, err := c.stringLangs(x)
+		langs, err := c.stringLangsNoLength(x)
 		if err != nil {
 			return nil, err
 		}
@@ -1271,7 +1271,14 @@ func (c *schemaCompiler) str(x conj, negs []conj, ptr string) (*expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		content = c.spellContent(d.expr())
+		e := d.expr()
+		if minL > 0 || maxL >= 0 {
+			var ok bool
+			if e, ok = withLength(d, minL, maxL); !ok {
+				return nil, c.tooLarge(ptr, "a pattern with a length needs more than %d automaton states", maxDFAStates)
+			}
+		}
+		content = c.spellContent(e)
 	case len(srcs) == 1:
 		e, err := c.pattern(srcs[0], ptrs[0])
 		if err != nil {
