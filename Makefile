@@ -47,6 +47,7 @@ FUZZ_TARGETS = \
 	./tokenizer:FuzzEmulatedSteps \
 	./template:FuzzParseRender ./template:FuzzToJSON \
 	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
+	./constrain:FuzzJSONSchemaSound \
 	./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
 	./conversation/toolcall:FuzzJSONFamilies ./conversation/toolcall:FuzzTaggedFamilies ./conversation/toolcall:FuzzOtherFamilies ./conversation/toolcall:FuzzThinking \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \

@@ -9,6 +9,7 @@ type builder struct {
 	names  []string
 	bodies []*expr
 	index  map[string]int
+	called map[int]bool // rules compiled once and called, never inlined
 }
 
 func newBuilder(lang string) *builder {
@@ -44,3 +45,12 @@ func (b *builder) define(id int, e *expr) { b.bodies[id] = e }
 
 // defined reports whether rule id has a body.
 func (b *builder) defined(id int) bool { return b.bodies[id] != nil }
+
+// noInline makes rule id called wherever it is used instead of inlined, so
+// an automaton using it on many edges keeps one copy.
+func (b *builder) noInline(id int) {
+	if b.called == nil {
+		b.called = map[int]bool{}
+	}
+	b.called[id] = true
+}

@@ -1,11 +1,13 @@
 package constrain
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
-	"regexp/syntax"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -23,6 +25,10 @@ const (
 	WhitespaceSpaced
 )
 
+// ErrTooLarge reports a schema whose compilation exceeds its time or size
+// budget (JSONOptions.MaxCompileTime, JSONOptions.MaxRules). It wraps ErrInvalid.
+var ErrTooLarge = fmt.Errorf("schema too large: %w", ErrInvalid)
+
 // JSONOptions controls how a JSON Schema is compiled.
 type JSONOptions struct {
 	// Whitespace selects the whitespace policy (default WhitespaceBounded).
@@ -34,9 +40,42 @@ type JSONOptions struct {
 	// extra properties, as the JSON Schema specification says. By default a
 	// missing keyword is treated as false: only declared properties are generated.
 	AdditionalProperties bool
-	// Lenient ignores unsupported validation keywords (uniqueItems, not,
-	// multipleOf, ...) instead of failing; generated values may then violate them.
+	// Spec follows the specification where the defaults favour generation:
+	// a missing "additionalProperties" allows extra properties, keywords
+	// constrain only values of their own type (without "type",
+	// {"minLength": 2} also accepts 7), "format" is an annotation, integral
+	// values may carry a zero fraction (2.0 is an integer) and const/enum
+	// strings may use any escape (\u00e9 for é). The defaults accept a subset:
+	// integers without fraction and literals as Go encodes them, so what a
+	// model writes decodes into Go types and reads back as the same text.
+	Spec bool
+	// Lenient ignores keywords that cannot be compiled exactly (uniqueItems,
+	// a general not, ...) instead of failing; generated values may then
+	// violate them. It is never the default.
 	Lenient bool
+	// PropertyOrder makes objects list their declared properties in
+	// declaration order (generation then follows the schema's order). By
+	// default declared properties may come in any order, as JSON Schema
+	// says, for objects with at most MaxAnyOrder declared properties; larger
+	// objects fall back to declaration order.
+	PropertyOrder bool
+	// MaxAnyOrder is the largest number of declared properties accepted in
+	// any order (default 8; the automaton tracks which were written, 2^n states).
+	MaxAnyOrder int
+	// Draft is the JSON Schema draft used when "$schema" does not say: 7
+	// (drafts 4, 6 and 7 spellings: array-form items, additionalItems,
+	// dependencies, $ref overriding its siblings) or 2020 (2019-09 and
+	// 2020-12, the default).
+	Draft int
+	// Resolver fetches remote schemas referenced by $ref (absolute URIs
+	// without fragment). Without it only references inside the document
+	// (and its $id resources) resolve.
+	Resolver func(uri string) ([]byte, error)
+	// MaxCompileTime bounds the time spent lowering the schema (default 1 s).
+	MaxCompileTime time.Duration
+	// MaxRules bounds the number of grammar rules a schema lowers into
+	// (default 20000), so schemas that merge recursively cannot grow without bound.
+	MaxRules int
 	// Dialect spells the values in another notation than JSON, as some
 	// tool-call syntaxes write arguments (the zero value is JSON).
 	Dialect JSONDialect
@@ -72,17 +111,25 @@ var DialectGemma = JSONDialect{Quote: `<|"|>`, BareKeys: true}
 // JSONSchema compiles a JSON Schema into a constraint matching JSON values
 // valid against it, with the default JSONOptions.
 //
-// Supported: type (including arrays of types), properties (generated in
-// declaration order), required, additionalProperties, enum, const, items,
-// prefixItems, minItems/maxItems, anyOf/oneOf (oneOf is treated as anyOf),
-// allOf (merged), $ref to "#", "#/$defs/..." and "#/definitions/..." (also
-// recursive), string pattern (search semantics unless anchored with ^...$),
-// minLength/maxLength, format (date, time, date-time, duration, uuid, email,
-// hostname, ipv4, uri; other formats are ignored), integer and number
-// minimum/maximum/exclusiveMinimum/exclusiveMaximum (bounds are rounded
-// inward to integers, bounded numbers are generated without exponent) and
-// nullable. Annotations and unknown keywords are ignored; other validation
-// keywords fail with ErrUnsupported unless JSONOptions.Lenient is set.
+// The constraint is sound: every accepted value validates. Keywords that
+// cannot be compiled exactly fail with an error wrapping ErrUnsupported
+// that names the keyword's JSON pointer (unless JSONOptions.Lenient).
+// Supported: type, enum and const (compared by value: 1.0 = 1, "\u00e9" =
+// "é"), properties (in any order), patternProperties, additionalProperties,
+// unevaluatedProperties (statically), required, dependentRequired,
+// dependentSchemas, dependencies, min/maxProperties, propertyNames (as a
+// pattern, length or enum of names), items, prefixItems, additionalItems,
+// unevaluatedItems, contains with min/maxContains, min/maxItems,
+// uniqueItems (up to one item), allOf, anyOf, oneOf (branches that cannot
+// overlap, or whose overlap can be excluded), not and if/then/else (where
+// the negated schema is a type, a number range or a literal set), $ref
+// ("#...", $defs, $id, $anchor, $dynamicRef resolved statically, percent
+// encoded pointers, remote documents through JSONOptions.Resolver),
+// strings (minLength/maxLength in code points, pattern, format date, time,
+// date-time, duration, uuid, email, hostname, ipv4, uri), numbers
+// (minimum/maximum/exclusive bounds exact on decimals, multipleOf; bounded
+// numbers are generated without exponent) and nullable. Annotations and
+// unknown keywords are ignored.
 func JSONSchema(schema []byte) (*Grammar, error) {
 	return JSONSchemaWith(schema, JSONOptions{})
 }
@@ -100,21 +147,41 @@ func JSONSchemaWith(schema []byte, opts JSONOptions) (*Grammar, error) {
 		return nil, err
 	}
 	b.define(root, e)
-	return compileGrammar(b, root)
+	g, err := compileGrammar(b, root)
+	if err != nil && c.emptyWhy != nil && errors.Is(err, ErrInvalid) && strings.Contains(err.Error(), "matches no string") {
+		return nil, c.emptyWhy // say which keywords exclude everything
+	}
+	return g, err
 }
 
 // schemaCompiler lowers one JSON Schema document into builder rules.
 type schemaCompiler struct {
-	b      *builder
-	root   *jvalue
-	opts   JSONOptions
-	prefix string
-	refs   map[string]int
-	any    int // rule id of "any JSON value", -1 until needed
-	ws     *expr
-	comma  *expr
-	colon  *expr
-	char   *expr
+	b        *builder
+	root     *jvalue    // the document being compiled
+	doc      *schemaDoc // and its context
+	idx      schemaIndex
+	opts     JSONOptions
+	prefix   string
+	rules    map[string]int // conjunction key -> rule
+	any      int            // rule id of "any JSON value", -1 until needed
+	anyObj   int            // any object, any array: defined with any
+	anyArr   int
+	deadline time.Time
+	ws       *expr
+	comma    *expr
+	colon    *expr
+	char     *expr // one code point of string content
+	synth    map[string]*jvalue
+	patterns map[string]*expr // compiled patterns by source
+	dfas     map[*expr]*dfa   // determinized languages
+	textAll  *expr            // every string content the dialect writes
+	// unevaluated is set when the schema uses unevaluatedProperties or
+	// unevaluatedItems, whose results depend on annotations.
+	unevaluated bool
+	// emptyWhy is the first pair of keywords found to exclude every value
+	// of a type, reported if the whole schema turns out to match nothing.
+	emptyWhy error
+	trial    bool // compiling a Lenient trial (which negations compile)
 	// Dialect spellings.
 	lTrue, lFalse, lNull string
 }
@@ -127,7 +194,31 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 	if opts.MaxWhitespace <= 0 {
 		opts.MaxWhitespace = 16
 	}
-	c := &schemaCompiler{b: b, root: root, opts: opts, prefix: prefix, refs: map[string]int{}, any: -1}
+	if opts.MaxAnyOrder <= 0 {
+		opts.MaxAnyOrder = 8
+	}
+	if opts.MaxCompileTime <= 0 {
+		opts.MaxCompileTime = time.Second
+	}
+	if opts.MaxRules <= 0 {
+		opts.MaxRules = 20000
+	}
+	if opts.Draft != 7 {
+		opts.Draft = 2020
+	}
+	if opts.Spec {
+		opts.AdditionalProperties = true
+	}
+	doc := &schemaDoc{root: root, uri: rootURI, draft: draftOf(root, opts.Draft)}
+	c := &schemaCompiler{b: b, root: root, doc: doc, opts: opts, prefix: prefix, rules: map[string]int{}, any: -1,
+		deadline: time.Now().Add(opts.MaxCompileTime), synth: map[string]*jvalue{}, patterns: map[string]*expr{}, dfas: map[*expr]*dfa{},
+		idx: schemaIndex{resources: map[string]sref{}, anchors: map[string]sref{}, dynamic: map[string]int{}, bases: map[*jvalue]sref{}}}
+	c.idx.index(root, doc, "", rootURI)
+	c.unevaluated = strings.Contains(string(schema), `"unevaluated`)
+	if sc := root.get("$schema"); opts.Spec && sc != nil && sc.kind == jString && !strings.Contains(sc.str, "://json-schema.org/") {
+		return nil, &CompileError{Lang: "json-schema", Pointer: "/$schema", Msg: fmt.Sprintf("custom metaschema %q: its vocabularies are not known", sc.str), Err: ErrUnsupported}
+	}
+	c.idx.resources[rootURI] = sref{v: root, doc: doc, base: rootURI}
 	switch opts.Whitespace {
 	case WhitespaceCompact:
 		c.ws, c.comma, c.colon = emptyExpr, lit(","), lit(":")
@@ -137,16 +228,7 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 		c.ws = rep(alt(lit(" "), lit("\t"), lit("\n"), lit("\r")), 0, opts.MaxWhitespace)
 		c.comma, c.colon = seq(c.ws, lit(","), c.ws), seq(c.ws, lit(":"), c.ws)
 	}
-	escapes := []*expr{byteRange('"', '"'), byteRange('\\', '\\'), byteRange('/', '/'), byteRange('b', 'b'),
-		byteRange('f', 'f'), byteRange('n', 'n'), byteRange('r', 'r'), byteRange('t', 't'),
-		seq(lit("u"), rep(alt(byteRange('0', '9'), byteRange('a', 'f'), byteRange('A', 'F')), 4, 4))}
-	if opts.Dialect.Python {
-		escapes = append(escapes[:2], escapes[3:]...) // no \/
-	}
-	c.char = alt(
-		runeClass([]runeRange{{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x10FFFF}}),
-		seq(lit(`\`), alt(escapes...)),
-	)
+	c.char = c.jsonChar()
 	c.lTrue, c.lFalse, c.lNull = "true", "false", "null"
 	if opts.Dialect.Python {
 		c.lTrue, c.lFalse, c.lNull = "True", "False", "None"
@@ -161,517 +243,880 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 	return c, nil
 }
 
-func (c *schemaCompiler) compileRoot() (*expr, error) { return c.schema(c.root, "") }
+// jsonChar matches one code point of JSON string content: the character
+// itself or an escape; an escaped surrogate pair is one code point and a
+// lone escaped surrogate is not generated.
+func (c *schemaCompiler) jsonChar() *expr {
+	hex := alt(byteRange('0', '9'), byteRange('a', 'f'), byteRange('A', 'F'))
+	hex3 := rep(hex, 3, 3)
+	nonSurrogate := alt(
+		seq(alt(byteRange('0', '9'), byteRange('a', 'c'), byteRange('A', 'C'), byteRange('e', 'f'), byteRange('E', 'F')), hex3),
+		seq(alt(lit("d"), lit("D")), byteRange('0', '7'), hex, hex))
+	pair := seq(alt(lit("d"), lit("D")), alt(byteRange('8', '9'), byteRange('a', 'b'), byteRange('A', 'B')), hex, hex,
+		lit(`\u`), alt(lit("d"), lit("D")), alt(byteRange('c', 'f'), byteRange('C', 'F')), hex, hex)
+	short := `"\/bfnrt`
+	if c.opts.Dialect.Python {
+		short = `"\bfnrt`
+	}
+	escapes := []*expr{seq(lit("u"), alt(nonSurrogate, pair))}
+	for i := 0; i < len(short); i++ {
+		escapes = append(escapes, byteRange(short[i], short[i]))
+	}
+	return alt(runeClass([]runeRange{{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x10FFFF}}), seq(lit(`\`), alt(escapes...)))
+}
+
+func (c *schemaCompiler) compileRoot() (*expr, error) {
+	return c.value([]part{{s: c.idx.bases[c.root]}}, "")
+}
+
+// resolve finds the schema a $ref in the root document points to.
+func (c *schemaCompiler) resolve(ref, ptr string) (*jvalue, error) {
+	s, err := c.resolveRef(ref, c.idx.resources[rootURI], ptr)
+	if err != nil {
+		return nil, err
+	}
+	return s.v, nil
+}
+
+// schema compiles the subschema s of the root document found at JSON pointer ptr.
+func (c *schemaCompiler) schema(s *jvalue, ptr string) (*expr, error) {
+	r, ok := c.idx.bases[s]
+	if !ok {
+		r = sref{v: s, doc: c.doc, ptr: ptr, base: rootURI}
+	}
+	return c.value([]part{{s: r}}, ptr)
+}
 
 func (c *schemaCompiler) errf(ptr string, sentinel error, format string, args ...any) error {
 	return &CompileError{Lang: "json-schema", Pointer: ptr, Msg: fmt.Sprintf(format, args...), Err: sentinel}
 }
 
-// Keyword classes.
-var (
-	ignoredKeywords = map[string]bool{
-		"title": true, "description": true, "default": true, "examples": true, "$schema": true, "$id": true,
-		"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true, "contentMediaType": true,
-		"contentEncoding": true, "$anchor": true, "$defs": true, "definitions": true, "discriminator": true,
-		"strict": true, "example": true, "x-order": true,
-	}
-	unsupportedKeywords = map[string]bool{
-		"not": true, "if": true, "then": true, "else": true, "patternProperties": true, "dependentRequired": true,
-		"dependentSchemas": true, "dependencies": true, "uniqueItems": true, "multipleOf": true, "minProperties": true,
-		"maxProperties": true, "contains": true, "minContains": true, "maxContains": true, "propertyNames": true,
-		"unevaluatedProperties": true, "unevaluatedItems": true, "$dynamicRef": true, "$recursiveRef": true,
-	}
-)
-
-// schema compiles the schema s found at JSON pointer ptr.
-func (c *schemaCompiler) schema(s *jvalue, ptr string) (*expr, error) {
-	switch s.kind {
-	case jBool:
-		if s.b {
-			return c.anyValue(), nil
-		}
-		return nothingExpr, nil
-	case jObject:
-	default:
-		return nil, c.errf(ptr, ErrSyntax, "schema must be an object or a boolean")
-	}
-	for _, k := range s.keys {
-		if unsupportedKeywords[k] && !c.opts.Lenient {
-			if k == "uniqueItems" {
-				if u := s.get(k); u.kind == jBool && !u.b {
-					continue
-				}
-			}
-			return nil, c.errf(ptr+"/"+pointerToken(k), ErrUnsupported, "keyword %q is not supported", k)
-		}
-	}
-	if r := s.get("$ref"); r != nil {
-		if r.kind != jString {
-			return nil, c.errf(ptr+"/$ref", ErrSyntax, "$ref must be a string")
-		}
-		if rest := withoutKeys(s, "$ref"); hasValidation(rest) {
-			merged, err := c.mergeAll([]*jvalue{rest, s.get("$ref")}, ptr)
-			if err != nil {
-				return nil, err
-			}
-			return c.schema(merged, ptr)
-		}
-		return c.ref(r.str, ptr+"/$ref")
-	}
-	if a := s.get("allOf"); a != nil {
-		if a.kind != jArray || len(a.arr) == 0 {
-			return nil, c.errf(ptr+"/allOf", ErrSyntax, "allOf must be a non-empty array")
-		}
-		parts := append([]*jvalue{withoutKeys(s, "allOf")}, a.arr...)
-		merged, err := c.mergeAll(parts, ptr)
-		if err != nil {
-			return nil, err
-		}
-		return c.schema(merged, ptr)
-	}
-	for _, kw := range []string{"anyOf", "oneOf"} {
-		a := s.get(kw)
-		if a == nil {
-			continue
-		}
-		if a.kind != jArray || len(a.arr) == 0 {
-			return nil, c.errf(ptr+"/"+kw, ErrSyntax, "%s must be a non-empty array", kw)
-		}
-		rest := withoutKeys(s, kw)
-		var alts []*expr
-		for i, sub := range a.arr {
-			p := fmt.Sprintf("%s/%s/%d", ptr, kw, i)
-			if hasValidation(rest) {
-				m, err := c.mergeAll([]*jvalue{rest, sub}, p)
-				if err != nil {
-					return nil, err
-				}
-				sub = m
-			}
-			e, err := c.schema(sub, p)
-			if err != nil {
-				return nil, err
-			}
-			alts = append(alts, e)
-		}
-		return alt(alts...), nil
-	}
-	if v := s.get("const"); v != nil {
-		return c.literal(v), nil
-	}
-	if v := s.get("enum"); v != nil {
-		if v.kind != jArray || len(v.arr) == 0 {
-			return nil, c.errf(ptr+"/enum", ErrSyntax, "enum must be a non-empty array")
-		}
-		alts := make([]*expr, len(v.arr))
-		for i, x := range v.arr {
-			alts[i] = c.literal(x)
-		}
-		return alt(alts...), nil
-	}
-	types, err := c.types(s, ptr)
-	if err != nil {
-		return nil, err
-	}
-	if types == nil {
-		return c.anyValue(), nil
-	}
-	var alts []*expr
-	for _, t := range types {
-		var e *expr
-		var err error
-		switch t {
-		case "object":
-			e, err = c.object(s, ptr)
-		case "array":
-			e, err = c.array(s, ptr)
-		case "string":
-			e, err = c.str(s, ptr)
-		case "integer", "number":
-			e, err = c.number(s, ptr, t == "integer")
-		case "boolean":
-			e = alt(lit(c.lTrue), lit(c.lFalse))
-		case "null":
-			e = lit(c.lNull)
-		default:
-			return nil, c.errf(ptr+"/type", ErrSyntax, "unknown type %q", t)
-		}
-		if err != nil {
-			return nil, err
-		}
-		alts = append(alts, e)
-	}
-	if n := s.get("nullable"); n != nil && n.kind == jBool && n.b {
-		alts = append(alts, lit(c.lNull))
-	}
-	return alt(alts...), nil
+// unsupported reports a keyword that cannot be compiled exactly.
+func (c *schemaCompiler) unsupported(ptr, format string, args ...any) error {
+	return c.errf(ptr, ErrUnsupported, format, args...)
 }
 
-// types returns the JSON types s allows, inferring them from keywords when
-// "type" is absent; nil means any value.
-func (c *schemaCompiler) types(s *jvalue, ptr string) ([]string, error) {
-	t := s.get("type")
-	if t != nil {
-		switch t.kind {
-		case jString:
-			return []string{t.str}, nil
-		case jArray:
-			var out []string
-			for i, x := range t.arr {
-				if x.kind != jString {
-					return nil, c.errf(fmt.Sprintf("%s/type/%d", ptr, i), ErrSyntax, "type must be a string")
-				}
-				out = append(out, x.str)
-			}
-			if len(out) == 0 {
-				return nil, c.errf(ptr+"/type", ErrSyntax, "type array is empty")
-			}
-			return out, nil
-		}
-		return nil, c.errf(ptr+"/type", ErrSyntax, "type must be a string or an array of strings")
-	}
-	has := func(keys ...string) bool {
-		for _, k := range keys {
-			if s.get(k) != nil {
-				return true
-			}
-		}
-		return false
-	}
-	var out []string
-	if has("properties", "required", "additionalProperties") {
-		out = append(out, "object")
-	}
-	if has("items", "prefixItems", "minItems", "maxItems") {
-		out = append(out, "array")
-	}
-	if has("pattern", "minLength", "maxLength", "format") {
-		out = append(out, "string")
-	}
-	if has("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") {
-		out = append(out, "number")
-	}
-	return out, nil
+func (c *schemaCompiler) tooLarge(ptr, format string, args ...any) error {
+	return c.errf(ptr, ErrTooLarge, "schema too large: "+format, args...)
 }
 
-// hasValidation reports whether s has keywords other than annotations.
-func hasValidation(s *jvalue) bool {
-	for _, k := range s.keys {
-		if !ignoredKeywords[k] {
-			return true
-		}
-	}
-	return false
+// part is one schema a value must satisfy (neg: must not satisfy).
+type part struct {
+	s   sref
+	neg bool
 }
 
-func withoutKeys(s *jvalue, drop ...string) *jvalue {
-	out := &jvalue{kind: jObject}
-	for i, k := range s.keys {
-		skip := false
-		for _, d := range drop {
-			skip = skip || k == d
-		}
-		if !skip {
-			out.keys = append(out.keys, k)
-			out.vals = append(out.vals, s.vals[i])
-		}
-	}
-	return out
+// member is one schema object applying at an instance location, with the
+// chain of schemas (at the same location) through which it was reached:
+// unevaluatedProperties/unevaluatedItems see the members below them.
+type member struct {
+	s   sref
+	anc []*jvalue
 }
 
-// mergeAll merges schemas (allOf semantics) for the common cases: properties
-// and required are combined, other keywords must not conflict. Elements may
-// be $ref strings (jString) or schemas.
-func (c *schemaCompiler) mergeAll(parts []*jvalue, ptr string) (*jvalue, error) {
-	out := &jvalue{kind: jObject}
-	var props *jvalue
-	var required *jvalue
-	var add func(p *jvalue, depth int) error
-	add = func(p *jvalue, depth int) error {
-		if depth > 32 {
-			return c.errf(ptr, ErrUnsupported, "allOf/$ref nesting too deep to merge")
-		}
-		if p.kind == jString { // a $ref
-			t, err := c.resolve(p.str, ptr)
-			if err != nil {
-				return err
-			}
-			return add(t, depth+1)
-		}
-		if p.kind == jBool {
-			if !p.b {
-				return c.errf(ptr, ErrInvalid, "allOf contains false")
-			}
-			return nil
-		}
-		if p.kind != jObject {
-			return c.errf(ptr, ErrSyntax, "schema must be an object or a boolean")
-		}
-		for i, k := range p.keys {
-			v := p.vals[i]
-			switch k {
-			case "$ref":
-				if v.kind == jString {
-					if err := add(v, depth+1); err != nil {
-						return err
-					}
-				}
-			case "allOf":
-				if v.kind == jArray {
-					for _, x := range v.arr {
-						if err := add(x, depth+1); err != nil {
-							return err
-						}
-					}
-				}
-			case "properties":
-				if props == nil {
-					props = &jvalue{kind: jObject}
-				}
-				for j, pk := range v.keys {
-					if existing := props.get(pk); existing == nil {
-						props.keys = append(props.keys, pk)
-						props.vals = append(props.vals, v.vals[j])
-					}
-				}
-			case "required":
-				if required == nil {
-					required = &jvalue{kind: jArray}
-				}
-				required.arr = append(required.arr, v.arr...)
-			default:
-				if ignoredKeywords[k] {
-					continue
-				}
-				if old := out.get(k); old != nil {
-					var a, b strings.Builder
-					old.encode(&a)
-					v.encode(&b)
-					if a.String() != b.String() {
-						return c.errf(ptr, ErrUnsupported, "cannot merge conflicting %q keywords in allOf", k)
-					}
-					continue
-				}
-				out.keys = append(out.keys, k)
-				out.vals = append(out.vals, v)
-			}
-		}
-		return nil
+// conj is one alternative of a value's constraint: it satisfies every pos
+// member (their non-applicator keywords) and no neg schema.
+type conj struct {
+	pos   []member
+	neg   []sref
+	anyOf bool // several overlapping alternatives came from anyOf
+}
+
+// maxAlternatives bounds the alternatives anyOf/oneOf/if expand into.
+const maxAlternatives = 256
+
+// value compiles the conjunction of parts into a rule (memoized, so
+// recursive schemas become recursive rules).
+func (c *schemaCompiler) value(parts []part, ptr string) (*expr, error) {
+	if len(parts) > 0 {
+		ptr = parts[0].s.ptr // errors name a schema location, not an instance path
 	}
+	keys := make([]string, 0, len(parts))
 	for _, p := range parts {
-		if err := add(p, 0); err != nil {
-			return nil, err
+		if p.s.v.kind == jBool && p.s.v.b != p.neg {
+			continue // true
 		}
-	}
-	if props != nil {
-		out.keys = append(out.keys, "properties")
-		out.vals = append(out.vals, props)
-	}
-	if required != nil {
-		out.keys = append(out.keys, "required")
-		out.vals = append(out.vals, required)
-	}
-	return out, nil
-}
-
-// resolve finds the schema a local $ref points to.
-func (c *schemaCompiler) resolve(ref, ptr string) (*jvalue, error) {
-	if !strings.HasPrefix(ref, "#") {
-		return nil, c.errf(ptr, ErrUnsupported, "only local $ref (#...) is supported, got %q", ref)
-	}
-	cur := c.root
-	path := strings.TrimPrefix(ref, "#")
-	if path == "" {
-		return cur, nil
-	}
-	if !strings.HasPrefix(path, "/") {
-		return nil, c.errf(ptr, ErrUnsupported, "$ref %q: anchors are not supported", ref)
-	}
-	for _, tok := range strings.Split(path[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch cur.kind {
-		case jObject:
-			cur = cur.get(tok)
-		case jArray:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(cur.arr) {
-				cur = nil
-			} else {
-				cur = cur.arr[i]
-			}
-		default:
-			cur = nil
+		if p.s.v.kind == jBool {
+			return nothingExpr, nil
 		}
-		if cur == nil {
-			return nil, c.errf(ptr, ErrInvalid, "$ref %q does not resolve", ref)
+		k := fmt.Sprintf("%p", p.s.v)
+		if p.neg {
+			k = "!" + k
 		}
+		keys = append(keys, k)
 	}
-	return cur, nil
-}
-
-// ref compiles a $ref into a rule reference (rules allow recursion).
-func (c *schemaCompiler) ref(r, ptr string) (*expr, error) {
-	if id, ok := c.refs[r]; ok {
+	sort.Strings(keys)
+	key := strings.Join(keys, ",")
+	if id, ok := c.rules[key]; ok {
 		return ref(id), nil
 	}
-	target, err := c.resolve(r, ptr)
-	if err != nil {
-		return nil, err
+	if len(keys) == 0 {
+		return c.anyValue(), nil
 	}
-	id := c.b.fresh(c.prefix + "ref:" + r)
-	c.refs[r] = id
-	e, err := c.schema(target, strings.TrimPrefix(r, "#"))
-	if err != nil {
+	if len(c.rules) >= c.opts.MaxRules {
+		return nil, c.tooLarge(ptr, "more than %d rules", c.opts.MaxRules)
+	}
+	if time.Now().After(c.deadline) {
+		return nil, c.tooLarge(ptr, "compiling took longer than %v", c.opts.MaxCompileTime)
+	}
+	id := c.b.fresh(c.prefix + "v" + strconv.Itoa(len(c.rules)))
+	c.rules[key] = id
+	e, err := c.valueBody(parts, ptr)
+	if err != nil { // leave no undefined rule behind (Lenient retries)
+		delete(c.rules, key)
+		c.b.define(id, nothingExpr)
 		return nil, err
 	}
 	c.b.define(id, e)
 	return ref(id), nil
 }
 
-// literal matches the compact encoding of a JSON value.
-func (c *schemaCompiler) literal(v *jvalue) *expr {
-	switch v.kind {
-	case jArray:
-		parts := []*expr{lit("["), c.ws}
-		for i, x := range v.arr {
-			if i > 0 {
-				parts = append(parts, c.comma)
+// valueBody is the alternatives of the conjunction of parts.
+func (c *schemaCompiler) valueBody(parts []part, ptr string) (*expr, error) {
+	alts := []conj{{}}
+	for _, p := range parts {
+		if p.neg {
+			for i := range alts {
+				alts[i].neg = append(alts[i].neg, p.s)
 			}
-			parts = append(parts, c.literal(x))
+			continue
 		}
-		return seq(append(parts, c.ws, lit("]"))...)
-	case jObject:
-		parts := []*expr{lit("{"), c.ws}
-		for i, k := range v.keys {
-			if i > 0 {
-				parts = append(parts, c.comma)
+		e, err := c.expand(p.s, nil, map[*jvalue]bool{})
+		if err != nil {
+			return nil, err
+		}
+		if alts, err = c.product(alts, e, p.s.ptr); err != nil {
+			return nil, err
+		}
+	}
+	var out []*expr
+	for _, a := range alts {
+		e, err := c.compileConj(a, ptr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return alt(out...), nil
+}
+
+func (c *schemaCompiler) product(a, b []conj, ptr string) ([]conj, error) {
+	if len(a)*len(b) > maxAlternatives {
+		return nil, c.tooLarge(ptr, "more than %d alternatives (anyOf/oneOf/if combinations)", maxAlternatives)
+	}
+	out := make([]conj, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, conj{
+				pos:   append(append([]member(nil), x.pos...), y.pos...),
+				neg:   append(append([]sref(nil), x.neg...), y.neg...),
+				anyOf: x.anyOf || y.anyOf,
+			})
+		}
+	}
+	return out, nil
+}
+
+// sub returns the subschema of s under keyword path (already looked up as v).
+func (c *schemaCompiler) sub(s sref, v *jvalue, path string) sref {
+	if r, ok := c.idx.bases[v]; ok {
+		return r
+	}
+	return sref{v: v, doc: s.doc, ptr: s.ptr + path, base: s.base}
+}
+
+// expand turns the applicators of s (at one instance location) into
+// alternatives of plain members.
+func (c *schemaCompiler) expand(s sref, anc []*jvalue, visiting map[*jvalue]bool) ([]conj, error) {
+	if s.v.kind == jBool {
+		if s.v.b {
+			return []conj{{}}, nil
+		}
+		return []conj{{pos: []member{{s: s, anc: anc}}}}, nil
+	}
+	if s.v.kind != jObject {
+		return nil, c.errf(s.ptr, ErrSyntax, "schema must be an object or a boolean")
+	}
+	if visiting[s.v] { // A refers to itself at the same instance location
+		return nil, c.errf(s.ptr, ErrInvalid, "schema refers to itself without descending into the value ($ref cycle)")
+	}
+	if time.Now().After(c.deadline) {
+		return nil, c.tooLarge(s.ptr, "compiling took longer than %v", c.opts.MaxCompileTime)
+	}
+	visiting[s.v] = true
+	defer delete(visiting, s.v)
+	child := append(append([]*jvalue(nil), anc...), s.v)
+	sub := func(v *jvalue, path string) ([]conj, error) {
+		return c.expand(c.sub(s, v, path), child, visiting)
+	}
+	if r := s.v.get("$ref"); r != nil && s.doc.draft == 7 {
+		if r.kind != jString {
+			return nil, c.errf(s.ptr+"/$ref", ErrSyntax, "$ref must be a string")
+		}
+		t, err := c.resolveRef(r.str, s, s.ptr+"/$ref")
+		if err != nil {
+			return nil, err
+		}
+		return c.expand(t, anc, visiting) // draft 7: $ref overrides its siblings
+	}
+	alts := []conj{{pos: []member{{s: s, anc: anc}}}}
+	var err error
+	for i, k := range s.v.keys {
+		v := s.v.vals[i]
+		p := s.ptr + "/" + pointerToken(k)
+		var e []conj
+		switch k {
+		case "$ref", "$dynamicRef", "$recursiveRef":
+			if v.kind != jString {
+				return nil, c.errf(p, ErrSyntax, "%s must be a string", k)
 			}
-			parts = append(parts, c.key(k), c.colon, c.literal(v.vals[i]))
+			ref := v.str
+			if k == "$dynamicRef" {
+				name := strings.TrimPrefix(ref[strings.Index(ref+"#", "#"):], "#")
+				if c.idx.dynamic[name] > 1 && !c.opts.Lenient {
+					return nil, c.unsupported(p, "$dynamicRef %q: several $dynamicAnchor %q, the target depends on the dynamic scope", ref, name)
+				}
+			}
+			if k == "$recursiveRef" {
+				return nil, c.unsupported(p, "$recursiveRef is not supported")
+			}
+			t, err := c.resolveRef(ref, s, p)
+			if err != nil {
+				return nil, err
+			}
+			if e, err = c.expand(t, child, visiting); err != nil {
+				return nil, err
+			}
+		case "allOf", "anyOf", "oneOf":
+			if v.kind != jArray || len(v.arr) == 0 {
+				return nil, c.errf(p, ErrSyntax, "%s must be a non-empty array", k)
+			}
+			branches := make([][]conj, len(v.arr))
+			for j, x := range v.arr {
+				if branches[j], err = sub(x, fmt.Sprintf("/%s/%d", k, j)); err != nil {
+					return nil, err
+				}
+			}
+			switch k {
+			case "allOf":
+				e = []conj{{}}
+				for _, br := range branches {
+					if e, err = c.product(e, br, p); err != nil {
+						return nil, err
+					}
+				}
+			case "anyOf":
+				for _, br := range branches {
+					e = append(e, br...)
+				}
+				if len(e) > 1 {
+					for j := range e {
+						e[j].anyOf = true
+					}
+				}
+			case "oneOf":
+				if e, err = c.oneOf(s, v, branches, p); err != nil {
+					return nil, err
+				}
+			}
+		case "not":
+			e = []conj{{neg: []sref{c.sub(s, v, "/not")}}}
+		case "if":
+			ifs := c.sub(s, v, "/if")
+			then, els := []conj{{}}, []conj{{}}
+			if t := s.v.get("then"); t != nil {
+				if then, err = sub(t, "/then"); err != nil {
+					return nil, err
+				}
+			}
+			if t := s.v.get("else"); t != nil {
+				if els, err = sub(t, "/else"); err != nil {
+					return nil, err
+				}
+			}
+			if s.v.get("then") == nil && s.v.get("else") == nil && !c.unevaluated {
+				continue // no effect, except on the annotations unevaluated* sees
+			}
+			yes, err := sub(v, "/if")
+			if err != nil {
+				return nil, err
+			}
+			if yes, err = c.product(yes, then, p); err != nil {
+				return nil, err
+			}
+			no, err := c.product([]conj{{neg: []sref{ifs}}}, els, p)
+			if err != nil {
+				return nil, err
+			}
+			e = append(yes, no...)
+		case "dependentSchemas", "dependencies":
+			if v.kind != jObject {
+				return nil, c.errf(p, ErrSyntax, "%s must be an object", k)
+			}
+			e = []conj{{}}
+			for j, name := range v.keys {
+				d := v.vals[j]
+				if d.kind == jArray { // dependencies, array form: dependentRequired
+					continue
+				}
+				ds, err := sub(d, "/"+k+"/"+pointerToken(name))
+				if err != nil {
+					return nil, err
+				}
+				absent := member{s: c.synthetic(`{"properties":{`+quoteJSON(name)+`:false}}`, s), anc: child}
+				present := member{s: c.synthetic(`{"required":[`+quoteJSON(name)+`]}`, s), anc: child}
+				with, err := c.product([]conj{{pos: []member{present}}}, ds, p)
+				if err != nil {
+					return nil, err
+				}
+				if e, err = c.product(e, append([]conj{{pos: []member{absent}}}, with...), p); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			continue
 		}
-		return seq(append(parts, c.ws, lit("}"))...)
-	case jString:
-		return c.quoted(v.str)
-	case jBool:
-		if v.b {
-			return lit(c.lTrue)
-		}
-		return lit(c.lFalse)
-	case jNull:
-		return lit(c.lNull)
-	}
-	var sb strings.Builder
-	v.encode(&sb)
-	return lit(sb.String())
-}
-
-// quoted matches the string s in the dialect's spelling (nothing if the
-// dialect cannot write it).
-func (c *schemaCompiler) quoted(s string) *expr {
-	if q := c.opts.Dialect.Quote; q != "" {
-		if strings.Index(s+q, q) != len(s) { // the parser would end the string early
-			return nothingExpr
-		}
-		return lit(q + s + q)
-	}
-	return lit(quoteJSON(s))
-}
-
-// key matches the object key k in the dialect's spelling.
-func (c *schemaCompiler) key(k string) *expr {
-	if c.opts.Dialect.BareKeys && isIdentifier(k) {
-		return lit(k)
-	}
-	return c.quoted(k)
-}
-
-// anyString matches any string in the dialect's spelling.
-func (c *schemaCompiler) anyString() *expr {
-	if q := c.opts.Dialect.Quote; q != "" {
-		return seq(lit(q), textAvoiding([]string{q}), lit(q))
-	}
-	return seq(lit(`"`), star(c.char), lit(`"`))
-}
-
-// anyKey matches an undeclared object key in the dialect's spelling.
-func (c *schemaCompiler) anyKey() *expr {
-	if c.opts.Dialect.BareKeys {
-		return seq(runeClass([]runeRange{{'A', 'Z'}, {'_', '_'}, {'a', 'z'}}),
-			star(runeClass([]runeRange{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}})))
-	}
-	return c.anyString()
-}
-
-// isIdentifier reports whether s is [A-Za-z_][A-Za-z0-9_]*.
-func isIdentifier(s string) bool {
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
-			return false
+		if alts, err = c.product(alts, e, p); err != nil {
+			return nil, err
 		}
 	}
-	return s != ""
+	return alts, nil
 }
 
-// withoutRune is every code point but r, as rune ranges.
-func withoutRune(r rune) []runeRange {
-	var out []runeRange
-	if r > 0 {
-		out = append(out, runeRange{0, r - 1})
+// synthetic returns a schema built by the compiler (interned by text).
+func (c *schemaCompiler) synthetic(src string, at sref) sref {
+	v, ok := c.synth[src]
+	if !ok {
+		v, _ = parseJSON([]byte(src))
+		c.synth[src] = v
 	}
-	if r < 0x10FFFF {
-		out = append(out, runeRange{r + 1, 0x10FFFF})
+	return sref{v: v, doc: at.doc, ptr: at.ptr, base: at.base}
+}
+
+// oneOf expands oneOf: exactly one branch holds. Branches that cannot both
+// hold are alternatives; otherwise each branch excludes the others by negation.
+func (c *schemaCompiler) oneOf(s sref, v *jvalue, branches [][]conj, ptr string) ([]conj, error) {
+	disjoint := true
+	for i := range branches {
+		for j := i + 1; j < len(branches) && disjoint; j++ {
+			disjoint = c.disjoint(branches[i], branches[j])
+		}
+	}
+	var out []conj
+	for i, br := range branches {
+		alts := br
+		if !disjoint {
+			var negs []sref
+			for j, x := range v.arr {
+				if j != i {
+					negs = append(negs, c.sub(s, x, fmt.Sprintf("/oneOf/%d", j)))
+				}
+			}
+			alts = make([]conj, len(br))
+			for k, a := range br {
+				alts[k] = conj{pos: a.pos, neg: append(append([]sref(nil), a.neg...), negs...), anyOf: a.anyOf}
+			}
+		}
+		out = append(out, alts...)
+	}
+	if len(out) > maxAlternatives {
+		return nil, c.tooLarge(ptr, "more than %d alternatives", maxAlternatives)
+	}
+	return out, nil
+}
+
+// disjoint reports whether no value can satisfy both a and b.
+func (c *schemaCompiler) disjoint(a, b []conj) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if !c.conjDisjoint(x, y) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *schemaCompiler) conjDisjoint(x, y conj) bool {
+	tx, ty := c.conjTypes(x), c.conjTypes(y)
+	if tx&ty == 0 {
+		return true
+	}
+	// Literal sets without a common value.
+	lx, okx := c.conjLiterals(x)
+	ly, oky := c.conjLiterals(y)
+	if okx && oky {
+		for _, a := range lx {
+			for _, b := range ly {
+				if jsonEqual(a, b) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	// A property one requires that the other forbids (closed objects).
+	if tx&ty == tObject && (forbidsRequired(x, y) || forbidsRequired(y, x)) {
+		return true
+	}
+	// A required property whose literal sets do not meet (a discriminator).
+	if tx&ty == tObject {
+		for _, mx := range x.pos {
+			for _, my := range y.pos {
+				for _, k := range requiredNames(mx.s.v) {
+					if !contains(requiredNames(my.s.v), k) {
+						continue
+					}
+					px, py := mx.s.v.get("properties").get(k), my.s.v.get("properties").get(k)
+					ax, oka := literalsOf(px)
+					ay, okb := literalsOf(py)
+					if !oka || !okb {
+						continue
+					}
+					common := false
+					for _, a := range ax {
+						for _, b := range ay {
+							common = common || jsonEqual(a, b)
+						}
+					}
+					if !common {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// forbidsRequired reports whether y forbids a property x requires: y has
+// additionalProperties false, no patternProperties and does not declare it,
+// or declares it false.
+func forbidsRequired(x, y conj) bool {
+	for _, mx := range x.pos {
+		for _, r := range requiredNames(mx.s.v) {
+			for _, my := range y.pos {
+				s := my.s.v
+				if p := s.get("properties").get(r); p != nil {
+					if p.kind == jBool && !p.b {
+						return true
+					}
+					continue
+				}
+				if ap := s.get("additionalProperties"); ap != nil && ap.kind == jBool && !ap.b && s.get("patternProperties") == nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func requiredNames(s *jvalue) []string {
+	var out []string
+	for _, x := range s.get("required").arrOrNil() {
+		if x.kind == jString {
+			out = append(out, x.str)
+		}
 	}
 	return out
 }
 
-// withoutByte rewrites an expression over string content so that it never
-// matches the byte x (content of a dialect string that must avoid its quote).
-func withoutByte(e *expr, x byte, memo map[*expr]*expr) *expr {
-	if r, ok := memo[e]; ok {
-		return r
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
 	}
-	var out *expr
-	switch e.op {
-	case opBytes:
-		switch {
-		case x < e.lo || x > e.hi:
-			out = e
-		case e.lo == e.hi:
-			out = nothingExpr
-		case x == e.lo:
-			out = byteRange(x+1, e.hi)
-		case x == e.hi:
-			out = byteRange(e.lo, x-1)
-		default:
-			out = alt(byteRange(e.lo, x-1), byteRange(x+1, e.hi))
+	return false
+}
+
+// literalsOf returns the const/enum values of a schema object.
+func literalsOf(s *jvalue) ([]*jvalue, bool) {
+	if s == nil || s.kind != jObject {
+		return nil, false
+	}
+	if v := s.get("const"); v != nil {
+		return []*jvalue{v}, true
+	}
+	if v := s.get("enum"); v != nil && v.kind == jArray {
+		return v.arr, true
+	}
+	return nil, false
+}
+
+// conjLiterals intersects the literal sets of a conjunction's members.
+func (c *schemaCompiler) conjLiterals(x conj) ([]*jvalue, bool) {
+	var out []*jvalue
+	have := false
+	for _, m := range x.pos {
+		l, ok := literalsOf(m.s.v)
+		if !ok {
+			continue
 		}
-	case opSeq, opAlt, opRepeat:
-		subs := make([]*expr, len(e.subs))
-		for i, s := range e.subs {
-			subs[i] = withoutByte(s, x, memo)
+		if !have {
+			out, have = l, true
+			continue
 		}
-		cp := *e
-		cp.subs = subs
-		out = &cp
+		var keep []*jvalue
+		for _, a := range out {
+			for _, b := range l {
+				if jsonEqual(a, b) {
+					keep = append(keep, a)
+					break
+				}
+			}
+		}
+		out = keep
+	}
+	return out, have
+}
+
+// JSON types as a bit set; integer is a subset of number.
+const (
+	tNull = 1 << iota
+	tBool
+	tObject
+	tArray
+	tString
+	tInteger
+	tFraction // numbers that are not integers
+	tNumber   = tInteger | tFraction
+	tAll      = tNull | tBool | tObject | tArray | tString | tNumber
+)
+
+var typeBits = map[string]int{"null": tNull, "boolean": tBool, "object": tObject, "array": tArray,
+	"string": tString, "integer": tInteger, "number": tNumber}
+
+// typeKeywords lists the keywords that constrain each type.
+var typeKeywords = []struct {
+	t    int
+	keys []string
+}{
+	{tObject, []string{"properties", "patternProperties", "additionalProperties", "required", "minProperties", "maxProperties",
+		"propertyNames", "dependentRequired", "dependencies", "unevaluatedProperties", "dependentSchemas"}},
+	{tArray, []string{"items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "minContains",
+		"maxContains", "uniqueItems", "unevaluatedItems"}},
+	{tString, []string{"pattern", "minLength", "maxLength", "format"}},
+	{tNumber, []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}},
+}
+
+// memberTypes is the set of types a member allows. With infer (generation
+// outside Spec mode) a member without "type" allows only the types its
+// keywords constrain; everything that decides what to exclude (negations,
+// oneOf overlap, literal checks) uses the specification's types.
+func (c *schemaCompiler) memberTypes(s *jvalue, infer bool) (int, error) {
+	if s.kind == jBool {
+		if s.b {
+			return tAll, nil
+		}
+		return 0, nil
+	}
+	t := s.get("type")
+	types := tAll
+	switch {
+	case t == nil:
+		if infer {
+			inferred := 0
+			for _, tk := range typeKeywords {
+				for _, k := range tk.keys {
+					if s.get(k) != nil && !(k == "format" && formatRegexes[s.get(k).str] == "") && !(k == "dependentSchemas") {
+						inferred |= tk.t
+					}
+				}
+			}
+			if inferred != 0 {
+				types = inferred
+			}
+		}
+	case t.kind == jString:
+		b, ok := typeBits[t.str]
+		if !ok {
+			return 0, fmt.Errorf("unknown type %q", t.str)
+		}
+		types = b
+	case t.kind == jArray:
+		types = 0
+		for _, x := range t.arr {
+			b, ok := typeBits[x.str]
+			if x.kind != jString || !ok {
+				return 0, fmt.Errorf("unknown type %q", x.str)
+			}
+			types |= b
+		}
 	default:
-		out = e
+		return 0, errors.New("type must be a string or an array of strings")
 	}
-	memo[e] = out
+	if n := s.get("nullable"); n != nil && n.kind == jBool && n.b {
+		types |= tNull
+	}
+	return types, nil
+}
+
+func (c *schemaCompiler) conjTypes(x conj) int {
+	types := tAll
+	for _, m := range x.pos {
+		t, err := c.memberTypes(m.s.v, false)
+		if err != nil {
+			return tAll
+		}
+		types &= t
+	}
+	return types
+}
+
+// compileConj compiles one alternative.
+func (c *schemaCompiler) compileConj(x conj, ptr string) (*expr, error) {
+	types := tAll
+	for _, m := range x.pos {
+		t, err := c.memberTypes(m.s.v, !c.opts.Spec)
+		if err != nil {
+			return nil, c.errf(m.s.ptr+"/type", ErrSyntax, "%v", err)
+		}
+		types &= t
+	}
+	if types == 0 {
+		return nothingExpr, nil
+	}
+	if lits, ok := c.conjLiterals(x); ok {
+		var alts []*expr
+		for _, l := range lits {
+			if valueType(l)&types == 0 {
+				continue
+			}
+			ok, err := c.validConj(l, x)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				alts = append(alts, c.literal(l))
+			}
+		}
+		return alt(alts...), nil
+	}
+	// Negations: remove whole types, or restrict number ranges.
+	var numNeg []sref
+	var strNeg []conj
+	var objNeg *sref // an object schema to negate: by alternatives below
+	var objNegAlt conj
+	if c.opts.Lenient && !c.trial && len(x.neg) > 0 { // keep the negations that compile exactly, drop the others
+		c.trial = true
+		var keep []sref
+		for _, n := range x.neg {
+			if _, err := c.compileConj(conj{pos: x.pos, neg: append(append([]sref(nil), keep...), n), anyOf: x.anyOf}, ptr); !errors.Is(err, ErrUnsupported) {
+				keep = append(keep, n)
+			}
+		}
+		c.trial = false
+		if len(keep) < len(x.neg) {
+			x = conj{pos: x.pos, neg: keep, anyOf: x.anyOf}
+		}
+	}
+	for ni, n := range x.neg {
+		na, err := c.expand(n, nil, map[*jvalue]bool{})
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range na {
+			if len(a.neg) > 0 {
+				return nil, c.unsupported(n.ptr, "a negated schema containing not is not supported")
+			}
+			at := c.conjTypes(a)
+			if lits, ok := c.conjLiterals(a); ok {
+				for _, l := range lits {
+					switch {
+					case l.kind == jNumber && types&tNumber != 0:
+						numNeg = append(numNeg, n)
+					case l.kind == jObject && types&tObject != 0, l.kind == jArray && types&tArray != 0:
+						return nil, c.unsupported(n.ptr, "not: excluding object or array literals is not supported")
+					}
+				}
+				if types&tString != 0 {
+					strNeg = append(strNeg, a)
+				}
+				continue // booleans and null are checked as literals below
+			}
+			constrained := 0
+			for _, m := range a.pos {
+				constrained |= c.constrainedTypes(m.s.v)
+			}
+			// Types the negated schema accepts whole are excluded.
+			types &^= at &^ constrained
+			if at&constrained&types&tArray != 0 {
+				return nil, c.unsupported(n.ptr, "not: the negation of this array schema cannot be compiled exactly")
+			}
+			if at&constrained&types&tObject != 0 {
+				if len(na) != 1 || objNeg != nil {
+					return nil, c.unsupported(n.ptr, "not: the negation of this object schema cannot be compiled exactly")
+				}
+				objNeg, objNegAlt = &x.neg[ni], a
+			}
+			if at&constrained&types&tNumber != 0 {
+				numNeg = append(numNeg, n)
+			}
+			if at&constrained&types&tString != 0 {
+				strNeg = append(strNeg, a)
+			}
+		}
+	}
+	var alts []*expr
+	if objNeg != nil && types&tObject != 0 {
+		types &^= tObject
+		e, err := c.negatedObject(x, *objNeg, objNegAlt, ptr)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, e)
+	}
+	for _, t := range []int{tObject, tArray, tString, tNumber, tBool, tNull} {
+		if types&t == 0 {
+			continue
+		}
+		var e *expr
+		var err error
+		switch {
+		case (t == tObject || t == tArray) && len(x.neg) == 0 && c.unconstrained(x, t):
+			c.anyValue()
+			e = ref(c.anyObj)
+			if t == tArray {
+				e = ref(c.anyArr)
+			}
+		case t == tObject:
+			e, err = c.object(x, ptr)
+		case t == tArray:
+			e, err = c.array(x, ptr)
+		case t == tString:
+			e, err = c.str(x, strNeg, ptr)
+		case t == tNumber:
+			e, err = c.number(x, types&tNumber, numNeg)
+		case t == tBool:
+			e = alt(c.scalarLiteral(x, &jvalue{kind: jBool, b: true}), c.scalarLiteral(x, &jvalue{kind: jBool}))
+		case t == tNull:
+			e = c.scalarLiteral(x, &jvalue{kind: jNull})
+		}
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, e)
+	}
+	return alt(alts...), nil
+}
+
+// negatedObject compiles the objects of x that violate the object schema
+// n (expanded as the single alternative a): one alternative per object
+// keyword of a whose negation is a keyword (a required property absent, a
+// property present with a value its schema rejects, a member count out of
+// range).
+func (c *schemaCompiler) negatedObject(x conj, n sref, a conj, ptr string) (*expr, error) {
+	// The pieces are outside every member's scope (no ancestors), so their
+	// properties never count as evaluated, as annotations under not do not.
+	obj := member{s: c.synthetic(`{"type":"object"}`, n)}
+	var rest []sref
+	for _, o := range x.neg {
+		if o.v != n.v {
+			rest = append(rest, o)
+		}
+	}
+	var pieces []member
+	piece := func(v *jvalue, m member) {
+		pieces = append(pieces, member{s: sref{v: v, doc: m.s.doc, ptr: m.s.ptr, base: m.s.base}})
+	}
+	for _, m := range a.pos {
+		if m.s.v.kind != jObject {
+			continue
+		}
+		for i, k := range m.s.v.keys {
+			v := m.s.v.vals[i]
+			switch k {
+			case "required":
+				for _, r := range requiredNames(m.s.v) {
+					piece(&jvalue{kind: jObject, keys: []string{"properties"}, vals: []*jvalue{{kind: jObject, keys: []string{r}, vals: []*jvalue{{kind: jBool}}}}}, m)
+				}
+			case "properties":
+				for j, name := range v.keys {
+					not := &jvalue{kind: jObject, keys: []string{"not"}, vals: []*jvalue{v.vals[j]}}
+					piece(&jvalue{kind: jObject, keys: []string{"required", "properties"}, vals: []*jvalue{
+						{kind: jArray, arr: []*jvalue{{kind: jString, str: name}}},
+						{kind: jObject, keys: []string{name}, vals: []*jvalue{not}}}}, m)
+				}
+			case "minProperties", "maxProperties":
+				b, _, err := c.intKeyword(m.s, k)
+				if err != nil {
+					return nil, err
+				}
+				if k == "minProperties" && b > 0 {
+					piece(&jvalue{kind: jObject, keys: []string{"maxProperties"}, vals: []*jvalue{{kind: jNumber, num: json.Number(strconv.Itoa(b - 1))}}}, m)
+				} else if k == "maxProperties" {
+					piece(&jvalue{kind: jObject, keys: []string{"minProperties"}, vals: []*jvalue{{kind: jNumber, num: json.Number(strconv.Itoa(b + 1))}}}, m)
+				}
+			default:
+				for _, tk := range typeKeywords {
+					if tk.t == tObject && contains(tk.keys, k) {
+						return nil, c.unsupported(m.s.ptr+"/"+k, "not: negating %s is not supported", k)
+					}
+				}
+			}
+		}
+	}
+	var alts []*expr
+	for _, p := range pieces {
+		pos := append(append([]member(nil), x.pos...), obj, p)
+		e, err := c.compileConj(conj{pos: pos, neg: rest, anyOf: x.anyOf}, ptr)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, e)
+	}
+	return alt(alts...), nil
+}
+
+// scalarLiteral is the literal v unless a negated literal set excludes it.
+func (c *schemaCompiler) scalarLiteral(x conj, v *jvalue) *expr {
+	if ok, err := c.validConj(v, x); err != nil || !ok {
+		return nothingExpr
+	}
+	return c.literal(v)
+}
+
+// constrainedTypes is the set of types for which s has a constraining keyword.
+func (c *schemaCompiler) constrainedTypes(s *jvalue) int {
+	out := 0
+	for _, tk := range typeKeywords {
+		for _, k := range tk.keys {
+			v := s.get(k)
+			if v == nil || k == "format" && (c.opts.Spec || formatRegexes[v.str] == "") {
+				continue
+			}
+			out |= tk.t
+		}
+	}
 	return out
 }
 
 // anyValue is a reference to the rule matching any JSON value.
 func (c *schemaCompiler) anyValue() *expr {
-	if c.any >= 0 {
-		return ref(c.any)
+	if c.any < 0 {
+		c.any = c.b.fresh(c.prefix + "any")
+		c.anyObj = c.b.fresh(c.prefix + "anyObject")
+		c.anyArr = c.b.fresh(c.prefix + "anyArray")
+		value := ref(c.any)
+		key := c.anyKey()
+		c.b.define(c.anyObj, seq(lit("{"), c.ws, opt(seq(key, c.colon, value, star(seq(c.comma, key, c.colon, value)))), c.ws, lit("}")))
+		c.b.define(c.anyArr, seq(lit("["), c.ws, opt(seq(value, star(seq(c.comma, value)))), c.ws, lit("]")))
+		c.b.define(c.any, alt(ref(c.anyObj), ref(c.anyArr), c.anyString(), jsonNumber(), lit(c.lTrue), lit(c.lFalse), lit(c.lNull)))
 	}
-	c.any = c.b.fresh(c.prefix + "any")
-	value := ref(c.any)
-	str, key := c.anyString(), c.anyKey()
-	obj := seq(lit("{"), c.ws, opt(seq(key, c.colon, value, star(seq(c.comma, key, c.colon, value)))), c.ws, lit("}"))
-	arr := seq(lit("["), c.ws, opt(seq(value, star(seq(c.comma, value)))), c.ws, lit("]"))
-	c.b.define(c.any, alt(obj, arr, str, jsonNumber(), lit(c.lTrue), lit(c.lFalse), lit(c.lNull)))
-	return value
+	return ref(c.any)
+}
+
+// unconstrained reports whether no member of x constrains type t, so the
+// shared rule for any value of that type can be used.
+func (c *schemaCompiler) unconstrained(x conj, t int) bool {
+	for _, m := range x.pos {
+		if m.s.v.kind == jObject && c.constrainedTypes(m.s.v)&t != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxFracDigits bounds the fraction digits of generated numbers.
@@ -685,396 +1130,59 @@ func jsonNumber() *expr {
 		opt(seq(alt(lit("e"), lit("E")), opt(alt(lit("+"), lit("-"))), rep(digit(), 1, 2))))
 }
 
-// intKeyword reads a non-negative integer keyword.
-func (c *schemaCompiler) intKeyword(s *jvalue, key, ptr string) (int, bool, error) {
-	v := s.get(key)
+// intKeyword reads the non-negative integer keyword key of member s.
+func (c *schemaCompiler) intKeyword(s sref, key string) (int, bool, error) {
+	v := s.v.get(key)
 	if v == nil {
 		return 0, false, nil
 	}
 	if v.kind != jNumber {
-		return 0, false, c.errf(ptr+"/"+key, ErrSyntax, "%s must be a number", key)
+		return 0, false, c.errf(s.ptr+"/"+key, ErrSyntax, "%s must be a number", key)
 	}
-	f, err := v.num.Float64()
-	if err != nil || f < 0 || f != math.Trunc(f) || f > 1<<20 {
-		return 0, false, c.errf(ptr+"/"+key, ErrSyntax, "%s must be a non-negative integer (at most %d), got %s", key, 1<<20, v.num)
+	r, ok := ratOf(v)
+	if !ok || r.Sign() < 0 || !r.IsInt() || r.Num().BitLen() > 30 {
+		return 0, false, c.errf(s.ptr+"/"+key, ErrSyntax, "%s must be a non-negative integer (at most %d), got %s", key, 1<<30, v.num)
 	}
-	return int(f), true, nil
+	return int(r.Num().Int64()), true, nil
 }
 
-func (c *schemaCompiler) str(s *jvalue, ptr string) (*expr, error) {
-	minL, _, err := c.intKeyword(s, "minLength", ptr)
-	if err != nil {
-		return nil, err
-	}
-	maxL, hasMax, err := c.intKeyword(s, "maxLength", ptr)
-	if err != nil {
-		return nil, err
-	}
-	if !hasMax {
-		maxL = -1
-	}
-	if hasMax && maxL < minL {
-		return nil, c.errf(ptr+"/maxLength", ErrInvalid, "maxLength %d is below minLength %d", maxL, minL)
-	}
-	q := c.opts.Dialect.Quote
-	content := rep(c.char, minL, maxL)
-	if q != "" && minL == 0 && !hasMax {
-		content = textAvoiding([]string{q})
-	}
-	if p := s.get("pattern"); p != nil {
-		if p.kind != jString {
-			return nil, c.errf(ptr+"/pattern", ErrSyntax, "pattern must be a string")
-		}
-		if minL > 0 || hasMax {
-			return nil, c.errf(ptr+"/pattern", ErrUnsupported, "pattern combined with minLength/maxLength is not supported")
-		}
-		e, err := patternExpr(p.str)
-		if err != nil {
-			if ce, ok := err.(*CompileError); ok {
-				ce.Lang, ce.Pointer = "json-schema", ptr+"/pattern"
-			}
-			return nil, err
-		}
-		if q != "" {
-			content = withoutByte(e, q[0], map[*expr]*expr{})
-		} else {
-			content = escapeJSON(e, map[*expr]*expr{})
-		}
-	} else if f := s.get("format"); f != nil && f.kind == jString {
-		if re, ok := formatRegexes[f.str]; ok {
-			if minL > 0 || hasMax {
-				return nil, c.errf(ptr+"/format", ErrUnsupported, "format combined with minLength/maxLength is not supported")
-			}
-			e, err := regexExpr(re, "json-schema")
-			if err != nil {
-				return nil, err
-			}
-			content = e
-			if q != "" {
-				content = withoutByte(e, q[0], map[*expr]*expr{})
+// conflict records that keywords key (a maximum) and its minimum exclude
+// every value, and returns nothing.
+func (c *schemaCompiler) conflict(x conj, key string, lo, hi int) *expr {
+	if c.emptyWhy == nil {
+		ptr := ""
+		for _, m := range x.pos {
+			if m.s.v.get(key) != nil {
+				ptr = m.s.ptr + "/" + key
 			}
 		}
+		c.emptyWhy = c.errf(ptr, ErrInvalid, "%s %d is below the minimum %d: no value matches", key, hi, lo)
 	}
-	if q != "" {
-		return seq(lit(q), content, lit(q)), nil
-	}
-	return seq(lit(`"`), content, lit(`"`)), nil
+	return nothingExpr
 }
 
-// patternExpr compiles a JSON Schema pattern: an unanchored search unless it
-// starts with ^ / ends with $.
-func patternExpr(src string) (*expr, error) {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return nil, regexError(src, "regex", err)
-	}
-	e, err := regexToExpr(re, src, "regex")
-	if err != nil {
-		return nil, err
-	}
-	startAnchored, endAnchored := false, false
-	isBegin := func(r *syntax.Regexp) bool { return r.Op == syntax.OpBeginText || r.Op == syntax.OpBeginLine }
-	isEnd := func(r *syntax.Regexp) bool { return r.Op == syntax.OpEndText || r.Op == syntax.OpEndLine }
-	switch {
-	case re.Op == syntax.OpConcat && len(re.Sub) > 0:
-		startAnchored, endAnchored = isBegin(re.Sub[0]), isEnd(re.Sub[len(re.Sub)-1])
-	default:
-		startAnchored, endAnchored = isBegin(re), isEnd(re)
-	}
-	if !startAnchored {
-		e = seq(star(anyChar()), e)
-	}
-	if !endAnchored {
-		e = seq(e, star(anyChar()))
-	}
-	return e, nil
-}
-
-// escapeJSON rewrites an expression over decoded string content into one over
-// its JSON encoding: '"', '\' and control characters become escapes.
-func escapeJSON(e *expr, memo map[*expr]*expr) *expr {
-	if r, ok := memo[e]; ok {
-		return r
-	}
-	var out *expr
-	switch e.op {
-	case opBytes:
-		if e.lo >= 0x20 && (e.lo > '"' || e.hi < '"') && (e.lo > '\\' || e.hi < '\\') {
-			out = e
-			break
-		}
-		var alts []*expr
-		start := -1
-		for b := int(e.lo); b <= int(e.hi)+1; b++ {
-			special := b <= int(e.hi) && (b < 0x20 || b == '"' || b == '\\')
-			if b <= int(e.hi) && !special {
-				if start < 0 {
-					start = b
-				}
-				continue
-			}
-			if start >= 0 {
-				alts = append(alts, byteRange(byte(start), byte(b-1)))
-				start = -1
-			}
-			if special {
-				alts = append(alts, lit(escapeByte(byte(b))))
-			}
-		}
-		out = alt(alts...)
-	case opSeq, opAlt, opRepeat:
-		subs := make([]*expr, len(e.subs))
-		for i, s := range e.subs {
-			subs[i] = escapeJSON(s, memo)
-		}
-		cp := *e
-		cp.subs = subs
-		out = &cp
-	default:
-		out = e
-	}
-	memo[e] = out
-	return out
-}
-
-func escapeByte(b byte) string {
-	switch b {
-	case '"':
-		return `\"`
-	case '\\':
-		return `\\`
-	case '\n':
-		return `\n`
-	case '\r':
-		return `\r`
-	case '\t':
-		return `\t`
-	case '\b':
-		return `\b`
-	case '\f':
-		return `\f`
-	}
-	return fmt.Sprintf(`\u%04x`, b)
-}
-
-func (c *schemaCompiler) number(s *jvalue, ptr string, integer bool) (*expr, error) {
-	var lo, hi *int64
-	bound := func(key string, lower, exclusive bool) error {
-		v := s.get(key)
-		if v == nil {
-			return nil
-		}
-		if v.kind == jBool { // draft-04 boolean exclusive flags
-			return nil
-		}
-		if v.kind != jNumber {
-			return c.errf(ptr+"/"+key, ErrSyntax, "%s must be a number", key)
-		}
-		f, err := v.num.Float64()
-		if err != nil || math.IsInf(f, 0) || math.Abs(f) > 1e18 {
-			return c.errf(ptr+"/"+key, ErrUnsupported, "%s %s is out of the supported range", key, v.num)
-		}
-		if !exclusive {
-			if e := s.get("exclusive" + strings.ToUpper(key[:1]) + key[1:]); e != nil && e.kind == jBool && e.b {
-				exclusive = true
-			}
-		}
-		var x int64
-		switch {
-		case lower && exclusive:
-			x = int64(math.Floor(f)) + 1
-		case lower:
-			x = int64(math.Ceil(f))
-		case exclusive:
-			x = int64(math.Ceil(f)) - 1
-		default:
-			x = int64(math.Floor(f))
-		}
-		if lower {
-			if lo == nil || x > *lo {
-				lo = &x
-			}
-		} else if hi == nil || x < *hi {
-			hi = &x
-		}
-		return nil
-	}
-	for _, b := range []struct {
-		key          string
-		lower, exclu bool
-	}{{"minimum", true, false}, {"exclusiveMinimum", true, true}, {"maximum", false, false}, {"exclusiveMaximum", false, true}} {
-		if err := bound(b.key, b.lower, b.exclu); err != nil {
-			return nil, err
-		}
-	}
-	if lo != nil && hi != nil && *lo > *hi {
-		return nil, c.errf(ptr, ErrUnsupported, "no integer lies in [%d, %d]; non-integer ranges are not supported", *lo, *hi)
-	}
-	if integer {
-		if lo == nil && hi == nil {
-			return seq(opt(lit("-")), natRange(0, -1)), nil
-		}
-		return intRange(lo, hi), nil
-	}
-	if lo == nil && hi == nil {
-		return jsonNumber(), nil
-	}
-	return numRange(lo, hi), nil
-}
-
-func (c *schemaCompiler) array(s *jvalue, ptr string) (*expr, error) {
-	minI, _, err := c.intKeyword(s, "minItems", ptr)
-	if err != nil {
-		return nil, err
-	}
-	maxI, hasMax, err := c.intKeyword(s, "maxItems", ptr)
-	if err != nil {
-		return nil, err
-	}
-	if !hasMax {
-		maxI = -1
-	}
-	if hasMax && maxI < minI {
-		return nil, c.errf(ptr+"/maxItems", ErrInvalid, "maxItems %d is below minItems %d", maxI, minI)
-	}
-	var prefix []*expr
-	if p := s.get("prefixItems"); p != nil {
-		if p.kind != jArray {
-			return nil, c.errf(ptr+"/prefixItems", ErrSyntax, "prefixItems must be an array")
-		}
-		for i, x := range p.arr {
-			e, err := c.schema(x, fmt.Sprintf("%s/prefixItems/%d", ptr, i))
-			if err != nil {
-				return nil, err
-			}
-			prefix = append(prefix, e)
-		}
-	}
-	item := c.anyValue()
-	if it := s.get("items"); it != nil {
-		if it.kind == jArray { // draft-04 tuple form
-			return nil, c.errf(ptr+"/items", ErrUnsupported, "items as an array is not supported; use prefixItems")
-		}
-		e, err := c.schema(it, ptr+"/items")
-		if err != nil {
-			return nil, err
-		}
-		item = e
-	}
-	k := len(prefix)
-	// rest: items after the prefix, each preceded by a comma when k > 0.
-	restMin, restMax := max(minI-k, 0), -1
-	if hasMax {
-		restMax = maxI - k
-		if restMax < 0 {
-			restMax = 0
-		}
-	}
-	var rest *expr
-	if k > 0 {
-		rest = rep(seq(c.comma, item), restMin, restMax)
-	} else {
-		first := seq(item, rep(seq(c.comma, item), max(restMin-1, 0), max(restMax-1, -1)))
-		if restMax == 0 {
-			first = nothingExpr
-		}
-		if restMin == 0 {
-			first = opt(first)
-		}
-		rest = first
-	}
-	// Prefix items, the i-th optional once i >= minItems and capped by maxItems.
-	body := rest
-	for i := k - 1; i >= 0; i-- {
-		if hasMax && i >= maxI {
-			body = emptyExpr
+// bounds combines an integer keyword pair over members: the largest lower
+// bound and the smallest upper bound (-1: none).
+func (c *schemaCompiler) bounds(x conj, minKey, maxKey string) (lo, hi int, err error) {
+	hi = -1
+	for _, m := range x.pos {
+		if m.s.v.kind != jObject {
 			continue
 		}
-		sep := emptyExpr
-		if i > 0 {
-			sep = c.comma
-		}
-		e := seq(sep, prefix[i], body)
-		if i >= minI {
-			e = opt(e)
-		}
-		body = e
-	}
-	return seq(lit("["), c.ws, body, c.ws, lit("]")), nil
-}
-
-func (c *schemaCompiler) object(s *jvalue, ptr string) (*expr, error) {
-	type prop struct {
-		name     string
-		schema   *jvalue
-		ptr      string
-		required bool
-	}
-	var props []prop
-	index := map[string]int{}
-	if p := s.get("properties"); p != nil {
-		if p.kind != jObject {
-			return nil, c.errf(ptr+"/properties", ErrSyntax, "properties must be an object")
-		}
-		for i, k := range p.keys {
-			index[k] = len(props)
-			props = append(props, prop{name: k, schema: p.vals[i], ptr: ptr + "/properties/" + pointerToken(k)})
-		}
-	}
-	if r := s.get("required"); r != nil {
-		if r.kind != jArray {
-			return nil, c.errf(ptr+"/required", ErrSyntax, "required must be an array of strings")
-		}
-		for i, x := range r.arr {
-			if x.kind != jString {
-				return nil, c.errf(fmt.Sprintf("%s/required/%d", ptr, i), ErrSyntax, "required must be an array of strings")
-			}
-			j, ok := index[x.str]
-			if !ok {
-				index[x.str] = len(props)
-				j = len(props)
-				props = append(props, prop{name: x.str, schema: &jvalue{kind: jBool, b: true}, ptr: fmt.Sprintf("%s/required/%d", ptr, i)})
-			}
-			props[j].required = true
-		}
-	}
-	var extra *expr
-	ap := s.get("additionalProperties")
-	switch {
-	case ap == nil && (c.opts.AdditionalProperties || len(props) == 0):
-		extra = c.anyValue()
-	case ap == nil:
-	case ap.kind == jBool && !ap.b:
-	default:
-		e, err := c.schema(ap, ptr+"/additionalProperties")
+		a, ok, err := c.intKeyword(m.s, minKey)
 		if err != nil {
-			return nil, err
+			return 0, 0, err
 		}
-		extra = e
-	}
-	// Graph nodes: 2*i + c, i = next property, c = 1 once something was written.
-	n := len(props)
-	g := &graphExpr{n: 2*(n+1) + 1, start: 0, end: 2 * (n + 1)}
-	for i, p := range props {
-		val, err := c.schema(p.schema, p.ptr)
+		if ok && a > lo {
+			lo = a
+		}
+		b, ok, err := c.intKeyword(m.s, maxKey)
 		if err != nil {
-			return nil, err
+			return 0, 0, err
 		}
-		kv := seq(c.key(p.name), c.colon, val)
-		g.edges = append(g.edges,
-			graphEdge{from: 2 * i, to: 2*(i+1) + 1, e: kv},
-			graphEdge{from: 2*i + 1, to: 2*(i+1) + 1, e: seq(c.comma, kv)})
-		if !p.required {
-			g.edges = append(g.edges, graphEdge{from: 2 * i, to: 2 * (i + 1)}, graphEdge{from: 2*i + 1, to: 2*(i+1) + 1})
+		if ok && (hi < 0 || b < hi) {
+			hi = b
 		}
 	}
-	last0, last1 := 2*n, 2*n+1
-	if extra != nil {
-		kv := seq(c.anyKey(), c.colon, extra)
-		g.edges = append(g.edges,
-			graphEdge{from: last0, to: last1, e: kv},
-			graphEdge{from: last1, to: last1, e: seq(c.comma, kv)})
-	}
-	g.edges = append(g.edges, graphEdge{from: last0, to: g.end}, graphEdge{from: last1, to: g.end})
-	return seq(lit("{"), c.ws, &expr{op: opGraph, graph: g}, c.ws, lit("}")), nil
+	return lo, hi, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // validate is a small JSON Schema validator for the keywords this package
 // supports, used to check generated output independently of the compiler.
-// It also checks that object keys follow declaration order.
+// It also rejects duplicate declared object keys.
 func validate(root, s, v *jvalue, path string) error {
 	if s.kind == jBool {
 		if !s.b {
@@ -193,23 +193,12 @@ func validate(root, s, v *jvalue, path string) error {
 	case jObject:
 		props := s.get("properties")
 		seen := map[string]bool{}
-		lastIdx := -1
 		for i, k := range v.keys {
 			if seen[k] && props.get(k) != nil {
 				return fmt.Errorf("%s: duplicate key %q", path, k)
 			}
 			seen[k] = true
 			if ps := props.get(k); ps != nil {
-				idx := -1
-				for j, pk := range props.keys {
-					if pk == k {
-						idx = j
-					}
-				}
-				if idx < lastIdx {
-					return fmt.Errorf("%s: key %q out of declaration order", path, k)
-				}
-				lastIdx = idx
 				if err := validate(root, ps, v.vals[i], path+"/"+k); err != nil {
 					return err
 				}

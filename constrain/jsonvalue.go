@@ -162,3 +162,19 @@ func quoteJSON(s string) string {
 func pointerToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
+
+// arrOrNil returns the elements of an array (nil for anything else).
+func (v *jvalue) arrOrNil() []*jvalue {
+	if v == nil || v.kind != jArray {
+		return nil
+	}
+	return v.arr
+}
+
+// keysOrNil returns the keys of an object (nil for anything else).
+func (v *jvalue) keysOrNil() []string {
+	if v == nil || v.kind != jObject {
+		return nil
+	}
+	return v.keys
+}

@@ -191,7 +191,7 @@ func (c *nfaCompiler) refSize(r int) int {
 }
 
 func (c *nfaCompiler) inline(r int) bool {
-	return !c.recursive[r] && c.ruleSize(r) <= inlineLimit
+	return !c.recursive[r] && !c.b.called[r] && c.ruleSize(r) <= inlineLimit
 }
 
 // ruleID returns the automaton rule id of builder rule r, scheduling its compilation.

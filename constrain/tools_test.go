@@ -110,12 +110,12 @@ func TestToolCallsErrors(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrInvalid))
 	_, err = ToolCalls(ToolFormatHermes, []Tool{{Name: "a"}, {Name: "a"}}, ToolCallsOnly)
 	assert.True(t, errors.Is(err, ErrInvalid))
-	_, err = ToolCalls(ToolFormatHermes, []Tool{{Name: "a", Parameters: []byte(`{"type":"object","properties":{"x":{"not":{}}}}`)}}, ToolCallsOnly)
+	_, err = ToolCalls(ToolFormatHermes, []Tool{{Name: "a", Parameters: []byte(`{"type":"object","properties":{"x":{"type":"array","uniqueItems":true}}}`)}}, ToolCallsOnly)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrUnsupported))
 	var ce *CompileError
 	require.True(t, errors.As(err, &ce))
-	assert.Equal(t, "/0/parameters/properties/x/not", ce.Pointer)
+	assert.Equal(t, "/0/parameters/properties/x/uniqueItems", ce.Pointer)
 }
 
 func TestToolCallsQwenVocab(t *testing.T) {
