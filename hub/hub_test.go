@@ -5,157 +5,31 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/hub/hubtest"
 )
 
-// fakeRepo is one repository of the fake Hub.
-type fakeRepo struct {
-	commit string
-	files  map[string][]byte
-}
-
-// fakeHub imitates the Hub routes huggingface_hub and llama.cpp use:
-// GET /api/models/{repo}/revision/{rev}?blobs=true and GET
-// /{repo}/resolve/{rev}/{file} with ranges, on loopback.
-type fakeHub struct {
-	t     *testing.T
-	srv   *httptest.Server
-	repos map[string]*fakeRepo
-
-	mu        sync.Mutex
-	requests  []*http.Request   // every request, in order
-	dropAfter map[string]int    // file: drop the connection after this many bytes, once
-	corrupt   map[string]bool   // file: flip a byte of what is served
-	noRange   bool              // ignore Range headers, as some proxies do
-	sizes     map[string]int64  // file: size the API reports, when not the real one
-	hashes    map[string]string // file: sha256 the API reports, when not the real one
-}
-
-func newFakeHub(t *testing.T) *fakeHub {
-	h := &fakeHub{t: t, repos: map[string]*fakeRepo{}, dropAfter: map[string]int{}, corrupt: map[string]bool{},
-		sizes: map[string]int64{}, hashes: map[string]string{}}
-	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
-	t.Cleanup(h.srv.Close)
+func newFakeHub(t *testing.T) *hubtest.Server {
+	h := hubtest.NewServer()
+	t.Cleanup(h.Close)
 	return h
 }
 
-func (h *fakeHub) add(repo, commit string, files map[string][]byte) {
-	h.repos[repo] = &fakeRepo{commit: commit, files: files}
-}
-
-func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	h.requests = append(h.requests, r.Clone(context.Background()))
-	h.mu.Unlock()
-	p := r.URL.Path
-	if rest, ok := strings.CutPrefix(p, "/api/models/"); ok {
-		repo, rev, ok := strings.Cut(rest, "/revision/")
-		fr := h.repos[repo]
-		if !ok || fr == nil || rev != "main" || r.URL.Query().Get("blobs") != "true" {
-			w.Header().Set("X-Error-Code", "RepoNotFound")
-			w.Header().Set("X-Error-Message", "Repository not found")
-			http.Error(w, `{"error":"Repository not found"}`, http.StatusUnauthorized) // as the Hub answers anonymous callers
-			return
-		}
-		type lfs struct {
-			SHA256 string `json:"sha256"`
-			Size   int64  `json:"size"`
-		}
-		type sib struct {
-			Name string `json:"rfilename"`
-			Size int64  `json:"size"`
-			Blob string `json:"blobId"`
-			LFS  *lfs   `json:"lfs,omitempty"`
-		}
-		var sibs []sib
-		for name, b := range fr.files {
-			sum := sha256.Sum256(b)
-			s := sib{Name: name, Size: int64(len(b)), Blob: strings.Repeat("ab", 20), LFS: &lfs{hex.EncodeToString(sum[:]), int64(len(b))}}
-			if v, ok := h.sizes[name]; ok {
-				s.LFS.Size = v
-			}
-			if v, ok := h.hashes[name]; ok {
-				s.LFS.SHA256 = v
-			}
-			sibs = append(sibs, s)
-		}
-		json.NewEncoder(w).Encode(map[string]any{"id": repo, "sha": fr.commit, "siblings": sibs})
-		return
-	}
-	for repo, fr := range h.repos {
-		rest, ok := strings.CutPrefix(p, "/"+repo+"/resolve/")
-		if !ok {
-			continue
-		}
-		rev, file, _ := strings.Cut(rest, "/")
-		b, ok := fr.files[file]
-		if !ok || (rev != "main" && rev != fr.commit) {
-			w.Header().Set("X-Error-Code", "EntryNotFound")
-			http.Error(w, "Entry not found", http.StatusNotFound)
-			return
-		}
-		h.mu.Lock()
-		drop, dropping := h.dropAfter[file]
-		delete(h.dropAfter, file)
-		bad := h.corrupt[file]
-		h.mu.Unlock()
-		if bad {
-			b = bytes.Clone(b)
-			b[len(b)/2] ^= 0xff
-		}
-		w.Header().Set("X-Repo-Commit", fr.commit)
-		sum := sha256.Sum256(b)
-		w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:])+`"`)
-		if dropping {
-			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-			w.WriteHeader(http.StatusOK)
-			w.Write(b[:drop])
-			w.(http.Flusher).Flush()
-			panic(http.ErrAbortHandler) // the connection drops mid-file
-		}
-		if h.noRange {
-			r.Header.Del("Range")
-		}
-		http.ServeContent(w, r, file, time.Time{}, bytes.NewReader(b))
-		return
-	}
-	http.NotFound(w, r)
-}
-
-// resolves returns the requests for files (not the API) and their Range headers.
-func (h *fakeHub) resolves() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []string
-	for _, r := range h.requests {
-		if strings.Contains(r.URL.Path, "/resolve/") {
-			out = append(out, filepath.Base(r.URL.Path)+" "+r.Header.Get("Range"))
-		}
-	}
-	return out
-}
-
-func (h *fakeHub) client(t *testing.T) *Client {
-	return &Client{Endpoint: h.srv.URL, CacheDir: filepath.Join(t.TempDir(), "hub")}
+func client(t *testing.T, h *hubtest.Server) *Client {
+	return &Client{Endpoint: h.URL, CacheDir: filepath.Join(t.TempDir(), "hub")}
 }
 
 const storiesCommit = "0123456789abcdef0123456789abcdef01234567"
 
 // storiesRepo serves the real stories260K files of the test data as a
 // GGUF repository would hold them.
-func storiesRepo(t *testing.T, h *fakeHub) map[string][]byte {
+func storiesRepo(t *testing.T, h *hubtest.Server) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{"README.md": []byte("# stories260K\n")}
 	for _, name := range []string{"stories260K-Q4_0.gguf", "stories260K-Q8_0.gguf", "stories260K-F16.gguf"} {
@@ -166,7 +40,7 @@ func storiesRepo(t *testing.T, h *fakeHub) map[string][]byte {
 		require.NoError(t, err)
 		files[name] = b
 	}
-	h.add("ggml-org/stories260K-GGUF", storiesCommit, files)
+	h.Add("ggml-org/stories260K-GGUF", storiesCommit, files)
 	return files
 }
 
@@ -180,7 +54,7 @@ func sha(b []byte) string {
 func TestPullLayout(t *testing.T) {
 	h := newFakeHub(t)
 	files := storiesRepo(t, h)
-	c := h.client(t)
+	c := client(t, h)
 	ref, err := ParseRef("hf.co/ggml-org/stories260K-GGUF")
 	require.NoError(t, err)
 	m, err := c.Pull(context.Background(), ref)
@@ -205,14 +79,14 @@ func TestPullLayout(t *testing.T) {
 	blobs, err := os.ReadDir(filepath.Join(repoDir, "blobs"))
 	require.NoError(t, err)
 	require.Len(t, blobs, 1, "only the chosen file is downloaded, no .incomplete is left")
-	assert.Equal(t, []string{"stories260K-Q4_0.gguf "}, h.resolves())
+	assert.Equal(t, []string{"stories260K-Q4_0.gguf "}, h.Downloads())
 
 	// Cache reuse: a second pull asks the API for the commit and downloads nothing.
 	m2, err := c.Pull(context.Background(), ref)
 	require.NoError(t, err)
 	assert.True(t, m2.FromCache)
 	assert.Equal(t, m.Path, m2.Path)
-	assert.Len(t, h.resolves(), 1)
+	assert.Len(t, h.Downloads(), 1)
 
 	// A tag, matched case-insensitively.
 	m3, err := c.Pull(context.Background(), Ref{Repo: ref.Repo, Quant: "q8_0"})
@@ -231,8 +105,8 @@ func TestPullLayout(t *testing.T) {
 func TestPullResume(t *testing.T) {
 	h := newFakeHub(t)
 	files := storiesRepo(t, h)
-	h.dropAfter["stories260K-Q8_0.gguf"] = 100_000
-	c := h.client(t)
+	h.DropAfter("stories260K-Q8_0.gguf", 100_000)
+	c := client(t, h)
 	var last int64
 	c.Progress = func(file string, done, total int64) {
 		assert.Equal(t, "stories260K-Q8_0.gguf", file)
@@ -242,7 +116,7 @@ func TestPullResume(t *testing.T) {
 	}
 	m, err := c.Pull(context.Background(), Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "Q8_0"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"stories260K-Q8_0.gguf ", "stories260K-Q8_0.gguf bytes=100000-"}, h.resolves())
+	assert.Equal(t, []string{"stories260K-Q8_0.gguf ", "stories260K-Q8_0.gguf bytes=100000-"}, h.Downloads())
 	got, err := os.ReadFile(m.Path)
 	require.NoError(t, err)
 	assert.Equal(t, sha(files["stories260K-Q8_0.gguf"]), sha(got))
@@ -254,14 +128,14 @@ func TestPullResume(t *testing.T) {
 func TestPullResumeAcrossRuns(t *testing.T) {
 	h := newFakeHub(t)
 	files := storiesRepo(t, h)
-	c := h.client(t)
+	c := client(t, h)
 	b := files["stories260K-F16.gguf"]
 	blobs := filepath.Join(c.CacheDir, "models--ggml-org--stories260K-GGUF", "blobs")
 	require.NoError(t, os.MkdirAll(blobs, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(blobs, sha(b)+".incomplete"), b[:12345], 0o644))
 	m, err := c.Pull(context.Background(), Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "F16"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"stories260K-F16.gguf bytes=12345-"}, h.resolves())
+	assert.Equal(t, []string{"stories260K-F16.gguf bytes=12345-"}, h.Downloads())
 	got, err := os.ReadFile(m.Path)
 	require.NoError(t, err)
 	assert.Equal(t, sha(b), sha(got))
@@ -269,8 +143,8 @@ func TestPullResumeAcrossRuns(t *testing.T) {
 	// A server that ignores the range sends the whole file: it restarts.
 	h2 := newFakeHub(t)
 	storiesRepo(t, h2)
-	h2.noRange = true
-	c2 := h2.client(t)
+	h2.IgnoreRange(true)
+	c2 := client(t, h2)
 	blobs2 := filepath.Join(c2.CacheDir, "models--ggml-org--stories260K-GGUF", "blobs")
 	require.NoError(t, os.MkdirAll(blobs2, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(blobs2, sha(b)+".incomplete"), b[:12345], 0o644))
@@ -286,8 +160,8 @@ func TestPullResumeAcrossRuns(t *testing.T) {
 func TestPullCorrupt(t *testing.T) {
 	h := newFakeHub(t)
 	files := storiesRepo(t, h)
-	h.corrupt["stories260K-Q4_0.gguf"] = true
-	c := h.client(t)
+	h.Corrupt("stories260K-Q4_0.gguf", true)
+	c := client(t, h)
 	_, err := c.Pull(context.Background(), Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "Q4_0"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stories260K-Q4_0.gguf")
@@ -301,8 +175,8 @@ func TestPullCorrupt(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "refs/main is written only after a complete pull")
 
 	// A file shorter than the Hub says: the tries run out with a clear error.
-	h.corrupt["stories260K-Q4_0.gguf"] = false
-	h.sizes["stories260K-Q4_0.gguf"] = int64(len(files["stories260K-Q4_0.gguf"])) + 10
+	h.Corrupt("stories260K-Q4_0.gguf", false)
+	h.ReportSize("stories260K-Q4_0.gguf", int64(len(files["stories260K-Q4_0.gguf"]))+10)
 	_, err = c.Pull(context.Background(), Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "Q4_0"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the file ends at 277024 bytes, before the 277034 the Hub lists")
@@ -313,13 +187,13 @@ func TestPullCorrupt(t *testing.T) {
 func TestPullOffline(t *testing.T) {
 	h := newFakeHub(t)
 	storiesRepo(t, h)
-	c := h.client(t)
+	c := client(t, h)
 	ref := Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "Q8_0"}
 	m, err := c.Pull(context.Background(), ref)
 	require.NoError(t, err)
-	h.srv.Close()
+	h.Close()
 
-	off := &Client{Endpoint: h.srv.URL, CacheDir: c.CacheDir, Offline: true}
+	off := &Client{Endpoint: h.URL, CacheDir: c.CacheDir, Offline: true}
 	m2, err := off.Pull(context.Background(), ref)
 	require.NoError(t, err)
 	assert.Equal(t, m.Path, m2.Path)
@@ -340,7 +214,7 @@ func TestPullOffline(t *testing.T) {
 func TestPullErrors(t *testing.T) {
 	h := newFakeHub(t)
 	storiesRepo(t, h)
-	c := h.client(t)
+	c := client(t, h)
 	_, err := c.Pull(context.Background(), Ref{Repo: "nobody/nothing-GGUF"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "hf.co/nobody/nothing-GGUF")
@@ -348,12 +222,12 @@ func TestPullErrors(t *testing.T) {
 	_, err = c.Pull(context.Background(), Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "Q3_K_M"})
 	assert.EqualError(t, err, "hub: hf.co/ggml-org/stories260K-GGUF:Q3_K_M has no Q3_K_M file; its GGUF files are stories260K-F16.gguf, stories260K-Q4_0.gguf, stories260K-Q8_0.gguf")
 
-	h.add("evil/repo", storiesCommit, map[string][]byte{"../../escape.gguf": []byte("x")})
+	h.Add("evil/repo", storiesCommit, map[string][]byte{"../../escape.gguf": []byte("x")})
 	_, err = c.Pull(context.Background(), Ref{Repo: "evil/repo"})
 	assert.ErrorContains(t, err, `unsafe file name "../../escape.gguf"`)
 
-	h.add("bad/hash", storiesCommit, map[string][]byte{"m-Q4_K_M.gguf": []byte("x")})
-	h.hashes["m-Q4_K_M.gguf"] = "not-a-hash"
+	h.Add("bad/hash", storiesCommit, map[string][]byte{"m-Q4_K_M.gguf": []byte("x")})
+	h.ReportHash("m-Q4_K_M.gguf", "not-a-hash")
 	_, err = c.Pull(context.Background(), Ref{Repo: "bad/hash"})
 	assert.ErrorContains(t, err, `the Hub reports "not-a-hash" as its sha256`)
 }
@@ -362,14 +236,14 @@ func TestPullErrors(t *testing.T) {
 // the F16 projector, as llama.cpp's -hf does.
 func TestPullSplitAndProjector(t *testing.T) {
 	h := newFakeHub(t)
-	h.add("org/Vision-GGUF", storiesCommit, map[string][]byte{
+	h.Add("org/Vision-GGUF", storiesCommit, map[string][]byte{
 		"Vision-Q4_K_M-00001-of-00002.gguf": []byte("part one"),
 		"Vision-Q4_K_M-00002-of-00002.gguf": []byte("part two"),
 		"Vision-Q8_0.gguf":                  []byte("q8"),
 		"mmproj-Vision-F32.gguf":            []byte("proj32"),
 		"mmproj-Vision-F16.gguf":            []byte("proj16"),
 	})
-	c := h.client(t)
+	c := client(t, h)
 	m, err := c.Pull(context.Background(), Ref{Repo: "org/Vision-GGUF"})
 	require.NoError(t, err)
 	assert.Equal(t, "Q4_K_M", m.Ref.Quant)
@@ -392,20 +266,20 @@ func TestFromEnv(t *testing.T) {
 	h := newFakeHub(t)
 	storiesRepo(t, h)
 	home := t.TempDir()
-	t.Setenv("HF_ENDPOINT", h.srv.URL+"/")
+	t.Setenv("HF_ENDPOINT", h.URL+"/")
 	t.Setenv("HF_TOKEN", "hf_test_token")
 	t.Setenv("HF_HOME", home)
 	t.Setenv("HF_HUB_CACHE", "")
 	t.Setenv("HF_HUB_OFFLINE", "")
 	c := FromEnv()
-	assert.Equal(t, h.srv.URL, c.Endpoint)
+	assert.Equal(t, h.URL, c.Endpoint)
 	assert.Equal(t, filepath.Join(home, "hub"), c.CacheDir)
 	assert.False(t, c.Offline)
 	_, err := c.Pull(context.Background(), Ref{Repo: "ggml-org/stories260K-GGUF", Quant: "Q4_0"})
 	require.NoError(t, err)
-	require.NotEmpty(t, h.requests)
-	for _, r := range h.requests {
-		assert.Equal(t, "Bearer hf_test_token", r.Header.Get("Authorization"), r.URL.Path)
+	require.NotEmpty(t, h.Requests())
+	for _, r := range h.Requests() {
+		assert.Equal(t, "Bearer hf_test_token", r.Authorization, r.Path)
 	}
 
 	t.Setenv("HF_TOKEN", "")

@@ -48,6 +48,9 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 		}
 	}()
 
+	if err := f.eng.resolve(ctx); err != nil { // a pull shows its own progress
+		return err
+	}
 	sp := &spinner{w: sio.err, label: "loading " + filepath.Base(*f.eng.model), on: isTerminal(sio.err)}
 	start := time.Now()
 	c, err := newChat(ctx, sio, f, sp.loading)

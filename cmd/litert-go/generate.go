@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -20,6 +21,7 @@ import (
 // engineFlags are the flags that choose a model and how it runs, shared by
 // the commands that run a model.
 type engineFlags struct {
+	log     io.Writer // where pulling a Hub model shows progress
 	model   *string
 	threads *int
 	backend *string
@@ -30,7 +32,8 @@ type engineFlags struct {
 // addEngineFlags defines -m, -t (--threads), --backend, -c (--ctx) and --kv.
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	e := &engineFlags{
-		model:   fs.String("m", "", "GGUF model file (required)"),
+		log:     fs.Output(),
+		model:   fs.String("m", "", "GGUF model file or hf.co/OWNER/REPO[:QUANT] (required)"),
 		threads: fs.Int("t", 0, "threads (0: the number of physical cores)"),
 		backend: fs.String("backend", "auto", "compute backend: auto, cpu, go or gpu"),
 		ctxLen:  fs.Int("c", 0, "context length of each session (0: the model's, at most 4096)"),
@@ -41,9 +44,18 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	return e
 }
 
-func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
+// resolve replaces a Hub model name in -m by its cached file's path,
+// pulling it first if needed.
+func (e *engineFlags) resolve(ctx context.Context) error {
 	if *e.model == "" {
-		return nil, errors.New("-m FILE is required")
+		return errors.New("-m FILE is required")
+	}
+	return resolveModel(ctx, e.log, e.model)
+}
+
+func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
+	if err := e.resolve(ctx); err != nil {
+		return nil, err
 	}
 	b, err := engine.ParseBackend(*e.backend)
 	if err != nil {
