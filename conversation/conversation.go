@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/litert-go/litert-go/conversation/toolcall"
 	"github.com/litert-go/litert-go/engine"
@@ -60,9 +61,11 @@ type ToolDecl struct {
 
 // Usage counts the tokens of one SendMessage call.
 type Usage struct {
-	PromptTokens     int // tokens of the prompt(s), cached ones included
-	CachedTokens     int // prompt tokens already in the KV cache
-	CompletionTokens int // tokens generated
+	PromptTokens     int           // tokens of the prompt(s), cached ones included
+	CachedTokens     int           // prompt tokens already in the KV cache
+	CompletionTokens int           // tokens generated
+	PrefillTime      time.Duration // spent prefilling the uncached prompt tokens
+	DecodeTime       time.Duration // spent generating, from the first sampled token to the last
 }
 
 // ToolRun records one tool call run by the automatic loop.
