@@ -189,6 +189,7 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 		opts.Constraint = g.NewMatcher(v)
 	}
 	out := newTextStream(eng)
+	var last string // the last text written
 	for tok, err := range s.Generate(ctx, opts) {
 		if err != nil {
 			return err
@@ -200,8 +201,19 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 		if _, err := fmt.Fprint(sio.out, text); err != nil {
 			return err
 		}
+		if text != "" {
+			last = text
+		}
 	}
-	_, err = fmt.Fprint(sio.out, out.flush())
+	if rest := out.flush(); rest != "" {
+		if _, err := fmt.Fprint(sio.out, rest); err != nil {
+			return err
+		}
+		last = rest
+	}
+	if isTerminal(sio.out) && !strings.HasSuffix(last, "\n") {
+		_, err = fmt.Fprintln(sio.out) // the shell's prompt starts on a line of its own
+	}
 	return err
 }
 
