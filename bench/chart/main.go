@@ -24,8 +24,8 @@ import (
 // row is one line of the results table.
 type row struct {
 	model, typ, threads string
-	pp, tg             float64 // litert-go tokens/s
-	llamaPP, llamaTG   float64 // llama.cpp tokens/s, 0 when absent
+	pp, tg              float64 // litert-go tokens/s
+	llamaPP, llamaTG    float64 // llama.cpp tokens/s, 0 when absent
 }
 
 // table is the parsed results: the rows and the prompt and generation
