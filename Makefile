@@ -52,7 +52,8 @@ FUZZ_TARGETS = \
 	./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
 	./conversation/toolcall:FuzzJSONFamilies ./conversation/toolcall:FuzzTaggedFamilies ./conversation/toolcall:FuzzOtherFamilies ./conversation/toolcall:FuzzThinking \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \
-	./server:FuzzChatRequest
+	./server:FuzzChatRequest \
+	./hub:FuzzPick
 
 fuzz:
 	@mkdir -p $(BUILD_DIR)/fuzz

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -97,19 +98,25 @@ func pick(ref Ref, files []string) (choice, error) {
 }
 
 // parts returns the parts of a split model in order, starting from any of
-// them, or just the file when it is not split.
+// them, or just the file when it is not split or a part is missing.
 func parts(name string, models []string) []string {
 	m := splitPart.FindStringSubmatch(name)
 	if m == nil {
 		return []string{name}
 	}
-	var n int
-	fmt.Sscan(strings.TrimLeft(m[3], "0"), &n)
+	n, _ := strconv.Atoi(m[3])
+	if n < 1 || n > len(models) {
+		return []string{name}
+	}
+	have := make(map[string]bool, len(models))
+	for _, f := range models {
+		have[f] = true
+	}
 	out := make([]string, 0, n)
 	for i := 1; i <= n; i++ {
 		p := fmt.Sprintf("%s-%05d-of-%s.gguf", m[1], i, m[3])
-		if !slices.Contains(models, p) {
-			return []string{name} // an incomplete set: take the file as named
+		if !have[p] {
+			return []string{name}
 		}
 		out = append(out, p)
 	}
