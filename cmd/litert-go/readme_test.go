@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,12 +132,19 @@ func TestReadme(t *testing.T) {
 		if lang != "sh" {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", b.text)
 		cmd.Dir, cmd.Env = clone, env
+		// A block's own group: what it starts in the background (a server)
+		// ends with it, and a timeout ends them all.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.WaitDelay = 5 * time.Second
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
 		cancel()
 		require.NoError(t, err, "README.md:%d: the ```sh block failed:\n%s\n--- output:\n%s", b.line, b.text, out)
 		t.Logf("README.md:%d: ok in %.1fs", b.line, time.Since(start).Seconds())
