@@ -61,11 +61,17 @@ type ToolDecl struct {
 
 // Usage counts the tokens of one SendMessage call.
 type Usage struct {
-	PromptTokens     int           // tokens of the prompt(s), cached ones included
-	CachedTokens     int           // prompt tokens already in the KV cache
-	CompletionTokens int           // tokens generated
-	PrefillTime      time.Duration // spent prefilling the uncached prompt tokens
-	DecodeTime       time.Duration // spent generating, from the first sampled token to the last
+	PromptTokens     int // tokens of the prompt(s), cached ones included
+	CachedTokens     int // prompt tokens already in the KV cache
+	CompletionTokens int // tokens generated
+}
+
+// Timings says where a reply's time went, summed over the rounds of a
+// tool loop; llama.cpp's server reports the same split as "timings" beside
+// "usage" (prompt_ms, predicted_ms).
+type Timings struct {
+	Prefill time.Duration // prefilling the uncached prompt tokens
+	Decode  time.Duration // generating, from the first token sampled to the last
 }
 
 // ToolRun records one tool call run by the automatic loop.
@@ -119,6 +125,7 @@ type Reply struct {
 	// not parse (a *ToolCallError); Message then holds the text before it.
 	ToolCallErr error
 	Usage       Usage
+	Timings     Timings
 }
 
 // Chunk is a piece of a streamed reply. The last chunk has Done set and

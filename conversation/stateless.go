@@ -121,11 +121,11 @@ func (c *Conversation) complete(ctx context.Context, prompt string, opts []Optio
 	// The generated tokens need not re-encode to the same ids, so the
 	// next request compares tokens instead of text.
 	c.kvText = ""
-	reply := &Reply{Usage: Usage{PromptTokens: promptTokens, CachedTokens: cached, PrefillTime: prefillTime}}
+	reply := &Reply{Usage: Usage{PromptTokens: promptTokens, CachedTokens: cached}, Timings: Timings{Prefill: prefillTime}}
 	st := &streamer{emit: emit, format: rawText{}, nextID: c.callID}
 	decodeStart := time.Now()
 	gen, err := c.generate(ctx, smp, o, o.constraint, st)
-	reply.Usage.DecodeTime = time.Since(decodeStart)
+	reply.Timings.Decode = time.Since(decodeStart)
 	reply.Usage.CompletionTokens = gen.tokens
 	reply.FinishReason = gen.finish
 	if err != nil {

@@ -79,7 +79,7 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		}
 		prefillStart := time.Now()
 		promptTokens, cached, err := c.sync(ctx, prompt)
-		t.reply.Usage.PrefillTime += time.Since(prefillStart)
+		t.reply.Timings.Prefill += time.Since(prefillStart)
 		if err != nil {
 			return t.fail("prefill", fmt.Errorf("conversation: prefill: %w", err))
 		}
@@ -99,7 +99,7 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		st := &streamer{emit: emit, format: format, nextID: c.callID}
 		decodeStart := time.Now()
 		gen, err := c.generate(ctx, sampler, o, grammar, st)
-		t.reply.Usage.DecodeTime += time.Since(decodeStart)
+		t.reply.Timings.Decode += time.Since(decodeStart)
 		t.reply.Usage.CompletionTokens += gen.tokens
 		if err != nil {
 			c.kvText = "" // the session holds a partial reply

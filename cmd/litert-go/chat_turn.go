@@ -146,7 +146,7 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	u := reply.Usage
 	res := &turnResult{ToolCalls: []toolRecord{}, ToolLimitReached: reply.ToolLimitReached, Usage: turnUsage{
 		PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CompletionTokens: u.CompletionTokens,
-		PrefillSeconds: u.PrefillTime.Seconds(), DecodeSeconds: u.DecodeTime.Seconds()}}
+		PrefillSeconds: reply.Timings.Prefill.Seconds(), DecodeSeconds: reply.Timings.Decode.Seconds()}}
 	for _, m := range reply.Added {
 		if m.Role != conversation.RoleAssistant {
 			continue
@@ -178,8 +178,8 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	c.total.prompt += res.Usage.PromptTokens
 	c.total.cached += res.Usage.CachedTokens
 	c.total.completion += res.Usage.CompletionTokens
-	c.total.prefillTime += u.PrefillTime
-	c.total.decodeTime += u.DecodeTime
+	c.total.prefillTime += reply.Timings.Prefill
+	c.total.decodeTime += reply.Timings.Decode
 	out.done(res)
 	return res, nil
 }
