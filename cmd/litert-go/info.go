@@ -34,6 +34,9 @@ func runInfo(ctx context.Context, sio stdio, args []string) error {
 		fs.Usage()
 		return errors.New("missing -m FILE")
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := resolveModel(ctx, sio.err, model); err != nil {
 		return err
 	}
