@@ -18,8 +18,11 @@ native:
 		echo "cmake not found: skipping the native kernels (the pure-Go kernels will run)"; \
 	fi
 
-bin:
+# The binary loads the native library from beside itself (or its prefix's
+# lib/), never from the working directory: bin/ gets a copy of the one built.
+bin: native
 	$(GO) build -o bin/litert-go ./cmd/litert-go
+	@if [ -f $(BUILD_DIR)/liblitert.so ]; then cp $(BUILD_DIR)/liblitert.so bin/; fi
 
 vet:
 	$(GO) vet ./...
@@ -47,6 +50,8 @@ FUZZ_TARGETS = \
 	./models/ggml:FuzzDequantize \
 	./models:FuzzLoadParams ./models/modelinfo:FuzzDescribe \
 	./tokenizer:FuzzEncodeDecode \
+	./tokenizer:FuzzPreTokenizers \
+	./tokenizer:FuzzEmulatedSteps \
 	./template:FuzzParseRender ./template:FuzzToJSON \
 	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
 	./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \

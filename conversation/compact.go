@@ -111,7 +111,7 @@ func (c *Conversation) Compact(ctx context.Context, p CompactPolicy) (CompactRes
 	defer c.publish()
 	limit := int(p.Threshold * float64(c.sess.ContextLength()))
 	res := CompactResult{Limit: limit}
-	before, err := c.historyTokens(c.history)
+	before, err := c.historyTokens(ctx, c.history)
 	if err != nil {
 		return res, err
 	}
@@ -132,7 +132,7 @@ func (c *Conversation) Compact(ctx context.Context, p CompactPolicy) (CompactRes
 	keep := min(p.KeepTurns, len(turns))
 	// Keep fewer turns while the kept ones alone pass the threshold.
 	for keep > 1 {
-		n, err := c.historyTokens(append(append([]Message(nil), c.history[:head]...), c.history[turns[len(turns)-keep]:]...))
+		n, err := c.historyTokens(ctx, append(append([]Message(nil), c.history[:head]...), c.history[turns[len(turns)-keep]:]...))
 		if err != nil {
 			return res, err
 		}
@@ -170,7 +170,7 @@ func (c *Conversation) Compact(ctx context.Context, p CompactPolicy) (CompactRes
 		return res, fmt.Errorf("conversation: compact: unknown mode %v", p.Mode)
 	}
 	hist = append(hist, c.history[cut:]...)
-	after, err := c.historyTokens(hist)
+	after, err := c.historyTokens(ctx, hist)
 	if err != nil {
 		return res, err
 	}
@@ -181,18 +181,19 @@ func (c *Conversation) Compact(ctx context.Context, p CompactPolicy) (CompactRes
 
 // HistoryTokens is the number of tokens of the whole history as the chat
 // template renders it, the measure Compact compares with the threshold.
+// The render runs under the template's own time limit.
 func (c *Conversation) HistoryTokens() (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer c.publish()
-	return c.historyTokens(c.history)
+	return c.historyTokens(context.Background(), c.history)
 }
 
-func (c *Conversation) historyTokens(msgs []Message) (int, error) {
+func (c *Conversation) historyTokens(ctx context.Context, msgs []Message) (int, error) {
 	if len(msgs) == 0 {
 		return 0, nil
 	}
-	text, err := c.render(msgs, false, nil, c.cfg.Preface.Tools)
+	text, err := c.render(ctx, msgs, false, nil, c.cfg.Preface.Tools)
 	if err != nil {
 		return 0, fmt.Errorf("conversation: chat template: %w", err)
 	}
@@ -210,7 +211,7 @@ func (c *Conversation) summarize(ctx context.Context, msgs []Message, p CompactP
 		writeTranscript(&b, m)
 	}
 	b.WriteString("</transcript>")
-	prompt, err := c.render([]Message{UserText(b.String())}, true, nil, nil)
+	prompt, err := c.render(ctx, []Message{UserText(b.String())}, true, nil, nil)
 	if err != nil {
 		return "", fmt.Errorf("conversation: compact: chat template: %w", err)
 	}

@@ -186,7 +186,7 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 	c := &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: cf.tmpl, format: cf.format, textFormat: cf.text, cfg: cfg, sess: sess,
 		calls: new(atomic.Int64), history: append([]Message(nil), cfg.Preface.Messages...)}
 	if cfg.PrefillPreface && len(c.history) > 0 {
-		text, err := c.render(c.history, false, nil, cfg.Preface.Tools)
+		text, err := c.render(ctx, c.history, false, nil, cfg.Preface.Tools)
 		if err != nil {
 			return nil, fmt.Errorf("conversation: preface: %w", err)
 		}
@@ -397,7 +397,7 @@ func (c *Conversation) SendMessageAsync(ctx context.Context, msg Message, callba
 }
 
 // render formats messages with the chat template.
-func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any, decls []ToolDecl) (string, error) {
+func (c *Conversation) render(ctx context.Context, msgs []Message, addGen bool, extra map[string]any, decls []ToolDecl) (string, error) {
 	req := template.Request{AddGenerationPrompt: addGen, Kwargs: map[string]template.Value{}}
 	for i, m := range msgs {
 		b, err := json.Marshal(m)
@@ -439,7 +439,7 @@ func (c *Conversation) render(msgs []Message, addGen bool, extra map[string]any,
 			}
 		}
 	}
-	return c.tmpl.Render(context.Background(), req)
+	return c.tmpl.Render(ctx, req)
 }
 
 // openAIJSON is the declaration in the shape templates expect:

@@ -86,7 +86,7 @@ func checkKV(t *testing.T, c *Conversation) {
 	text, err := c.tok.DecodeSpecial(c.sess.Tokens())
 	require.NoError(t, err)
 	assert.Equal(t, c.kvText, text)
-	closed, err := c.render(c.history, false, nil, c.cfg.Preface.Tools)
+	closed, err := c.render(context.Background(), c.history, false, nil, c.cfg.Preface.Tools)
 	require.NoError(t, err)
 	assert.Equal(t, closed, c.kvText)
 
@@ -124,7 +124,7 @@ func TestDeltaPrefill(t *testing.T) {
 	// The delta of a turn equals tokenizing the whole render: compare the
 	// prompt of one more turn built both ways.
 	hist := append(c.History(), UserText("one more"))
-	full, err := c.render(hist, true, nil, nil)
+	full, err := c.render(context.Background(), hist, true, nil, nil)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(full, c.kvText))
 	delta := c.encodePrompt(full[len(c.kvText):], false)
@@ -157,7 +157,7 @@ func TestPrefixFallback(t *testing.T) {
 	text, err := c.tok.DecodeSpecial(c.sess.Tokens())
 	require.NoError(t, err)
 	hist := c.History()
-	prompt, err := c.render(hist[:len(hist)-1], true, nil, nil)
+	prompt, err := c.render(context.Background(), hist[:len(hist)-1], true, nil, nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(text, prompt), "session holds the last full render, then the reply:\n%q\n%q", text, prompt)
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"image"
 	"image/color"
+	"image/gif"
+	"image/jpeg"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,15 +70,73 @@ func TestLoadMedia(t *testing.T) {
 	assert.ErrorContains(t, err, "not media")
 }
 
+// FuzzLoadMedia loads arbitrary bytes as an image or audio part and
+// checks: an accepted image has a known format and dimensions within the
+// limits, which match the pixels image.Decode decodes (for GIF, the first
+// frame lies within them); accepted audio has a PCM layout whose samples
+// fit in the data; loading again gives the same result; and an error
+// names the part and the problem.
 func FuzzLoadMedia(f *testing.F) {
 	f.Add([]byte("RIFF\x1a\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x20\x00\x00"), true)
+	f.Add([]byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x02\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"), true)
 	f.Add(wav(8000, 2, 8, 4), false)
+	f.Add(wav(16000, 1, 16, 160), false)
+	img := image.NewPaletted(image.Rect(0, 0, 6, 4), color.Palette{color.Black, color.White})
+	img.SetColorIndex(2, 1, 1)
+	for _, enc := range []func(*bytes.Buffer) error{
+		func(b *bytes.Buffer) error { return png.Encode(b, img) },
+		func(b *bytes.Buffer) error { return jpeg.Encode(b, img, nil) },
+		func(b *bytes.Buffer) error { return gif.Encode(b, img, nil) },
+	} {
+		var b bytes.Buffer
+		require.NoError(f, enc(&b))
+		f.Add(b.Bytes(), true)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, isImage bool) {
 		typ := "audio"
 		if isImage {
 			typ = "image"
 		}
-		_, _ = LoadMedia(Part{Type: typ, Blob: data})
+		m, err := LoadMedia(Part{Type: typ, Blob: data})
+		again, err2 := LoadMedia(Part{Type: typ, Blob: data})
+		if err != nil {
+			require.Error(t, err2)
+			assert.Equal(t, err.Error(), err2.Error(), "loading again gives another error")
+			prefix := "inline " + typ + ": "
+			require.True(t, strings.HasPrefix(err.Error(), prefix) && len(err.Error()) > len(prefix)+8,
+				"error %q does not name the part and the problem", err)
+			return
+		}
+		require.NoError(t, err2)
+		assert.Equal(t, m, again, "loading again gives another result")
+		assert.Equal(t, data, m.Data)
+		if !isImage {
+			require.Equal(t, "wav", m.Format)
+			require.Positive(t, m.Channels)
+			require.Positive(t, m.Bits)
+			require.Positive(t, m.SampleRate)
+			require.GreaterOrEqual(t, m.Samples, 0)
+			require.LessOrEqual(t, m.Samples*m.Channels*((m.Bits+7)/8), len(data), "samples run past the data")
+			return
+		}
+		require.Contains(t, []string{"png", "jpeg", "gif", "webp"}, m.Format)
+		require.Positive(t, m.Width)
+		require.Positive(t, m.Height)
+		require.LessOrEqual(t, m.Width*m.Height, MaxImagePixels)
+		if m.Format == "webp" || m.Width*m.Height > 1<<16 {
+			return // no WebP decoder in the standard library; large images decode slowly
+		}
+		decoded, format, err := image.Decode(bytes.NewReader(data))
+		if err != nil {
+			return // a readable header on broken pixel data: the model's encoder reports it
+		}
+		require.Equal(t, m.Format, format)
+		bounds := decoded.Bounds()
+		if format == "gif" {
+			require.True(t, bounds.In(image.Rect(0, 0, m.Width, m.Height)), "first frame %v outside %d×%d", bounds, m.Width, m.Height)
+			return
+		}
+		require.Equal(t, [2]int{m.Width, m.Height}, [2]int{bounds.Dx(), bounds.Dy()}, "header and pixels disagree")
 	})
 }
 

@@ -172,7 +172,7 @@ func (p *Prompter) ToolFormat() toolcall.Format { return p.c.format }
 // prefills, after checking every message (roles, and media the model has no
 // encoder for, which wraps ErrNoEncoder). Of the options only WithExtra
 // matters.
-func (p *Prompter) Chat(history []Message, decls []ToolDecl, opts ...Option) ([]int32, error) {
+func (p *Prompter) Chat(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) ([]int32, error) {
 	if len(history) == 0 {
 		return nil, errors.New("conversation: no messages")
 	}
@@ -185,7 +185,7 @@ func (p *Prompter) Chat(history []Message, decls []ToolDecl, opts ...Option) ([]
 	for _, opt := range opts {
 		opt(&o)
 	}
-	text, err := p.c.render(history, true, o.extra, decls)
+	text, err := p.c.render(ctx, history, true, o.extra, decls)
 	if err != nil {
 		return nil, fmt.Errorf("conversation: chat template: %w", err)
 	}

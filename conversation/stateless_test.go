@@ -20,7 +20,7 @@ func TestRespondReusesCache(t *testing.T) {
 	assert.Equal(t, "hermes", p.ToolFormat().Name())
 
 	hist := []Message{SystemText("Be brief."), UserText("Hello")}
-	prompt, err := p.Chat(hist, nil)
+	prompt, err := p.Chat(context.Background(), hist, nil)
 	require.NoError(t, err)
 	assert.Zero(t, c.CommonPrefix(prompt))
 	r1, err := c.Respond(ctx, hist, nil)
@@ -32,7 +32,7 @@ func TestRespondReusesCache(t *testing.T) {
 	// The next request carries the whole history: only its new turn is
 	// prefilled, and CommonPrefix predicts what is reused.
 	hist2 := append(append(hist[:2:2], r1.Message), UserText("Again"))
-	prompt2, err := p.Chat(hist2, nil)
+	prompt2, err := p.Chat(context.Background(), hist2, nil)
 	require.NoError(t, err)
 	reuse := c.CommonPrefix(prompt2)
 	assert.Greater(t, reuse, r1.Usage.PromptTokens+r1.Usage.CompletionTokens-1)
@@ -43,7 +43,7 @@ func TestRespondReusesCache(t *testing.T) {
 
 	// A different history falls back to the common token prefix.
 	other := []Message{SystemText("Be brief."), UserText("Something else")}
-	prompt3, err := p.Chat(other, nil)
+	prompt3, err := p.Chat(context.Background(), other, nil)
 	require.NoError(t, err)
 	reuse = c.CommonPrefix(prompt3)
 	r3, err := c.Respond(ctx, other, nil)
@@ -117,10 +117,10 @@ func TestPrompterChecksMedia(t *testing.T) {
 	p, err := NewPrompter(eng, Config{})
 	require.NoError(t, err)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde")
-	_, err = p.Chat([]Message{{Role: RoleUser, Parts: []Part{{Type: "text", Text: "what?"}, {Type: "image", Blob: png}}}}, nil)
+	_, err = p.Chat(context.Background(), []Message{{Role: RoleUser, Parts: []Part{{Type: "text", Text: "what?"}, {Type: "image", Blob: png}}}}, nil)
 	assert.ErrorIs(t, err, ErrNoEncoder)
-	_, err = p.Chat(nil, nil)
+	_, err = p.Chat(context.Background(), nil, nil)
 	assert.Error(t, err)
-	_, err = p.Chat([]Message{{Role: "robot", Text: "x"}}, nil)
+	_, err = p.Chat(context.Background(), []Message{{Role: "robot", Text: "x"}}, nil)
 	assert.ErrorContains(t, err, `unknown role "robot"`)
 }

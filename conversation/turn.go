@@ -73,7 +73,7 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if textOnly {
 			choice = ToolChoiceNone
 		}
-		prompt, err := c.render(t.hist, true, o.extra, decls)
+		prompt, err := c.render(ctx, t.hist, true, o.extra, decls)
 		if err != nil {
 			return t.fail("render", fmt.Errorf("conversation: chat template: %w", err))
 		}
@@ -454,7 +454,7 @@ func (s *streamer) out(ch Chunk) bool {
 // next turn falls back to the common token prefix.
 func (c *Conversation) closeTurn(ctx context.Context, hist []Message, held string, extra map[string]any, decls []ToolDecl) {
 	c.kvText = ""
-	closed, err := c.render(hist, false, extra, decls)
+	closed, err := c.render(ctx, hist, false, extra, decls)
 	if err != nil || !strings.HasPrefix(closed, held) {
 		return
 	}

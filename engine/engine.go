@@ -71,6 +71,10 @@ type Settings struct {
 	Threads       int        // 0: the number of physical cores
 	ContextLength int        // 0: the model's, capped at DefaultContextLength
 	KVType        ggml.DType // ggml.F32 (the zero value) or ggml.F16
+	// NativeLib is the native kernel library file; "" searches the
+	// trusted places of native.LibCandidates ($LITERT_NATIVE_LIB, beside
+	// the executable, its prefix's lib/), never the working directory.
+	NativeLib string
 }
 
 // Engine is a loaded model shared by sessions. All methods are safe for
@@ -100,7 +104,7 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 	if threads == 0 {
 		threads = physicalCores()
 	}
-	b, note, err := openBackend(s.Backend, threads)
+	b, note, err := openBackend(s.Backend, native.CPUOptions{Path: s.NativeLib, Threads: threads})
 	if err != nil {
 		return nil, err
 	}
@@ -137,12 +141,12 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 
 // openBackend returns the backend for kind, and for Auto a note saying why
 // the native one was not used.
-func openBackend(kind Backend, threads int) (native.Backend, string, error) {
+func openBackend(kind Backend, cpu native.CPUOptions) (native.Backend, string, error) {
 	switch kind {
 	case CPUGo:
-		return native.NewGo(threads), "", nil
+		return native.NewGo(cpu.Threads), "", nil
 	case CPU:
-		b, err := native.OpenCPU(threads)
+		b, err := native.OpenCPU(cpu)
 		if err != nil {
 			return nil, "", fmt.Errorf("engine: backend cpu: %w", err)
 		}
@@ -154,14 +158,14 @@ func openBackend(kind Backend, threads int) (native.Backend, string, error) {
 		}
 		return b, "", nil
 	case Auto:
-		b, err := native.OpenCPU(threads)
+		b, err := native.OpenCPU(cpu)
 		if err == nil {
 			return b, "", nil
 		}
 		if !errors.Is(err, native.ErrUnavailable) {
 			return nil, "", fmt.Errorf("engine: backend auto: %w", err)
 		}
-		return native.NewGo(threads), "pure-Go kernels (" + err.Error() + ")", nil
+		return native.NewGo(cpu.Threads), "pure-Go kernels (" + err.Error() + ")", nil
 	}
 	return nil, "", fmt.Errorf("engine: unknown backend %v", kind)
 }

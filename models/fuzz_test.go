@@ -2,6 +2,7 @@ package models
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,8 +13,10 @@ import (
 )
 
 // FuzzLoadParams edits the hyper-parameter keys of tiny synthetic models:
-// Load either fails with an error or gives a model whose Forward runs. It
-// never panics, and never allocates for a layer count the file cannot hold.
+// Load either fails with an error or gives a model whose Forward runs and
+// whose logits are finite, or are reported as a *NonFiniteError naming
+// where they stopped being finite. It never panics, and never allocates for
+// a layer count the file cannot hold.
 func FuzzLoadParams(f *testing.F) {
 	files := map[bool][]byte{}
 	for _, gemma := range []bool{false, true} {
@@ -28,11 +31,12 @@ func FuzzLoadParams(f *testing.F) {
 		src.Close()
 		files[gemma] = buf.Bytes()
 	}
-	f.Add(false, uint32(4), uint32(4), uint32(2), uint32(16), uint32(16), uint32(0))
-	f.Add(true, uint32(2), uint32(4), uint32(1), uint32(1<<30), uint32(7), uint32(3))
-	f.Add(false, uint32(1<<31), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0))
-	f.Add(true, uint32(4_000_000_000), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0))
-	f.Fuzz(func(t *testing.T, gemma bool, blocks, heads, kvHeads, keyLen, ropeDim, window uint32) {
+	f.Add(false, uint32(4), uint32(4), uint32(2), uint32(16), uint32(16), uint32(0), float32(0), float32(0))
+	f.Add(true, uint32(2), uint32(4), uint32(1), uint32(1<<30), uint32(7), uint32(3), float32(1e-6), float32(1e6))
+	f.Add(false, uint32(1<<31), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(-1), float32(0))
+	f.Add(true, uint32(4_000_000_000), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(math.NaN()), float32(math.Inf(1)))
+	f.Add(false, uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(1e38), float32(1e-38))
+	f.Fuzz(func(t *testing.T, gemma bool, blocks, heads, kvHeads, keyLen, ropeDim, window uint32, eps, ropeBase float32) {
 		src, err := gguf.Parse(files[gemma])
 		require.NoError(t, err)
 		m := src.Model()
@@ -47,6 +51,11 @@ func FuzzLoadParams(f *testing.F) {
 				m.Set(arch+"."+k, gguf.Uint32(v))
 			}
 		}
+		for k, v := range map[string]float32{"attention.layer_norm_rms_epsilon": eps, "rope.freq_base": ropeBase} {
+			if v != 0 {
+				m.Set(arch+"."+k, gguf.Float32(v))
+			}
+		}
 		var buf bytes.Buffer
 		require.NoError(t, gguf.Write(&buf, m))
 		file, err := gguf.Parse(buf.Bytes())
@@ -58,10 +67,21 @@ func FuzzLoadParams(f *testing.F) {
 			return
 		}
 		p := model.Params()
+		require.Positive(t, p.NormEps)
+		require.Positive(t, p.RopeBase)
 		st, err := NewState(p, 8, 4, ggml.F32)
 		require.NoError(t, err)
 		logits := make([]float32, p.VocabSize)
-		model.Forward(st, []int32{1, 2, 3}, logits)
-		model.Forward(st, []int32{4}, logits)
+		for _, batch := range [][]int32{{1, 2, 3}, {4}} {
+			err := ForwardChecked(model, st, batch, logits)
+			if err != nil {
+				var nf *NonFiniteError
+				require.ErrorAs(t, err, &nf)
+				require.NotEmpty(t, nf.Stage)
+				return
+			}
+			require.Negative(t, firstNonFinite(logits), "logits without an error are finite")
+		}
+		require.Equal(t, 4, st.Len())
 	})
 }

@@ -52,7 +52,7 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	}
 	p.Window = l.int("attention.sliding_window")
 	local := l.localLayers(p.NLayers, 6)
-	localBase := l.floatOr("rope.freq_base_swa", 10000)
+	localBase := l.positiveFloatOr("rope.freq_base_swa", 10000)
 	globalScale := l.ropeScale()
 	if l.err != nil {
 		return nil, l.err
@@ -120,6 +120,7 @@ func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
 	// token embeddings scaled by √Dim
 	embed(m.TokEmbd, tokens, x, float32(math.Sqrt(float64(dim))))
+	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
 		ly := &m.Layers[i]
 		// attention rmsnorm
@@ -129,6 +130,7 @@ func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
 		// post-attention rmsnorm, residual
 		ly.PostAttnNorm.Forward(b, xb2, xb2)
 		add(x, xb2)
+		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
 		// GeGLU MLP: down(gelu(gate(x)) * up(x))
@@ -136,11 +138,12 @@ func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb2, xb2)
 		add(x, xb2)
+		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.n += n
 	if logits != nil {
 		// final rmsnorm and classifier, last token only
-		head(b, m.OutNorm, m.Output, x, xb, n, logits)
+		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
 	}
 }
 

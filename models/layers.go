@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
@@ -135,13 +136,15 @@ func add(dst, src []float32) {
 	}
 }
 
-// head computes the logits of the last of nTokens rows of x: final norm,
-// then the output projection.
-func head(b native.Backend, norm RMSNorm, out Linear, x, scratch []float32, nTokens int, logits []float32) {
+// head computes the logits of the last of nTokens rows of x (positions
+// pos0, …): final norm, then the output projection.
+func head(b native.Backend, s *State, norm RMSNorm, out Linear, x, scratch []float32, pos0, nTokens int, logits []float32) {
 	dim := len(norm.W)
 	last := x[(nTokens-1)*dim : nTokens*dim]
 	norm.Forward(b, scratch[:dim], last)
+	s.traced("output_norm", -1, scratch[:dim], dim, pos0+nTokens-1)
 	out.Forward(b, logits[:out.W.Rows], scratch[:dim], 1)
+	s.traced("output", -1, logits[:out.W.Rows], out.W.Rows, pos0+nTokens-1)
 }
 
 // loader reads tensors and keys of one architecture, remembering the first
@@ -213,6 +216,10 @@ func (l *loader) vector(name string, n int) []float32 {
 		l.fail("tensor %q: %v", name, err)
 		return nil
 	}
+	if i := firstNonFinite(v); i >= 0 {
+		l.fail("tensor %q: element %d is %g", name, i, v[i])
+		return nil
+	}
 	return v
 }
 
@@ -259,6 +266,18 @@ func (l *loader) floatOr(k string, def float64) float64 {
 	return v
 }
 
+// positiveFloatOr returns the number key <arch>.k, or def if absent. A
+// value that is not a finite number above zero is refused: an epsilon of
+// 0 or NaN, or a RoPE base of 0, would make every logit NaN.
+func (l *loader) positiveFloatOr(k string, def float64) float64 {
+	v := l.floatOr(k, def)
+	if !(v > 0) || math.IsInf(v, 0) {
+		l.fail("key %q is %.6g, want a finite number above 0", l.key(k), v)
+		return def
+	}
+	return v
+}
+
 // stringOr returns the string key <arch>.k, or def if absent.
 func (l *loader) stringOr(k, def string) string {
 	if !l.f.Has(l.key(k)) {
@@ -281,8 +300,11 @@ func (l *loader) params() Params {
 	p.NHeads = l.int("attention.head_count")
 	p.NKVHeads = l.intOr("attention.head_count_kv", p.NHeads)
 	p.CtxLen = l.int("context_length")
-	p.NormEps = float32(l.floatOr("attention.layer_norm_rms_epsilon", 1e-5))
-	p.RopeBase = l.floatOr("rope.freq_base", 10000)
+	p.NormEps = float32(l.positiveFloatOr("attention.layer_norm_rms_epsilon", 1e-5))
+	if p.NormEps == 0 { // a positive float64 below float32's range
+		l.fail("key %q underflows float32", l.key("attention.layer_norm_rms_epsilon"))
+	}
+	p.RopeBase = l.positiveFloatOr("rope.freq_base", 10000)
 	if l.err != nil {
 		return p
 	}
@@ -292,11 +314,13 @@ func (l *loader) params() Params {
 		l.fail("key %q is %d, but the file has only %d tensors", l.key("block_count"), p.NLayers, len(l.f.Tensors))
 		return p
 	}
-	p.HeadDim = l.intOr("attention.key_length", p.Dim/p.NHeads)
-	if p.HeadDim == 0 {
-		l.fail("%d heads do not fit an embedding of %d", p.NHeads, p.Dim)
+	if !l.f.Has(l.key("attention.key_length")) && p.Dim%p.NHeads != 0 {
+		// llama.cpp asserts n_embd % n_head == 0 when the head size is implied.
+		l.fail("key %q is %d, which %d heads (key %q) do not divide; the file gives no %q",
+			l.key("embedding_length"), p.Dim, p.NHeads, l.key("attention.head_count"), l.key("attention.key_length"))
 		return p
 	}
+	p.HeadDim = l.intOr("attention.key_length", p.Dim/p.NHeads)
 	if vl := l.intOr("attention.value_length", p.HeadDim); vl != p.HeadDim {
 		l.fail("key length %d differs from value length %d, which is not supported", p.HeadDim, vl)
 	}
@@ -308,6 +332,8 @@ func (l *loader) params() Params {
 		return p
 	}
 	switch {
+	case p.NKVHeads > p.NHeads:
+		l.fail("key %q is %d, more than the %d heads", l.key("attention.head_count_kv"), p.NKVHeads, p.NHeads)
 	case p.NHeads%p.NKVHeads != 0:
 		l.fail("%d heads are not a multiple of %d KV heads", p.NHeads, p.NKVHeads)
 	case p.RopeDim > p.HeadDim || p.RopeDim%2 != 0:
@@ -327,6 +353,9 @@ func (l *loader) ropeScale() float64 {
 	typ := l.stringOr("rope.scaling.type", "none")
 	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
 	switch {
+	case !(factor >= 0) || math.IsInf(factor, 0):
+		l.fail("key %q is %.6g, want a finite number ≥ 0", l.key("rope.scaling.factor"), factor)
+		return 1
 	case typ == "none" || factor == 1 || factor == 0:
 		return 1
 	case typ == "linear":

@@ -109,6 +109,7 @@ func (m *Llama) Forward(s *State, tokens []int32, logits []float32) {
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
 	// token embeddings
 	embed(m.TokEmbd, tokens, x, 1)
+	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
 		ly := &m.Layers[i]
 		// attention rmsnorm
@@ -117,16 +118,18 @@ func (m *Llama) Forward(s *State, tokens []int32, logits []float32) {
 		ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
 		// residual
 		add(x, xb2)
+		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
 		// SwiGLU MLP: down(silu(gate(x)) * up(x))
 		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
 		// residual
 		add(x, xb2)
+		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.n += n
 	if logits != nil {
 		// final rmsnorm and classifier, last token only
-		head(b, m.OutNorm, m.Output, x, xb, n, logits)
+		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
 	}
 }

@@ -81,7 +81,7 @@ func TestLoadErrors(t *testing.T) {
 					break
 				}
 			}
-		}, "1048576 heads do not fit an embedding of"},
+		}, `key "qwen3.embedding_length" is 128, which 1048576 heads (key "qwen3.attention.head_count") do not divide`},
 		{"wrong shape", func(m *gguf.Model) { m.Set("qwen3.feed_forward_length", gguf.Uint32(256)) },
 			`tensor "blk.0.ffn_gate.weight" has shape [128 384], want [128 256]`},
 	} {

@@ -42,7 +42,8 @@ type Model interface {
 	// model, appends their keys and values to s and, if logits is not nil,
 	// writes the VocabSize logits of the last token into it. The caller
 	// guarantees len(tokens) ≤ s.MaxBatch(), room in the cache and token
-	// ids below VocabSize; Forward panics otherwise.
+	// ids below VocabSize; Forward panics otherwise. ForwardChecked adds
+	// a check that the logits are finite.
 	Forward(s *State, tokens []int32, logits []float32)
 }
 

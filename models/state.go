@@ -17,6 +17,7 @@ type State struct {
 	ctxLen   int
 	maxBatch int
 	kv       []*native.KVCache // per layer
+	trace    *NonFiniteError   // set while ForwardChecked looks for a non-finite stage
 
 	// Activations of up to maxBatch tokens, rows back to back:
 	x   []float32 // residual stream [n][Dim]

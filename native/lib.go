@@ -1,7 +1,6 @@
 package native
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,50 +44,76 @@ type lib struct {
 
 // LibCandidates returns the paths tried, in order, for the native library:
 // $LITERT_NATIVE_LIB alone if set; otherwise the library beside the
-// executable, then build/ of the nearest enclosing directory holding
-// go.mod, from the working directory up (the repository's CMake output).
+// executable, then in the lib/ directory of its install prefix (PREFIX/bin/
+// litert-go → PREFIX/lib/liblitert.so). Only places the user chose or
+// installed are searched, never the working directory or a path derived
+// from it: running litert-go inside an untrusted checkout must not load
+// that checkout's code. To use a library elsewhere (a build/ tree), set the
+// variable or CPUOptions.Path.
 func LibCandidates() []string {
 	if p := os.Getenv(LibEnv); p != "" {
 		return []string{p}
 	}
-	var out []string
-	if exe, err := os.Executable(); err == nil {
-		out = append(out, filepath.Join(filepath.Dir(exe), libName()))
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				out = append(out, filepath.Join(dir, "build", libName()))
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved // where the binary is installed, not a link to it
 	}
-	return out
+	return libCandidatesFor(exe)
 }
 
-// findLib opens the first candidate that exists. The error wraps
-// ErrUnavailable and names every path tried and why each failed.
+// libCandidatesFor returns the places searched beside the executable exe.
+func libCandidatesFor(exe string) []string {
+	dir := filepath.Dir(exe)
+	return []string{
+		filepath.Join(dir, libName()),
+		filepath.Join(filepath.Dir(dir), "lib", libName()),
+	}
+}
+
+// findLib opens the first candidate that exists. A searched candidate
+// (not one named by $LITERT_NATIVE_LIB) that others may write, or whose
+// directory they may write (/tmp), is skipped: anyone could have put it
+// there. The error wraps ErrUnavailable and names every path tried and why
+// each failed, on one line.
 func findLib() (*lib, error) {
-	var errs []error
+	explicit := os.Getenv(LibEnv) != ""
+	var tried []string
 	for _, p := range LibCandidates() {
 		if _, err := os.Stat(p); err != nil {
-			errs = append(errs, fmt.Errorf("%s: not found", p))
+			tried = append(tried, p+": not found")
 			continue
+		}
+		if !explicit {
+			if why := othersMayWrite(p); why != "" {
+				tried = append(tried, p+": skipped: "+why)
+				continue
+			}
 		}
 		l, err := openLib(p)
 		if err == nil {
 			return l, nil
 		}
-		errs = append(errs, err)
+		tried = append(tried, strings.TrimSuffix(err.Error(), ": "+ErrUnavailable.Error()))
 	}
-	if len(errs) == 0 {
-		errs = append(errs, errors.New("no place to look"))
+	if len(tried) == 0 {
+		tried = append(tried, "no place to look")
 	}
-	return nil, fmt.Errorf("native: C kernel library unavailable (build it with `make native` or set %s): %w: %w",
-		LibEnv, errors.Join(errs...), ErrUnavailable)
+	return nil, fmt.Errorf("native: C kernel library unavailable (%s; build it with `make bin`, which puts it beside bin/litert-go, or set %s): %w",
+		strings.Join(tried, "; "), LibEnv, ErrUnavailable)
+}
+
+// othersMayWrite says why a library at path could have been written by
+// other users: the file or its directory is writable by all. "" if not.
+func othersMayWrite(path string) string {
+	for _, p := range []string{path, filepath.Dir(path)} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o002 != 0 {
+			return p + " is writable by all users"
+		}
+	}
+	return ""
 }
 
 // openLib loads the library at path and checks its ABI version and struct

@@ -9,11 +9,11 @@ import (
 // build or not usable on this machine.
 var ErrUnavailable = errors.New("backend not available")
 
-// OpenCPU returns the native C backend (LoadCPU). When its library is
+// OpenCPU returns the native C backend (LoadCPUWith). When its library is
 // missing or stale the error wraps ErrUnavailable, and callers that asked
 // for any backend fall back to NewGo, saying so.
-func OpenCPU(threads int) (Backend, error) {
-	c, err := LoadCPU(threads)
+func OpenCPU(o CPUOptions) (Backend, error) {
+	c, err := LoadCPUWith(o)
 	if err != nil {
 		return nil, err
 	}

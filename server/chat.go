@@ -25,7 +25,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...)
+	req.Messages = nil // converted into plan.history: let the raw contents go
+	if aerr := s.checkTextLength("messages", historyText(plan.history)); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	prompt, err := s.prompter.Chat(ctx, plan.history, plan.decls, plan.extra...)
 	if err != nil {
 		writeError(w, requestError("messages", err))
 		return
@@ -155,6 +160,20 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 	out.done()
 }
 
+// historyText is the bytes of text of the messages, which the rendered
+// prompt holds (reasoning and tool calls not counted: templates may drop
+// them).
+func historyText(history []conversation.Message) int {
+	n := 0
+	for _, m := range history {
+		n += len(m.Text)
+		for _, p := range m.Parts {
+			n += len(p.Text)
+		}
+	}
+	return n
+}
+
 // withConversation runs fn on a pooled conversation once a slot is free.
 // The conversation goes back to the prompt cache afterwards, unless fn
 // failed unexpectedly.
@@ -184,10 +203,11 @@ func (s *Server) withConversation(ctx context.Context, prompt []int32, fn func(c
 }
 
 // requestError classifies an error about the request's content: a 400
-// about param unless asError knows better.
+// about param unless asError knows better (a chat template over its budget
+// stays a 500).
 func requestError(param string, err error) *apiError {
 	e := asError(err)
-	if e.Status == http.StatusInternalServerError {
+	if e.Status == http.StatusInternalServerError && e.Code == nil {
 		return invalid(param, "invalid_value", "%v", err)
 	}
 	return e

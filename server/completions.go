@@ -78,6 +78,10 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
+	if aerr := s.checkTextLength("prompt", len(text)); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
 	prompt := s.prompter.Text(text)
 	if len(prompt) == 0 {
 		writeError(w, invalid("prompt", "invalid_value", "the prompt has no tokens"))

@@ -21,9 +21,26 @@
 // Retry-After) when the queue is full, 503 while shutting down, 504 past the
 // request timeout.
 //
+// Limits, each checked before the work it guards: a request is admitted
+// before its body is read, and at most Config.Parallel + Config.Queue are
+// inside the server at once (reading, decoding, rendering, tokenizing,
+// waiting or generating); the next gets 429 with Retry-After. The body limit
+// (Config.MaxBodyBytes, `serve --max-body-mib`) defaults to
+// DefaultBodyBytesPerToken (1 KiB) per token of the context, at least 1 MiB:
+// a body announced larger is refused with 413 at once, one sent chunked when
+// it passes the limit. A prompt whose text has more bytes than the context
+// could hold (context × the longest token) is refused with 400 before it is
+// rendered; any other prompt over the context after tokenizing, before
+// waiting for a slot. max_tokens is capped by Config.MaxTokens (`serve
+// --max-tokens`, default DefaultMaxTokens = 4096), as llama-server caps
+// n_predict: a request asking for more gets the cap and finish_reason
+// "length". So the memory of requests in flight is bounded by Parallel +
+// Queue bodies and what decoding one costs; 40 concurrent 15 MB requests
+// take the heap up by about 40 MB with the defaults (TestLargeBodies).
+//
 // Requests run on a pool of conversations (each a session with its own KV
-// cache) on the shared engine: Config.Parallel generate at once, Config.Queue
-// more wait. The pool is the prompt cache: a request takes the idle
+// cache) on the shared engine: Config.Parallel generate at once, the others
+// admitted wait for a slot. The pool is the prompt cache: a request takes the idle
 // conversation whose cached tokens share the longest prefix with its prompt
 // and prefills only the rest, so the second turn of a chat prefills only
 // its new messages; usage.prompt_tokens_details.cached_tokens reports the

@@ -10,6 +10,7 @@ import (
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/template"
 )
 
 // Error types, as the OpenAI API spells them.
@@ -64,14 +65,23 @@ func writeError(w http.ResponseWriter, err error) {
 
 // asError maps an error from the conversation layer to an API error: bad
 // requests (schemas that do not compile, media without an encoder, a full
-// context) are 400s, a timeout 504, a client gone 499, the rest 500.
+// context) are 400s, a timeout 504, a client gone 499, the rest 500. A
+// chat template over its budget is a 500: the template is the model's or
+// the server's (requests cannot send one), so it is not the client's
+// fault.
 func asError(err error) *apiError {
 	var e *apiError
 	if errors.As(err, &e) {
 		return e
 	}
 	var ce *constrain.CompileError
+	var tl *template.LimitError
 	switch {
+	case errors.As(err, &tl) && tl.Limit == template.LimitOutput:
+		return invalid("messages", "context_length_exceeded", "the rendered prompt is too long: %v", err)
+	case errors.As(err, &tl):
+		return newError(http.StatusInternalServerError, typeServer, "", "template_limit",
+			"the server's chat template went over its %s limit rendering this request; the model's template (or --chat-template) is at fault: %v", tl.Limit, err)
 	case errors.As(err, &ce):
 		return invalid("", "invalid_schema", "%v", err)
 	case errors.Is(err, conversation.ErrNoEncoder):

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -8,7 +9,9 @@ import (
 // FuzzChatRequest feeds arbitrary bodies through the checks a chat request
 // passes before generation: JSON decoding, planning (messages, tools,
 // tool_choice, response_format, sampling) and the prompt's rendering. None
-// may panic, and every refusal is a 4xx API error.
+// may panic, every refusal is a 4xx API error, the reply's budget is within
+// the server's cap, and the prompt has at least as many tokens as the
+// early length check assumes.
 func FuzzChatRequest(f *testing.F) {
 	for _, seed := range []string{
 		`{"model":"tiny-qwen","messages":[{"role":"user","content":"hi"}]}`,
@@ -34,9 +37,19 @@ func FuzzChatRequest(f *testing.F) {
 			}
 			return
 		}
-		if prompt, err := s.prompter.Chat(plan.history, plan.decls, plan.extra...); err == nil {
-			if _, aerr := s.maxTokens(req.MaxTokens, len(prompt)); aerr != nil && aerr.Status != 400 {
+		if prompt, err := s.prompter.Chat(context.Background(), plan.history, plan.decls, plan.extra...); err == nil {
+			n, aerr := s.maxTokens(req.MaxTokens, len(prompt))
+			if aerr != nil && aerr.Status != 400 {
 				t.Fatalf("bad refusal %d for %s", aerr.Status, body)
+			}
+			if aerr == nil && (n < 1 || n > s.cfg.MaxTokens) {
+				t.Fatalf("max_tokens %d outside [1, %d] for %s", n, s.cfg.MaxTokens, body)
+			}
+			// The early refusal by length in bytes is sound: the prompt
+			// holds the messages' text, so it has at least text/tokenBytes
+			// tokens.
+			if text := historyText(plan.history); len(prompt)*s.tokenBytes < text {
+				t.Fatalf("%d bytes of message text became %d tokens of at most %d bytes: %s", text, len(prompt), s.tokenBytes, body)
 			}
 		} else if requestError("messages", err).Status != 400 {
 			t.Fatalf("prompt error %v is not a 400", err)

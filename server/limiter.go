@@ -3,46 +3,48 @@ package server
 import (
 	"context"
 	"net/http"
-	"sync"
 )
 
-// limiter admits at most `parallel` requests at once and lets at most
-// `queue` more wait; beyond that a request is refused with 429 at once.
+// limiter bounds the work in the server in two stages. Admission comes
+// first, before a request's body is read: at most parallel+queue requests
+// are inside the server at once (reading, decoding, rendering and
+// tokenizing, waiting for a slot or generating), and one more is refused
+// at once with 429. An admitted request then takes one of `parallel`
+// generation slots, waiting for one while its context lasts. The memory of
+// requests in flight is so bounded by parallel+queue times the body limit
+// (and what a body of that size costs to decode and tokenize).
 type limiter struct {
-	slots   chan struct{}
-	mu      sync.Mutex
-	waiting int
-	queue   int
-	retry   int // Retry-After seconds for refusals
+	admitted chan struct{} // one token per request inside the server
+	slots    chan struct{} // one token per request generating
+	queue    int
+	retry    int // Retry-After seconds for refusals
 }
 
 func newLimiter(parallel, queue, retry int) *limiter {
-	return &limiter{slots: make(chan struct{}, parallel), queue: queue, retry: retry}
+	return &limiter{admitted: make(chan struct{}, parallel+queue), slots: make(chan struct{}, parallel), queue: queue, retry: retry}
 }
 
-// acquire takes a slot, waiting in the queue while ctx lasts. It returns a
-// 429 *apiError when the queue is full, or ctx's error.
-func (l *limiter) acquire(ctx context.Context) error {
+// admit lets a request in, or returns a 429 *apiError at once when
+// parallel+queue requests are in already. A nil error must be followed by
+// leave.
+func (l *limiter) admit() *apiError {
 	select {
-	case l.slots <- struct{}{}:
+	case l.admitted <- struct{}{}:
 		return nil
 	default:
 	}
-	l.mu.Lock()
-	if l.waiting >= l.queue {
-		l.mu.Unlock()
-		e := newError(http.StatusTooManyRequests, typeRateLimit, "", "rate_limit_exceeded",
-			"the server is busy: %d requests are running and %d waiting; retry later", cap(l.slots), l.queue)
-		e.RetryAfter = l.retry
-		return e
-	}
-	l.waiting++
-	l.mu.Unlock()
-	defer func() {
-		l.mu.Lock()
-		l.waiting--
-		l.mu.Unlock()
-	}()
+	e := newError(http.StatusTooManyRequests, typeRateLimit, "", "rate_limit_exceeded",
+		"the server is busy: %d requests are running and %d waiting; retry later", cap(l.slots), l.queue)
+	e.RetryAfter = l.retry
+	return e
+}
+
+// leave lets out a request admitted by admit.
+func (l *limiter) leave() { <-l.admitted }
+
+// acquire takes a generation slot for an admitted request, waiting while
+// ctx lasts. It returns ctx's error if the wait ends first.
+func (l *limiter) acquire(ctx context.Context) error {
 	select {
 	case l.slots <- struct{}{}:
 		return nil
@@ -54,9 +56,9 @@ func (l *limiter) acquire(ctx context.Context) error {
 // release frees a slot taken by acquire.
 func (l *limiter) release() { <-l.slots }
 
-// load reports the running and waiting requests.
+// load reports the requests generating and the others admitted (preparing
+// or waiting for a slot).
 func (l *limiter) load() (running, waiting int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.slots), l.waiting
+	running = len(l.slots)
+	return running, max(len(l.admitted)-running, 0)
 }

@@ -157,7 +157,8 @@ func (p *commonParams) sampler(base session.Sampler) (session.Sampler, *apiError
 }
 
 // maxTokens returns the reply's token budget for a prompt of n tokens:
-// the request's, else the server's default, never past the context.
+// the request's, else the server's cap, never more than the cap nor past
+// the context.
 func (s *Server) maxTokens(requested *int, n int) (int, *apiError) {
 	ctxLen := s.eng.Info().ContextLength
 	room := ctxLen - n
@@ -165,12 +166,9 @@ func (s *Server) maxTokens(requested *int, n int) (int, *apiError) {
 		return 0, invalid("messages", "context_length_exceeded",
 			"this model's maximum context length is %d tokens, but the prompt has %d tokens", ctxLen, n)
 	}
-	want := room
-	if s.cfg.MaxTokens > 0 {
-		want = s.cfg.MaxTokens
-	}
+	want := s.cfg.MaxTokens
 	if requested != nil {
-		want = *requested
+		want = min(*requested, want)
 	}
 	return min(want, room), nil
 }

@@ -19,12 +19,13 @@ import (
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/session"
+	"github.com/litert-go/litert-go/tokenizer"
 )
 
 // Defaults for Config fields left zero.
 const (
 	DefaultParallel        = 2
-	DefaultMaxBodyBytes    = 16 << 20
+	DefaultMaxTokens       = 4096
 	DefaultRequestTimeout  = 10 * time.Minute
 	DefaultShutdownTimeout = 30 * time.Second
 	DefaultCacheBytes      = 4 << 30
@@ -45,9 +46,11 @@ type Config struct {
 	// Parallel is the number of requests generating at once, each on its
 	// own session of the shared engine; 0 means DefaultParallel.
 	Parallel int
-	// Queue is how many more requests may wait for a free slot; beyond
-	// that requests get 429 with Retry-After. 0 means 4 × Parallel; a
-	// negative value means no queue.
+	// Queue is how many more requests may be in the server besides the
+	// Parallel generating ones: reading and decoding their bodies,
+	// rendering and tokenizing their prompts, or waiting for a slot.
+	// Beyond that requests get 429 with Retry-After before their body is
+	// read. 0 means 4 × Parallel; a negative value means no queue.
 	Queue int
 	// CacheSessions bounds the sessions (KV caches) kept for prompt
 	// caching, the running ones included; 0 means Parallel + 2. It is
@@ -56,8 +59,9 @@ type Config struct {
 	// CacheBytes bounds the memory of those KV caches; 0 means
 	// DefaultCacheBytes. It never forces fewer than Parallel sessions.
 	CacheBytes int64
-	// MaxBodyBytes is the largest request body accepted (413 beyond);
-	// 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes is the largest request body accepted (413 beyond,
+	// before reading it when the request announces its length); 0 means
+	// DefaultBodyLimit of the engine's context length.
 	MaxBodyBytes int64
 	// RequestTimeout bounds a request, queueing included (504 after);
 	// 0 means DefaultRequestTimeout.
@@ -66,8 +70,10 @@ type Config struct {
 	// once its context is cancelled before cancelling them; 0 means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
-	// MaxTokens caps the tokens of a reply when the request sets none;
-	// 0 means up to the context length.
+	// MaxTokens caps the tokens of a reply: a request setting none, or
+	// asking for more, gets this many (as llama-server caps n_predict;
+	// finish_reason "length" says so), never more than the context leaves.
+	// 0 means DefaultMaxTokens.
 	MaxTokens int
 	// APIKey, if set, is required as "Authorization: Bearer KEY" on every
 	// route.
@@ -97,6 +103,10 @@ type Server struct {
 	lim        *limiter
 	cache      *promptCache
 	jsonObject *constrain.Grammar
+	// tokenBytes is the most bytes of text one token stands for, so a text
+	// of n bytes has at least n/tokenBytes tokens; 0 where no such bound
+	// holds (WordPiece drops whitespace).
+	tokenBytes int
 	log        *slog.Logger
 	draining   atomic.Bool
 	inflight   sync.WaitGroup
@@ -121,7 +131,10 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 		cfg.CacheBytes = DefaultCacheBytes
 	}
 	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+		cfg.MaxBodyBytes = DefaultBodyLimit(eng.Info().ContextLength)
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultMaxTokens
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -166,12 +179,44 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	sessions = max(sessions, cfg.Parallel)
 	s := &Server{
 		eng: eng, cfg: cfg, modelID: id, created: time.Now().Unix(), prompter: prompter,
-		lim: newLimiter(cfg.Parallel, cfg.Queue, 1), jsonObject: jsonObject, log: cfg.Logger,
+		lim: newLimiter(cfg.Parallel, cfg.Queue, 1), jsonObject: jsonObject, tokenBytes: longestToken(eng.Tokenizer()), log: cfg.Logger,
 	}
 	s.cache = newPromptCache(sessions, func(ctx context.Context) (*conversation.Conversation, error) {
 		return conversation.New(ctx, eng, convCfg)
 	})
 	return s, nil
+}
+
+// longestToken returns the most bytes of text a token of tok stands for,
+// control tokens included, plus one for the space prefix SentencePiece
+// removes from a first token; 0 for WordPiece, whose tokens do not cover
+// the whitespace between words.
+func longestToken(tok *tokenizer.Tokenizer) int {
+	if tok.Model() == "bert" {
+		return 0
+	}
+	n := 0
+	for id := range int32(tok.VocabSize()) {
+		if s, err := tok.DecodeSpecial([]int32{id}); err == nil {
+			n = max(n, len(s))
+		}
+	}
+	return n + 1
+}
+
+// checkTextLength refuses, before rendering or tokenizing it, text of n
+// bytes that cannot fit the context: it has at least n/tokenBytes tokens.
+func (s *Server) checkTextLength(param string, n int) *apiError {
+	if s.tokenBytes == 0 {
+		return nil
+	}
+	ctxLen := s.eng.Info().ContextLength
+	if least := (n + s.tokenBytes - 1) / s.tokenBytes; least >= ctxLen {
+		return invalid(param, "context_length_exceeded",
+			"this model's maximum context length is %d tokens, but the prompt has %d bytes of text, at least %d tokens (a token is at most %d bytes)",
+			ctxLen, n, least, s.tokenBytes)
+	}
+	return nil
 }
 
 // kvBytes estimates one session's KV cache: keys and values of every layer
@@ -185,6 +230,10 @@ func kvBytes(info engine.Info) int64 {
 	return 2 * int64(p.NLayers) * int64(info.ContextLength) * int64(p.NKVHeads) * int64(p.HeadDim) * elem
 }
 
+// Config returns the server's configuration with the defaults applied:
+// the limits it enforces.
+func (s *Server) Config() Config { return s.cfg }
+
 // ModelID is the model's name in the API.
 func (s *Server) ModelID() string { return s.modelID }
 
@@ -195,8 +244,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/models", route(http.MethodGet, s.handleModels))
 	mux.Handle("/v1/models/{id}", route(http.MethodGet, s.handleModel))
-	mux.Handle("/v1/chat/completions", route(http.MethodPost, s.handleChat))
-	mux.Handle("/v1/completions", route(http.MethodPost, s.handleCompletions))
+	mux.Handle("/v1/chat/completions", route(http.MethodPost, s.admitted(s.handleChat)))
+	mux.Handle("/v1/completions", route(http.MethodPost, s.admitted(s.handleCompletions)))
 	mux.Handle("/health", route(http.MethodGet, s.handleHealth))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(http.StatusNotFound, typeInvalidRequest, "", "unknown_url", "unknown request URL: %s %s", r.Method, r.URL.Path))
@@ -215,6 +264,24 @@ func route(method string, h http.HandlerFunc) http.Handler {
 		}
 		h(w, r)
 	})
+}
+
+// admitted runs h once the limiter admits the request, before anything of
+// it is read: a body announced larger than Config.MaxBodyBytes gets 413 and
+// a request past the queue 429, each at once.
+func (s *Server) admitted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			writeError(w, tooLarge(s.cfg.MaxBodyBytes))
+			return
+		}
+		if err := s.lim.admit(); err != nil {
+			writeError(w, err)
+			return
+		}
+		defer s.lim.leave()
+		h(w, r)
+	}
 }
 
 // middleware checks the API key, refuses work while draining, recovers

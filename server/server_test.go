@@ -134,7 +134,7 @@ func TestChatCompletion(t *testing.T) {
 		{Role: "user", Content: json.RawMessage(`"Hello there"`)},
 	})
 	require.Nil(t, aerr)
-	prompt, err := s.prompter.Chat(hist, nil)
+	prompt, err := s.prompter.Chat(context.Background(), hist, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(prompt)), resp.Usage.PromptTokens)
 	assert.Equal(t, resp.Usage.PromptTokens+resp.Usage.CompletionTokens, resp.Usage.TotalTokens)

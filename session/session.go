@@ -95,7 +95,11 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 	if err := s.st.Truncate(last); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
-	s.model.Forward(s.st, s.tokens[last:], s.logits)
+	if err := models.ForwardChecked(s.model, s.st, s.tokens[last:], s.logits); err != nil {
+		// Keep the cache whole: the last token goes back in, without logits.
+		s.model.Forward(s.st, s.tokens[last:], nil)
+		return fmt.Errorf("session: %w", err)
+	}
 	s.valid = true
 	return nil
 }
@@ -145,7 +149,11 @@ func (s *Session) prefill(ctx context.Context, ids []int32, logits bool) error {
 		if n == len(ids) && logits {
 			out = s.logits
 		}
-		s.model.Forward(s.st, ids[:n], out)
+		if err := models.ForwardChecked(s.model, s.st, ids[:n], out); err != nil {
+			// The batch is not kept: the cache holds the tokens before it.
+			s.valid = false
+			return fmt.Errorf("session: prefill stopped after %d tokens: %w", len(s.tokens), err)
+		}
 		s.tokens = append(s.tokens, ids[:n]...)
 		s.valid = out != nil
 		ids = ids[n:]

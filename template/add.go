@@ -36,6 +36,7 @@ import (
 // of the UndefinedError raised when it is undefined.
 type addSite struct {
 	undefined []string
+	line      int // the template line
 }
 
 // undefinedMessage returns the UndefinedError message for an operand of
@@ -58,6 +59,9 @@ func (h *helpers) add(args []Value, _ map[string]Value) (Value, error) {
 		return jinja.Undefined(), fmt.Errorf("__lrt_add: malformed call with %d arguments", len(args))
 	}
 	site, ops := int(args[0].AsInt()), args[1:]
+	if err := h.b.step(h.siteLine(site), 1); err != nil {
+		return jinja.Undefined(), err
+	}
 	// Fast path: plain strings concatenate in one allocation.
 	n := 0
 	for _, v := range ops {
@@ -68,6 +72,9 @@ func (h *helpers) add(args []Value, _ map[string]Value) (Value, error) {
 		n += len(v.AsString())
 	}
 	if n >= 0 {
+		if err := h.b.alloc(h.siteLine(site), int64(n)); err != nil {
+			return jinja.Undefined(), err
+		}
 		if len(ops) == 2 {
 			return jinja.NewString(ops[0].AsString() + ops[1].AsString()), nil
 		}
@@ -88,11 +95,19 @@ func (h *helpers) add(args []Value, _ map[string]Value) (Value, error) {
 			return v, h.undefinedError(site, i)
 		}
 		var err error
-		if acc, err = h.add2(acc, v); err != nil {
+		if acc, err = h.add2(h.siteLine(site), acc, v); err != nil {
 			return acc, err
 		}
 	}
 	return acc, nil
+}
+
+// siteLine returns the template line of "+" site, or 0.
+func (h *helpers) siteLine(site int) int {
+	if site >= 0 && site < len(h.sites) {
+		return h.sites[site].line
+	}
+	return 0
 }
 
 // undefinedError returns the UndefinedError for operand i of site.
@@ -103,8 +118,9 @@ func (h *helpers) undefinedError(site, i int) error {
 	return fmt.Errorf("UndefinedError: operand %d of '+' is undefined", i+1)
 }
 
-// add2 computes a + b for defined a and b as Python does.
-func (h *helpers) add2(a, b Value) (Value, error) {
+// add2 computes a + b for defined a and b as Python does, counting the
+// string or list it builds at line.
+func (h *helpers) add2(line int, a, b Value) (Value, error) {
 	switch {
 	case a.IsString():
 		as := a.AsString()
@@ -117,6 +133,14 @@ func (h *helpers) add2(a, b Value) (Value, error) {
 		}
 		bs := b.AsString()
 		bm := h.isSafe(bs)
+		// Escaping at most multiplies a string's length by five.
+		n := int64(len(as) + len(bs))
+		if am != bm {
+			n *= 5
+		}
+		if err := h.b.alloc(line, n); err != nil {
+			return jinja.Undefined(), err
+		}
 		if !am && !bm {
 			return jinja.NewString(as + bs), nil
 		}
@@ -136,6 +160,9 @@ func (h *helpers) add2(a, b Value) (Value, error) {
 			return jinja.Undefined(), fmt.Errorf(`TypeError: can only concatenate list (not "%s") to list`, pyTypeName(b))
 		}
 		x, y := a.AsList().Items, b.AsList().Items
+		if err := h.b.allocN(line, int64(len(x)+len(y)), valueSize); err != nil {
+			return jinja.Undefined(), err
+		}
 		items := make([]Value, 0, len(x)+len(y))
 		items = append(append(items, x...), y...)
 		return jinja.NewList(items), nil
@@ -246,6 +273,11 @@ func (h *helpers) safeFilter(args []Value, _ map[string]Value) (Value, error) {
 	if v.IsString() && h.isSafe(v.AsString()) {
 		return v, nil
 	}
+	if v.IsList() || v.IsDict() {
+		if err := h.b.alloc(h.b.line, printedSize(v, h.b.room())); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
 	s := printed(v) // Markup(x) is a string: str(x)
 	if escape {
 		s = htmlEscape(s)
@@ -264,12 +296,33 @@ func printed(v Value) string {
 	return v.String()
 }
 
-// catHelper implements __lrt_cat(operands...), jinja2's "~": the operands
+// cat implements __lrt_cat(LINE, operands...), jinja2's "~": the operands
 // as text, joined into a new plain string (never one of the operands
-// themselves, which may be Markup).
-func catHelper(args []Value, _ map[string]Value) (Value, error) {
+// themselves, which may be Markup), counted before it is built.
+func (h *helpers) cat(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) < 1 || !args[0].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_cat: malformed call with %d arguments", len(args))
+	}
+	line, ops := int(args[0].AsInt()), args[1:]
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	n, room, exact := int64(0), h.b.room(), true
+	for _, v := range ops {
+		n += printedSize(v, room-n)
+		exact = exact && v.IsString()
+		if n > room {
+			break
+		}
+	}
+	if err := h.b.alloc(line, n); err != nil {
+		return jinja.Undefined(), err
+	}
 	var b strings.Builder
-	for _, v := range args {
+	if exact {
+		b.Grow(int(n))
+	}
+	for _, v := range ops {
 		b.WriteString(printed(v))
 	}
 	return jinja.NewString(b.String()), nil

@@ -6,9 +6,9 @@ import (
 )
 
 // This file finds the operands of jinja2's binary "+", "-" and "~"
-// operators in the tokens of one tag, so that rewrite can route them
-// through helpers with Python semantics (see add.go), and classifies
-// for-loop iterables (iterableExpr). It is a recursive-descent parser for
+// operators, and of "*" on strings and lists, in the tokens of one tag, so
+// that rewrite can route them through helpers with Python semantics (see
+// add.go) and the render's budget (limits.go). It is a recursive-descent parser for
 // jinja2's expression grammar (jinja2/parser.py) that records token spans
 // instead of building a tree: precedence and associativity are jinja2's,
 // so the operands found are the ones Python combines, whatever precedence
@@ -50,7 +50,19 @@ type addChain struct {
 	plus     []int // the operator tokens
 	sub      bool  // a binary "-" (two operands) rather than a "+" run
 	cat      bool  // a "~" run
+	mul      bool  // a binary "*" (two operands) whose operands may not be numbers
+	// format is the left operand (the one operand) of a "%" that may
+	// format a string.
+	format bool
+	// method is a call OBJ.METHOD(args) of a budgetMethods method on the
+	// one operand; call holds the token indices of its ".", "(" and ")".
+	method string
+	call   [3]int
 }
+
+// budgetMethods are the string methods that can build large strings or
+// lists: rewrite routes their calls through __lrt_method.
+var budgetMethods = map[string]bool{"replace": true, "split": true, "format": true}
 
 // errNoParse stops parsing a tag the parser does not understand; its
 // operators are then left as they are.
@@ -288,8 +300,32 @@ func (p *addParser) concat() (exprInfo, error) {
 	return e, nil
 }
 
+// math2 parses "*", "/", "//" and "%", and records as chains the "*"
+// operations whose operands are not both numbers (repetition of a string
+// or list).
 func (p *addParser) math2() (exprInfo, error) {
-	return p.binaryLevel(p.pow, "*", "/", "//", "%")
+	e, err := p.pow()
+	if err != nil {
+		return e, err
+	}
+	for p.at("*") || p.at("/") || p.at("//") || p.at("%") {
+		opTok := p.pos
+		op := p.toks[p.pos].text
+		p.pos++
+		r, err := p.pow()
+		if err != nil {
+			return r, err
+		}
+		numeric := e.numeric && r.numeric
+		switch {
+		case op == "*" && !numeric:
+			p.chains = append(p.chains, addChain{operands: []exprInfo{e, r}, plus: []int{opTok}, mul: true})
+		case op == "%" && !e.numeric:
+			p.chains = append(p.chains, addChain{operands: []exprInfo{e}, format: true})
+		}
+		e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure && r.pure, numeric: numeric}
+	}
+	return e, nil
 }
 
 func (p *addParser) pow() (exprInfo, error) {
@@ -400,17 +436,28 @@ func (p *addParser) items(closer string, pairs bool) (bool, error) {
 	return pure, p.expect(closer)
 }
 
-// postfix parses attribute access, subscripts and calls.
+// postfix parses attribute access, subscripts and calls, and records the
+// calls of budgetMethods as chains.
 func (p *addParser) postfix(e exprInfo) (exprInfo, error) {
 	for {
 		switch {
 		case p.at("."):
+			dot := p.pos
 			p.pos++
 			t := p.peek()
 			if t.kind != 'n' && t.kind != '1' {
 				return e, errNoParse
 			}
 			p.pos++
+			if t.kind == 'n' && budgetMethods[t.text] && p.at("(") {
+				paren := p.pos
+				if err := p.callArgs(); err != nil {
+					return e, err
+				}
+				p.chains = append(p.chains, addChain{operands: []exprInfo{e}, method: t.text, call: [3]int{dot, paren, p.pos - 1}})
+				e = exprInfo{lo: e.lo, hi: p.pos, kind: opCall, key: t.text}
+				continue
+			}
 			numeric := e.kind == opName && e.key == "loop" && loopNumbers[t.text]
 			e = exprInfo{lo: e.lo, hi: p.pos, pure: e.pure, kind: opKeyed, key: t.text, numeric: numeric}
 		case p.at("["):
@@ -705,43 +752,3 @@ var (
 	loopNumbers = map[string]bool{"index": true, "index0": true, "revindex": true, "revindex0": true,
 		"length": true, "depth": true, "depth0": true}
 )
-
-// listFilters are filters whose result is always a list, string or
-// generator, and listMethods and listFunctions the methods and functions
-// whose result is a list (or which fail).
-var (
-	listFilters = map[string]bool{"list": true, "dictsort": true, "items": true, "sort": true, "unique": true,
-		"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true, "batch": true,
-		"slice": true, "groupby": true, "string": true, "join": true, "trim": true, "upper": true, "lower": true, "tojson": true}
-	listMethods   = map[string]bool{"items": true, "keys": true, "values": true, "split": true}
-	listFunctions = map[string]bool{"range": true}
-)
-
-// iterableExpr reports whether the for-loop iterable toks (as jinja2
-// parses it: a tuple without conditional expressions) always evaluates to
-// a list, string or dict, or fails: a literal sequence, a call of range, a
-// call of items/keys/values/split, or an expression whose last operation
-// is a filter returning a sequence. Such loops need no __lrt_iter check.
-func iterableExpr(toks []token) bool {
-	if hasTopLevel(toks, ",") {
-		return false // "for x in a, b": __lrt_iter makes the tuple
-	}
-	p := &addParser{toks: toks}
-	e, err := p.tuple(false)
-	if err != nil || !p.done() {
-		return false
-	}
-	switch e.kind {
-	case opSequence:
-		return true
-	case opFiltered:
-		return listFilters[e.key]
-	case opCall:
-		lo := toks[e.lo]
-		if e.lo+1 < len(toks) && toks[e.lo+1].text == "(" && lo.kind == 'n' {
-			return listFunctions[e.key] // a global function
-		}
-		return listMethods[e.key]
-	}
-	return false
-}

@@ -1,8 +1,10 @@
 package template
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"unicode/utf8"
 
 	"github.com/ardanlabs/jinja"
 )
@@ -30,18 +32,48 @@ func pyTypeName(v Value) string {
 	return "function"
 }
 
-// iterHelper implements __lrt_iter: the iterable of a for loop must be a
-// list, dict, string or undefined (which iterates as empty).
-func iterHelper(args []Value, _ map[string]Value) (Value, error) {
-	if len(args) != 1 {
+// iter implements __lrt_iter(LINE, TEXT, EXPR...): the iterable of a for
+// loop must be a list, dict, string or undefined (which iterates as empty).
+// Each iteration writes TEXT bytes of the body's text, counted here, and
+// starts with a tick (__lrt_tick).
+func (h *helpers) iter(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) < 3 || !args[0].IsInt() || !args[1].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_iter: malformed call with %d arguments", len(args))
+	}
+	line, text := int(args[0].AsInt()), args[1].AsInt()
+	var v Value
+	n := 0
+	switch items := args[2:]; {
+	case len(items) != 1:
 		// "for x in a, b" iterates over the tuple (a, b).
-		return jinja.NewList(args), nil
+		v, n = jinja.NewList(items), len(items)
+	case items[0].IsList():
+		v, n = items[0], len(items[0].AsList().Items)
+	case items[0].IsDict():
+		v, n = items[0], len(items[0].AsDict().Keys)
+	case items[0].IsString():
+		v, n = items[0], utf8.RuneCountInString(items[0].AsString())
+	case items[0].IsUndefined():
+		v = items[0]
+	default:
+		return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(items[0]))
 	}
-	v := args[0]
-	if v.IsList() || v.IsDict() || v.IsString() || v.IsUndefined() {
-		return v, nil
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
 	}
-	return jinja.Undefined(), fmt.Errorf("TypeError: '%s' object is not iterable", pyTypeName(v))
+	// The engine makes a list of a string's characters or a dict's keys
+	// before the loop starts, so a loop longer than the steps left fails
+	// first.
+	if !v.IsList() {
+		if int64(n) > h.b.lim.MaxSteps-h.b.steps {
+			return jinja.Undefined(), &LimitError{Limit: LimitSteps, Max: h.b.lim.MaxSteps, Line: line}
+		}
+		text += 2 * valueSize
+	}
+	if err := h.b.text(line, int64(n), text); err != nil {
+		return jinja.Undefined(), err
+	}
+	return v, nil
 }
 
 // helpers holds the per-render state of the rewrite helpers (rewrite.go).
@@ -61,14 +93,39 @@ type helpers struct {
 	// jsonBuf and jsonNL are tojson's scratch buffers (output, and newline
 	// plus indentation), reused within the render.
 	jsonBuf, jsonNL []byte
+	// b is the render's budget (limits.go).
+	b budget
 }
-
-// stateful reports whether a helper global needs per-render state.
-func stateful(name string) bool { return name != helperIter }
 
 // callable returns helper global name bound to this render's state.
 func (h *helpers) callable(name string) Value {
 	switch name {
+	case "range":
+		return jinja.NewCallable(name, h.safeRange)
+	case helperTick:
+		return jinja.NewCallable(name, h.tick)
+	case helperSeq:
+		return jinja.NewCallable(name, h.seq)
+	case helperPrint:
+		return jinja.NewCallable(name, h.print)
+	case helperFmt:
+		return jinja.NewCallable(name, h.format)
+	case helperMethod:
+		return jinja.NewCallable(name, h.method)
+	case helperIter:
+		return jinja.NewCallable(name, h.iter)
+	case helperOut:
+		return jinja.NewCallable(name, h.out)
+	case helperLeave:
+		return jinja.NewCallable(name, h.leave)
+	case helperMul:
+		return jinja.NewCallable(name, h.mul)
+	case helperIndent:
+		return jinja.NewCallable(name, h.indent)
+	case helperRepl:
+		return jinja.NewCallable(name, h.replace)
+	case helperJoin:
+		return jinja.NewCallable(name, h.join)
 	case helperGuard:
 		return jinja.NewCallable(name, h.guard)
 	case helperMacro:
@@ -86,7 +143,7 @@ func (h *helpers) callable(name string) Value {
 	case helperSub:
 		return jinja.NewCallable(name, h.sub)
 	case helperCat:
-		return jinja.NewCallable(name, catHelper)
+		return jinja.NewCallable(name, h.cat)
 	case helperSafe:
 		return jinja.NewCallable(name, h.safeFilter)
 	case helperJSON:
@@ -130,34 +187,137 @@ const (
 	guardMaxFrames  = 30_000
 )
 
-// guard implements __lrt_guard: it counts a macro or recursive-loop call and fails once recursion runs
-// away. It returns its argument, or an empty string.
+// tick implements __lrt_tick(LINE, TEXT), the first tag of every loop
+// body: each iteration is a step, looks at the clock and writes TEXT bytes
+// of text to the prompt (already counted as memory by __lrt_iter). It
+// returns undefined.
+func (h *helpers) tick(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperTick, args, 0)
+	if err != nil || len(args) != 2 || !args[1].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_tick: malformed call with %d arguments", len(args))
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if n := args[1].AsInt(); n > 0 {
+		if h.b.output += n; h.b.output > h.b.lim.MaxOutput {
+			return jinja.Undefined(), &LimitError{Limit: LimitOutput, Max: h.b.lim.MaxOutput, Line: line}
+		}
+	}
+	return jinja.Undefined(), h.b.checkTime(line)
+}
+
+// seq implements x|__lrt_seq(LINE), placed before the filters that turn a
+// string into a list of its characters (seqFilters): it counts that list.
+// It returns x.
+func (h *helpers) seq(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperSeq, args, 1)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if v := args[0]; v.IsString() {
+		if err := h.b.allocN(line, int64(utf8.RuneCountInString(v.AsString())), valueSize); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
+	return args[0], nil
+}
+
+// print implements x|__lrt_print(LINE), placed before the filters that
+// print their input (printFilters): it counts a list or dict as printed.
+// It returns x.
+func (h *helpers) print(args []Value, _ map[string]Value) (Value, error) {
+	line, err := lineArg(helperPrint, args, 1)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if v := args[0]; v.IsList() || v.IsDict() {
+		if err := h.b.alloc(line, printedSize(v, h.b.room())); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
+	return args[0], nil
+}
+
+// guard implements __lrt_guard(LINE, ITEMS), the argument of a recursive
+// loop's loop(ITEMS) call: it counts a level of depth (which __lrt_leave,
+// around the call, ends), a step per item, and fails once recursion runs
+// away. It returns ITEMS.
 func (h *helpers) guard(args []Value, _ map[string]Value) (Value, error) {
+	if len(args) != 2 || !args[0].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_guard: malformed call with %d arguments", len(args))
+	}
+	line := int(args[0].AsInt())
+	if err := h.recursion(line); err != nil {
+		return jinja.Undefined(), err
+	}
+	n := 0
+	if v := args[1]; v.IsList() {
+		n = len(v.AsList().Items)
+	} else if v.IsDict() {
+		n = len(v.AsDict().Keys)
+	}
+	if err := h.b.step(line, 1+int64(n)); err != nil {
+		return jinja.Undefined(), err
+	}
+	return args[1], nil
+}
+
+// recursion counts a macro or recursive-loop call at line: one level of
+// the depth budget and, as a backstop for calls the budget does not see
+// (caller()), after guardFreeCalls calls every guardCheckEvery-th call
+// checks that the Go stack is shallower than guardMaxFrames frames.
+func (h *helpers) recursion(line int) error {
+	if err := h.b.enter(line); err != nil {
+		return err
+	}
 	h.calls++
 	if h.calls >= guardFreeCalls && h.calls%guardCheckEvery == 0 {
 		var pc [1]uintptr
 		if runtime.Callers(guardMaxFrames, pc[:]) > 0 {
-			return jinja.Undefined(), fmt.Errorf("RecursionError: maximum recursion depth exceeded in macro or recursive loop")
+			return &LimitError{Limit: LimitDepth, Max: int64(h.b.lim.MaxDepth), Line: line,
+				Err: errors.New("RecursionError: maximum recursion depth exceeded in macro or recursive loop")}
 		}
 	}
+	return nil
+}
+
+// leave implements __lrt_leave([X]), which ends a macro call or a
+// recursive loop(...) call: it gives back the level of depth entered and
+// returns X, or undefined (assigned to __lrt_d, never printed).
+func (h *helpers) leave(args []Value, _ map[string]Value) (Value, error) {
+	h.b.leave()
 	if len(args) > 0 {
 		return args[0], nil
 	}
-	return jinja.NewString(""), nil
+	return jinja.Undefined(), nil
 }
 
-// macro implements __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS)
-// at the start of every macro body (see macroEntry): it counts the call
-// like guard and, as jinja2 does for a macro whose body does not use
-// kwargs or varargs, rejects extra keyword arguments (NOKWARGS) and more
-// than MAXARGS positional arguments (MAXARGS >= 0). It returns an empty
-// string.
+// macro implements __lrt_macro(kwargs, varargs, NAME, NOKWARGS, MAXARGS,
+// LINE, TEXT) at the start of every macro body (see macroEntry): it counts
+// the call (a level of depth, a step and the TEXT bytes of the body's
+// text) and, as jinja2 does for a macro whose body does not use kwargs or
+// varargs, rejects extra keyword arguments (NOKWARGS) and more than
+// MAXARGS positional arguments (MAXARGS >= 0). It returns an empty string.
 func (h *helpers) macro(args []Value, _ map[string]Value) (Value, error) {
-	if _, err := h.guard(nil, nil); err != nil {
+	if len(args) != 7 || !args[2].IsString() || !args[3].IsBool() || !args[4].IsInt() || !args[5].IsInt() || !args[6].IsInt() {
+		return jinja.Undefined(), fmt.Errorf("__lrt_macro: malformed call with %d arguments", len(args))
+	}
+	line := int(args[5].AsInt())
+	if err := h.recursion(line); err != nil {
 		return jinja.Undefined(), err
 	}
-	if len(args) != 5 || !args[2].IsString() || !args[3].IsBool() || !args[4].IsInt() {
-		return jinja.Undefined(), fmt.Errorf("__lrt_macro: malformed call with %d arguments", len(args))
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.text(line, 1, args[6].AsInt()); err != nil {
+		return jinja.Undefined(), err
 	}
 	name := args[2].AsString()
 	if kw := args[0]; args[3].AsBool() && kw.IsDict() {
@@ -216,8 +376,9 @@ func (h *helpers) nsset(args []Value, _ map[string]Value) (Value, error) {
 const maxRange = 100000
 
 // safeRange implements the range() global as jinja2's sandbox does
-// (safe_range): like Python's range, refusing more than maxRange items.
-func safeRange(args []Value, _ map[string]Value) (Value, error) {
+// (safe_range): like Python's range, refusing more than maxRange items. It
+// counts the list it makes (at the line of the last step).
+func (h *helpers) safeRange(args []Value, _ map[string]Value) (Value, error) {
 	var start, stop, step int64 = 0, 0, 1
 	ints := make([]int64, len(args))
 	for i, a := range args {
@@ -254,6 +415,12 @@ func safeRange(args []Value, _ map[string]Value) (Value, error) {
 	}
 	if n < 0 || n > maxRange {
 		return jinja.Undefined(), fmt.Errorf("OverflowError: range too big, the sandbox allows at most %d items", maxRange)
+	}
+	if err := h.b.step(h.b.line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	if err := h.b.allocN(h.b.line, n, valueSize); err != nil {
+		return jinja.Undefined(), err
 	}
 	items := make([]Value, n)
 	for i := range items {

@@ -26,5 +26,13 @@
 // ordered [Value] dicts (see [DecodeOrdered]), because templates iterate over
 // and serialise them in that order.
 //
+// A template is untrusted code (a model file or a client supplies it), so
+// parsing and rendering run under [Limits]: output size (default 4 MiB),
+// the size of one string or list built (16 MiB), the memory built by the
+// render in all (256 MiB), steps (1,000,000), nesting depth (100) and time
+// (10 s, or the context's deadline if sooner). Passing one
+// is a [*LimitError] naming the limit and the template line; [WithLimits]
+// changes them.
+//
 // A [Template] is parsed once with [Parse] and is safe for concurrent use.
 package template

@@ -49,7 +49,10 @@ import (
 //     as jinja2 does.
 //
 // Together these make template inputs read-only, so Render can share them
-// without copying.
+// without copying. Further rewrites route the template's work through the
+// render's budget (limits.go): output tags, loop iterations, macro calls,
+// "~", "*" and "%", the filters that build large strings or lists, and the
+// str methods replace, split and format.
 //
 // Rewrites only insert text within a line, so line numbers are unchanged.
 
@@ -67,8 +70,36 @@ const (
 	helperCat    = "__lrt_cat"
 	helperSafe   = "__lrt_safe"
 	helperJSON   = "__lrt_json"
+	helperOut    = "__lrt_out"
+	helperLeave  = "__lrt_leave"
+	helperMul    = "__lrt_mul"
+	helperIndent = "__lrt_indent"
+	helperRepl   = "__lrt_replace"
+	helperJoin   = "__lrt_join"
+	helperTick   = "__lrt_tick"
+	helperSeq    = "__lrt_seq"
+	helperPrint  = "__lrt_print"
+	helperFmt    = "__lrt_fmt"
+	helperMethod = "__lrt_method"
 	unsafePrefix = "__lrt_unsafe_"
 )
+
+// printFilters are the engine's filters that print their input (str(x))
+// before they work; __lrt_print counts a list or dict printed.
+var printFilters = map[string]bool{"trim": true, "lower": true, "upper": true, "title": true, "capitalize": true,
+	"string": true, "wordcount": true}
+
+// seqFilters are the engine's filters that turn a string input into a
+// list of its characters (a Value of valueSize bytes each) before they
+// work; __lrt_seq counts that before they run.
+var seqFilters = map[string]bool{"list": true, "map": true, "select": true, "reject": true, "selectattr": true,
+	"rejectattr": true, "unique": true, "batch": true, "first": true, "last": true, "min": true, "max": true,
+	"sum": true, "sort": true}
+
+// budgetFilters maps the filters that can build large strings to the
+// helpers that build them under the render's budget (limits.go); the
+// helpers take the template line as their first argument after the input.
+var budgetFilters = map[string]string{"tojson": helperJSON, "indent": helperIndent, "replace": helperRepl, "join": helperJoin}
 
 // generatorFilters are the jinja2 filters that return generators.
 var generatorFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true}
@@ -131,7 +162,7 @@ func rewrite(src string) (string, rewriteInfo) {
 	var edits []edit
 	info := rewriteInfo{helpers: map[string]bool{}, names: map[string]bool{}}
 	use := func(name string) { info.helpers[name] = true }
-	gen, markup := false, false
+	gen := false
 	tags := scanTags(src)
 	lexed := make([][]token, len(tags))
 	for n, tg := range tags {
@@ -149,37 +180,65 @@ func rewrite(src string) (string, rewriteInfo) {
 			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && generatorFilters[toks[i+1].text] {
 				gen = true
 			}
-			if t.text == "|" && i+1 < len(toks) && toks[i+1].kind == 'n' && markupFilters[toks[i+1].text] {
-				markup = true
-			}
 		}
 	}
 	bodyRefs := macroBodyRefs(tags, lexed)
+	lay := blockLayout(src, tags, lexed)
 	for n, tg := range tags {
 		toks := lexed[n]
 		if len(toks) == 0 {
 			continue
 		}
+		line := strconv.Itoa(tg.line)
+		if tg.kind == tagExpr && !hasTopLevel(toks, ",") {
+			// The output is counted first, so that it wraps every
+			// other helper with the same span.
+			final := "1"
+			if lay.captured[n] {
+				final = "0"
+			}
+			last := toks[len(toks)-1]
+			edits = append(edits, wrap(toks[0].off, last.off+len(last.text), helperOut+"("+line+", "+final+", ", ")")...)
+			use(helperOut)
+		}
 		if tg.kind == tagStmt {
 			switch {
 			case toks[0].text == "macro":
-				// A statement tag right after the macro tag, with the
-				// same right whitespace control, leaves trimming unchanged.
-				marker := ""
-				if c := src[tg.end]; c == '-' || c == '+' {
-					marker = string(c)
-				}
-				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + macroEntry(toks, bodyRefs[n]) + " " + marker + "%}", class: prefix})
+				entry := macroEntry(toks, bodyRefs[n], tg.line, lay.text[n])
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + entry + " " + afterMarker(src, tg) + "%}", class: prefix})
 				use(helperMacro)
+				if e := lay.end[n]; e >= 0 {
+					// Right before the end tag, with its left whitespace
+					// control and none on the right.
+					marker := ""
+					if c := src[tags[e].open+2]; c == '-' || c == '+' {
+						marker = string(c)
+					}
+					edits = append(edits, edit{off: tags[e].open, ins: "{%" + marker + " set __lrt_d = " + helperLeave + "() +%}", class: prefix})
+					use(helperLeave)
+				}
+			case toks[0].text == "filter" && len(toks) > 1 && toks[1].kind == 'n' && budgetFilters[toks[1].text] != "":
+				// {% filter indent(8) %}: the block's filter, too.
+				edits = append(edits, budgetFilter(toks, 1, line))
+				use(budgetFilters[toks[1].text])
 			case toks[0].text == "set" && len(toks) > 5 && toks[1].kind == 'n' &&
 				toks[2].text == "." && toks[3].kind == 'n' && toks[4].text == "=":
 				edits = append(edits, wrap(toks[5].off, tg.end, helperNSSet+"("+toks[1].text+", ", ")")...)
 				use(helperNSSet)
 			case toks[0].text == "for":
-				if e, ok := rewriteFor(toks); ok {
+				if e, ok := rewriteFor(toks, tg.line, lay.text[n]); ok {
 					edits = append(edits, e...)
 					use(helperIter)
 				}
+				// Each iteration starts with a tick: a step, a look at
+				// the clock and, outside macros and blocks, the text the
+				// iteration writes to the prompt for certain.
+				direct := "0"
+				if !lay.captured[n] {
+					direct = strconv.FormatInt(lay.direct[n], 10)
+				}
+				edits = append(edits, edit{off: tg.next, ins: "{% set __lrt_d = " + helperTick + "(" + line + ", " + direct + ") " + afterMarker(src, tg) + "%}", class: prefix})
+				use(helperTick)
 			}
 		}
 		for i := 0; i+1 < len(toks); i++ {
@@ -191,9 +250,15 @@ func rewrite(src string) (string, rewriteInfo) {
 				use(helperFilter)
 			case gen && t.text == "|" && next.kind == 'n' && sizedFilters[next.text]:
 				edits = append(edits, edit{off: next.off, ins: helperFilter + "|", class: prefix})
-			case t.text == "|" && next.kind == 'n' && next.text == "tojson":
-				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperJSON, class: replace})
-				use(helperJSON)
+			case t.text == "|" && next.kind == 'n' && seqFilters[next.text]:
+				edits = append(edits, edit{off: next.off, ins: helperSeq + "(" + line + ")|", class: prefix})
+				use(helperSeq)
+			case t.text == "|" && next.kind == 'n' && printFilters[next.text]:
+				edits = append(edits, edit{off: next.off, ins: helperPrint + "(" + line + ")|", class: prefix})
+				use(helperPrint)
+			case t.text == "|" && next.kind == 'n' && budgetFilters[next.text] != "":
+				edits = append(edits, budgetFilter(toks, i+1, line))
+				use(budgetFilters[next.text])
 			case t.text == "|" && next.kind == 'n' && next.text == "safe":
 				edits = append(edits, edit{off: next.off, del: len(next.text), ins: helperSafe, class: replace})
 				use(helperSafe)
@@ -202,8 +267,10 @@ func rewrite(src string) (string, rewriteInfo) {
 				use(helperSafe)
 			case t.kind == 'n' && t.text == "loop" && next.text == "(" && !afterDot:
 				if end := filterEnd(toks, i); end > next.off+1 {
-					edits = append(edits, wrap(next.off+1, end-1, helperGuard+"(", ")")...)
+					edits = append(edits, wrap(t.off, end, helperLeave+"(", ")")...)
+					edits = append(edits, wrap(next.off+1, end-1, helperGuard+"("+line+", ", ")")...)
 					use(helperGuard)
+					use(helperLeave)
 				}
 			case t.kind == 'n' && t.text == "namespace" && next.text == "(" && !afterDot:
 				edits = append(edits, edit{off: t.off, ins: "__lrt_", class: prefix})
@@ -214,7 +281,7 @@ func rewrite(src string) (string, rewriteInfo) {
 		}
 		// After the other edits, so that a "+" run is the innermost of
 		// wrappers with the same span.
-		edits = append(edits, addEdits(src, tg.kind, toks, markup, &info)...)
+		edits = append(edits, addEdits(src, tg.kind, toks, tg.line, &info)...)
 	}
 	for name := range info.helpers {
 		info.names[name] = true
@@ -251,20 +318,44 @@ func rewrite(src string) (string, rewriteInfo) {
 // binary "-" through __lrt_sub, and records their sites in info. Runs of
 // literals only stay as they are: the engine computes them exactly as
 // Python does.
-func addEdits(src string, kind tagKind, toks []token, markup bool, info *rewriteInfo) []edit {
+func addEdits(src string, kind tagKind, toks []token, line int, info *rewriteInfo) []edit {
 	var edits []edit
 	for _, c := range addChains(kind, toks) {
-		if c.cat {
-			// "~" needs a helper only where Markup strings exist: the
-			// engine's "~" may return an operand itself, keeping its mark,
-			// where jinja2 makes a plain str.
-			if markup {
-				edits = append(edits, wrap(toks[c.operands[0].lo].off, spanEnd(toks, c.operands[len(c.operands)-1]), helperCat+"(", ")")...)
-				for _, p := range c.plus {
-					edits = append(edits, edit{off: toks[p].off, del: 1, ins: ",", class: replace})
-				}
-				info.helpers[helperCat] = true
+		if c.format {
+			// The left operand of "%" passes through __lrt_fmt, which
+			// counts the widths in a format string.
+			o := c.operands[0]
+			edits = append(edits, wrap(toks[o.lo].off, spanEnd(toks, o), helperFmt+"("+strconv.Itoa(line)+", ", ")")...)
+			info.helpers[helperFmt] = true
+			continue
+		}
+		if c.method != "" {
+			// OBJ.METHOD(ARGS) becomes __lrt_method(LINE, 'METHOD', OBJ, ARGS).
+			dot, paren, closeParen := toks[c.call[0]], toks[c.call[1]], toks[c.call[2]]
+			ins := ", "
+			if c.call[2] == c.call[1]+1 {
+				ins = ""
 			}
+			edits = append(edits,
+				edit{off: toks[c.operands[0].lo].off, ins: fmt.Sprintf("%s(%d, '%s', ", helperMethod, line, c.method), class: opener, other: closeParen.off + 1},
+				edit{off: dot.off, del: paren.off + 1 - dot.off, ins: ins, class: replace})
+			info.helpers[helperMethod] = true
+			continue
+		}
+		if c.cat || c.mul {
+			// "~" builds a new plain string (the engine's "~" may return
+			// an operand itself, keeping its Markup mark, where jinja2
+			// makes a plain str), and both it and "*" may build large
+			// ones: their helpers count the bytes (limits.go).
+			name := helperCat
+			if c.mul {
+				name = helperMul
+			}
+			edits = append(edits, wrap(toks[c.operands[0].lo].off, spanEnd(toks, c.operands[len(c.operands)-1]), name+"("+strconv.Itoa(line)+", ", ")")...)
+			for _, p := range c.plus {
+				edits = append(edits, edit{off: toks[p].off, del: len(toks[p].text), ins: ",", class: replace})
+			}
+			info.helpers[name] = true
 			continue
 		}
 		// Runs of string literals, and arithmetic on numbers (literals,
@@ -278,7 +369,7 @@ func addEdits(src string, kind tagKind, toks []token, markup bool, info *rewrite
 		if literal || numeric {
 			continue
 		}
-		site := addSite{undefined: make([]string, len(c.operands))}
+		site := addSite{undefined: make([]string, len(c.operands)), line: line}
 		for i, o := range c.operands {
 			site.undefined[i] = undefinedMessage(o, spanText(src, toks, o))
 		}
@@ -357,7 +448,7 @@ func macroBodyRefs(tags []tag, lexed [][]token) map[int]macroRefs {
 // rejects extra keyword arguments (NOKWARGS true) and extra positional
 // arguments (MAXARGS >= 0) as jinja2 does when the body does not use
 // kwargs or varargs.
-func macroEntry(toks []token, refs macroRefs) string {
+func macroEntry(toks []token, refs macroRefs, line int, text int64) string {
 	name := ""
 	if len(toks) > 1 && toks[1].kind == 'n' {
 		name = toks[1].text
@@ -379,12 +470,25 @@ func macroEntry(toks []token, refs macroRefs) string {
 	if !refs.varargs {
 		maxArgs = params
 	}
-	return fmt.Sprintf("%s(kwargs, varargs, '%s', %t, %d)", helperMacro, name, !refs.kwargs, maxArgs)
+	return fmt.Sprintf("%s(kwargs, varargs, '%s', %t, %d, %d, %d)", helperMacro, name, !refs.kwargs, maxArgs, line, text)
+}
+
+// afterMarker returns the right whitespace control for a statement tag
+// inserted right after tag tg that leaves the trimming of the text after
+// it unchanged: "-" after a tag that strips, else "+". (The engine applies
+// trim_blocks once per block tag to the next text, even past adjacent
+// tags, so the inserted tag must not trim itself.)
+func afterMarker(src string, tg tag) string {
+	if src[tg.end] == '-' {
+		return "-"
+	}
+	return "+"
 }
 
 // rewriteFor wraps the iterable of "for TARGETS in ITER [if COND] [recursive]"
-// in __lrt_iter(...).
-func rewriteFor(toks []token) ([]edit, bool) {
+// in __lrt_iter(LINE, TEXT, ...), where TEXT is the bytes of text the loop
+// body writes per iteration.
+func rewriteFor(toks []token, line int, text int64) ([]edit, bool) {
 	depth := 0
 	in := -1
 	for i := 1; i < len(toks) && in < 0; i++ {
@@ -418,11 +522,29 @@ loop:
 		}
 		last = i
 	}
-	if last < in+1 || iterableExpr(toks[in+1:last+1]) {
+	if last < in+1 {
 		return nil, false
 	}
 	end := toks[last].off + len(toks[last].text)
-	return wrap(toks[in+1].off, end, helperIter+"(", ")"), true
+	return wrap(toks[in+1].off, end, fmt.Sprintf("%s(%d, %d, ", helperIter, line, text), ")"), true
+}
+
+// budgetFilter returns the edit that turns the filter named by toks[i]
+// into its budget helper (budgetFilters), with the template line as the
+// helper's first argument: "x|join(', ')" becomes
+// "x|__lrt_join(LINE, ', ')".
+func budgetFilter(toks []token, i int, line string) edit {
+	name := toks[i]
+	helper := budgetFilters[name.text]
+	if i+1 < len(toks) && toks[i+1].text == "(" && toks[i+1].kind == 'p' {
+		sep := ", "
+		if i+2 < len(toks) && toks[i+2].text == ")" {
+			sep = ""
+		}
+		paren := toks[i+1]
+		return edit{off: name.off, del: paren.off + 1 - name.off, ins: helper + "(" + line + sep, class: replace}
+	}
+	return edit{off: name.off, del: len(name.text), ins: helper + "(" + line + ")", class: replace}
 }
 
 // filterEnd returns the source offset just after the filter or call whose

@@ -17,6 +17,7 @@ const (
 // the opening delimiter.
 type tag struct {
 	kind       tagKind
+	open       int // offset of the opening delimiter
 	start, end int
 	next       int // offset just after the closing delimiter
 	line       int
@@ -76,7 +77,7 @@ func scanTags(src string) []tag {
 		} else if kind == tagStmt && strings.TrimSpace(body) == "raw" {
 			inRaw = true
 		}
-		tags = append(tags, tag{kind: kind, start: start, end: end, next: next, line: tagLine})
+		tags = append(tags, tag{kind: kind, open: i, start: start, end: end, next: next, line: tagLine})
 		line += strings.Count(src[i:next], "\n")
 		i = next
 	}

@@ -20,11 +20,13 @@ type Template struct {
 	src   string
 	tmpl  *jinja.Template
 	clock func() time.Time
-	uses  rewriteInfo
+	// limits bounds parsing and every render (limits.go).
+	limits Limits
+	uses   rewriteInfo
 	// static holds the globals that are the same for every render and
-	// that the template refers to (raise_exception, range, strftime_now,
-	// __lrt_iter); perRender names the helper globals bound to per-render
-	// state.
+	// that the template refers to (raise_exception, strftime_now);
+	// perRender names the globals bound to per-render state (range and
+	// the helpers).
 	static    []global
 	perRender []string
 	// states pools render states (see renderState).
@@ -54,25 +56,29 @@ func WithClock(now func() time.Time) Option {
 // Parse compiles chat template source. The source is prepared as jinja2
 // prepares it: newlines (\r\n, \r) are normalised to \n and one trailing
 // newline is dropped (keep_trailing_newline=False). A syntax error is
-// returned as a *ParseError naming the line.
+// returned as a *ParseError naming the line, and source nested deeper than
+// the limit (see [Limits], [WithLimits]) as a *LimitError.
 func Parse(src string, opts ...Option) (t *Template, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, &ParseError{Err: fmt.Errorf("template engine panic: %v", p)}
 		}
 	}()
-	prepared, uses := rewrite(prepareSource(src))
-	jt, err := jinja.Compile(prepared)
-	if err != nil {
+	t = &Template{src: src, clock: time.Now, limits: Limits{}.withDefaults()}
+	for _, o := range opts {
+		o(t)
+	}
+	prepared := prepareSource(src)
+	if err := checkNesting(prepared, t.limits.MaxDepth); err != nil {
+		return nil, fmt.Errorf("parse chat template: %w", err)
+	}
+	prepared, t.uses = rewrite(prepared)
+	if t.tmpl, err = jinja.Compile(prepared); err != nil {
 		line := errorLine(err)
 		if line == 0 {
 			line = unclosedBlockLine(prepared)
 		}
 		return nil, &ParseError{Line: line, Err: err}
-	}
-	t = &Template{src: src, tmpl: jt, clock: time.Now, uses: uses}
-	for _, o := range opts {
-		o(t)
 	}
 	t.setGlobals()
 	return t, nil
@@ -104,9 +110,12 @@ func errorLine(err error) int {
 
 // Render renders the template for req and returns the prompt text. A
 // template that calls raise_exception yields a *RaiseError carrying its
-// message; other runtime failures are wrapped errors. The template cannot
-// modify req (as in jinja2's immutable sandbox), so one Request may be
-// rendered from several goroutines at once.
+// message; one that passes a limit (see [Limits]: output size, memory,
+// steps, call depth, or time, which ends at ctx's deadline or
+// cancellation if that comes first) yields a wrapped *LimitError; other
+// runtime failures are wrapped errors. The template cannot modify req (as
+// in jinja2's immutable sandbox), so one Request may be rendered from
+// several goroutines at once.
 func (t *Template) Render(ctx context.Context, req Request) (out string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("render chat template: %w", err)
@@ -116,7 +125,7 @@ func (t *Template) Render(ctx context.Context, req Request) (out string, err err
 			out, err = "", fmt.Errorf("render chat template: template engine panic: %v", p)
 		}
 	}()
-	s := t.acquire(req)
+	s := t.acquire(ctx, req)
 	out, err = t.tmpl.RenderValues(s.vars)
 	t.release(s) // not reached if the engine panics: the state is dropped
 	if err != nil {
@@ -124,7 +133,14 @@ func (t *Template) Render(ctx context.Context, req Request) (out string, err err
 		if errors.As(err, &re) {
 			return "", re
 		}
+		var le *LimitError
+		if errors.As(err, &le) {
+			return "", fmt.Errorf("render chat template: %w", le)
+		}
 		return "", fmt.Errorf("render chat template: %w", translateError(err))
+	}
+	if int64(len(out)) > t.limits.MaxOutput {
+		return "", fmt.Errorf("render chat template: %w", &LimitError{Limit: LimitOutput, Max: t.limits.MaxOutput})
 	}
 	return out, nil
 }
@@ -139,27 +155,22 @@ func (t *Template) RenderJSON(ctx context.Context, request []byte) (string, erro
 }
 
 // setGlobals prepares the globals the template refers to: the
-// environment's (raise_exception, range, strftime_now), which are built
-// once, and the rewrite helpers (rewrite.go), of which those with
-// per-render state are built by every render.
+// environment's raise_exception and strftime_now, which are built once,
+// and range and the rewrite helpers (rewrite.go), which are bound to
+// per-render state (the budget, limits.go).
 func (t *Template) setGlobals() {
 	names := t.uses.names
 	if names["raise_exception"] {
 		t.static = append(t.static, global{"raise_exception", jinja.NewCallable("raise_exception", raiseException)})
 	}
 	if names["range"] {
-		t.static = append(t.static, global{"range", jinja.NewCallable("range", safeRange)})
+		t.perRender = append(t.perRender, "range") // counts its lists
 	}
 	if names["strftime_now"] {
 		t.static = append(t.static, global{"strftime_now", strftimeNow(t.clock)})
 	}
-	if t.uses.helpers[helperIter] {
-		t.static = append(t.static, global{helperIter, jinja.NewCallable(helperIter, iterHelper)})
-	}
 	for name := range t.uses.helpers {
-		if stateful(name) {
-			t.perRender = append(t.perRender, name)
-		}
+		t.perRender = append(t.perRender, name)
 	}
 	sort.Strings(t.perRender)
 }
@@ -207,11 +218,12 @@ func (t *Template) newState() *renderState {
 // transformers). Only the names the template refers to are set: an
 // unreferenced variable cannot affect the output, and a small variable map
 // keeps the engine's scope cheap.
-func (t *Template) acquire(req Request) *renderState {
+func (t *Template) acquire(ctx context.Context, req Request) *renderState {
 	s, _ := t.states.Get().(*renderState)
 	if s == nil {
 		s = t.newState()
 	}
+	s.h.b.reset(ctx, t.limits, time.Now())
 	names := t.uses.names
 	set := func(name string, v Value) {
 		if names[name] {
@@ -247,15 +259,19 @@ func (t *Template) release(s *renderState) {
 		delete(s.vars, name)
 	}
 	s.set = s.set[:0]
-	// A keyword argument may have replaced a fixed global.
+	// A keyword argument may have replaced a fixed global or range.
 	for _, g := range t.static {
 		s.vars[g.name] = g.v
 	}
 	h := s.h
+	if _, ok := s.vars["range"]; !ok && t.uses.names["range"] {
+		s.vars["range"] = h.callable("range")
+	}
 	clear(h.gens)
 	clear(h.spaces)
 	clear(h.safe)
 	h.calls = 0
+	h.b = budget{}
 	if cap(h.jsonBuf) > maxPooledBuffer {
 		h.jsonBuf = nil
 	}

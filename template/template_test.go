@@ -184,8 +184,11 @@ func TestRunawayRecursionFails(t *testing.T) {
 	} {
 		start := time.Now()
 		_, err := render(t, src, `{"messages":[]}`)
-		require.Error(t, err, src)
-		assert.Contains(t, err.Error(), "recursion", src)
+		var le *LimitError
+		require.ErrorAs(t, err, &le, src)
+		assert.Equal(t, LimitDepth, le.Limit, src)
+		assert.Equal(t, int64(DefaultMaxDepth), le.Max, src)
+		assert.Equal(t, 1, le.Line, src)
 		t.Logf("%s: failed after %v", src, time.Since(start))
 	}
 }

@@ -41,9 +41,14 @@ var tojsonParams = [...]string{"ensure_ascii", "indent", "separators", "sort_key
 
 // jsonFilter implements the __lrt_json filter.
 func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, error) {
-	if len(args) == 0 {
-		return jinja.Undefined(), errors.New("TypeError: tojson() missing 1 required positional argument: 'x'")
+	line, err := lineArg(helperJSON, args, 1)
+	if err != nil {
+		return jinja.Undefined(), err
 	}
+	if err := h.b.step(line, 1); err != nil {
+		return jinja.Undefined(), err
+	}
+	args = append(args[:1:1], args[2:]...)
 	params := [len(tojsonParams)]Value{jinja.NewBool(false), jinja.None(), jinja.None(), jinja.NewBool(false)}
 	if len(args)-1 > len(params) {
 		return jinja.Undefined(), fmt.Errorf("TypeError: tojson() takes from 1 to 5 positional arguments but %d were given", len(args))
@@ -88,15 +93,26 @@ func (h *helpers) jsonFilter(args []Value, kwargs map[string]Value) (Value, erro
 		}
 		opts.itemSep, opts.keySep = sep.AsList().Items[0].AsString(), sep.AsList().Items[1].AsString()
 	}
-	enc := jsonEncoder{opts: opts, gens: h.gens, buf: h.jsonBuf[:0]}
+	// The bound is proportional to the value's size (json.dumps writes
+	// a list shared twice twice), measured in time proportional to the
+	// budget left, before any of it is written.
+	if n, deep := jsonSize(args[0], h.b.room()); !deep {
+		if err := h.b.alloc(line, n); err != nil {
+			return jinja.Undefined(), err
+		}
+	}
+	enc := jsonEncoder{opts: opts, gens: h.gens, buf: h.jsonBuf[:0], max: int(min(h.b.room(), math.MaxInt32))}
 	if opts.indented && len(h.jsonNL) > len(opts.indent) && string(h.jsonNL[1:1+len(opts.indent)]) == opts.indent {
 		enc.nl = h.jsonNL
 	}
 	enc.open = enc.openBuf[:0]
-	err := enc.value(args[0], 0)
+	err = enc.value(args[0], 0)
 	h.jsonBuf = enc.buf
 	if enc.nl != nil {
 		h.jsonNL = enc.nl
+	}
+	if errors.Is(err, errJSONLimit) {
+		return jinja.Undefined(), h.b.overRoom(line)
 	}
 	if err != nil {
 		return jinja.Undefined(), err
@@ -114,6 +130,8 @@ const maxJSONDepth = 1000
 type jsonEncoder struct {
 	opts jsonOptions
 	buf  []byte
+	// max bounds len(buf): past it, value fails with errJSONLimit.
+	max  int
 	gens map[*jinja.List]bool
 	// open holds the containers being encoded, to detect cycles.
 	open    []unsafe.Pointer
@@ -153,7 +171,13 @@ func (e *jsonEncoder) enter(c unsafe.Pointer) error {
 	return nil
 }
 
+// errJSONLimit stops an encoding that outgrows the render's budget.
+var errJSONLimit = errors.New("tojson output exceeds the memory limit")
+
 func (e *jsonEncoder) value(v Value, depth int) error {
+	if len(e.buf) > e.max {
+		return errJSONLimit
+	}
 	switch {
 	case v.IsString():
 		e.str(v.AsString())

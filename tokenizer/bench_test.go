@@ -113,3 +113,46 @@ func TestLoadMemory(t *testing.T) {
 	require.Less(t, retained, int64(2*vocabBytes))
 	runtime.KeepAlive(tok)
 }
+
+// BenchmarkEncodeModels covers every tokenizer algorithm on the mixed
+// corpus: WordPiece, Unigram, RWKV, and byte-level BPE with the
+// pre-tokenizers the regex engine runs (the qwen2 vocabulary relabelled).
+// TOKENIZER_BENCH_CORPUS=path writes the corpus for timing llama.cpp on the
+// same text (tokenizer/testdata/gen/tokdump --time).
+func BenchmarkEncodeModels(b *testing.B) {
+	corpus := makeCorpus(1 << 20)
+	if p := os.Getenv("TOKENIZER_BENCH_CORPUS"); p != "" {
+		require.NoError(b, os.WriteFile(p, []byte(corpus), 0o644))
+	}
+	open := func(b *testing.B, path, pre string) *Tokenizer {
+		if _, err := os.Stat(path); err != nil {
+			b.Skipf("%s absent: %v", path, err)
+		}
+		f, err := gguf.Open(path)
+		require.NoError(b, err)
+		defer f.Close()
+		tok, err := load(f, "", pre)
+		require.NoError(b, err)
+		return tok
+	}
+	cases := []struct{ name, path, pre string }{
+		{"wpm/bert-bge", filepath.Join(vocabDir, "ggml-vocab-bert-bge.gguf"), ""},
+		{"ugm/ugm-small", "testdata/ugm-small.gguf", ""},
+		{"ugm/nomic-bert-moe", filepath.Join(llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), ""},
+		{"rwkv/rwkv-small", "testdata/rwkv-small.gguf", ""},
+	}
+	for _, pre := range []string{"tekken", "gpt-4o", "deepseek-v3", "exaone-moe", "poro-chat", "youtu", "chameleon",
+		"kimi-k2", "superbpe", "afmoe", "tiny_aya", "bailingmoe", "seed-coder", "jais-2", "deepseek-llm"} {
+		cases = append(cases, struct{ name, path, pre string }{"bpe/" + pre, filepath.Join(vocabDir, "ggml-vocab-qwen2.gguf"), pre})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			tok := open(b, c.path, c.pre)
+			b.SetBytes(int64(len(corpus)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tok.Encode(corpus, EncodeOptions{})
+			}
+		})
+	}
+}

@@ -20,11 +20,16 @@ type bpeData struct {
 }
 
 func (t *Tokenizer) initBPE(f *gguf.File) error {
-	merges, err := f.Strings(keyMerges)
-	if err != nil {
+	var merges []string
+	var err error
+	if f.Has(keyMerges) {
+		if merges, err = f.Strings(keyMerges); err != nil {
+			return err
+		}
+	}
+	if t.preTok, err = newPreTokenizer(t.pre); err != nil {
 		return err
 	}
-	t.preTok = newPreTokenizer(t.pre)
 	b := &bpeData{}
 	t.bpe = b
 	lookup := func(s string) int32 {
@@ -322,4 +327,32 @@ func (t *Tokenizer) mergeSmall(st *encodeState, ids, offs []int32) ([]int32, []i
 	}
 	st.ranks, st.merged = ranks, merged
 	return ids[:n], offs[:n+1]
+}
+
+// encodeWhitespace is llama.cpp's llm_tokenizer_whitespace_session: the
+// text between whitespace code points (lowercased when the normalizer says
+// so) is tokenized by BPE, the whitespace dropped.
+func (t *Tokenizer) encodeWhitespace(st *encodeState, text string, out []int32) []int32 {
+	tab := cpFlagsTable()
+	var seg []byte
+	flush := func() {
+		if len(seg) > 0 {
+			out = t.encodeBPE(st, string(seg), out)
+			seg = seg[:0]
+		}
+	}
+	for i := 0; i < len(text); {
+		c, n := decodeRune(text, i)
+		i += n
+		if tab.flags(c)&fWhitespace != 0 {
+			flush()
+			continue
+		}
+		if t.lowercase {
+			c = toLower(c)
+		}
+		seg = appendRune(seg, c)
+	}
+	flush()
+	return out
 }

@@ -32,6 +32,9 @@ func (t *Tokenizer) piece(id int32, special bool, b []byte) []byte {
 	if !special && a&(attrUnknown|attrControl) != 0 {
 		return b
 	}
+	if t.kind == kindRWKV {
+		return unescapeRWKV(b, text)
+	}
 	switch {
 	case a&(attrUnknown|attrControl|attrUserDefined) != 0:
 		return append(b, text...)

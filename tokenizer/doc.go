@@ -1,18 +1,31 @@
 // Package tokenizer turns text into token ids and back exactly as llama.cpp
 // does, from the tokenizer metadata of a GGUF file.
 //
-// Supported tokenizer.ggml.model values:
+// Supported tokenizer.ggml.model values (all of llama.cpp's except plamo2,
+// hybriddna and the weightless no_vocab/none):
 //
 //   - "llama": SentencePiece BPE by scores, with byte fallback (<0x0A>
 //     tokens), a space prefix and ▁ for spaces.
 //   - "gpt2": byte-level BPE by merge rank, with the pre-tokenizer chosen by
-//     tokenizer.ggml.pre (llama3/llama-bpe, qwen2, qwen35, gpt-2, mpt,
-//     deepseek-llm, deepseek-coder, falcon, starcoder, refact, command-r,
-//     default and their aliases).
+//     tokenizer.ggml.pre: every name llama.cpp accepts (PreTokenizers lists
+//     them), mapped to llama.cpp's type and the flags it sets for that name
+//     (ignore_merges, add_bos, clean_spaces, whitespace escaping, no BOS).
 //   - "gemma4": BPE with merges over raw UTF-8 with ▁ for spaces and
 //     <0xXX> byte fallback.
+//   - "whitespace": BPE over the whitespace-separated words.
 //   - "bert": WordPiece with BERT's normalizer (lowercasing, accent
 //     stripping through NFD) and punctuation/CJK splitting.
+//   - "t5": Unigram (T5, XLM-RoBERTa, nomic-embed-v2): SentencePiece's
+//     precompiled charsmap normalization, then a Viterbi search by score.
+//   - "rwkv": greedy longest match over the unescaped token bytes.
+//
+// A pre-tokenizer is a list of regexes, as llama.cpp lists them per type
+// (pretok.go). Those llama.cpp splits with hand-written code, and a few
+// simple ones this package has faster equivalents for, run as hand-written
+// splitters keyed by the regex text; the others run on a small
+// backtracking engine with std::regex's ECMAScript semantics over
+// llama.cpp's "collapsed" or wide text. Adding a pre-tokenizer is a table
+// entry. Code points are classified with llama.cpp's own Unicode tables.
 //
 // Special tokens (control, user-defined and unknown tokens) are matched in
 // the input text the way llama.cpp's tokenizer_st_partition does:

@@ -43,9 +43,31 @@ func (t *Tokenizer) Encode(text string, opts EncodeOptions) []int32 {
 				out = append(out, fr.tok)
 				continue
 			}
-			out = t.encodeBPE(st, text[fr.start:fr.end], out)
+			if t.whitespaceModel {
+				out = t.encodeWhitespace(st, text[fr.start:fr.end], out)
+			} else {
+				out = t.encodeBPE(st, text[fr.start:fr.end], out)
+			}
 		}
 		if opts.AddSpecial && t.addEOS {
+			out = append(out, t.eos)
+		}
+	case kindUGM, kindRWKV: // llama.cpp adds no BOS/EOS for RWKV
+		ugm := t.kind == kindUGM
+		if opts.AddSpecial && ugm && t.addBOS {
+			out = append(out, t.bos)
+		}
+		for _, fr := range st.frags {
+			switch {
+			case fr.tok >= 0:
+				out = append(out, fr.tok)
+			case ugm:
+				out = t.encodeUGM(st, text[fr.start:fr.end], out)
+			default:
+				out = t.encodeRWKV(text[fr.start:fr.end], out)
+			}
+		}
+		if opts.AddSpecial && ugm && t.addEOS {
 			out = append(out, t.eos)
 		}
 	case kindWPM:

@@ -56,3 +56,38 @@ func spmRoundTrips(s string) bool {
 	forSymbols(esc, func(_, _ int) { marks++ })
 	return marks == strings.Count(s, " ")+1
 }
+
+// FuzzPreTokenizers runs every pre-tokenizer type on arbitrary text: the
+// fragments must be in order and cover the text exactly.
+func FuzzPreTokenizers(f *testing.F) {
+	for _, s := range adversarial {
+		f.Add(s)
+	}
+	f.Add("Hello, y'all! CamelCase 12345 \u3000 我想 ١٢٣ e\u0301\r\n\r\n  ")
+	var pts []*preTokenizer
+	for kind := range preRegexes {
+		p, err := newPreTokenizer(kind)
+		if err != nil {
+			f.Fatal(err)
+		}
+		pts = append(pts, p)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st := &encodeState{}
+		st.decode(s)
+		for _, p := range pts {
+			var tmp []int32
+			ends := p.run(&st.split, &tmp)
+			prev := int32(0)
+			for _, e := range ends {
+				if e < prev {
+					t.Fatalf("%s: fragment ends out of order on %q: %v", p.name, s, ends)
+				}
+				prev = e
+			}
+			if len(st.split.cps) > 0 && prev != int32(len(st.split.cps)) {
+				t.Fatalf("%s: fragments end at %d of %d code points on %q", p.name, prev, len(st.split.cps), s)
+			}
+		}
+	})
+}

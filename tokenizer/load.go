@@ -28,7 +28,7 @@ const (
 // FromGGUF builds the tokenizer described by f's tokenizer.* metadata,
 // applying llama.cpp's per-model defaults where keys are absent.
 func FromGGUF(f *gguf.File) (*Tokenizer, error) {
-	t, err := load(f)
+	t, err := load(f, "", "")
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
@@ -37,13 +37,17 @@ func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 
 const null = int32(-1)
 
-func load(f *gguf.File) (*Tokenizer, error) {
-	model, err := f.String(keyModel)
-	if err != nil {
-		return nil, err
+// load builds the tokenizer; model and pre, when not empty, stand in for
+// tokenizer.ggml.model and tokenizer.ggml.pre (tests relabel a vocabulary
+// this way without rewriting it).
+func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
+	var err error
+	if model == "" {
+		if model, err = f.String(keyModel); err != nil {
+			return nil, err
+		}
 	}
-	pre := ""
-	if f.Has(keyPre) {
+	if pre == "" && f.Has(keyPre) {
 		if pre, err = f.String(keyPre); err != nil {
 			return nil, err
 		}
@@ -60,19 +64,25 @@ func load(f *gguf.File) (*Tokenizer, error) {
 		t.kind = kindWPM
 		t.bos, t.eos, t.unk, t.sep, t.pad, mask = 101, null, 100, 102, 0, 103
 		t.addSep = true
-	case "gpt2", "gemma4":
+	case "gpt2", "gemma4", "whitespace":
 		t.kind = kindBPE
-		if !f.Has(keyMerges) {
+		if !f.Has(keyMerges) && !(model == "gpt2" && pre == "kimi-k2") {
 			return nil, fmt.Errorf("cannot find tokenizer merges (%s) for model %q", keyMerges, model)
 		}
-		if model == "gpt2" {
-			t.bos, t.eos = 11, 11
-		} else {
+		if model == "gemma4" {
 			t.bos, t.eos = null, null
 			pre = "gemma4"
+		} else {
+			t.bos, t.eos = 11, 11
 		}
 		t.unk, t.sep, t.pad, mask = null, null, null, null
-	case "no_vocab", "none", "t5", "rwkv", "plamo2", "hybriddna", "whitespace":
+	case "t5":
+		t.kind = kindUGM
+		t.bos, t.eos, t.unk, t.sep, t.pad, mask = null, 1, 2, null, 0, null
+	case "rwkv":
+		t.kind = kindRWKV
+		t.bos, t.eos, t.unk, t.sep, t.pad, mask = null, null, null, null, null, null
+	case "no_vocab", "none", "plamo2", "hybriddna":
 		return nil, fmt.Errorf("tokenizer model %q (%s) is not supported", model, keyModel)
 	default:
 		return nil, fmt.Errorf("unknown tokenizer model %q (%s)", model, keyModel)
@@ -90,15 +100,21 @@ func load(f *gguf.File) (*Tokenizer, error) {
 		t.cleanSpaces = !ps.noCleanSpaces
 		t.escapeWS = ps.escapeWS
 		t.addSep = t.addSep || ps.addSep
-		if ps.kind == "chatglm4" {
+		if ps.noBOS {
 			t.bos = null
 		}
 		t.pre = ps.kind
+		t.whitespaceModel = model == "whitespace"
 	case kindSPM:
 		t.addSpacePrefix, t.addBOS = true, true
 		t.pre = "default"
 	case kindWPM:
 		t.cleanSpaces, t.addBOS, t.addSep = true, true, true
+		t.pre = "default"
+	case kindUGM:
+		t.addEOS = true
+		t.pre = "default"
+	case kindRWKV:
 		t.pre = "default"
 	}
 	if f.Has(keyAddPrefix) {
@@ -178,7 +194,7 @@ func load(f *gguf.File) (*Tokenizer, error) {
 	if err := t.loadSpecialIDs(f, &fim, &mask); err != nil {
 		return nil, err
 	}
-	if err := t.loadFlags(f); err != nil {
+	if err := t.loadFlags(f, ps); err != nil {
 		return nil, err
 	}
 	t.detectSpecials(fim)
@@ -196,6 +212,10 @@ func load(f *gguf.File) (*Tokenizer, error) {
 		initErr = t.initBPE(f)
 	case kindSPM:
 		t.initSPM()
+	case kindUGM:
+		initErr = t.initUGM(f)
+	case kindRWKV:
+		initErr = t.initRWKV()
 	}
 	t.pieces = <-piecesDone
 	if initErr != nil {
@@ -214,8 +234,12 @@ func idx0(texts []string, i int) int {
 	return i
 }
 
-// loadSpecialIDs reads the *_token_id keys. Ids out of range are ignored
-// (keeping the default), and defaults out of range are disabled.
+// loadSpecialIDs reads the *_token_id keys. A defaulted id out of range is
+// disabled, as in llama.cpp; an id the metadata gives out of range is an
+// error naming the key and the vocabulary size (llama.cpp warns and keeps
+// the default, which for gpt2 silently makes it token 11). The value
+// 0xFFFFFFFF (-1), which converters write for "no such token", keeps the
+// default as in llama.cpp.
 func (t *Tokenizer) loadSpecialIDs(f *gguf.File, fim *[6]int32, mask *int32) error {
 	type kv struct {
 		key string
@@ -251,15 +275,19 @@ func (t *Tokenizer) loadSpecialIDs(f *gguf.File, fim *[6]int32, mask *int32) err
 		if err != nil {
 			return err
 		}
-		if v >= 0 && v < int64(t.n) {
-			*e.id = int32(v)
+		if v == -1 || v == 1<<32-1 {
+			continue // converters write -1 (as uint32) for "none": keep the default, as llama.cpp does
 		}
+		if v < 0 || v >= int64(t.n) {
+			return fmt.Errorf("%s = %d is out of range for a vocabulary of %d tokens", e.key, v, t.n)
+		}
+		*e.id = int32(v)
 	}
 	return nil
 }
 
 // loadFlags reads add_bos/add_eos/add_sep and the BERT normalizer options.
-func (t *Tokenizer) loadFlags(f *gguf.File) error {
+func (t *Tokenizer) loadFlags(f *gguf.File, ps preSettings) error {
 	for _, e := range []struct {
 		key string
 		v   *bool
@@ -281,10 +309,12 @@ func (t *Tokenizer) loadFlags(f *gguf.File) error {
 	if t.addEOS && t.eos == null {
 		return fmt.Errorf("%s is true, but tokenizer.ggml.eos_token_id is not set", keyAddEOS)
 	}
-	if t.addSep && t.sep == null {
-		return fmt.Errorf("%s is true, but tokenizer.ggml.seperator_token_id is not set", keyAddSep)
+	// add_sep is not used by llama.cpp's tokenizer (only by reranking
+	// front ends), but WordPiece always ends with SEP and starts with CLS.
+	if t.kind == kindWPM && (t.sep == null || t.bos == null) {
+		return fmt.Errorf("a WordPiece vocabulary needs tokenizer.ggml.bos_token_id and tokenizer.ggml.seperator_token_id (CLS and SEP)")
 	}
-	t.lowercase = true
+	t.lowercase = !ps.noLowercase
 	if f.Has(keyLowercase) {
 		b, err := f.Bool(keyLowercase)
 		if err != nil {

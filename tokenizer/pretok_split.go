@@ -1,5 +1,7 @@
 package tokenizer
 
+import "sort"
+
 // This file holds the split steps. gpt2Split and llama3Split follow
 // llama.cpp's hand-written unicode_regex_split_custom_gpt2/_llama3 (and the
 // Qwen2/Qwen3.5 variants of the same state machine); the others emulate the
@@ -374,8 +376,12 @@ func reASCIIDigit(c rune, _ uint16) bool { return c >= '0' && c <= '9' }
 
 func reCRLF(c rune, _ uint16) bool { return c == '\r' || c == '\n' }
 
-// reCJK is [一-龥ࠀ-一가-퟿]
-func reCJK(c rune, _ uint16) bool {
+// reCJK is [一-龥ࠀ-一가-퟿] on wide text, where non-ASCII whitespace (such
+// as U+3000, inside the second range) has been replaced by \v.
+func reCJK(c rune, f uint16) bool {
+	if f&fWhitespace != 0 {
+		return false
+	}
 	return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x0800 && c <= 0x4E00) || (c >= 0xAC00 && c <= 0xD7FF)
 }
 
@@ -412,13 +418,196 @@ func reDeepseekLetter(c rune, _ uint16) bool {
 	if c < 128 {
 		return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
 	}
-	for _, r := range deepseekLetters {
-		if c < r[0] {
-			return false
+	i := sort.Search(len(deepseekLetters), func(i int) bool { return deepseekLetters[i][1] >= c })
+	return i < len(deepseekLetters) && deepseekLetters[i][0] <= c
+}
+
+// isHan is llama.cpp's unicode_cpt_is_han.
+func isHan(c rune) bool {
+	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+		(c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
+		(c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+		(c >= 0x2CEB0 && c <= 0x2EBEF) || (c >= 0xF900 && c <= 0xFAFF) ||
+		(c >= 0x2F800 && c <= 0x2FA1F)
+}
+
+// kimiK2Split is llama.cpp's unicode_regex_split_custom_kimi_k2:
+// [\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|...|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// as its hand-written state machine implements it.
+type kimiK2Split struct{}
+
+func (kimiK2Split) split(s *splitState, start, end int) {
+	prev := start
+	add := func(e int) {
+		if e > prev {
+			s.emit(e)
 		}
-		if c <= r[1] {
-			return true
+		prev = e
+	}
+	han := func(i int) bool { return i >= start && i < end && isHan(s.cps[i]) }
+	letter := func(i int) bool { return s.flagsAt(i, start, end)&fLetter != 0 && !han(i) }
+	for pos := start; pos < end; {
+		c := s.cps[pos]
+		fl := s.fl[pos]
+		if isHan(c) {
+			for han(pos) {
+				pos++
+			}
+			add(pos)
+			continue
+		}
+		lead := !(c == '\r' || c == '\n' || fl&fLetter != 0 || fl&fNumber != 0)
+		if (fl&fLetter != 0 && !isHan(c)) || (lead && letter(pos+1)) {
+			if lead {
+				pos++
+			}
+			hasLetters := false
+			for letter(pos) {
+				hasLetters = true
+				pos++
+			}
+			if hasLetters || (!lead && letter(pos)) {
+				if !hasLetters {
+					pos++
+				}
+				for letter(pos) {
+					pos++
+				}
+				if s.at(pos, start, end) == '\'' && pos+1 < end {
+					n := toLower(s.cps[pos+1])
+					if n == 's' || n == 't' || n == 'm' || n == 'd' {
+						pos += 2
+					} else if pos+2 < end {
+						nn := toLower(s.cps[pos+2])
+						if (n == 'r' && nn == 'e') || (n == 'v' && nn == 'e') || (n == 'l' && nn == 'l') {
+							pos += 3
+						}
+					}
+				}
+				add(pos)
+				continue
+			} else if lead {
+				pos--
+			}
+		}
+		if fl&fNumber != 0 {
+			ini := pos
+			for s.flagsAt(pos, start, end)&fNumber != 0 {
+				pos++
+				if pos-ini >= 3 {
+					add(pos)
+					ini = pos
+				}
+			}
+			add(pos)
+			continue
+		}
+		f2 := fl
+		if c == ' ' {
+			f2 = s.flagsAt(pos+1, start, end)
+		}
+		const lnw = fLetter | fNumber | fWhitespace
+		if f2&lnw == 0 && f2 != 0 {
+			if c == ' ' {
+				pos++
+			}
+			for f2&lnw == 0 && f2 != 0 {
+				pos++
+				f2 = s.flagsAt(pos, start, end)
+			}
+			for c2 := s.at(pos, start, end); c2 == '\r' || c2 == '\n'; c2 = s.at(pos, start, end) {
+				pos++
+			}
+			add(pos)
+			continue
+		}
+		nws, lastRN := 0, 0
+		for s.flagsAt(pos+nws, start, end)&fWhitespace != 0 {
+			if c2 := s.cps[pos+nws]; c2 == '\r' || c2 == '\n' {
+				lastRN = pos + nws + 1
+			}
+			nws++
+		}
+		switch {
+		case lastRN > 0:
+			pos = lastRN
+		case nws > 1 && pos+nws < end:
+			pos += nws - 1
+		case nws > 0:
+			pos += nws
+		default:
+			pos++
+		}
+		add(pos)
+	}
+}
+
+// digitGroups is llama.cpp's unicode_regex_split_custom_afmoe (also used
+// for Tiny Aya's \d{1,3}(?=(?:\d{3})*\b)): every run of \p{N} is cut into
+// groups of three from the right; the text before a run stays with its
+// first group.
+type digitGroups struct{}
+
+func (digitGroups) split(s *splitState, start, end int) {
+	prev := start
+	add := func(e int) {
+		if e > prev {
+			s.emit(e)
+		}
+		prev = e
+	}
+	for pos := start; pos < end; {
+		if s.fl[pos]&fNumber == 0 {
+			pos++
+			continue
+		}
+		d0 := pos
+		for pos < end && s.fl[pos]&fNumber != 0 {
+			pos++
+		}
+		cur := d0
+		if r := (pos - d0) % 3; r > 0 {
+			cur += r
+			add(cur)
+		}
+		for ; cur < pos; cur += 3 {
+			add(cur + 3)
 		}
 	}
-	return false
+	if prev < end {
+		add(end)
+	}
+}
+
+// thousandsCuts is SuperBPE's (?=(\d{3})+(?!\d)): an empty match before
+// every group of three ASCII digits counted from the end of a digit run,
+// each giving an empty fragment as std::regex_iterator does. The regex
+// engine takes quadratic time on a long digit run; this is linear.
+type thousandsCuts struct{}
+
+func (thousandsCuts) split(s *splitState, start, end int) {
+	prev := start
+	for pos := start; pos < end; {
+		if !reASCIIDigit(s.cps[pos], 0) {
+			pos++
+			continue
+		}
+		e := pos
+		for e < end && reASCIIDigit(s.cps[e], 0) {
+			e++
+		}
+		for p := pos; p+3 <= e; p++ {
+			if (e-p)%3 == 0 {
+				if p > prev {
+					s.emit(p)
+				}
+				s.emit(p)
+				prev = p
+			}
+		}
+		pos = e
+	}
+	if prev < end {
+		s.emit(end)
+	}
 }

@@ -26,6 +26,8 @@ type encodeState struct {
 
 	spm spmState
 
+	ugmBest []ugmBest
+
 	// pairs caches merge-table lookups. The table is a pure function of
 	// the tokenizer, and a state belongs to one tokenizer's pool, so the
 	// cache stays valid across calls.

@@ -9,9 +9,11 @@ import (
 type kind int
 
 const (
-	kindSPM kind = iota // SentencePiece BPE by scores ("llama")
-	kindBPE             // BPE by merge rank ("gpt2", "gemma4")
-	kindWPM             // WordPiece ("bert")
+	kindSPM  kind = iota // SentencePiece BPE by scores ("llama")
+	kindBPE              // BPE by merge rank ("gpt2", "gemma4")
+	kindWPM              // WordPiece ("bert")
+	kindUGM              // Unigram ("t5")
+	kindRWKV             // greedy trie ("rwkv")
 )
 
 // EncodeOptions controls Encode.
@@ -45,6 +47,7 @@ type Tokenizer struct {
 	cleanSpaces            bool
 	escapeWS               bool
 	ignoreMerges           bool
+	whitespaceModel        bool // tokenizer.ggml.model "whitespace": words between whitespace, optionally lowercased
 
 	specials *specialMatcher
 	escaper  lazyReplacer // special-token text → placeholder, for EscapeSpecial
@@ -55,6 +58,9 @@ type Tokenizer struct {
 	preTok     *preTokenizer
 	noSplitPre map[string]struct{}
 	chunkable  bool // SPM/gemma4 text may be cut before ▁ (see chunk.go)
+
+	ugm  *ugmData
+	rwkv *rwkvData
 
 	// WPM
 	lowercase, stripAccents bool

@@ -273,20 +273,34 @@ func TestStreamDecoder(t *testing.T) {
 }
 
 func TestConcurrentEncode(t *testing.T) {
-	tok := loadVocab(t, "qwen2")
-	corpus := makeCorpus(64 << 10)
-	want := tok.Encode(corpus, EncodeOptions{})
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 3; i++ {
-				assert.Equal(t, want, tok.Encode(corpus, EncodeOptions{}))
-			}
-		}()
+	f := openVocabFile(t, "qwen2")
+	defer f.Close()
+	regexTok, err := load(f, "", "tekken") // the regex engine's matcher state
+	require.NoError(t, err)
+	toks := []*Tokenizer{loadVocab(t, "qwen2"), regexTok}
+	for _, p := range []string{"testdata/ugm-small.gguf", "testdata/rwkv-small.gguf"} {
+		g, err := gguf.Open(p)
+		require.NoError(t, err)
+		tok, err := FromGGUF(g)
+		require.NoError(t, err)
+		g.Close()
+		toks = append(toks, tok)
 	}
-	wg.Wait()
+	corpus := makeCorpus(64 << 10)
+	for _, tok := range toks {
+		want := tok.Encode(corpus, EncodeOptions{})
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 3; i++ {
+					assert.Equal(t, want, tok.Encode(corpus, EncodeOptions{}), "%s/%s", tok.Model(), tok.pre)
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }
 
 // TestChunkingExact checks that cutting SentencePiece text at ▁ gives the
@@ -317,6 +331,11 @@ func rewrite(t *testing.T, name string, edit func(m *gguf.Model)) *gguf.File {
 	defer f.Close()
 	m := f.Model()
 	edit(m)
+	return reparse(t, m)
+}
+
+// reparse writes m and parses it back.
+func reparse(t testing.TB, m *gguf.Model) *gguf.File {
 	var buf bytes.Buffer
 	require.NoError(t, gguf.Write(&buf, m))
 	g, err := gguf.Parse(buf.Bytes())
@@ -341,11 +360,11 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("sentencepiece9")) }, `unknown tokenizer model "sentencepiece9"`},
-		{"unsupported model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("rwkv")) }, `"rwkv"`},
+		{"unsupported model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("plamo2")) }, `"plamo2"`},
 		{"missing model", func(m *gguf.Model) { drop(m, keyModel) }, keyModel},
 		{"missing merges", func(m *gguf.Model) { drop(m, keyMerges) }, "cannot find tokenizer merges"},
 		{"merges wrong type", func(m *gguf.Model) { m.Set(keyMerges, gguf.Uint32(3)) }, keyMerges},
-		{"unknown pre", func(m *gguf.Model) { m.Set(keyPre, gguf.String("klingon")) }, `unsupported pre-tokenizer type "klingon"`},
+		{"unknown pre", func(m *gguf.Model) { m.Set(keyPre, gguf.String("klingon")) }, `unsupported pre-tokenizer type "klingon"; known: a.x-4.0, afmoe, bailingmoe,`},
 		{"missing tokens", func(m *gguf.Model) { drop(m, keyTokens) }, keyTokens},
 		{"duplicate token", func(m *gguf.Model) {
 			v, _ := m.Get(keyTokens)
@@ -356,9 +375,19 @@ func TestBadInput(t *testing.T) {
 		{"short token types", func(m *gguf.Model) { m.Set(keyTypes, gguf.Int32s([]int32{1, 1})) }, keyTypes},
 		{"add_bos without bos", func(m *gguf.Model) {
 			m.Set(keyAddBOS, gguf.Bool(true))
-			m.Set("tokenizer.ggml.bos_token_id", gguf.Uint32(1<<30))
+			drop(m, "tokenizer.ggml.bos_token_id")
 			m.Set(keyPre, gguf.String("chatglm-bpe"))
 		}, "bos_token_id is not set"},
+		// issue 14: 2^30 used to become token 11 (gpt2's default) silently.
+		{"bos id out of range", func(m *gguf.Model) {
+			m.Set("tokenizer.ggml.bos_token_id", gguf.Uint32(1<<30))
+		}, "tokenizer.ggml.bos_token_id = 1073741824 is out of range for a vocabulary of 151936 tokens"},
+		{"eot id out of range", func(m *gguf.Model) {
+			m.Set("tokenizer.ggml.eot_token_id", gguf.Uint32(151936))
+		}, "tokenizer.ggml.eot_token_id = 151936 is out of range"},
+		{"negative pad id", func(m *gguf.Model) {
+			m.Set("tokenizer.ggml.padding_token_id", gguf.Int32(-5))
+		}, "tokenizer.ggml.padding_token_id = -5 is out of range"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -375,12 +404,22 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestOutOfRangeSpecialIDs(t *testing.T) {
+	// A default id beyond a (tiny) vocabulary is disabled, as in llama.cpp.
 	f := rewrite(t, "llama-spm", func(m *gguf.Model) {
-		m.Set("tokenizer.ggml.eos_token_id", gguf.Uint32(999999))
-		m.Set("tokenizer.ggml.eot_token_id", gguf.Uint32(999999))
+		v, _ := m.Get(keyTokens)
+		m.Set(keyTokens, gguf.Strings(v.Data.([]string)[:2]))
+		drop(m, "tokenizer.ggml.eos_token_id")
+		drop(m, "tokenizer.ggml.bos_token_id")
+		m.Set(keyAddBOS, gguf.Bool(false))
 	})
 	tok, err := FromGGUF(f)
 	require.NoError(t, err)
-	assert.Equal(t, int32(2), tok.EOS(), "an out-of-range id keeps the default")
-	assert.Equal(t, int32(-1), tok.EOT())
+	assert.Equal(t, int32(1), tok.BOS())
+	assert.Equal(t, int32(-1), tok.EOS(), "default 2 is out of a 2-token vocabulary")
+	// A metadata id out of range is refused, naming the key.
+	f = rewrite(t, "llama-spm", func(m *gguf.Model) {
+		m.Set("tokenizer.ggml.eos_token_id", gguf.Uint32(999999))
+	})
+	_, err = FromGGUF(f)
+	require.ErrorContains(t, err, "tokenizer.ggml.eos_token_id = 999999 is out of range for a vocabulary of 32000 tokens")
 }

@@ -30,37 +30,26 @@ type cpTable struct {
 	blocks []uint16
 }
 
-// cpFlagsTable is built once, on first use, from the standard library's
-// Unicode tables. It is never modified afterwards.
+// cpFlagsTable is built once, on first use, from llama.cpp's own tables
+// (flags_table.go), so that code points classify as in the llama.cpp the
+// tokenizer is checked against rather than as the Unicode version of the
+// standard library. It is never modified afterwards.
 var cpFlagsTable = sync.OnceValue(buildCPTable)
 
 func buildCPTable() *cpTable {
 	flat := make([]uint16, maxCodepoint)
-	fill := func(rt *unicode.RangeTable, f uint16) {
-		for _, r := range rt.R16 {
-			for c := uint32(r.Lo); c <= uint32(r.Hi); c += uint32(r.Stride) {
-				flat[c] |= f
-			}
-		}
-		for _, r := range rt.R32 {
-			for c := r.Lo; c <= r.Hi; c += r.Stride {
-				flat[c] |= f
-			}
-		}
-	}
-	fill(unicode.N, fNumber)
-	fill(unicode.L, fLetter)
-	fill(unicode.Z, fSeparator)
-	fill(unicode.M, fMark)
-	fill(unicode.P, fPunct)
-	fill(unicode.S, fSymbol)
-	fill(unicode.C, fControl)
 	for i := range flat {
-		if flat[i] == 0 {
-			flat[i] = fUndef
+		flat[i] = fUndef
+	}
+	for i := 0; i+1 < len(llamaFlagRanges); i++ {
+		f := uint16(llamaFlagRanges[i][1]) & 0xff
+		for c := llamaFlagRanges[i][0]; c < llamaFlagRanges[i+1][0] && c < maxCodepoint; c++ {
+			flat[c] = f
 		}
 	}
-	fill(unicode.White_Space, fWhitespace)
+	for _, c := range llamaWhitespace {
+		flat[c] |= fWhitespace
+	}
 
 	t := &cpTable{}
 	seen := make(map[[256]uint16]uint16)
@@ -114,7 +103,7 @@ func (t *cpTable) flags(c rune) uint16 {
 }
 
 // toLower maps a code point to its lowercase form as llama.cpp's
-// unicode_tolower does (simple case mapping).
+// unicode_tolower does (its simple case mapping table).
 func toLower(c rune) rune {
 	if c < 128 {
 		if c >= 'A' && c <= 'Z' {
@@ -122,7 +111,11 @@ func toLower(c rune) rune {
 		}
 		return c
 	}
-	return unicode.ToLower(c)
+	i := sort.Search(len(llamaLowercase), func(i int) bool { return llamaLowercase[i][0] >= c })
+	if i < len(llamaLowercase) && llamaLowercase[i][0] == c {
+		return llamaLowercase[i][1]
+	}
+	return c
 }
 
 // nfdFirst returns the first code point of the NFD decomposition of c, the
@@ -149,7 +142,7 @@ var utf8LenTable = [16]uint8{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
 // when overlong or surrogates; anything else yields U+FFFD and consumes one
 // byte. Sequences decoding past U+10FFFF (which make llama.cpp throw) also
 // yield U+FFFD and consume one byte.
-func decodeRune(s string, i int) (rune, int) {
+func decodeRune[T string | []byte](s T, i int) (rune, int) {
 	b0 := s[i]
 	if b0 < 0x80 {
 		return rune(b0), 1

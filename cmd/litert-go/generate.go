@@ -13,6 +13,7 @@ import (
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/native"
 	"github.com/litert-go/litert-go/session"
 	"github.com/litert-go/litert-go/template"
 	"github.com/litert-go/litert-go/tokenizer"
@@ -21,23 +22,31 @@ import (
 // engineFlags are the flags that choose a model and how it runs, shared by
 // the commands that run a model.
 type engineFlags struct {
-	log     io.Writer // where pulling a Hub model shows progress
-	model   *string
-	threads *int
-	backend *string
-	ctxLen  *int
-	kv      *string
+	model     *string
+	threads   *int
+	backend   *string
+	ctxLen    *int
+	kv        *string
+	nativeLib *string
+	stderr    io.Writer // where open says it fell back to the Go kernels
 }
 
-// addEngineFlags defines -m, -t (--threads), --backend, -c (--ctx) and --kv.
+// backendNoteEnv, set to 0, silences the note saying that --backend auto
+// fell back to the pure-Go kernels (--backend go asks for them quietly).
+const backendNoteEnv = "LITERT_BACKEND_NOTE"
+
+// addEngineFlags defines -m, -t (--threads), --backend, -c (--ctx), --kv
+// and --native-lib.
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	e := &engineFlags{
-		log:     fs.Output(),
 		model:   fs.String("m", "", "GGUF model file or hf.co/OWNER/REPO[:QUANT] (required)"),
 		threads: fs.Int("t", 0, "threads (0: the number of physical cores)"),
 		backend: fs.String("backend", "auto", "compute backend: auto, cpu, go or gpu"),
 		ctxLen:  fs.Int("c", 0, "context length of each session (0: the model's, at most 4096)"),
 		kv:      fs.String("kv", "f32", "KV cache type: f32 or f16"),
+		nativeLib: fs.String("native-lib", "", "native kernel library `FILE` (default $"+native.LibEnv+
+			", else liblitert.so beside the executable or in its prefix's lib/; never the working directory)"),
+		stderr: fs.Output(),
 	}
 	fs.IntVar(e.threads, "threads", 0, "same as -t")
 	fs.IntVar(e.ctxLen, "ctx", 0, "same as -c")
@@ -50,7 +59,7 @@ func (e *engineFlags) resolve(ctx context.Context) error {
 	if *e.model == "" {
 		return errors.New("-m FILE is required")
 	}
-	return resolveModel(ctx, e.log, e.model)
+	return resolveModel(ctx, e.stderr, e.model)
 }
 
 func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
@@ -65,7 +74,14 @@ func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--kv: %w", err)
 	}
-	return engine.Open(ctx, *e.model, engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv})
+	eng, err := engine.Open(ctx, *e.model, engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv, NativeLib: *e.nativeLib})
+	if err != nil {
+		return nil, err
+	}
+	if note := eng.Info().BackendNote; note != "" && os.Getenv(backendNoteEnv) != "0" {
+		fmt.Fprintf(e.stderr, "litert-go: note: running the %s; --backend go or %s=0 silences this\n", note, backendNoteEnv)
+	}
+	return eng, nil
 }
 
 // addChatTemplateFlag defines --chat-template, shared by chat, generate

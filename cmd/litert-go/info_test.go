@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litert-go/litert-go/native"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -92,4 +93,37 @@ func TestSynthThenInfo(t *testing.T) {
 	assert.Contains(t, errOut, `unknown shape "nope"`)
 	code, _, _ = runCmd(t, "synth", "--shape", "tiny-qwen3-0.6b")
 	assert.Equal(t, 1, code)
+}
+
+// TestBackendFallbackNote: when --backend auto cannot load the native
+// library, the model-running commands say so once on stderr (issue 22),
+// unless the Go kernels were asked for or LITERT_BACKEND_NOTE=0.
+func TestBackendFallbackNote(t *testing.T) {
+	model := storiesDir + "stories260K.gguf"
+	if _, err := os.Stat(model); err != nil {
+		t.Skipf("fixture absent: %v", err)
+	}
+	missing := filepath.Join(t.TempDir(), "liblitert.so")
+	t.Setenv(native.LibEnv, missing)
+	const note = "litert-go: note: running the pure-Go kernels"
+	gen := []string{"generate", "-m", model, "-p", "Once upon", "-n", "2", "-t", "1"}
+
+	code, _, errOut := runCmd(t, gen...)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 1, strings.Count(errOut, note), errOut)
+	assert.Contains(t, errOut, missing+": not found", "the note says why")
+
+	code, _, errOut = runCmd(t, append(gen, "--backend", "go")...)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, errOut, note, "the Go kernels were asked for")
+
+	t.Setenv(backendNoteEnv, "0")
+	code, _, errOut = runCmd(t, gen...)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, errOut, note)
+
+	// info names the same reason on its backend line.
+	code, out, errOut := runCmd(t, "info", "-m", model)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "backend:           go (pure-Go kernels: native: C kernel library unavailable ("+missing+": not found")
 }

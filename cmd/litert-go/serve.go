@@ -21,16 +21,16 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	eo := addEngineFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
 	parallel := fs.Int("parallel", server.DefaultParallel, "requests generating at once")
-	queue := fs.Int("queue", 0, "requests that may wait beyond --parallel before 429 (0: 4 × parallel, -1: none)")
+	queue := fs.Int("queue", 0, "requests that may be in the server beyond --parallel (reading, tokenizing, waiting) before 429 (0: 4 × parallel, -1: none)")
 	cache := fs.Int("cache", 0, "sessions kept for prompt caching, running ones included (0: parallel + 2)")
 	cacheMiB := fs.Int64("cache-mib", server.DefaultCacheBytes>>20, "memory bound of the cached KV caches, in MiB (0: only the running sessions)")
 	apiKey := fs.String("api-key", "", "require 'Authorization: Bearer KEY' on every route (default $LITERT_API_KEY)")
 	alias := fs.String("alias", "", "model name in the API (default: the file name without .gguf)")
-	maxTokens := fs.Int("max-tokens", 0, "default reply length cap when a request sets none (0: up to the context)")
-	fs.IntVar(maxTokens, "n", 0, "same as --max-tokens")
+	maxTokens := fs.Int("max-tokens", server.DefaultMaxTokens, "most tokens of a reply: requests setting none or asking for more get this many")
+	fs.IntVar(maxTokens, "n", server.DefaultMaxTokens, "same as --max-tokens")
 	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "time limit of one request, queueing included")
 	grace := fs.Duration("grace", server.DefaultShutdownTimeout, "on shutdown, how long in-flight requests may finish")
-	maxBody := fs.Int64("max-body-mib", server.DefaultMaxBodyBytes>>20, "largest request body, in MiB")
+	maxBody := fs.Int64("max-body-mib", 0, fmt.Sprintf("largest request body, in MiB (0: %d bytes per token of the context, at least 1 MiB)", server.DefaultBodyBytesPerToken))
 	verbose := fs.Bool("v", false, "log every request to stderr")
 	chatTemplate := addChatTemplateFlag(fs)
 	if err := fs.Parse(args); err != nil {
@@ -42,8 +42,8 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	if *parallel < 1 {
 		return fmt.Errorf("--parallel %d: want at least 1", *parallel)
 	}
-	if *cache < 0 || *cacheMiB < 0 || *maxTokens < 0 || *timeout < 0 || *grace < 0 || *maxBody < 1 {
-		return errors.New("--cache, --cache-mib, --max-tokens, --timeout and --grace must not be negative, --max-body-mib at least 1")
+	if *cache < 0 || *cacheMiB < 0 || *maxBody < 0 || *timeout < 0 || *grace < 0 || *maxTokens < 1 {
+		return errors.New("--cache, --cache-mib, --max-body-mib, --timeout and --grace must not be negative, --max-tokens at least 1")
 	}
 	tmplSrc, err := readChatTemplate(*chatTemplate)
 	if err != nil {
@@ -92,9 +92,9 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	info := eng.Info()
-	fmt.Fprintf(sio.err, "litert-go serve: model %q (%s %s, context %d, backend %s) on http://%s/v1 (parallel %d)\n",
-		id, info.Arch, info.Quant, info.ContextLength, info.Backend, ln.Addr(), *parallel)
+	info, lim := eng.Info(), srv.Config()
+	fmt.Fprintf(sio.err, "litert-go serve: model %q (%s %s, context %d, backend %s) on http://%s/v1 (parallel %d, queue %d, body limit %.1f MiB, max tokens %d)\n",
+		id, info.Arch, info.Quant, info.ContextLength, info.Backend, ln.Addr(), lim.Parallel, lim.Queue, float64(lim.MaxBodyBytes)/(1<<20), lim.MaxTokens)
 	start := time.Now()
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintf(sio.err, "litert-go serve: stopped after %v\n", time.Since(start).Round(time.Second))

@@ -57,12 +57,22 @@ func TestServe(t *testing.T) {
 		return false
 	}, 30*time.Second, 10*time.Millisecond, "no listening line: %s", errOut.String())
 	assert.Contains(t, errOut.String(), `model "stories260K-Q4_0"`)
+	// The limits: a context of 256 tokens gets the least default body
+	// limit, 1 MiB, and a body over it is refused.
+	assert.Contains(t, errOut.String(), "(parallel 1, queue 4, body limit 1.0 MiB, max tokens 4096)")
+	big, err := http.NewRequest(http.MethodPost, "http://"+addr+"/v1/completions", strings.NewReader(strings.Repeat(" ", 2<<20)))
+	require.NoError(t, err)
+	big.Header.Set("Authorization", "Bearer k")
+	resp, err := http.DefaultClient.Do(big)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 
 	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/v1/completions",
 		strings.NewReader(`{"model":"stories260K-Q4_0","prompt":"Once upon a time","max_tokens":5,"temperature":0}`))
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer k")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

@@ -56,7 +56,7 @@ prints with strftime_now, so the output does not change every day.`)
 	if err := resolveModel(ctx, sio.err, model); err != nil {
 		return err
 	}
-	src, err := templateSource(*model, *file)
+	src, name, err := templateSource(*model, *file)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ prints with strftime_now, so the output does not change every day.`)
 	}
 	tmpl, err := template.Parse(src, opts...)
 	if err != nil {
-		return err
+		return templateError(name, err)
 	}
 	req, err := io.ReadAll(sio.in)
 	if err != nil {
@@ -78,36 +78,49 @@ prints with strftime_now, so the output does not change every day.`)
 	}
 	out, err := tmpl.RenderJSON(ctx, req)
 	if err != nil {
-		return err
+		return templateError(name, err)
 	}
 	_, err = io.WriteString(sio.out, out)
 	return err
 }
 
+// templateError names the template in a parse or render error (a
+// *template.ParseError or *template.LimitError names the line and the
+// problem). A *template.RaiseError, the template's own message, is left
+// as it is.
+func templateError(name string, err error) error {
+	var re *template.RaiseError
+	if errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // templateSource returns the chat template text from a template file, from
-// a GGUF model's metadata, or the default.
-func templateSource(model, file string) (string, error) {
+// a GGUF model's metadata, or the default, and a name for it in errors.
+func templateSource(model, file string) (src, name string, err error) {
+	const defaultName = "default ChatML template"
 	switch {
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("read template: %w", err)
+			return "", "", fmt.Errorf("read template: %w", err)
 		}
-		return string(b), nil
+		return string(b), file, nil
 	case model != "":
 		f, err := gguf.Open(model)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		defer f.Close()
 		if !f.Has(chatTemplateKey) {
-			return template.DefaultChatML, nil
+			return template.DefaultChatML, defaultName, nil
 		}
 		s, err := f.String(chatTemplateKey)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", model, err)
+			return "", "", fmt.Errorf("%s: %w", model, err)
 		}
-		return strings.Clone(s), nil
+		return strings.Clone(s), model + " " + chatTemplateKey, nil
 	}
-	return template.DefaultChatML, nil
+	return template.DefaultChatML, defaultName, nil
 }

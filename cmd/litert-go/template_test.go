@@ -43,6 +43,19 @@ func TestTemplateRenderCLI(t *testing.T) {
 	assert.NotEmpty(t, errOut)
 }
 
+// TestTemplateRenderLimitCLI renders the doubling template of issue #14:
+// it took the CLI to 19.4 GB; now it fails at once, naming the file, the
+// line and the limit.
+func TestTemplateRenderLimitCLI(t *testing.T) {
+	tmpl := filepath.Join(t.TempDir(), "double.jinja")
+	src := "{% set s = namespace(v='xxxxxxxxxx') %}\n{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v|length }}"
+	require.NoError(t, os.WriteFile(tmpl, []byte(src), 0o644))
+	out, errOut, code := runCLI(t, `{"messages": []}`, "template", "render", "--template", tmpl)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, tmpl+": render chat template: line 2: memory limit exceeded (67108864 bytes)")
+}
+
 func TestGenerateConstrainedCLI(t *testing.T) {
 	model := filepath.Join("..", "..", "..", "shared", "testdata", "models", "stories260K.gguf")
 	if _, err := os.Stat(model); err != nil {

@@ -125,13 +125,13 @@ a message naming the format and where the call fails.`)
 func replyFormat(ctx context.Context, model, file, name string) (toolcall.Format, error) {
 	var det toolcall.Detection
 	if model != "" || file != "" {
-		src, err := templateSource(model, file)
+		src, tname, err := templateSource(model, file)
 		if err != nil {
 			return nil, err
 		}
 		tmpl, err := template.Parse(src)
 		if err != nil {
-			return nil, err
+			return nil, templateError(tname, err)
 		}
 		var base toolcall.Request
 		if model != "" {

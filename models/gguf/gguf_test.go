@@ -170,6 +170,11 @@ func TestHostile(t *testing.T) {
 		{"duplicate key", header(3, 0, 2, str("k"), u32(uint32(TypeUint8)), []byte{1}, str("k"), u32(uint32(TypeUint8)), []byte{1}), `duplicate metadata key "k"`},
 		{"bad bool", header(3, 0, 1, str("k"), u32(uint32(TypeBool)), []byte{7}), "bool byte"},
 		{"bad alignment", header(3, 0, 1, str("general.alignment"), u32(uint32(TypeUint32)), u32(3)), "power of two"},
+		{"huge alignment", header(3, 0, 1, str("general.alignment"), u32(uint32(TypeUint32)), u32(1<<30)),
+			`key "general.alignment" is 1073741824: want a power of two no larger than 1048576`},
+		{"alignment 2^31", header(3, 0, 1, str("general.alignment"), u32(uint32(TypeUint32)), u32(1<<31)), `key "general.alignment"`},
+		{"zero alignment", header(3, 0, 1, str("general.alignment"), u32(uint32(TypeUint32)), u32(0)), `key "general.alignment" is 0`},
+		{"string alignment", header(3, 0, 1, str("general.alignment"), u32(uint32(TypeString)), str("32")), `key "general.alignment" is 32`},
 		{"dims overflow", header(3, 1, 0, tensor("t", []uint64{1 << 40, 1 << 40}, 0, 0)), "overflows"},
 		{"too many dims", header(3, 1, 0, tensor("t", []uint64{1, 1, 1, 1, 1}, 0, 0)), "5 dimensions"},
 		{"unknown tensor type", header(3, 1, 0, tensor("t", []uint64{4}, 77, 0)), `tensor "t" has unknown type 77`},
@@ -210,6 +215,35 @@ func TestTruncatedFixture(t *testing.T) {
 	}
 }
 
+// countingWriter counts what is written to it.
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// An absurd alignment is refused before anything is written: 2^30 once made
+// the writer pad a vocabulary-only file to a gigabyte.
+func TestWriteRefusesHugeAlignment(t *testing.T) {
+	for _, a := range []uint32{1 << 30, 1 << 21, 48} {
+		m := &Model{KV: []KV{{"general.architecture", String("llama")}, {"general.alignment", Uint32(a)}}}
+		var w countingWriter
+		err := Write(&w, m)
+		require.Error(t, err, "alignment %d", a)
+		assert.ErrorContains(t, err, `key "general.alignment"`)
+		assert.Zero(t, w.n, "bytes written before the refusal")
+	}
+	m := &Model{KV: []KV{{"general.architecture", String("llama")}, {"general.alignment", Uint32(MaxAlignment)}},
+		Tensors: []Tensor{{Info: TensorInfo{Name: "a", Dims: []uint64{3}, Type: ggml.F32}, Data: make([]byte, 12)}}}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, m))
+	f, err := Parse(buf.Bytes())
+	require.NoError(t, err)
+	assert.Equal(t, MaxAlignment, f.Alignment)
+	assert.EqualValues(t, MaxAlignment, f.DataStart)
+}
+
+// FuzzRead parses arbitrary bytes. What parses must write back, and what
+// is written must parse to the same metadata and tensors and write again
+// to the same bytes (Write∘Parse is a fixed point after one round).
 func FuzzRead(f *testing.F) {
 	for _, p := range []string{"models/stories260K-Q4_0.gguf", "vocab/ggml-vocab-bert-bge.gguf"} {
 		if b, err := os.ReadFile(filepath.Join(testdata, p)); err == nil {
@@ -229,5 +263,27 @@ func FuzzRead(f *testing.F) {
 		if err := Write(&buf, file.Model()); err != nil {
 			t.Fatalf("parsed file does not write back: %v", err)
 		}
+		again, err := Parse(buf.Bytes())
+		require.NoError(t, err, "what Write wrote does not parse")
+		require.Equal(t, file.Version, again.Version)
+		require.Equal(t, file.Alignment, again.Alignment)
+		require.Len(t, again.KV, len(file.KV))
+		for i, kv := range file.KV {
+			require.Equal(t, kv.Key, again.KV[i].Key)
+			require.Equal(t, kv.Value.Type, again.KV[i].Value.Type, kv.Key)
+			require.Equal(t, kv.Value.Len(), again.KV[i].Value.Len(), kv.Key)
+		}
+		require.Len(t, again.Tensors, len(file.Tensors))
+		for i, ti := range file.Tensors {
+			got := again.Tensors[i]
+			require.Equal(t, ti.Name, got.Name)
+			require.Equal(t, ti.Dims, got.Dims, ti.Name)
+			require.Equal(t, ti.Type, got.Type, ti.Name)
+			require.True(t, bytes.Equal(file.TensorData(ti), again.TensorData(got)), "tensor %q data changed", ti.Name)
+		}
+		// Values compare as bytes (a NaN is not equal to itself).
+		var buf2 bytes.Buffer
+		require.NoError(t, Write(&buf2, again.Model()))
+		require.True(t, bytes.Equal(buf.Bytes(), buf2.Bytes()), "second write differs from the first")
 	})
 }

@@ -21,6 +21,23 @@ const Magic = "GGUF"
 // DefaultAlignment is the data alignment when general.alignment is absent.
 const DefaultAlignment = 32
 
+// MaxAlignment bounds general.alignment. llama.cpp writes 32; a larger
+// value only pads the file (one of 2^30 once made a gigabyte of zeros).
+const MaxAlignment = 1 << 20
+
+// alignmentKey is the metadata key of the data alignment.
+const alignmentKey = "general.alignment"
+
+// alignment returns the data alignment v of general.alignment, or an error
+// naming the key if it is not a power of two in [1, MaxAlignment].
+func alignment(v Value) (int, error) {
+	a, ok := v.asInt64()
+	if !ok || a <= 0 || a > MaxAlignment || a&(a-1) != 0 {
+		return 0, fmt.Errorf("key %q is %v: want a power of two no larger than %d", alignmentKey, v.Data, MaxAlignment)
+	}
+	return int(a), nil
+}
+
 // maxDims is ggml's GGML_MAX_DIMS.
 const maxDims = 4
 
@@ -234,12 +251,12 @@ func Parse(data []byte) (*File, error) {
 		f.kvIndex[key] = len(f.KV)
 		f.KV = append(f.KV, KV{Key: key, Value: val})
 	}
-	if i, ok := f.kvIndex["general.alignment"]; ok {
-		a, ok := f.KV[i].Value.asInt64()
-		if !ok || a <= 0 || a > 1<<30 || a&(a-1) != 0 {
-			return nil, d.fail("general.alignment %v is not a positive power of two", f.KV[i].Value.Data)
+	if i, ok := f.kvIndex[alignmentKey]; ok {
+		a, err := alignment(f.KV[i].Value)
+		if err != nil {
+			return nil, d.fail("%v", err)
 		}
-		f.Alignment = int(a)
+		f.Alignment = a
 	}
 	f.Tensors = make([]TensorInfo, 0, nTensors)
 	f.tensorIndex = make(map[string]int, nTensors)

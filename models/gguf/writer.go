@@ -64,10 +64,10 @@ func Write(w io.Writer, m *Model) error {
 		return fmt.Errorf("gguf: cannot write version %d", version)
 	}
 	align := uint64(DefaultAlignment)
-	if v, ok := m.Get("general.alignment"); ok {
-		a, ok := v.asInt64()
-		if !ok || a <= 0 || a&(a-1) != 0 {
-			return fmt.Errorf("gguf: general.alignment %v is not a positive power of two", v.Data)
+	if v, ok := m.Get(alignmentKey); ok {
+		a, err := alignment(v)
+		if err != nil {
+			return fmt.Errorf("gguf: %w", err)
 		}
 		align = uint64(a)
 	}

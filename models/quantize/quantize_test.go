@@ -1,7 +1,9 @@
 package quantize
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -287,4 +289,36 @@ func TestUseMoreBits(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []int{0, 1, 2, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31}, got)
+}
+
+// TestHugeAlignmentRefused quantizes a file whose general.alignment is
+// 2^30: the header of stories260K without its tensors (the reader once
+// accepted it, since no tensor offset contradicted it, and the writer then
+// padded the output to a gigabyte). It must fail naming the key and leave
+// no file.
+func TestHugeAlignmentRefused(t *testing.T) {
+	src := open(t, fixture(t, "stories260K.gguf"))
+	m := src.Model()
+	m.Tensors = nil
+	m.Set("general.alignment", gguf.Uint32(64))
+	var buf bytes.Buffer
+	require.NoError(t, gguf.Write(&buf, m))
+	// Patch the value in place: the writer refuses to write 2^30 itself.
+	key := binary.LittleEndian.AppendUint64(nil, uint64(len("general.alignment")))
+	key = append(key, "general.alignment"...)
+	key = binary.LittleEndian.AppendUint32(key, uint32(gguf.TypeUint32))
+	data := buf.Bytes()
+	i := bytes.Index(data, key)
+	require.Positive(t, i)
+	binary.LittleEndian.PutUint32(data[i+len(key):], 1<<30)
+
+	dir := t.TempDir()
+	in := filepath.Join(dir, "hostile.gguf")
+	require.NoError(t, os.WriteFile(in, data, 0o644))
+	out := filepath.Join(dir, "out.gguf")
+	_, err := File(context.Background(), in, out, Options{Type: MostlyQ8_0})
+	require.ErrorContains(t, err, `key "general.alignment" is 1073741824: want a power of two no larger than 1048576`)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the input is left")
 }

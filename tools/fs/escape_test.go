@@ -200,12 +200,18 @@ func TestEscapeHardLink(t *testing.T) {
 	assert.Error(t, err)
 	_, err = s.tb.EditFile(ctx, EditFileInput{Path: "hard.txt", OldText: "SENTINEL", NewText: "PWNED"})
 	assert.Error(t, err)
-	_, err = s.tb.NewFile(ctx, NewFileInput{Path: "hard.txt", Content: "PWNED", Overwrite: true})
-	assert.Error(t, err)
 	found, err := s.tb.FindTextInFiles(ctx, FindTextInFilesInput{Pattern: "SENTINEL"})
 	require.NoError(t, err)
 	assert.Contains(t, found, "no matches")
 	s.assertOutsideIntact(t)
+	// Overwriting replaces the link inside the root with a new file; the
+	// outside file keeps its content.
+	_, err = s.tb.NewFile(ctx, NewFileInput{Path: "hard.txt", Content: "PWNED", Overwrite: true})
+	require.NoError(t, err)
+	assert.Equal(t, "PWNED", readRoot(t, s, "hard.txt"))
+	s.assertOutsideIntact(t)
+	require.NoError(t, os.Remove(filepath.Join(s.root, "hard.txt")))
+	require.NoError(t, os.Link(filepath.Join(s.outside, "sentinel.txt"), filepath.Join(s.root, "hard.txt")))
 	// Deleting the link inside the root leaves the outside file alone.
 	_, err = s.tb.DeleteFile(ctx, DeleteFileInput{Path: "hard.txt"})
 	require.NoError(t, err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"os"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -107,12 +106,12 @@ type search struct {
 // file searches one file; files that cannot be opened or are not text are
 // passed over silently.
 func (s *search) file(name string) error {
-	f, fi, err := s.tb.openChecked(name, os.O_RDONLY)
+	f, err := s.tb.openRead(name)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if fi.Size() > s.tb.opts.MaxSearchFileBytes {
+	if f.info.Size() > s.tb.opts.MaxSearchFileBytes {
 		s.skipped++
 		return nil
 	}

@@ -74,22 +74,63 @@ func (tb *Toolbox) checkRegular(p string, fi os.FileInfo) error {
 	return nil
 }
 
-// openChecked opens p (already cleaned) with flag and checks the file it got
-// is a regular, singly-linked file. The check is on the open descriptor, so
-// it cannot be raced.
-func (tb *Toolbox) openChecked(p string, flag int) (*os.File, os.FileInfo, error) {
-	f, err := tb.root.OpenFile(osPath(p), flag|extraOpenFlags, 0o644)
+// openFile is a file of the root opened for reading by openRead.
+type openFile struct {
+	*os.File
+	p    string
+	info os.FileInfo
+}
+
+// openRead opens p (already cleaned) for reading and checks that it is a
+// regular file with a single link (unless Options.AllowHardLinks), with
+// openSingle, which closes the race with a process that removes the link
+// right after the open (see there).
+func (tb *Toolbox) openRead(p string) (*openFile, error) {
+	if !tb.opts.AllowHardLinks {
+		return tb.openSingle(p)
+	}
+	f, err := tb.root.OpenFile(osPath(p), os.O_RDONLY|extraOpenFlags, 0)
 	if err != nil {
-		return nil, nil, pathError(p, err)
+		return nil, pathError(p, err)
 	}
-	fi, err := f.Stat()
+	of := &openFile{File: f, p: p}
+	if err := of.check(tb); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return of, nil
+}
+
+// check fstats the open file and refuses anything but a regular file with
+// a single link (unless hard links are allowed).
+func (of *openFile) check(tb *Toolbox) error {
+	fi, err := of.Stat()
 	if err != nil {
-		f.Close()
-		return nil, nil, pathError(p, err)
+		return pathError(of.p, err)
 	}
-	if err := tb.checkRegular(p, fi); err != nil {
-		f.Close()
-		return nil, nil, err
+	if err := tb.checkRegular(of.p, fi); err != nil {
+		return err
 	}
-	return f, fi, nil
+	of.info = fi
+	return nil
+}
+
+// checkWritable refuses to replace anything but a regular file: a
+// directory, a special file, or a symbolic link, which a write would
+// replace rather than follow.
+func (tb *Toolbox) checkWritable(p string, fi os.FileInfo) error {
+	if fi.Mode()&os.ModeSymlink != 0 {
+		target, err := tb.root.Readlink(osPath(p))
+		if err != nil {
+			target = "?"
+		}
+		return fmt.Errorf("path %q: is a symbolic link (to %q); write the file it points to instead", p, target)
+	}
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("path %q: is a directory", p)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("path %q: not a regular file (%s)", p, fi.Mode().Type())
+	}
+	return nil
 }

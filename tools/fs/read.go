@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -31,29 +30,34 @@ func (tb *Toolbox) ReadFile(ctx context.Context, in ReadFileInput) (string, erro
 	if in.StartLine < 0 || in.EndLine < 0 || (in.EndLine > 0 && in.EndLine < in.StartLine) {
 		return "", fmt.Errorf("invalid line range %d-%d", in.StartLine, in.EndLine)
 	}
-	f, fi, err := tb.openChecked(p, os.O_RDONLY)
+	f, err := tb.openRead(p)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	limit := tb.opts.MaxReadBytes
-	if in.StartLine <= 1 && in.EndLine == 0 {
-		if fi.Size() > limit {
-			return "", fmt.Errorf("path %q: file is %d bytes, over the %d-byte read limit; read a part with start_line and end_line", p, fi.Size(), limit)
-		}
-		data, err := io.ReadAll(io.LimitReader(f, limit+1))
-		if err != nil {
-			return "", pathError(p, err)
-		}
-		if int64(len(data)) > limit {
-			return "", fmt.Errorf("path %q: file grew over the %d-byte read limit while reading", p, limit)
-		}
-		if err := checkText(p, data); err != nil {
-			return "", err
-		}
-		return string(data), nil
+	return tb.readOpen(f, in)
+}
+
+// readOpen reads what ReadFile returns from f.
+func (tb *Toolbox) readOpen(f *openFile, in ReadFileInput) (string, error) {
+	p, limit := f.p, tb.opts.MaxReadBytes
+	if in.StartLine > 1 || in.EndLine > 0 {
+		return readLines(p, f, max(in.StartLine, 1), in.EndLine, limit)
 	}
-	return readLines(p, f, max(in.StartLine, 1), in.EndLine, limit)
+	if f.info.Size() > limit {
+		return "", fmt.Errorf("path %q: file is %d bytes, over the %d-byte read limit; read a part with start_line and end_line", p, f.info.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", pathError(p, err)
+	}
+	if int64(len(data)) > limit {
+		return "", fmt.Errorf("path %q: file grew over the %d-byte read limit while reading", p, limit)
+	}
+	if err := checkText(p, data); err != nil {
+		return "", err
+	}
+	return string(data), nil
 }
 
 // readLines returns lines start..end (end 0: to the end) of r, at most limit

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,6 +72,7 @@ type Toolbox struct {
 	rootPath string
 	opts     Options
 	skip     map[string]bool
+	links    *watcher   // watches opened files for hard-link races
 	mu       sync.Mutex // serializes NewFile, EditFile and DeleteFile
 }
 
@@ -86,7 +88,12 @@ func New(root string, opts Options) (*Toolbox, error) {
 		return nil, fmt.Errorf("fs: opening root %q: %w", root, err)
 	}
 	opts = opts.withDefaults()
-	tb := &Toolbox{root: r, rootPath: abs, opts: opts, skip: map[string]bool{}}
+	links, err := newWatcher()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("fs: root %q: cannot watch files for hard-link races: %w", root, err)
+	}
+	tb := &Toolbox{root: r, rootPath: abs, opts: opts, skip: map[string]bool{}, links: links}
 	for _, d := range opts.SkipDirs {
 		tb.skip[d] = true
 	}
@@ -94,7 +101,7 @@ func New(root string, opts Options) (*Toolbox, error) {
 }
 
 // Close releases the root directory handle. The tools fail afterwards.
-func (tb *Toolbox) Close() error { return tb.root.Close() }
+func (tb *Toolbox) Close() error { return errors.Join(tb.root.Close(), tb.links.close()) }
 
 // Root returns the absolute path of the root directory.
 func (tb *Toolbox) Root() string { return tb.rootPath }
