@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 GO ?= go
 FUZZTIME ?= 5s
 
-.PHONY: all native bin test vet fuzz bench clean
+.PHONY: all native bin test vet fuzz bench readme-check clean
 
 all: native bin
 
@@ -34,7 +34,14 @@ vet:
 test: native vet
 	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -v '/conversation/toolcall$$')
 	$(GO) test -timeout 10m ./conversation/toolcall
+	$(MAKE) readme-check
 	$(MAKE) fuzz
+
+# Runs every ```sh block of README.md, in order, in a fresh copy of the
+# working tree beside ../shared/testdata, against a fake Hugging Face Hub
+# on loopback (cmd/litert-go/readme_test.go).
+readme-check:
+	LITERT_README_CHECK=1 $(GO) test -count=1 -timeout 10m -run '^TestReadme$$' ./cmd/litert-go
 
 # Each parser of untrusted input gets a short fuzz run (FUZZTIME each),
 # two at a time (one worker each) on the 2-core CI machine.
@@ -51,7 +58,8 @@ FUZZ_TARGETS = \
 	./conversation:FuzzLoadMedia ./conversation:FuzzReadSnapshot \
 	./conversation/toolcall:FuzzJSONFamilies ./conversation/toolcall:FuzzTaggedFamilies ./conversation/toolcall:FuzzOtherFamilies ./conversation/toolcall:FuzzThinking \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \
-	./server:FuzzChatRequest
+	./server:FuzzChatRequest \
+	./hub:FuzzPick
 
 fuzz:
 	@mkdir -p $(BUILD_DIR)/fuzz

@@ -8,7 +8,8 @@
 # after the prompt, and the bandwidth column relates it to the machine's
 # measured memory read bandwidth. The KV cache is F16, as llama-bench's.
 # Set LLAMA_BENCH to a llama.cpp llama-bench binary to add its numbers on
-# the same files with the same threads.
+# the same files with the same threads. The table is also written to
+# $OUT_DIR/results.md and drawn as $OUT_DIR/chart.svg (bench/chart).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-./bin/litert-go}
@@ -19,7 +20,8 @@ THREADS=${THREADS:-"1 2"}
 PROMPT=${PROMPT:-512}
 GEN=${GEN:-128}
 REPS=${REPS:-3}
-mkdir -p "$BENCH_DIR"
+OUT_DIR=${OUT_DIR:-build/bench}
+mkdir -p "$BENCH_DIR" "$OUT_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
 llama() { # llama() PROMPT GEN: avg tokens/s of llama-bench's one test
@@ -27,6 +29,7 @@ llama() { # llama() PROMPT GEN: avg tokens/s of llama-bench's one test
     python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % d[0]["avg_ts"])' 2>/dev/null || echo "-"
 }
 
+table() {
 if [ -n "${LLAMA_BENCH:-}" ]; then
   echo "| model | type | threads | backend | pp$PROMPT | llama.cpp pp$PROMPT | tg$GEN | llama.cpp tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -54,3 +57,8 @@ for shape in $SHAPES; do
     done
   done
 done
+}
+
+table | tee "$OUT_DIR/results.md"
+go run ./bench/chart -o "$OUT_DIR/chart.svg" < "$OUT_DIR/results.md"
+echo "wrote $OUT_DIR/results.md and $OUT_DIR/chart.svg" >&2

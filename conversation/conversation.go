@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/litert-go/litert-go/conversation/toolcall"
 	"github.com/litert-go/litert-go/engine"
@@ -65,6 +66,14 @@ type Usage struct {
 	CompletionTokens int // tokens generated
 }
 
+// Timings says where a reply's time went, summed over the rounds of a
+// tool loop; llama.cpp's server reports the same split as "timings" beside
+// "usage" (prompt_ms, predicted_ms).
+type Timings struct {
+	Prefill time.Duration // prefilling the uncached prompt tokens
+	Decode  time.Duration // generating, from the first token sampled to the last
+}
+
 // ToolRun records one tool call run by the automatic loop.
 type ToolRun struct {
 	Call   ToolCall
@@ -116,6 +125,7 @@ type Reply struct {
 	// not parse (a *ToolCallError); Message then holds the text before it.
 	ToolCallErr error
 	Usage       Usage
+	Timings     Timings
 }
 
 // Chunk is a piece of a streamed reply. The last chunk has Done set and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"sync/atomic"
+	"time"
 
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation/toolcall"
@@ -111,16 +112,20 @@ func (c *Conversation) complete(ctx context.Context, prompt string, opts []Optio
 		smp = *o.sampler
 	}
 	c.history = nil
+	prefillStart := time.Now()
 	promptTokens, cached, err := c.sync(ctx, prompt)
+	prefillTime := time.Since(prefillStart)
 	if err != nil {
 		return nil, fmt.Errorf("conversation: prefill: %w", err)
 	}
 	// The generated tokens need not re-encode to the same ids, so the
 	// next request compares tokens instead of text.
 	c.kvText = ""
-	reply := &Reply{Usage: Usage{PromptTokens: promptTokens, CachedTokens: cached}}
+	reply := &Reply{Usage: Usage{PromptTokens: promptTokens, CachedTokens: cached}, Timings: Timings{Prefill: prefillTime}}
 	st := &streamer{emit: emit, format: rawText{}, nextID: c.callID}
+	decodeStart := time.Now()
 	gen, err := c.generate(ctx, smp, o, o.constraint, st)
+	reply.Timings.Decode = time.Since(decodeStart)
 	reply.Usage.CompletionTokens = gen.tokens
 	reply.FinishReason = gen.finish
 	if err != nil {

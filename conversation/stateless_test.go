@@ -92,6 +92,8 @@ func TestComplete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, len(p.Text(prompt)), r.Usage.PromptTokens)
 	assert.Equal(t, 5, r.Usage.CompletionTokens)
+	assert.Positive(t, r.Timings.Prefill, "prefill and decode are timed apart")
+	assert.Positive(t, r.Timings.Decode)
 	assert.Empty(t, c.History())
 
 	// Streaming gives the same text; the prompt is cached but its last token.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation/toolcall"
@@ -76,7 +77,9 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if err != nil {
 			return t.fail("render", fmt.Errorf("conversation: chat template: %w", err))
 		}
+		prefillStart := time.Now()
 		promptTokens, cached, err := c.sync(ctx, prompt)
+		t.reply.Timings.Prefill += time.Since(prefillStart)
 		if err != nil {
 			return t.fail("prefill", fmt.Errorf("conversation: prefill: %w", err))
 		}
@@ -94,7 +97,9 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 			format = c.textFormat
 		}
 		st := &streamer{emit: emit, format: format, nextID: c.callID}
+		decodeStart := time.Now()
 		gen, err := c.generate(ctx, sampler, o, grammar, st)
+		t.reply.Timings.Decode += time.Since(decodeStart)
 		t.reply.Usage.CompletionTokens += gen.tokens
 		if err != nil {
 			c.kvText = "" // the session holds a partial reply

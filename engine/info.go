@@ -4,6 +4,7 @@ import (
 	"github.com/litert-go/litert-go/models"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/models/modelinfo"
 	"github.com/litert-go/litert-go/native"
 	"github.com/litert-go/litert-go/tokenizer"
 )
@@ -13,7 +14,7 @@ type Info struct {
 	Arch          string        // general.architecture
 	Name          string        // general.name
 	Params        models.Params // hyper-parameters
-	Quant         string        // the type holding most weight bytes, such as "Q8_0"
+	Quant         string        // the quantization mix, such as "Q4_K_M" (modelinfo.Quant)
 	ContextLength int           // positions a session's cache holds
 	VocabSize     int
 	ChatTemplate  string  // tokenizer.chat_template, "" if none
@@ -48,18 +49,6 @@ func describe(f *gguf.File, m models.Model, tok *tokenizer.Tokenizer, b native.B
 	}
 	info.Name, _ = f.String("general.name")
 	info.ChatTemplate, _ = f.String("tokenizer.chat_template")
-	bytes := map[ggml.DType]uint64{}
-	for _, t := range f.Tensors {
-		if len(t.Dims) >= 2 {
-			bytes[t.Type] += t.Bytes()
-		}
-	}
-	var best ggml.DType
-	for t, n := range bytes {
-		if n > bytes[best] || (n == bytes[best] && t < best) {
-			best = t
-		}
-	}
-	info.Quant = best.String()
+	info.Quant = modelinfo.Quant(f)
 	return info
 }

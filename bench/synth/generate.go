@@ -31,6 +31,9 @@ type Options struct {
 	ChatTemplate string
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// Progress, when set, is told how many bytes of weights WriteFile has
+	// written of the total, after each chunk; calls do not overlap.
+	Progress func(done, total int64)
 }
 
 // plan is everything about a model but its weights.

@@ -177,10 +177,24 @@ func TestDeterminism(t *testing.T) {
 
 	// WriteFile streams the same bytes as Write(Generate).
 	path := filepath.Join(t.TempDir(), "m.gguf")
-	require.NoError(t, WriteFile(path, "tiny-qwen2.5-0.5b", Options{Seed: 7, Type: ggml.Q8_0, Workers: 3}))
+	var calls int
+	var last, total int64
+	progress := func(done, all int64) {
+		calls++
+		assert.Greater(t, done, last, "progress grows")
+		last, total = done, all
+	}
+	require.NoError(t, WriteFile(path, "tiny-qwen2.5-0.5b", Options{Seed: 7, Type: ggml.Q8_0, Workers: 3, Progress: progress}))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(ea, got), "WriteFile equals Write(Generate)")
+	var want int64
+	for _, tn := range a.Tensors {
+		want += int64(len(tn.Data))
+	}
+	assert.Greater(t, calls, 1)
+	assert.Equal(t, want, total, "the total is the weights' bytes")
+	assert.Equal(t, total, last, "progress ends at the total")
 }
 
 func encode(t *testing.T, m *gguf.Model) []byte {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/litert-go/litert-go/models/gguf"
@@ -43,15 +44,32 @@ func WriteFileContext(ctx context.Context, path, shape string, opts Options) (er
 	if err := f.Truncate(total); err != nil {
 		return fmt.Errorf("synth: %w", err)
 	}
+	var mu sync.Mutex
+	var written int64
 	err = p.fill(ctx, func(_ int, _ int64, _ int, buf []byte) ([]byte, error) {
 		return buf, nil
 	}, func(i int, off int64, b []byte) error {
 		if _, err := f.WriteAt(b, dataStart+offsets[i]+off); err != nil {
 			return fmt.Errorf("synth: %w", err)
 		}
+		if opts.Progress != nil {
+			mu.Lock()
+			written += int64(len(b))
+			opts.Progress(written, p.dataBytes())
+			mu.Unlock()
+		}
 		return nil
 	})
 	return err
+}
+
+// dataBytes is the size of the weights, without alignment padding.
+func (p *plan) dataBytes() int64 {
+	var n int64
+	for _, t := range p.infos {
+		n += int64(t.Bytes())
+	}
+	return n
 }
 
 // errHeaderDone stops gguf.Write once the header is out.

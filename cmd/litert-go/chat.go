@@ -115,11 +115,11 @@ type chat struct {
 	closeFns []func()
 }
 
-// usageTotals counts a session's tokens.
+// usageTotals counts a session's tokens and times.
 type usageTotals struct {
 	turns                      int
 	prompt, cached, completion int
-	genTime                    time.Duration
+	prefillTime, decodeTime    time.Duration
 }
 
 // newChat opens the model and builds the conversation. loading, if not

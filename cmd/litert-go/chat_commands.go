@@ -15,11 +15,12 @@ const chatHelp = `commands:
   /tools          list the tools the model may call
   /stats          tokens, speed and context use
   /compact        summarize (or drop) older turns now
-  /exit           leave (also Ctrl-D)
+  /exit           leave (also exit, quit or Ctrl-D)
 input:
   a line ending in \ continues on the next line; """ on its own line
   starts and ends a block of several lines; //text sends "/text".
-  Ctrl-C stops the reply being written.`
+  Ctrl-C stops the reply being written; what it wrote stays in the
+  history, ending in "[interrupted by the user]", which the model sees.`
 
 // command runs a /command. It reports whether the chat should end.
 func (c *chat) command(ctx context.Context, line string) (quit bool, err error) {
@@ -82,11 +83,13 @@ func (c *chat) stats() string {
 	fmt.Fprintf(&b, "context    %d of %d tokens used by the history (%.0f%%), %d in the cache\n", hist, s.ContextLength, 100*float64(hist)/float64(max(s.ContextLength, 1)), s.Tokens)
 	fmt.Fprintf(&b, "messages   %d\n", s.Turns)
 	if c.total.turns > 0 {
-		l := c.last
-		fmt.Fprintf(&b, "last turn  %d prompt tokens (%d cached), %d generated in %.2fs, %.1f tokens/s\n",
-			l.Usage.PromptTokens, l.Usage.CachedTokens, l.Usage.CompletionTokens, l.Seconds, l.TokensPerSecond)
-		fmt.Fprintf(&b, "session    %d turns, %d prompt tokens (%d cached), %d generated, %.1f tokens/s",
-			c.total.turns, c.total.prompt, c.total.cached, c.total.completion, float64(c.total.completion)/max(c.total.genTime.Seconds(), 1e-9))
+		l := c.last.Usage
+		fmt.Fprintf(&b, "last turn  prefill %d of %d prompt tokens (%d cached) in %.2fs, %.1f tokens/s; decode %d tokens in %.2fs, %.1f tokens/s\n",
+			l.PromptTokens-l.CachedTokens, l.PromptTokens, l.CachedTokens, l.PrefillSeconds, l.prefillRate(), l.CompletionTokens, l.DecodeSeconds, l.decodeRate())
+		s := turnUsage{PromptTokens: c.total.prompt, CachedTokens: c.total.cached, CompletionTokens: c.total.completion,
+			PrefillSeconds: c.total.prefillTime.Seconds(), DecodeSeconds: c.total.decodeTime.Seconds()}
+		fmt.Fprintf(&b, "session    %d turns: prefill %d of %d prompt tokens in %.2fs, %.1f tokens/s; decode %d tokens in %.2fs, %.1f tokens/s",
+			c.total.turns, s.PromptTokens-s.CachedTokens, s.PromptTokens, s.PrefillSeconds, s.prefillRate(), s.CompletionTokens, s.DecodeSeconds, s.decodeRate())
 	} else {
 		b.WriteString("no turns yet")
 	}

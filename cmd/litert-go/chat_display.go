@@ -97,10 +97,13 @@ func (d *textDisplay) malformed(err error) {
 	d.toolLine("✗ " + oneLine(err.Error(), 300))
 }
 
-func (d *textDisplay) done(*turnResult) {
+func (d *textDisplay) done(res *turnResult) {
 	d.endThinking()
 	if !d.atLineEnd || !d.wrote {
 		d.write("\n")
+	}
+	if d.tty {
+		d.write(dim(res.Usage.speedLine()) + "\n")
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,6 +46,9 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 		}
 	}()
 
+	if err := f.eng.resolve(ctx); err != nil { // a pull shows its own progress
+		return err
+	}
 	sp := &spinner{w: sio.err, label: "loading " + filepath.Base(*f.eng.model), on: isTerminal(sio.err)}
 	start := time.Now()
 	c, err := newChat(ctx, sio, f, sp.loading)
@@ -60,16 +61,16 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 	fmt.Fprintln(sio.out, dim(fmt.Sprintf("%s (%s, %s) loaded in %.1fs; context %d tokens, %s backend. /help for commands, Ctrl-D to leave.",
 		info.Name, info.Arch, info.Quant, time.Since(start).Seconds(), info.ContextLength, info.Backend)))
 
-	ctrlC := &ctrlCReader{r: in}
-	r := &replInput{fd: int(in.Fd()), ctrlC: ctrlC, t: term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{ctrlC, sio.out}, ">>> ")}
-	r.t.History = &lineHistory{}
+	r := &replInput{fd: int(in.Fd()), ed: &lineEditor{in: in, out: sio.out, hist: &lineHistory{}, width: func() int {
+		w, _, err := term.GetSize(int(in.Fd()))
+		if err != nil || w <= 0 {
+			return 80
+		}
+		return w
+	}}}
 	for ctx.Err() == nil {
 		input, err := r.read()
 		if errors.Is(err, errInterrupted) {
-			fmt.Fprintln(sio.out, "^C")
 			continue
 		}
 		if errors.Is(err, io.EOF) {
@@ -78,8 +79,11 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 		if err != nil {
 			return err
 		}
-		if strings.TrimSpace(input) == "" {
+		switch strings.TrimSpace(input) {
+		case "":
 			continue
+		case "exit", "quit": // as in ollama and python; "//exit" sends the word
+			return nil
 		}
 		rctx, cancel := context.WithCancel(ctx)
 		mu.Lock()
@@ -93,7 +97,7 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 		cancel()
 		switch {
 		case err != nil && stopped:
-			fmt.Fprintln(sio.out, dim("\n[stopped]"))
+			fmt.Fprintln(sio.out, dim("\n[stopped] (the partial reply stays in the history)"))
 		case err != nil:
 			fmt.Fprintf(sio.out, "\x1b[31merror: %v\x1b[0m\n", err)
 		}
@@ -104,29 +108,23 @@ func runChatTerminal(ctx context.Context, sio stdio, f *chatFlags) error {
 	return nil
 }
 
-// errInterrupted is returned by replInput.read on Ctrl-C.
-var errInterrupted = errors.New("interrupted")
-
 // replInput reads user input from the terminal: a line, lines joined by a
 // trailing backslash, or a """ block.
 type replInput struct {
-	fd    int
-	ctrlC *ctrlCReader
-	t     *term.Terminal
+	fd int
+	ed *lineEditor
 }
 
-// readLine reads one line in raw mode.
+// readLine reads one line in raw mode, with bracketed paste on.
 func (r *replInput) readLine(prompt string) (string, error) {
-	r.t.SetPrompt(prompt)
 	old, err := term.MakeRaw(r.fd)
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
-	line, err := r.t.ReadLine()
+	r.ed.write("\x1b[?2004h")
+	line, err := r.ed.readLine(prompt)
+	r.ed.write("\x1b[?2004l")
 	_ = term.Restore(r.fd, old)
-	if r.ctrlC.seen.Swap(false) {
-		return "", errInterrupted
-	}
 	return line, err
 }
 
@@ -163,35 +161,6 @@ func (r *replInput) read() (string, error) {
 	}
 }
 
-// ctrlCReader notes Ctrl-C typed at the prompt (in raw mode it is a byte,
-// not a signal) and turns it into end-of-line, kill-line, enter: the line
-// editor then returns an empty line, which the REPL drops, instead of
-// ending the chat as it would on a raw Ctrl-C.
-type ctrlCReader struct {
-	r       io.Reader
-	seen    atomic.Bool
-	buf     [256]byte
-	pending []byte
-}
-
-func (c *ctrlCReader) Read(p []byte) (int, error) {
-	if len(c.pending) == 0 {
-		n, err := c.r.Read(c.buf[:])
-		if n == 0 {
-			return 0, err
-		}
-		chunk := c.buf[:n]
-		if bytes.IndexByte(chunk, 3) >= 0 {
-			c.seen.Store(true)
-			chunk = bytes.ReplaceAll(chunk, []byte{3}, []byte{5, 21, '\r'}) // ^E ^U Enter
-		}
-		c.pending = chunk
-	}
-	n := copy(p, c.pending)
-	c.pending = c.pending[n:]
-	return n, nil
-}
-
 // lineHistory is the REPL's input history: at most 500 lines, without
 // empty lines or repeats of the last one.
 type lineHistory struct{ lines []string }
@@ -211,33 +180,56 @@ func (h *lineHistory) Len() int { return len(h.lines) }
 // At returns the idx-th most recent line (0: the last).
 func (h *lineHistory) At(idx int) string { return h.lines[len(h.lines)-1-idx] }
 
-// spinner shows progress on a terminal while the model loads.
+// spinner shows on a terminal that something is under way: the model
+// loading, a prefill that takes more than a second.
 type spinner struct {
 	w     io.Writer
 	label string
 	on    bool
+	delay time.Duration // drawn only once this long has passed
 	stop  chan struct{}
 	done  chan struct{}
 }
 
 // loading starts the spinner (done false) or stops it (done true).
 func (s *spinner) loading(done bool) {
+	if done {
+		s.end()
+	} else {
+		s.start()
+	}
+}
+
+// start starts the spinner, if it is on.
+func (s *spinner) start() {
 	if !s.on {
 		return
 	}
-	if !done {
-		s.stop, s.done = make(chan struct{}), make(chan struct{})
-		go s.spin()
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	go s.spin()
+}
+
+// end stops the spinner and erases it; it may be called more than once.
+func (s *spinner) end() {
+	if s.stop == nil {
 		return
 	}
 	close(s.stop)
 	<-s.done
+	s.stop = nil
 }
 
 func (s *spinner) spin() {
 	defer close(s.done)
-	frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 	start := time.Now()
+	if s.delay > 0 {
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(s.delay):
+		}
+	}
+	frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for i := 0; ; i++ {

@@ -104,6 +104,9 @@ func TestChatPipe(t *testing.T) {
 	var turn turnResult
 	require.NoError(t, json.Unmarshal([]byte(out), &turn), out)
 	assert.Greater(t, turn.Usage.PromptTokens, 40, "the prompt holds the loaded history")
+	assert.Positive(t, turn.Usage.PrefillSeconds, "prefill and decode are timed apart")
+	assert.Positive(t, turn.Usage.DecodeSeconds)
+	assert.LessOrEqual(t, turn.Usage.PrefillSeconds+turn.Usage.DecodeSeconds, turn.Seconds)
 	saved, err = os.ReadFile(session)
 	require.NoError(t, err)
 	s, err = conversation.ReadSnapshot(bytes.NewReader(saved))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/conversation"
 )
 
 // tmuxPane drives a program in a detached tmux session on a private server.
@@ -113,6 +116,7 @@ func TestChatTerminal(t *testing.T) {
 	})
 	assert.Contains(t, screen, `→ NewFile {"path": "notes/hello.txt", "content": "hello from the model\n"}`)
 	assert.Contains(t, screen, "← NewFile: wrote notes/hello.txt")
+	assert.Regexp(t, `\[prompt \d+ tok \(cached \d+\) · prefill \d+\.\d t/s · decode \d+\.\d t/s\]`, screen, "the speed line after the reply")
 	got, err := os.ReadFile(filepath.Join(root, "notes", "hello.txt"))
 	require.NoError(t, err, "the tool call made the file")
 	assert.Equal(t, "hello from the model\n", string(got))
@@ -139,10 +143,80 @@ func TestChatTerminal(t *testing.T) {
 	p.tmux("send-keys", "Enter")
 	screen = p.waitText("tokens/s", 1, 30*time.Second)
 	assert.Contains(t, screen, "context ")
+	assert.Regexp(t, `last turn  prefill \d+ of \d+ prompt tokens \(\d+ cached\) in \d+\.\d+s, \d+\.\d tokens/s; decode \d+ tokens in`, screen)
 	p.tmux("send-keys", "-l", "/exit")
 	p.tmux("send-keys", "Enter")
 	p.waitText("EXITED 0", 1, 30*time.Second)
 
 	assert.Equal(t, map[string]string{"notes/hello.txt": "hello from the model\n", "src/main.go": "package main\n"}, listTree(t, root))
 	assert.Equal(t, outsideBefore, listTree(t, dir, "project", "tmux.sock"), "nothing outside the root changed")
+}
+
+// TestChatTerminalPaste pastes 20 KB (bracketed, with newlines, as a
+// terminal pastes) and checks the model got all of it; Ctrl-C mid-reply
+// keeps the partial reply in the history, marked; "exit" leaves.
+func TestChatTerminalPaste(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and generates tokens")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is absent (apt-get install tmux)")
+	}
+	model := chatTestModel(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "litert-go")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	// 20,480 bytes: rules and lines of text, as a pasted log looks. Long
+	// rules keep the prompt short (64 '=' are one Qwen2 token).
+	var paste strings.Builder
+	paste.WriteString("BEGIN-PASTE ")
+	for i := 0; paste.Len() < 20480-16; i++ {
+		fmt.Fprintf(&paste, "line %d\n%s\n", i, strings.Repeat("=", min(1984, 20480-16-paste.Len())))
+	}
+	paste.WriteString("END-PASTE")
+	text := paste.String()
+	require.GreaterOrEqual(t, len(text), 20000)
+	pasteFile := filepath.Join(dir, "paste.txt")
+	require.NoError(t, os.WriteFile(pasteFile, []byte(text), 0o644))
+	session := filepath.Join(dir, "session.json")
+
+	p := &tmuxPane{t: t, sock: filepath.Join(dir, "tmux.sock")}
+	cmd := strings.Join([]string{bin, "chat", "-m", model, "--max-tokens", "512", "--seed", "1", "--session", session}, " ")
+	p.tmux("new-session", "-d", "-x", "200", "-y", "60", "-c", dir, cmd+"; echo EXITED $?; sleep 60")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
+	p.waitText("/help for commands", 1, time.Minute)
+
+	p.tmux("load-buffer", pasteFile)
+	p.tmux("paste-buffer", "-p", "-d") // bracketed: the REPL asked for it
+	p.waitText("END-PASTE", 1, 30*time.Second)
+	p.tmux("send-keys", "Enter")
+	p.waitFor("the reply to start", 2*time.Minute, func(s string) bool {
+		i := strings.LastIndex(s, "END-PASTE")
+		return i >= 0 && len(strings.TrimSpace(s[i+len("END-PASTE"):])) > 20
+	})
+	p.tmux("send-keys", "C-c")
+	p.waitText("[stopped]", 1, time.Minute)
+	p.waitFor("the prompt after the stopped reply", 30*time.Second, func(s string) bool {
+		return strings.Contains(s[strings.Index(s, "[stopped]"):], ">>> ")
+	})
+
+	f, err := os.Open(session)
+	require.NoError(t, err, "the session is saved after the stopped turn")
+	snap, err := conversation.ReadSnapshot(f)
+	f.Close()
+	require.NoError(t, err)
+	require.Len(t, snap.Messages, 2)
+	assert.Equal(t, conversation.RoleUser, snap.Messages[0].Role)
+	assert.Equal(t, len(text), len(snap.Messages[0].Text))
+	assert.True(t, text == snap.Messages[0].Text, "the 20 KB paste arrived whole, newlines included")
+	reply := snap.Messages[1]
+	assert.Equal(t, conversation.RoleAssistant, reply.Role)
+	assert.True(t, strings.HasSuffix(reply.Text, " "+interruptedMark), "the partial reply is marked: %q", reply.Text)
+	assert.Greater(t, len(reply.Text), len(interruptedMark)+1, "the partial reply keeps what was written")
+
+	p.tmux("send-keys", "-l", "exit")
+	p.tmux("send-keys", "Enter")
+	p.waitText("EXITED 0", 1, 30*time.Second)
 }

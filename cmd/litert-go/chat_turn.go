@@ -19,11 +19,30 @@ type toolRecord struct {
 	Error     string          `json:"error,omitempty"`
 }
 
-// turnUsage counts the tokens of a turn.
+// turnUsage counts the tokens of a turn and times its two phases.
 type turnUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CachedTokens     int `json:"cached_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CachedTokens     int     `json:"cached_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	PrefillSeconds   float64 `json:"prefill_seconds"`
+	DecodeSeconds    float64 `json:"decode_seconds"`
+}
+
+// prefillRate is the prefill speed: uncached prompt tokens per second.
+func (u turnUsage) prefillRate() float64 {
+	return float64(u.PromptTokens-u.CachedTokens) / max(u.PrefillSeconds, 1e-9)
+}
+
+// decodeRate is the generation speed: generated tokens per second.
+func (u turnUsage) decodeRate() float64 {
+	return float64(u.CompletionTokens) / max(u.DecodeSeconds, 1e-9)
+}
+
+// speedLine is the dim line after each reply, as llama-cli prints
+// [ Prompt: … t/s | Generation: … t/s ].
+func (u turnUsage) speedLine() string {
+	return fmt.Sprintf("[prompt %d tok (cached %d) · prefill %.1f t/s · decode %.1f t/s]",
+		u.PromptTokens, u.CachedTokens, u.prefillRate(), u.decodeRate())
 }
 
 // turnResult is what one user message produced.
@@ -34,8 +53,12 @@ type turnResult struct {
 	ToolLimitReached bool         `json:"tool_limit_reached,omitempty"`
 	Usage            turnUsage    `json:"usage"`
 	Seconds          float64      `json:"seconds"`
-	TokensPerSecond  float64      `json:"tokens_per_second"`
+	TokensPerSecond  float64      `json:"tokens_per_second"` // generated tokens over the whole turn's time
 }
+
+// interruptedMark ends the text of a reply stopped by Ctrl-C in the
+// history, so the model (and a saved session) sees it was cut short.
+const interruptedMark = "[interrupted by the user]"
 
 // display shows a turn as it happens.
 type display interface {
@@ -68,11 +91,18 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	calls := &callStream{out: out}
 	var reply *conversation.Reply
 	var err error
+	var shown, shownReasoning strings.Builder // what the user saw, kept if Ctrl-C stops the reply
+	wait := &spinner{w: c.sio.out, label: "prefill", on: c.tty, delay: time.Second}
+	wait.start()
+	defer wait.end()
 	for ch, cerr := range c.conv.SendMessageStream(ctx, conversation.UserText(text), opts...) {
+		wait.end()
 		if cerr != nil {
 			err = cerr // the stream holds the conversation's lock until it ends
 			break
 		}
+		shown.WriteString(ch.Text)
+		shownReasoning.WriteString(ch.Reasoning)
 		if ch.Reasoning != "" || ch.Text != "" {
 			calls.flush(-1)
 			if ch.Reasoning != "" {
@@ -97,18 +127,26 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 			reply = ch.Reply
 		}
 	}
+	wait.end()
 	if err == nil && reply == nil {
 		err = errors.New("the reply ended without a result")
 	}
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			if kerr := c.keepInterrupted(text, shown.String(), shownReasoning.String(), err); kerr != nil {
+				return nil, errors.Join(err, kerr)
+			}
+		}
 		return nil, err
 	}
 	if reply.Truncated != nil && reply.Truncated.Name != "" && len(calls.pending) > calls.shown {
 		calls.pending = calls.pending[:len(calls.pending)-1] // the cut-off call, reported below
 	}
 	calls.flush(-1)
+	u := reply.Usage
 	res := &turnResult{ToolCalls: []toolRecord{}, ToolLimitReached: reply.ToolLimitReached, Usage: turnUsage{
-		PromptTokens: reply.Usage.PromptTokens, CachedTokens: reply.Usage.CachedTokens, CompletionTokens: reply.Usage.CompletionTokens}}
+		PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CompletionTokens: u.CompletionTokens,
+		PrefillSeconds: reply.Timings.Prefill.Seconds(), DecodeSeconds: reply.Timings.Decode.Seconds()}}
 	for _, m := range reply.Added {
 		if m.Role != conversation.RoleAssistant {
 			continue
@@ -140,9 +178,34 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	c.total.prompt += res.Usage.PromptTokens
 	c.total.cached += res.Usage.CachedTokens
 	c.total.completion += res.Usage.CompletionTokens
-	c.total.genTime += elapsed
+	c.total.prefillTime += reply.Timings.Prefill
+	c.total.decodeTime += reply.Timings.Decode
 	out.done(res)
 	return res, nil
+}
+
+// keepInterrupted puts a reply that Ctrl-C stopped into the history, as
+// ollama and llama-cli keep it: the user's message (unless the
+// conversation kept it already, because tools ran) and an assistant
+// message with the text shown so far followed by interruptedMark. The
+// next prompt renders that message like any other reply, so the template
+// sees "partial text [interrupted by the user]" as the assistant's turn
+// and the roles still alternate.
+func (c *chat) keepInterrupted(user, text, reasoning string, err error) error {
+	hist := c.conv.History()
+	var te *conversation.TurnError
+	if !errors.As(err, &te) {
+		hist = append(hist, conversation.UserText(user))
+	}
+	text = strings.TrimRight(text, " \t\r\n")
+	if text != "" {
+		text += " "
+	}
+	hist = append(hist, conversation.Message{Role: conversation.RoleAssistant, Text: text + interruptedMark, ReasoningContent: reasoning})
+	if err := c.conv.Restore(hist); err != nil {
+		return err
+	}
+	return c.autosave()
 }
 
 // recordOf is a tool run as the chat reports it.

@@ -39,7 +39,7 @@ const backendNoteEnv = "LITERT_BACKEND_NOTE"
 // and --native-lib.
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	e := &engineFlags{
-		model:   fs.String("m", "", "GGUF model file (required)"),
+		model:   fs.String("m", "", "GGUF model file or hf.co/OWNER/REPO[:QUANT] (required)"),
 		threads: fs.Int("t", 0, "threads (0: the number of physical cores)"),
 		backend: fs.String("backend", "auto", "compute backend: auto, cpu, go or gpu"),
 		ctxLen:  fs.Int("c", 0, "context length of each session (0: the model's, at most 4096)"),
@@ -53,9 +53,18 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	return e
 }
 
-func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
+// resolve replaces a Hub model name in -m by its cached file's path,
+// pulling it first if needed.
+func (e *engineFlags) resolve(ctx context.Context) error {
 	if *e.model == "" {
-		return nil, errors.New("-m FILE is required")
+		return errors.New("-m FILE is required")
+	}
+	return resolveModel(ctx, e.stderr, e.model)
+}
+
+func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
+	if err := e.resolve(ctx); err != nil {
+		return nil, err
 	}
 	b, err := engine.ParseBackend(*e.backend)
 	if err != nil {
@@ -196,6 +205,7 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 		opts.Constraint = g.NewMatcher(v)
 	}
 	out := newTextStream(eng)
+	var last string // the last text written
 	for tok, err := range s.Generate(ctx, opts) {
 		if err != nil {
 			return err
@@ -207,8 +217,19 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 		if _, err := fmt.Fprint(sio.out, text); err != nil {
 			return err
 		}
+		if text != "" {
+			last = text
+		}
 	}
-	_, err = fmt.Fprint(sio.out, out.flush())
+	if rest := out.flush(); rest != "" {
+		if _, err := fmt.Fprint(sio.out, rest); err != nil {
+			return err
+		}
+		last = rest
+	}
+	if isTerminal(sio.out) && !strings.HasSuffix(last, "\n") {
+		_, err = fmt.Fprintln(sio.out) // the shell's prompt starts on a line of its own
+	}
 	return err
 }
 

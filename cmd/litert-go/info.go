@@ -16,7 +16,7 @@ import (
 // text or as one JSON object.
 func runInfo(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("info", sio)
-	model := fs.String("m", "", "GGUF model `file` to describe")
+	model := fs.String("m", "", "GGUF model `file` (or hf.co/OWNER/REPO[:QUANT]) to describe")
 	asJSON := fs.Bool("json", false, "print one JSON object with stable field names")
 	fs.Usage = func() {
 		fmt.Fprintln(sio.err, "usage: litert-go info -m FILE.gguf [--json]")
@@ -35,6 +35,9 @@ func runInfo(ctx context.Context, sio stdio, args []string) error {
 		return errors.New("missing -m FILE")
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := resolveModel(ctx, sio.err, model); err != nil {
 		return err
 	}
 	info, err := modelinfo.Load(*model)
@@ -85,6 +88,7 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 	if i.Name != "" {
 		line("name", "%s", i.Name)
 	}
+	line("quant", "%s", i.QuantDetail())
 	line("parameters", "%s (%d tensors)", humanCount(i.Parameters), i.NTensors)
 	for _, t := range i.SortedTypes() {
 		s := i.TensorTypes[t]

@@ -35,6 +35,8 @@ func commands() map[string]command {
 		"info":       {"describe a GGUF model file", runInfo},
 		"generate":   {"complete a prompt, streaming the generated text", runGenerate},
 		"logits":     {"print the model's logits as JSON lines (reference format)", runLogits},
+		"ls":         {"list the models in the Hugging Face cache", runLs},
+		"pull":       {"download a model from Hugging Face: pull hf.co/OWNER/REPO[:QUANT]", runPull},
 		"quantize":   {"convert a GGUF model to f16, bf16, q8_0, q4_0, q4_k_m, q5_k_m, q6_k …", runQuantize},
 		"serve":      {"serve the model over an OpenAI-compatible HTTP API with prompt caching", runServe},
 		"synth":      {"write a synthetic model with a real shape and random weights", runSynth},

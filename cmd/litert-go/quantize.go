@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/litert-go/litert-go/models/gguf"
@@ -49,6 +48,11 @@ func runQuantize(ctx context.Context, sio stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) > 0 {
+		if err := resolveModel(ctx, sio.err, &pos[0]); err != nil {
+			return err
+		}
+	}
 	if *dryRun {
 		if len(pos) != 1 && len(pos) != 2 {
 			fs.Usage()
@@ -67,7 +71,7 @@ func runQuantize(ctx context.Context, sio stdio, args []string) error {
 	opts := quantize.Options{Type: ft, AllowRequantize: *requant, Threads: *threads}
 	bar := newProgressBar(sio.err)
 	if bar != nil {
-		opts.Progress = bar.update
+		opts.Progress = quantizeProgress(bar)
 	}
 	rep, err := quantize.File(ctx, in, out, opts)
 	if bar != nil {
@@ -106,44 +110,13 @@ func printPlan(w io.Writer, path string, ft quantize.FileType) error {
 	return nil
 }
 
-// progressBar draws a one-line bar on a terminal.
-type progressBar struct {
-	w     io.Writer
-	drawn bool
-}
-
-// newProgressBar returns a bar drawing on w, or nil when w is not a
-// terminal.
-func newProgressBar(w io.Writer) *progressBar {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return &progressBar{w: w}
-}
-
-func (b *progressBar) update(p quantize.Progress) {
-	const width = 30
-	frac := 1.0
-	if p.Total > 0 {
-		frac = min(1, float64(p.Done)/float64(p.Total))
-	}
-	n := int(frac * width)
-	name := p.Name
-	if len(name) > 32 {
-		name = name[:32]
-	}
-	fmt.Fprintf(b.w, "\r[%s%s] %3.0f%% %d/%d %-32s", strings.Repeat("=", n), strings.Repeat(" ", width-n),
-		100*frac, p.Tensor, p.Tensors, name)
-	b.drawn = true
-}
-
-func (b *progressBar) finish() {
-	if b.drawn {
-		fmt.Fprintln(b.w)
+// quantizeProgress draws a quantization's progress on a bar.
+func quantizeProgress(b *progressBar) func(quantize.Progress) {
+	return func(p quantize.Progress) {
+		frac := 1.0
+		if p.Total > 0 {
+			frac = float64(p.Done) / float64(p.Total)
+		}
+		b.draw(frac, fmt.Sprintf("%d/%d %s", p.Tensor, p.Tensors, p.Name), p.Tensor == p.Tensors)
 	}
 }

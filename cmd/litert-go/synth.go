@@ -50,8 +50,18 @@ func runSynth(ctx context.Context, sio stdio, args []string) error {
 		}
 		opts.ChatTemplate = string(b)
 	}
+	bar := newProgressBar(sio.err)
+	if bar != nil {
+		opts.Progress = func(done, total int64) {
+			bar.draw(float64(done)/float64(max(total, 1)), fmt.Sprintf("%s of %s: %s", humanBytes(uint64(done)), humanBytes(uint64(total)), *out), done == total)
+		}
+	}
 	start := time.Now()
-	if err := synth.WriteFileContext(ctx, *out, *shape, opts); err != nil {
+	err = synth.WriteFileContext(ctx, *out, *shape, opts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
 		return err
 	}
 	st, err := os.Stat(*out)

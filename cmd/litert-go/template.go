@@ -53,6 +53,9 @@ prints with strftime_now, so the output does not change every day.`)
 	if *model != "" && *file != "" {
 		return errors.New("use either -m or --template, not both")
 	}
+	if err := resolveModel(ctx, sio.err, model); err != nil {
+		return err
+	}
 	src, name, err := templateSource(*model, *file)
 	if err != nil {
 		return err

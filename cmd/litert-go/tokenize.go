@@ -73,6 +73,9 @@ each output line the JSON array of its ids.`)
 	default:
 		return fmt.Errorf("--add-special=%q: want auto or false", *addSpecial)
 	}
+	if err := resolveModel(ctx, sio.err, model); err != nil {
+		return err
+	}
 	tok, err := loadTokenizer(*model)
 	if err != nil {
 		return err
@@ -125,6 +128,9 @@ Reads a JSON array of token ids from stdin and prints their text. With
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := resolveModel(ctx, sio.err, model); err != nil {
+		return err
 	}
 	tok, err := loadTokenizer(*model)
 	if err != nil {

@@ -87,6 +87,9 @@ a message naming the format and where the call fails.`)
 	if *model == "" && *file == "" && *name == "" {
 		return errors.New("-m MODEL or --template FILE (or --format NAME) is required")
 	}
+	if err := resolveModel(ctx, sio.err, model); err != nil {
+		return err
+	}
 	format, err := replyFormat(ctx, *model, *file, *name)
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ type Info struct {
 	Architecture  string  `json:"architecture"`
 	Name          string  `json:"name,omitempty"`
 	FileType      int64   `json:"file_type,omitempty"`
+	Quant         string  `json:"quant"` // general.file_type's name, else the main weight type (see Quant)
 	Parameters    uint64  `json:"parameters"`
 	NTensors      int     `json:"n_tensors"`
 	NKV           int     `json:"n_kv"`
@@ -152,6 +153,7 @@ func Describe(f *gguf.File) (*Info, error) {
 		}
 	}
 	info.TiedEmbeddings = hasEmbd && !hasOutput
+	info.Quant = Quant(f)
 
 	info.TokenizerModel = r.str("tokenizer.ggml.model")
 	info.TokenizerPre = r.str("tokenizer.ggml.pre")
