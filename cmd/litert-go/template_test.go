@@ -53,7 +53,7 @@ func TestTemplateRenderLimitCLI(t *testing.T) {
 	out, errOut, code := runCLI(t, `{"messages": []}`, "template", "render", "--template", tmpl)
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, tmpl+": render chat template: line 2: memory limit exceeded (67108864 bytes)")
+	assert.Contains(t, errOut, tmpl+": render chat template: line 2: value size limit exceeded (16777216 bytes)")
 }
 
 func TestGenerateConstrainedCLI(t *testing.T) {
