@@ -2,7 +2,6 @@ package constrain
 
 import (
 	"cmp"
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"sync"
@@ -29,6 +28,7 @@ type frame struct{ ret, parent int32 }
 // dstate is a state of the lazily determinized automaton.
 type dstate struct {
 	threads   []thread // sorted; only nodes with byte edges
+	hash      uint64   // of threads and accepting, for engine.slots
 	accepting bool
 	done      bool     // accepting and no byte can follow
 	mask      []uint64 // cached dense mask, or
@@ -51,13 +51,12 @@ type engine struct {
 	frames    []frame
 	frameIdx  map[frame]int32
 	states    []dstate
-	stateIdx  map[string]int32
+	slots     []int32 // open-addressing index of states by hash: id+1, 0 empty
 	trans     []int32 // 256 per state: 0 unknown, -1 dead, else state+1
 	maskBytes int
 	scratch   []uint64
 
 	walk      []int32
-	key       []byte
 	stack     []thread
 	seeds     []thread
 	seenGen   uint32
@@ -65,17 +64,15 @@ type engine struct {
 	seenStack []int32  // per node: stack of the first visit in this generation
 	seen      map[thread]struct{}
 	out       []thread
-	cuts      []byte  // computeRow: interval starts
-	rowSeeds  []int32 // computeRow: seed-set offsets into seedBuf, per live interval
-	seedBuf   []thread
-	rowTo     []int32
-	levels    []int32 // strLevel: the state sets of the levels so far
-	levelAt   []int   // strLevel: offsets of the levels in levels
-	pairs     []strPair
+	levels    []int32   // strLevel: the state sets of the levels so far
+	levelAt   []int     // strLevel: offsets of the levels in levels
+	pairs     []strPair // strStep: the pairs inside a character
+	pairBuf   []thread
+	pairCur   []thread
 }
 
 func newEngine(n *nfa, v *Vocab) *engine {
-	e := &engine{n: n, v: v, frameIdx: map[frame]int32{}, stateIdx: map[string]int32{}, seen: map[thread]struct{}{},
+	e := &engine{n: n, v: v, frameIdx: map[frame]int32{}, slots: make([]int32, 1024), seen: map[thread]struct{}{},
 		seenStamp: make([]uint32, len(n.nodes)), seenStack: make([]int32, len(n.nodes))}
 	e.frames = append(e.frames, frame{-1, -1}) // id 0: empty stack
 	e.closure([]thread{{n.ruleStart[n.start], 0}})
@@ -96,6 +93,17 @@ func (e *engine) pushFrame(ret, parent int32) int32 {
 // closure follows epsilon edges, calls and returns from seeds and interns the
 // resulting state; it returns -1 if the state is empty (dead).
 func (e *engine) closure(seeds []thread) int32 {
+	accepting := e.expand(seeds)
+	if len(e.out) == 0 && !accepting {
+		return -1
+	}
+	return e.intern(accepting)
+}
+
+// expand follows epsilon edges, calls and returns from seeds: it leaves in
+// e.out, sorted, the threads at nodes with byte edges and reports whether
+// the rule stack can end.
+func (e *engine) expand(seeds []thread) bool {
 	e.seenGen++
 	if e.seenGen == 0 {
 		clear(e.seenStamp)
@@ -137,30 +145,47 @@ func (e *engine) closure(seeds []thread) int32 {
 			}
 		}
 	}
-	if len(e.out) == 0 && !accepting {
-		return -1
-	}
 	sortThreads(e.out)
-	e.key = e.key[:0]
+	return accepting
+}
+
+// intern returns the id of the state of the threads e.out, creating it.
+func (e *engine) intern(accepting bool) int32 {
+	h := uint64(0x9E3779B97F4A7C15)
 	if accepting {
-		e.key = append(e.key, 1)
-	} else {
-		e.key = append(e.key, 0)
+		h = ^h
 	}
 	for _, t := range e.out {
-		e.key = binary.LittleEndian.AppendUint32(e.key, uint32(t.node))
-		e.key = binary.LittleEndian.AppendUint32(e.key, uint32(t.stack))
+		h = (h ^ uint64(uint32(t.node))<<32 ^ uint64(uint32(t.stack))) * 0xBF58476D1CE4E5B9
+		h ^= h >> 31
 	}
-	if id, ok := e.stateIdx[string(e.key)]; ok {
-		return id
+	mask := uint64(len(e.slots) - 1)
+	i := h & mask
+	for ; e.slots[i] != 0; i = (i + 1) & mask {
+		st := &e.states[e.slots[i]-1]
+		if st.hash == h && st.accepting == accepting && slices.Equal(st.threads, e.out) {
+			return e.slots[i] - 1
+		}
 	}
 	id := int32(len(e.states))
 	e.states = append(e.states, dstate{
 		threads:   append([]thread(nil), e.out...),
+		hash:      h,
 		accepting: accepting,
 		done:      accepting && len(e.out) == 0,
 	})
-	e.stateIdx[string(e.key)] = id
+	e.slots[i] = id + 1
+	if 2*len(e.states) > len(e.slots) { // keep the load under 1/2
+		e.slots = make([]int32, 2*len(e.slots))
+		mask = uint64(len(e.slots) - 1)
+		for k := range e.states {
+			j := e.states[k].hash & mask
+			for e.slots[j] != 0 {
+				j = (j + 1) & mask
+			}
+			e.slots[j] = int32(k) + 1
+		}
+	}
 	if n := len(e.trans) + 256; n > cap(e.trans) {
 		// Double (append grows large slices by 1.25x, copying the table
 		// many times over).
@@ -203,8 +228,7 @@ func sortThreads(ts []thread) {
 func (e *engine) step(s int32, b byte) int32 {
 	t := e.trans[int(s)<<8|int(b)]
 	if t == 0 {
-		e.computeRow(s)
-		t = e.trans[int(s)<<8|int(b)]
+		t = e.computeStep(s, b)
 	}
 	if t < 0 {
 		return -1
@@ -212,81 +236,45 @@ func (e *engine) step(s int32, b byte) int32 {
 	return t - 1
 }
 
-// row returns the transition row of state s (256 entries: -1 dead, else
-// the target state + 1), computing it if needed.
-func (e *engine) row(s int32) []int32 {
-	r := e.trans[int(s)<<8 : int(s)<<8+256]
-	if r[0] == 0 {
-		e.computeRow(s)
-		r = e.trans[int(s)<<8 : int(s)<<8+256]
+// computeStep fills the transition-table entries of s for the bytes that
+// step like b (the interval around b that no edge of s starts or ends
+// inside) and returns the entry of b: -1 for dead, otherwise the target
+// state + 1. One closure serves the whole interval.
+func (e *engine) computeStep(s int32, b byte) int32 {
+	seeds, lo, hi := e.move(e.states[s].threads, b, e.seeds[:0])
+	e.seeds = seeds
+	t := int32(-1)
+	if len(seeds) > 0 {
+		if r := e.closure(seeds); r >= 0 {
+			t = r + 1
+		}
 	}
-	return r
+	row := e.trans[int(s)<<8 : int(s)<<8+256]
+	for c := lo; c <= hi; c++ {
+		row[c] = t
+	}
+	return t
 }
 
-// computeRow fills the transition row of state s. The edges of its threads
-// cut the bytes into intervals that all step to the same state; each
-// interval takes one closure, and intervals with the same seeds share it.
-func (e *engine) computeRow(s int32) {
-	threads := e.states[s].threads
-	var cut [256]bool
-	cut[0] = true
-	for _, t := range threads {
+// move appends to seeds the threads that byte b takes ts to, and returns
+// them with the interval [lo, hi] around b of the bytes that take ts to
+// the same threads.
+func (e *engine) move(ts []thread, b byte, seeds []thread) ([]thread, int, int) {
+	lo, hi := 0, 255
+	for _, t := range ts {
 		for _, ed := range e.n.nodes[t.node].edges {
-			cut[ed.lo] = true
-			if ed.hi < 255 {
-				cut[ed.hi+1] = true
+			switch {
+			case b < ed.lo:
+				hi = min(hi, int(ed.lo)-1)
+			case b > ed.hi:
+				lo = max(lo, int(ed.hi)+1)
+			default:
+				seeds = append(seeds, thread{ed.to, t.stack})
+				lo, hi = max(lo, int(ed.lo)), min(hi, int(ed.hi))
 			}
 		}
 	}
-	e.cuts = e.cuts[:0]
-	for b, ok := range cut {
-		if ok {
-			e.cuts = append(e.cuts, byte(b))
-		}
-	}
-	e.rowSeeds, e.seedBuf, e.rowTo = e.rowSeeds[:0], e.seedBuf[:0], e.rowTo[:0]
-	for k, lo := range e.cuts {
-		hi := 255
-		if k+1 < len(e.cuts) {
-			hi = int(e.cuts[k+1]) - 1
-		}
-		start := len(e.seedBuf)
-		for _, t := range threads {
-			for _, ed := range e.n.nodes[t.node].edges {
-				if ed.lo <= lo && lo <= ed.hi {
-					e.seedBuf = append(e.seedBuf, thread{ed.to, t.stack})
-				}
-			}
-		}
-		to := int32(-1)
-		if seeds := e.seedBuf[start:]; len(seeds) > 0 {
-			to = 0
-			for i, off := range e.rowSeeds { // an interval with the same seeds?
-				end := len(e.seedBuf)
-				if i+1 < len(e.rowSeeds) {
-					end = int(e.rowSeeds[i+1])
-				}
-				if slices.Equal(e.seedBuf[off:end], seeds) {
-					to = e.rowTo[i]
-					e.seedBuf = e.seedBuf[:start]
-					break
-				}
-			}
-			if to == 0 {
-				if r := e.closure(seeds); r >= 0 {
-					to = r + 1
-				} else {
-					to = -1
-				}
-				e.rowSeeds = append(e.rowSeeds, int32(start))
-				e.rowTo = append(e.rowTo, to)
-			}
-		}
-		row := e.trans[int(s)<<8 : int(s)<<8+256]
-		for b := int(lo); b <= hi; b++ {
-			row[b] = to
-		}
-	}
+	return seeds, lo, hi
 }
 
 // oversized reports whether the cache grew past maxSharedStates.
@@ -377,26 +365,40 @@ func (e *engine) walkTrie(tr *trie, s int32, m []uint64) {
 	if len(e.walk) < e.v.maxLen+1 {
 		e.walk = make([]int32, e.v.maxLen+1)
 	}
-	walk := e.walk
-	walk[0] = s
+	e.walk[0] = s
+	for i := 1; i < len(tr.nodes); {
+		i = walkNodes(tr, i, e.walk, e.trans, m)
+		if i < len(tr.nodes) { // a transition not computed yet
+			nd := &tr.nodes[i]
+			e.computeStep(e.walk[nd.depth-1], nd.b)
+		}
+	}
+}
+
+// walkNodes walks tr from node i on, with walk[d] the state at depth d,
+// until the end or a transition not computed yet; it returns the index it
+// stopped at. It calls nothing, so the loop keeps its values in registers,
+// and a child of the previous node takes the parent state from a register
+// rather than back from walk (the latency of a token's chain of nodes).
+func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64) int {
 	nodes := tr.nodes
-	trans := e.trans
-	for i := 1; i < len(nodes); {
+	cur, depth := walk[0], uint16(0) // the state after the previous live node, its depth
+	for i < len(nodes) {
 		nd := &nodes[i]
-		p := walk[nd.depth-1]
+		p := cur
+		if nd.depth != depth+1 {
+			p = walk[nd.depth-1]
+		}
 		t := trans[int(p)<<8|int(nd.b)]
 		if t <= 0 {
 			if t == 0 {
-				e.computeRow(p)
-				trans = e.trans
-				t = trans[int(p)<<8|int(nd.b)]
+				return i
 			}
-			if t < 0 {
-				i = int(nd.skip)
-				continue
-			}
+			i, depth = int(nd.skip), ^uint16(0) // no previous live node: read walk
+			continue
 		}
-		walk[nd.depth] = t - 1
+		cur, depth = t-1, nd.depth
+		walk[depth] = cur
 		m[uint32(nd.tok)>>6] |= 1 << (uint32(nd.tok) & 63)
 		if nd.dup {
 			for _, id := range tr.extra[int32(i)] {
@@ -405,6 +407,7 @@ func (e *engine) walkTrie(tr *trie, s int32, m []uint64) {
 		}
 		i++
 	}
+	return i
 }
 
 // maxLevelStates bounds the states of one level that strLevel follows.
@@ -462,41 +465,65 @@ func (e *engine) strLevel(s int32) int {
 	return max
 }
 
-// strPair is a state of the product of a state with the UTF-8 decoder (see
-// strNext) inside one string-text character.
+// strPair is a state inside one string-text character: the threads
+// (e.pairBuf[off:off+n]) after the bytes so far and the UTF-8 decoder state
+// (see strNext).
 type strPair struct {
-	u int
-	s int32
+	u      int
+	off, n int
 }
 
 // strStep computes strDead and strNext of state q: the states after one
-// string-text character, and whether some character is rejected.
+// string-text character, and whether some character is rejected. It runs
+// the automaton on the threads and the UTF-8 decoder together, one byte
+// interval at a time, and interns only the states between characters.
 func (e *engine) strStep(q int32) {
 	dead := false
 	var next []int32
-	e.pairs = append(e.pairs[:0], strPair{u8Boundary, q})
+	e.pairBuf = append(e.pairBuf[:0], e.states[q].threads...)
+	e.pairs = append(e.pairs[:0], strPair{u8Boundary, 0, len(e.pairBuf)})
 	for k := 0; k < len(e.pairs); k++ {
 		p := e.pairs[k]
-		row := e.row(p.s)
-		for b := 0; b < 256; b++ {
-			u := strNext(p.u, byte(b))
-			if u < 0 {
-				continue
-			}
-			t := row[b]
-			if t < 0 {
+		e.pairCur = append(e.pairCur[:0], e.pairBuf[p.off:p.off+p.n]...)
+		for b := 0; b < 256; {
+			seeds, _, hi := e.move(e.pairCur, byte(b), e.seeds[:0])
+			e.seeds = seeds
+			u, uhi := e.v.strSpan(p.u, byte(b))
+			hi = min(hi, uhi)
+			switch {
+			case u < 0:
+			case len(seeds) == 0:
 				dead = true
-				continue
-			}
-			if u == u8Boundary {
-				if !slices.Contains(next, t-1) {
-					next = append(next, t-1)
+			case u == u8Boundary:
+				if t := e.closure(seeds); t < 0 {
+					dead = true
+				} else if !slices.Contains(next, t) {
+					next = append(next, t)
 				}
-			} else if np := (strPair{u, t - 1}); !slices.Contains(e.pairs, np) {
-				e.pairs = append(e.pairs, np)
+			default:
+				e.expand(seeds)
+				if len(e.out) == 0 {
+					dead = true
+					break
+				}
+				if !e.hasPair(u) {
+					e.pairs = append(e.pairs, strPair{u, len(e.pairBuf), len(e.out)})
+					e.pairBuf = append(e.pairBuf, e.out...)
+				}
 			}
+			b = hi + 1
 		}
 	}
 	st := &e.states[q]
 	st.strKnown, st.strDead, st.strNext = true, dead, next
+}
+
+// hasPair reports whether the pair (u, e.out) is already in e.pairs.
+func (e *engine) hasPair(u int) bool {
+	for _, p := range e.pairs {
+		if p.u == u && slices.Equal(e.pairBuf[p.off:p.off+p.n], e.out) {
+			return true
+		}
+	}
+	return false
 }

@@ -24,11 +24,12 @@ type Vocab struct {
 	toks   [][]byte
 	isEOS  []bool
 	eos    []int32
-	str    trie       // string-text tokens
-	rest   trie       // all other tokens with text
-	strCum [][]uint64 // strCum[n]: string-text tokens of at most n characters (n ≥ 1)
-	strMax int        // most characters of a string-text token
-	none   int32      // token id used by nodes without a token: a spare mask bit
+	str    trie                 // string-text tokens
+	rest   trie                 // all other tokens with text
+	strCum [][]uint64           // strCum[n]: string-text tokens of at most n characters (n ≥ 1)
+	strMax int                  // most characters of a string-text token
+	strEnd [u8States][256]uint8 // strEnd[u][b]: the last byte of the run from b with the same strNext(u, ·)
+	none   int32                // token id used by nodes without a token: a spare mask bit
 	bytes  [256]bool
 	maxLen int
 
@@ -40,7 +41,7 @@ type Vocab struct {
 // maxStrRunes is the most characters of a string-text token (longer ones go
 // to the rest trie): few tokens are longer, and the states a mask explores
 // to classify a string state grow with it.
-const maxStrRunes = 16
+const maxStrRunes = 32
 
 // trie is a token trie in depth-first order; extra holds further tokens
 // with the same bytes as a node's (node index -> token ids).
@@ -135,6 +136,15 @@ func NewVocab(tokens [][]byte, eos []int32) (*Vocab, error) {
 			restToks = append(restToks, int32(id))
 		}
 	}
+	for u := range u8States {
+		end := 255
+		for b := 255; b >= 0; b-- {
+			if b < 255 && strNext(u, byte(b)) != strNext(u, byte(b+1)) {
+				end = b
+			}
+			v.strEnd[u][b] = uint8(end)
+		}
+	}
 	v.str = v.buildTrie(strToks)
 	v.rest = v.buildTrie(restToks)
 	v.strCum = make([][]uint64, v.strMax+1)
@@ -177,6 +187,12 @@ func strNext(u int, c byte) int {
 		return -1
 	}
 	return utf8Next(u, c)
+}
+
+// strSpan returns strNext(u, b) and the last byte of the run of bytes from
+// b on that strNext takes to the same state.
+func (v *Vocab) strSpan(u int, b byte) (int, int) {
+	return strNext(u, b), int(v.strEnd[u][b])
 }
 
 // buildTrie lays out the tokens ids as a trie in depth-first order.
