@@ -312,18 +312,17 @@ func (e *engine) computeMask(s int32) {
 		e.scratch = make([]uint64, words+1)
 	}
 	m := e.scratch // the last word absorbs nodes without a token
-	if n := e.strLevel(s); n >= 0 {
-		if n > 0 {
-			copy(m, v.strCum[n])
-		} else {
-			clear(m)
-		}
+	lvl, all := e.strLevel(s)
+	if k := max(lvl, all); k > 0 {
+		copy(m, v.strCum[k])
 		m[words] = 0
 	} else {
 		clear(m)
-		e.walkTrie(&v.str, s, m)
 	}
-	e.walkTrie(&v.rest, s, m)
+	if lvl < 0 {
+		e.walkTrie(&v.str, s, m, all)
+	}
+	e.walkTrie(&v.rest, s, m, 0)
 	m = m[:words]
 	if e.states[s].accepting {
 		for _, id := range v.eos {
@@ -360,14 +359,16 @@ func (e *engine) computeMask(s int32) {
 	e.maskBytes += size
 }
 
-// walkTrie sets in m the bits of the tokens of tr that state s allows.
-func (e *engine) walkTrie(tr *trie, s int32, m []uint64) {
+// walkTrie sets in m the bits of the tokens of tr that state s allows. It
+// skips the subtrees whose tokens have at most covered characters (their
+// bits are set already).
+func (e *engine) walkTrie(tr *trie, s int32, m []uint64, covered int) {
 	if len(e.walk) < e.v.maxLen+1 {
 		e.walk = make([]int32, e.v.maxLen+1)
 	}
 	e.walk[0] = s
 	for i := 1; i < len(tr.nodes); {
-		i = walkNodes(tr, i, e.walk, e.trans, m)
+		i = walkNodes(tr, i, e.walk, e.trans, m, uint8(covered))
 		if i < len(tr.nodes) { // a transition not computed yet
 			nd := &tr.nodes[i]
 			e.computeStep(e.walk[nd.depth-1], nd.b)
@@ -380,11 +381,15 @@ func (e *engine) walkTrie(tr *trie, s int32, m []uint64) {
 // stopped at. It calls nothing, so the loop keeps its values in registers,
 // and a child of the previous node takes the parent state from a register
 // rather than back from walk (the latency of a token's chain of nodes).
-func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64) int {
+func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64, covered uint8) int {
 	nodes := tr.nodes
 	cur, depth := walk[0], uint16(0) // the state after the previous live node, its depth
 	for i < len(nodes) {
 		nd := &nodes[i]
+		if nd.info&infoRunes <= covered {
+			i, depth = int(nd.skip), ^uint16(0)
+			continue
+		}
 		p := cur
 		if nd.depth != depth+1 {
 			p = walk[nd.depth-1]
@@ -400,7 +405,7 @@ func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64) int {
 		cur, depth = t-1, nd.depth
 		walk[depth] = cur
 		m[uint32(nd.tok)>>6] |= 1 << (uint32(nd.tok) & 63)
-		if nd.dup {
+		if nd.info&infoDup != 0 {
 			for _, id := range tr.extra[int32(i)] {
 				m[id>>6] |= 1 << (uint(id) & 63)
 			}
@@ -411,17 +416,18 @@ func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64) int {
 }
 
 // maxLevelStates bounds the states of one level that strLevel follows.
-const maxLevelStates = 8
+const maxLevelStates = 16
 
 // strLevel classifies state s for the string-text tokens: it returns n ≥ 0
 // if s allows every string text of n characters and none of n+1 (n =
 // Vocab.strMax: every string text the vocabulary has), so those tokens
-// are exactly strCum[n]; or -1 if they must be walked. It follows the sets
-// of states after 1, 2, … characters.
-func (e *engine) strLevel(s int32) int {
+// are exactly strCum[n]; otherwise n = -1, the tokens must be walked, and
+// all is a number of characters up to which every string text is allowed.
+// It follows the sets of states after 1, 2, … characters.
+func (e *engine) strLevel(s int32) (n, all int) {
 	max := e.v.strMax
 	if max == 0 {
-		return 0
+		return 0, 0
 	}
 	e.levels = append(e.levels[:0], s)
 	e.levelAt = append(e.levelAt[:0], 0)
@@ -445,9 +451,11 @@ func (e *engine) strLevel(s int32) int {
 		}
 		switch {
 		case allDead:
-			return l
-		case anyDead, len(e.levels)-next > maxLevelStates:
-			return -1
+			return l, 0
+		case anyDead:
+			return -1, l
+		case len(e.levels)-next > maxLevelStates:
+			return -1, l + 1
 		}
 		lvl := e.levels[next:]
 		slices.Sort(lvl)
@@ -457,12 +465,12 @@ func (e *engine) strLevel(s int32) int {
 				end = e.levelAt[k+1]
 			}
 			if slices.Equal(e.levels[e.levelAt[k]:end], lvl) {
-				return max
+				return max, 0
 			}
 		}
 		e.levelAt = append(e.levelAt, next)
 	}
-	return max
+	return max, 0
 }
 
 // strPair is a state inside one string-text character: the threads

@@ -80,15 +80,22 @@ func (v *Vocab) sharedEngine(key [32]byte, n *nfa) *engine {
 }
 
 // trieNode is a trie node in depth-first order; its subtree is the index
-// range (i, skip). tok is the token ending at the node (Vocab.none if none);
-// dup marks nodes with more tokens in trie.extra.
+// range (i, skip). tok is the token ending at the node (Vocab.none if none).
+// The low bits of info (infoRunes) are, in the string-text trie, the most
+// characters of a token in the subtree (infoRunes in the rest trie); its
+// high bit (infoDup) marks nodes with more tokens in trie.extra.
 type trieNode struct {
 	skip  int32
 	tok   int32
 	depth uint16
 	b     byte
-	dup   bool
+	info  uint8
 }
+
+const (
+	infoRunes = 0x7F
+	infoDup   = 0x80
+)
 
 // maxTokenLen bounds the byte length of a token.
 const maxTokenLen = 1<<16 - 1
@@ -145,8 +152,8 @@ func NewVocab(tokens [][]byte, eos []int32) (*Vocab, error) {
 			v.strEnd[u][b] = uint8(end)
 		}
 	}
-	v.str = v.buildTrie(strToks)
-	v.rest = v.buildTrie(restToks)
+	v.str = v.buildTrie(strToks, true)
+	v.rest = v.buildTrie(restToks, false)
 	v.strCum = make([][]uint64, v.strMax+1)
 	for n := 1; n <= v.strMax; n++ {
 		m := make([]uint64, v.MaskWords())
@@ -195,8 +202,9 @@ func (v *Vocab) strSpan(u int, b byte) (int, int) {
 	return strNext(u, b), int(v.strEnd[u][b])
 }
 
-// buildTrie lays out the tokens ids as a trie in depth-first order.
-func (v *Vocab) buildTrie(ids []int32) trie {
+// buildTrie lays out the tokens ids as a trie in depth-first order; str
+// tells whether they are string text (for trieNode.info).
+func (v *Vocab) buildTrie(ids []int32, str bool) trie {
 	slices.SortStableFunc(ids, func(a, b int32) int { return bytes.Compare(v.toks[a], v.toks[b]) })
 	tr := trie{nodes: []trieNode{{tok: v.none}}, extra: map[int32][]int32{}}
 	path := []int32{0} // node index per depth
@@ -216,11 +224,20 @@ func (v *Vocab) buildTrie(ids []int32) trie {
 			tr.nodes = append(tr.nodes, trieNode{b: t[d], depth: uint16(d + 1), tok: v.none})
 			path = append(path, idx)
 		}
+		runes := uint8(infoRunes)
+		if str {
+			runes = uint8(strRunes(t))
+		}
+		for _, idx := range path[1:] {
+			if nd := &tr.nodes[idx]; nd.info&infoRunes < runes {
+				nd.info = nd.info&infoDup | runes
+			}
+		}
 		last := path[len(path)-1]
 		if nd := &tr.nodes[last]; nd.tok == v.none {
 			nd.tok = id
 		} else {
-			nd.dup = true
+			nd.info |= infoDup
 			tr.extra[last] = append(tr.extra[last], id)
 		}
 		prev = t
