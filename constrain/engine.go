@@ -429,6 +429,12 @@ func (e *engine) strLevel(s int32) (n, all int) {
 	if max == 0 {
 		return 0, 0
 	}
+	if some, every := e.strFirst(s); !every { // a first byte is rejected: no need to follow the levels
+		if !some {
+			return 0, 0
+		}
+		return -1, 0
+	}
 	e.levels = append(e.levels[:0], s)
 	e.levelAt = append(e.levelAt[:0], 0)
 	for l := 0; l < max; l++ {
@@ -471,6 +477,25 @@ func (e *engine) strLevel(s int32) (n, all int) {
 		e.levelAt = append(e.levelAt, next)
 	}
 	return max, 0
+}
+
+// strFirst reports whether some and whether every first byte of a string
+// text character has an edge from state s.
+func (e *engine) strFirst(s int32) (some, every bool) {
+	var has [4]uint64
+	for _, t := range e.states[s].threads {
+		for _, ed := range e.n.nodes[t.node].edges {
+			for b := int(ed.lo); b <= int(ed.hi); b++ {
+				has[b>>6] |= 1 << (b & 63)
+			}
+		}
+	}
+	every = true
+	for w, lead := range e.v.strLead {
+		some = some || has[w]&lead != 0
+		every = every && has[w]&lead == lead
+	}
+	return some, every
 }
 
 // strPair is a state inside one string-text character: the threads

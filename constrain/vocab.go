@@ -20,18 +20,19 @@ import (
 // maxLength) takes them from one bitset instead of a walk. The second trie
 // holds every other token.
 type Vocab struct {
-	n      int
-	toks   [][]byte
-	isEOS  []bool
-	eos    []int32
-	str    trie                 // string-text tokens
-	rest   trie                 // all other tokens with text
-	strCum [][]uint64           // strCum[n]: string-text tokens of at most n characters (n ≥ 1)
-	strMax int                  // most characters of a string-text token
-	strEnd [u8States][256]uint8 // strEnd[u][b]: the last byte of the run from b with the same strNext(u, ·)
-	none   int32                // token id used by nodes without a token: a spare mask bit
-	bytes  [256]bool
-	maxLen int
+	n       int
+	toks    [][]byte
+	isEOS   []bool
+	eos     []int32
+	str     trie                 // string-text tokens
+	rest    trie                 // all other tokens with text
+	strCum  [][]uint64           // strCum[n]: string-text tokens of at most n characters (n ≥ 1)
+	strMax  int                  // most characters of a string-text token
+	strEnd  [u8States][256]uint8 // strEnd[u][b]: the last byte of the run from b with the same strNext(u, ·)
+	strLead [4]uint64            // the first bytes of string-text characters
+	none    int32                // token id used by nodes without a token: a spare mask bit
+	bytes   [256]bool
+	maxLen  int
 
 	mu      sync.Mutex
 	engines map[[32]byte]*engine // shared caches by grammar fingerprint
@@ -141,6 +142,11 @@ func NewVocab(tokens [][]byte, eos []int32) (*Vocab, error) {
 			v.strMax = max(v.strMax, n)
 		} else {
 			restToks = append(restToks, int32(id))
+		}
+	}
+	for b := range 256 {
+		if strNext(u8Boundary, byte(b)) >= 0 {
+			v.strLead[b>>6] |= 1 << (b & 63)
 		}
 	}
 	for u := range u8States {
