@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -111,5 +112,39 @@ func TestMaskMatchesSlowPath(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStrLevel checks how states are classified for the string-text
+// tokens, on the cases the bitsets serve: strings with and without
+// maxLength, states with a partial walk, states with no string text.
+func TestStrLevel(t *testing.T) {
+	v := testVocab(t)
+	top := v.strMax
+	require.Greater(t, top, 5)
+	cases := []struct {
+		name     string
+		compile  func() (*Grammar, error)
+		prefix   string
+		lvl, all int
+	}{
+		{"free string", func() (*Grammar, error) { return JSONSchema([]byte(`{"type":"string"}`)) }, `"`, top, 0},
+		{"free string, later", func() (*Grammar, error) { return JSONSchema([]byte(`{"type":"string"}`)) }, `"ab\"é`, top, 0},
+		{"minLength", func() (*Grammar, error) { return JSONSchema([]byte(`{"type":"string","minLength":3}`)) }, `"`, top, 0},
+		{"maxLength", func() (*Grammar, error) { return JSONSchema([]byte(`{"type":"string","maxLength":5}`)) }, `"`, 5, 0},
+		{"maxLength, 2 used", func() (*Grammar, error) { return JSONSchema([]byte(`{"type":"string","maxLength":5}`)) }, `"a中`, 3, 0},
+		{"maxLength, all used", func() (*Grammar, error) { return JSONSchema([]byte(`{"type":"string","maxLength":2}`)) }, `"ab`, 0, 0},
+		{"letters", func() (*Grammar, error) { return Regex(`[a-z]+`) }, ``, -1, 0},
+		{"no string text", func() (*Grammar, error) { return Regex(`\n+`) }, ``, 0, 0},
+		{"any two, then letters", func() (*Grammar, error) { return Regex(`(?s).{2}[a-z]*`) }, ``, -1, 2},
+		{"object start", func() (*Grammar, error) { return JSONSchema([]byte(testSchemas["weather"])) }, `{`, -1, 0},
+	}
+	for _, c := range cases {
+		g, err := c.compile()
+		require.NoError(t, err, c.name)
+		m := g.NewMatcher(v)
+		require.NoError(t, m.AcceptBytes([]byte(c.prefix)), c.name)
+		lvl, all := m.e.strLevel(m.state)
+		assert.Equal(t, []int{c.lvl, c.all}, []int{lvl, all}, c.name)
 	}
 }
