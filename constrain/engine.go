@@ -51,8 +51,9 @@ type engine struct {
 	frames    []frame
 	frameIdx  map[frame]int32
 	states    []dstate
-	slots     []int32 // open-addressing index of states by hash: id+1, 0 empty
-	trans     []int32 // 256 per state: 0 unknown, -1 dead, else state+1
+	slots     []int32  // open-addressing index of states by hash: id+1, 0 empty
+	arena     []thread // the states' threads are carved from it
+	trans     []int32  // 256 per state: 0 unknown, -1 dead, else state+1
 	maskBytes int
 	scratch   []uint64
 
@@ -168,8 +169,13 @@ func (e *engine) intern(accepting bool) int32 {
 		}
 	}
 	id := int32(len(e.states))
+	if len(e.arena)+len(e.out) > cap(e.arena) {
+		e.arena = make([]thread, 0, max(4096, len(e.out)))
+	}
+	start := len(e.arena)
+	e.arena = append(e.arena, e.out...)
 	e.states = append(e.states, dstate{
-		threads:   append([]thread(nil), e.out...),
+		threads:   e.arena[start:len(e.arena):len(e.arena)],
 		hash:      h,
 		accepting: accepting,
 		done:      accepting && len(e.out) == 0,
