@@ -384,32 +384,25 @@ func (e *engine) walkTrie(tr *trie, s int32, m []uint64, covered int) {
 
 // walkNodes walks tr from node i on, with walk[d] the state at depth d,
 // until the end or a transition not computed yet; it returns the index it
-// stopped at. It calls nothing, so the loop keeps its values in registers,
-// and a child of the previous node takes the parent state from a register
-// rather than back from walk (the latency of a token's chain of nodes).
+// stopped at. It calls nothing, so the loop keeps its values in registers.
+// Subtrees whose tokens have at most covered characters are skipped.
 func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64, covered uint8) int {
 	nodes := tr.nodes
-	cur, depth := walk[0], uint16(0) // the state after the previous live node, its depth
 	for i < len(nodes) {
 		nd := &nodes[i]
 		if nd.info&infoRunes <= covered {
-			i, depth = int(nd.skip), ^uint16(0)
+			i = int(nd.skip)
 			continue
 		}
-		p := cur
-		if nd.depth != depth+1 {
-			p = walk[nd.depth-1]
-		}
-		t := trans[int(p)<<8|int(nd.b)]
+		t := trans[int(walk[nd.depth-1])<<8|int(nd.b)]
 		if t <= 0 {
 			if t == 0 {
 				return i
 			}
-			i, depth = int(nd.skip), ^uint16(0) // no previous live node: read walk
+			i = int(nd.skip)
 			continue
 		}
-		cur, depth = t-1, nd.depth
-		walk[depth] = cur
+		walk[nd.depth] = t - 1
 		m[uint32(nd.tok)>>6] |= 1 << (uint32(nd.tok) & 63)
 		if nd.info&infoDup != 0 {
 			for _, id := range tr.extra[int32(i)] {
@@ -421,8 +414,12 @@ func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64, covered uint8) 
 	return i
 }
 
-// maxLevelStates bounds the states of one level that strLevel follows.
-const maxLevelStates = 16
+// maxLevelStates bounds the states of one level that strLevel follows, and
+// maxLevelSteps the states it computes the string-text step of.
+const (
+	maxLevelStates = 16
+	maxLevelSteps  = 40
+)
 
 // strLevel classifies state s for the string-text tokens: it returns n ≥ 0
 // if s allows every string text of n characters and none of n+1 (n =
@@ -443,6 +440,7 @@ func (e *engine) strLevel(s int32) (n, all int) {
 	}
 	e.levels = append(e.levels[:0], s)
 	e.levelAt = append(e.levelAt[:0], 0)
+	budget := maxLevelSteps
 	for l := 0; l < max; l++ {
 		cur := e.levelAt[l]
 		allDead, anyDead := true, false
@@ -450,6 +448,10 @@ func (e *engine) strLevel(s int32) (n, all int) {
 		for k := cur; k < next; k++ {
 			q := e.levels[k]
 			if !e.states[q].strKnown {
+				if budget == 0 { // following more states costs more than the walk saves
+					return -1, l
+				}
+				budget--
 				e.strStep(q)
 			}
 			st := &e.states[q]
