@@ -55,7 +55,8 @@ type engine struct {
 	arena     []thread // the states' threads are carved from it
 	trans     []int32  // 256 per state: 0 unknown, -1 dead, else state+1
 	maskBytes int
-	scratch   []uint64
+	scratch   []uint64 // computeMask: the mask being built, kept all zero between calls
+	ids       []int32  // computeMask: the allowed ids while few
 
 	walk      []int32
 	stack     []thread
@@ -317,27 +318,33 @@ func (e *engine) computeMask(s int32) {
 	if len(e.scratch) != words+1 {
 		e.scratch = make([]uint64, words+1)
 	}
-	m := e.scratch // the last word absorbs nodes without a token
+	m := e.scratch // all zero between calls; the last word absorbs nodes without a token
 	lvl, all := e.strLevel(s)
 	if k := max(lvl, all); k > 0 {
 		copy(m, v.strCum[k])
-		m[words] = 0
-	} else {
-		clear(m)
 	}
 	if lvl < 0 {
 		e.walkTrie(&v.str, s, m, all)
 	}
 	e.walkTrie(&v.rest, s, m, 0)
+	m[words] = 0
 	m = m[:words]
 	if e.states[s].accepting {
 		for _, id := range v.eos {
 			m[id>>6] |= 1 << (uint(id) & 63)
 		}
 	}
+	// One pass lists the allowed ids while they are few.
+	e.ids = e.ids[:0]
 	n := 0
-	for _, w := range m {
-		n += bits.OnesCount64(w)
+	for w, x := range m {
+		if x == 0 {
+			continue
+		}
+		n += bits.OnesCount64(x)
+		for ; x != 0 && n <= sparseLimit; x &= x - 1 {
+			e.ids = append(e.ids, int32(w*64+bits.TrailingZeros64(x)))
+		}
 	}
 	size := 8 * len(m)
 	if n <= sparseLimit {
@@ -351,15 +358,13 @@ func (e *engine) computeMask(s int32) {
 	}
 	st := &e.states[s]
 	if n <= sparseLimit {
-		st.sparse = make([]int32, 0, n)
-		for w, x := range m {
-			for x != 0 {
-				st.sparse = append(st.sparse, int32(w*64+bits.TrailingZeros64(x)))
-				x &= x - 1
-			}
+		st.sparse = slices.Clone(e.ids)
+		for _, id := range e.ids { // leave the scratch clear
+			m[id>>6] = 0
 		}
 	} else {
 		st.mask = slices.Clone(m)
+		clear(m)
 	}
 	st.cached = true
 	e.maskBytes += size
