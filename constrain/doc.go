@@ -13,11 +13,16 @@
 //
 // Tokens are matched on their bytes, so a constraint works with any
 // tokenizer, including tokens that span several grammar symbols or end in the
-// middle of a UTF-8 sequence. A [Vocab] stores the token byte strings in a
-// trie laid out in depth-first order; computing a mask walks the trie against
-// the automaton and skips whole subtrees as soon as a prefix is rejected.
-// Masks are cached per automaton state, per (Grammar, Vocab) pair, and shared
-// by all matchers of that pair.
+// middle of a UTF-8 sequence. A [Vocab] stores the token byte strings in two
+// tries laid out in depth-first order: the tokens that are plain string text
+// (JSON string content without escapes: llguidance's "slice") and all others.
+// Computing a mask walks a trie against the automaton and skips whole
+// subtrees as soon as a prefix is rejected. The string-text tokens are not
+// walked when the state allows every such text of up to n characters and
+// none longer (inside a JSON string, with or without maxLength, or free
+// text): they come from a per-length bitset, found by following the states
+// after 1, 2, … characters. Masks are cached per automaton state, per
+// (Grammar, Vocab) pair, and shared by all matchers of that pair.
 //
 // Compiled automata are trimmed: every node can still reach the end of its
 // rule and every rule is productive, so a matcher never enters a state from

@@ -249,8 +249,33 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 			cur = next
 		}
 	case opAlt:
+		// Alternatives that are sequences of byte ranges share the nodes
+		// of equal suffixes (the continuation bytes of a UTF-8 class), as
+		// RE2's UTF-8 compiler does: fewer nodes, fewer states.
+		var suffix map[string]int32
 		for _, s := range e.subs {
-			c.compile(s, from, to)
+			if !byteSeq(s) {
+				c.compile(s, from, to)
+				continue
+			}
+			if suffix == nil {
+				suffix = map[string]int32{}
+			}
+			next := to
+			for k := len(s.subs) - 1; k >= 1; k-- {
+				key := make([]byte, 0, 2*(len(s.subs)-k))
+				for _, r := range s.subs[k:] {
+					key = append(key, r.lo, r.hi)
+				}
+				n, ok := suffix[string(key)]
+				if !ok {
+					n = c.node()
+					c.n.nodes[n].edges = append(c.n.nodes[n].edges, bedge{lo: s.subs[k].lo, hi: s.subs[k].hi, to: next})
+					suffix[string(key)] = n
+				}
+				next = n
+			}
+			c.n.nodes[from].edges = append(c.n.nodes[from].edges, bedge{lo: s.subs[0].lo, hi: s.subs[0].hi, to: next})
 		}
 	case opRepeat:
 		cur := from
@@ -310,6 +335,19 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 			}
 		}
 	}
+}
+
+// byteSeq reports whether e is a sequence of byte ranges.
+func byteSeq(e *expr) bool {
+	if e.op != opSeq {
+		return false
+	}
+	for _, s := range e.subs {
+		if s.op != opBytes {
+			return false
+		}
+	}
+	return true
 }
 
 // analyze checks productivity and left recursion, trims dead nodes and marks tail calls.

@@ -32,6 +32,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"bench":      {"measure load time, prefill and decode speed (llama-bench style)", runBench},
 		"chat":       {"chat with a model: streamed replies, tools, saved conversations", runChat},
+		"constrain":  {"check texts against a JSON Schema, regex or grammar constraint (constrain check)", runConstrain},
 		"info":       {"describe a GGUF model file", runInfo},
 		"generate":   {"complete a prompt, streaming the generated text", runGenerate},
 		"logits":     {"print the model's logits as JSON lines (reference format)", runLogits},
@@ -74,6 +75,9 @@ func run(ctx context.Context, sio stdio, args []string) int {
 			return 0
 		}
 		fmt.Fprintf(sio.err, "litert-go %s: %v\n", args[0], err)
+		if se := (*statusError)(nil); errors.As(err, &se) {
+			return se.status
+		}
 		return 1
 	}
 	return 0
