@@ -48,14 +48,19 @@ func runConstrainCheck(ctx context.Context, sio stdio, args []string) error {
 	schema := fs.String("json-schema", "", "JSON Schema `FILE`")
 	re := fs.String("regex", "", "regular expression `RE` (RE2 syntax, matched as a whole)")
 	grammar := fs.String("grammar", "", "GBNF grammar `FILE` (Lark when the name ends in .lark)")
+	generation := fs.Bool("generation", false, "check a JSON Schema as generation compiles it (compact literals, no undeclared properties unless allowed) instead of as the specification validates")
 	fs.Usage = func() {
 		fmt.Fprintln(sio.err, constrainUsage+`
 
 Compiles the constraint and prints, for every line of stdin (without its
 newline), true if the constraint accepts exactly that text as a complete
 output and false otherwise. It checks the bytes against the constraint's
-automaton; no tokenizer is involved. A constraint that does not compile
-exits with status 2 and the compile error on stderr.`)
+automaton; no tokenizer is involved. A JSON Schema is checked as the
+specification validates (2.0 is an integer, properties in any order,
+undeclared properties allowed unless the schema forbids them); with
+--generation, as tool calls and response formats compile it, which accepts
+a subset. A constraint that does not compile exits with status 2 and the
+compile error on stderr.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,7 +79,7 @@ exits with status 2 and the compile error on stderr.`)
 		fmt.Fprintln(sio.err, constrainUsage)
 		return errors.New("give exactly one of --json-schema, --regex and --grammar")
 	}
-	g, err := compileConstraint(*schema, *re, *grammar)
+	g, err := compileConstraint(*schema, *re, *grammar, constrain.JSONOptions{Spec: !*generation})
 	if err != nil {
 		return err
 	}
@@ -83,7 +88,7 @@ exits with status 2 and the compile error on stderr.`)
 
 // compileConstraint compiles the one constraint given; a constraint that
 // does not compile is a statusError with status 2.
-func compileConstraint(schema, re, grammar string) (*constrain.Grammar, error) {
+func compileConstraint(schema, re, grammar string, opts constrain.JSONOptions) (*constrain.Grammar, error) {
 	var g *constrain.Grammar
 	var err error
 	switch {
@@ -97,7 +102,7 @@ func compileConstraint(schema, re, grammar string) (*constrain.Grammar, error) {
 		}
 		switch {
 		case schema != "":
-			g, err = constrain.JSONSchema(src)
+			g, err = constrain.JSONSchemaWith(src, opts)
 		case strings.HasSuffix(grammar, ".lark"):
 			g, err = constrain.Lark(string(src))
 		default:

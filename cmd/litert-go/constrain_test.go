@@ -175,3 +175,19 @@ func TestConstrainCheckUsage(t *testing.T) {
 	out, _, _ = runCLI(t, "ab\nx", "constrain", "check", "--regex", "(ab)+")
 	assert.Equal(t, "true\nfalse\n", out)
 }
+
+// TestConstrainCheckSpecAndGeneration: by default a schema is checked as
+// the specification validates (2.0 is an integer, -2.0 equals the const
+// -2, any property order, undeclared properties allowed); --generation
+// checks the subset generation emits.
+func TestConstrainCheckSpecAndGeneration(t *testing.T) {
+	schema := filepath.Join(t.TempDir(), "schema.json")
+	require.NoError(t, os.WriteFile(schema, []byte(`{"type":"object","properties":{"a":{"type":"integer","minimum":1.5},"b":{"const":-2}},"required":["a"]}`), 0o644))
+	lines := []string{`{"a":2}`, `{"a":2.0}`, `{ "b" : -2.0 , "a": 3 }`, `{"a":1}`, `{"b":-2}`, `{"a":2,"c":[1,{}]}`}
+	got, errOut, code := checkCLI(t, lines, "--json-schema", schema)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, []string{"true", "true", "true", "false", "false", "true"}, got)
+	got, errOut, code = checkCLI(t, lines, "--generation", "--json-schema", schema)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, []string{"true", "false", "false", "false", "false", "false"}, got)
+}
