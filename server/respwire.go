@@ -81,7 +81,7 @@ type textCompletion struct {
 }
 
 type textChoice struct {
-	Index        int       `json:"index"`
+	Index        int           `json:"index"`
 	Text         string        `json:"text"`
 	Logprobs     *textLogprobs `json:"logprobs"`
 	FinishReason *string       `json:"finish_reason"`
