@@ -55,7 +55,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	// (they run its last token again) and differ by their seeds.
 	err = s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
 		for i := range plan.n {
-			log := s.newTokenLog(start, plan.logprobs, plan.top)
+			log := s.newTokenLog(start, i, plan.logprobs, plan.top)
 			reply, err := c.Respond(ctx, plan.history, plan.decls, plan.choiceOpts(i, log)...)
 			if err := keepIncomplete(reply, err); err != nil {
 				return err
@@ -142,7 +142,7 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start ti
 // streamChatChoice streams choice i of a chat request on c.
 func (s *Server) streamChatChoice(ctx context.Context, c *conversation.Conversation, out *sse, start time.Time, head chatCompletion,
 	plan *chatPlan, i, maxTokens int) (*conversation.Reply, error) {
-	log := s.newTokenLog(start, plan.logprobs, plan.top)
+	log := s.newTokenLog(start, i, plan.logprobs, plan.top)
 	roleSent := false
 	send := func(d deltaMessage, finish *string) error {
 		if !roleSent {

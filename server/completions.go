@@ -120,7 +120,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	var total conversation.Usage
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
 		for i := range run.n {
-			log := s.newTokenLog(start, run.logprobs, run.top)
+			log := s.newTokenLog(start, i, run.logprobs, run.top)
 			reply, err := c.Complete(ctx, text, run.choiceOpts(i, log)...)
 			if err := keepIncomplete(reply, err); err != nil {
 				return err
@@ -188,7 +188,7 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, he
 
 // streamCompletionChoice streams choice i of a completion on c.
 func (s *Server) streamCompletionChoice(ctx context.Context, c *conversation.Conversation, out *sse, head textCompletion, run *textRun, i int) (*conversation.Reply, error) {
-	log := s.newTokenLog(run.start, run.logprobs, run.top)
+	log := s.newTokenLog(run.start, i, run.logprobs, run.top)
 	offset := len(run.prompt)
 	send := func(text string, finish *string) error {
 		ev := head

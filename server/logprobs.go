@@ -51,15 +51,21 @@ type tokenLog struct {
 	s        *Server
 	logprobs bool
 	top      int
-	start    time.Time // the request's start
+	start    time.Time // the request's start; zero for the choices after the first
 	first    time.Time // the first token's
 	last     time.Time
 	n        int
 	entries  []logprobEntry // not yet taken
 }
 
-func (s *Server) newTokenLog(start time.Time, logprobs bool, top int) *tokenLog {
-	return &tokenLog{s: s, start: start, logprobs: logprobs, top: top}
+// newTokenLog returns the log of choice i of a request that started at
+// start.
+func (s *Server) newTokenLog(start time.Time, i int, logprobs bool, top int) *tokenLog {
+	l := &tokenLog{s: s, logprobs: logprobs, top: top}
+	if i == 0 {
+		l.start = start
+	}
+	return l
 }
 
 // option is the conversation option that feeds the log.

@@ -21,7 +21,7 @@ import (
 //	litert_prompt_cached_tokens_total          prompt tokens reused from the prompt cache
 //	litert_prompt_cache_hits_total             generations that reused cached tokens
 //	litert_generated_tokens_total              tokens generated
-//	litert_time_to_first_token_seconds         from a request's start to its first generated token
+//	litert_time_to_first_token_seconds         from a request's start to its first generated token (of its first choice)
 //	litert_decode_tokens_per_second            decode speed of a generation after its first token
 type metrics struct {
 	reg         *prometheus.Registry
@@ -112,7 +112,9 @@ func (m *metrics) generation(u conversation.Usage, l *tokenLog) {
 	if l == nil || l.n == 0 {
 		return
 	}
-	m.firstToken.Observe(l.first.Sub(l.start).Seconds())
+	if !l.start.IsZero() {
+		m.firstToken.Observe(l.first.Sub(l.start).Seconds())
+	}
 	if d := l.last.Sub(l.first).Seconds(); l.n > 1 && d > 0 {
 		m.decodeSpeed.Observe(float64(l.n-1) / d)
 	}
