@@ -214,11 +214,13 @@ func TestChatLogprobs(t *testing.T) {
 
 // n = 3 with a seed: three different completions, the same three again
 // for the same request, streamed too; the prompt is counted once.
+// (On the real stories260K model, with the default ChatML template: its
+// 512-token vocabulary makes the 21 generations quick.)
 func TestChoicesN(t *testing.T) {
-	_, ts := startServer(t, Config{})
+	_, ts := serveEngine(t, openReal(t, "stories260K.gguf"), Config{ModelID: testModel})
 	c := client(ts)
 	ctx := context.Background()
-	params := userChat("Tell me a story", 6)
+	params := userChat("Tell me a story", 12)
 	params.N = openai.Int(3)
 	params.Seed = openai.Int(7)
 	params.Temperature = openai.Float(1.5)
@@ -259,8 +261,8 @@ func TestChoicesN(t *testing.T) {
 	}
 
 	// Completions too.
-	cp := openai.CompletionNewParams{Model: testModel, Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("Once")},
-		MaxTokens: openai.Int(5), Temperature: openai.Float(1.5), Seed: openai.Int(7), N: openai.Int(3)}
+	cp := openai.CompletionNewParams{Model: testModel, Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("Once upon a time")},
+		MaxTokens: openai.Int(12), Temperature: openai.Float(1.5), Seed: openai.Int(7), N: openai.Int(3)}
 	x, err := c.Completions.New(ctx, cp)
 	require.NoError(t, err)
 	require.Len(t, x.Choices, 3)
