@@ -30,6 +30,7 @@ type sendOptions struct {
 	toolChoice       ToolChoice
 	constrainedCalls *bool
 	singleCall       bool
+	report           session.TokenReport
 }
 
 // Option configures one SendMessage call.
@@ -88,3 +89,8 @@ func WithConstrainedToolCalls(on bool) Option {
 // in one reply. When forbidden, a constrained reply ends after its first
 // call.
 func WithParallelToolCalls(on bool) Option { return func(o *sendOptions) { o.singleCall = !on } }
+
+// WithTokenReport has each generated token of the reply reported to
+// r.Func as it is generated, with its log-probabilities if r asks (see
+// session.TokenReport): for logprobs and token timing.
+func WithTokenReport(r session.TokenReport) Option { return func(o *sendOptions) { o.report = r } }

@@ -289,7 +289,7 @@ type generation struct {
 // generate samples one reply, streaming it through st (st.emit may be
 // nil). On error st.partial() reads the reply so far.
 func (c *Conversation) generate(ctx context.Context, smp session.Sampler, o sendOptions, g *constrain.Grammar, st *streamer) (generation, error) {
-	gopts := session.GenerateOptions{Sampler: smp, MaxTokens: o.maxTokens, StopStrings: o.stop}
+	gopts := session.GenerateOptions{Sampler: smp, MaxTokens: o.maxTokens, StopStrings: o.stop, Report: o.report}
 	var matcher *constrain.Matcher
 	if g != nil {
 		v, err := c.eng.ConstraintVocab()

@@ -26,7 +26,8 @@ func pngDataURL(t *testing.T) string {
 }
 
 func TestBadInput(t *testing.T) {
-	_, ts := startServer(t, Config{APIKey: "sekret", MaxBodyBytes: 64 << 10})
+	// Strict: the model must be named; the key is asked on /health too.
+	_, ts := startServer(t, Config{APIKey: "sekret", MaxBodyBytes: 64 << 10, StrictModel: true, HealthNeedsKey: true})
 	const chat = "/v1/chat/completions"
 	msgs := `"messages":[{"role":"user","content":"hi"}]`
 	long := strings.Repeat("word ", 3000) // about 3000 tokens, over the 2048 context
@@ -43,9 +44,10 @@ func TestBadInput(t *testing.T) {
 		{"unknown model", "POST", chat, "sekret", `{"model": "gpt-9", ` + msgs + `}`, 404, "model", "model_not_found", `"gpt-9" does not exist`},
 		{"negative max_tokens", "POST", chat, "sekret", `{"model": "tiny-qwen", "max_tokens": -3, ` + msgs + `}`, 400, "max_tokens", "invalid_value", "at least 1, got -3"},
 		{"zero max_completion_tokens", "POST", chat, "sekret", `{"model": "tiny-qwen", "max_completion_tokens": 0, ` + msgs + `}`, 400, "max_completion_tokens", "invalid_value", "at least 1"},
-		{"n > 1", "POST", chat, "sekret", `{"model": "tiny-qwen", "n": 2, ` + msgs + `}`, 400, "n", "unsupported_parameter", "n = 2"},
-		{"logprobs", "POST", chat, "sekret", `{"model": "tiny-qwen", "logprobs": true, ` + msgs + `}`, 400, "logprobs", "unsupported_parameter", "logprobs"},
-		{"top_logprobs", "POST", chat, "sekret", `{"model": "tiny-qwen", "top_logprobs": 2, ` + msgs + `}`, 400, "top_logprobs", "unsupported_parameter", "top_logprobs"},
+		{"n over the limit", "POST", chat, "sekret", `{"model": "tiny-qwen", "n": 9, ` + msgs + `}`, 400, "n", "invalid_value", "between 1 and 8, got 9"},
+		{"n zero", "POST", chat, "sekret", `{"model": "tiny-qwen", "n": 0, ` + msgs + `}`, 400, "n", "invalid_value", "got 0"},
+		{"top_logprobs over 20", "POST", chat, "sekret", `{"model": "tiny-qwen", "logprobs": true, "top_logprobs": 21, ` + msgs + `}`, 400, "top_logprobs", "invalid_value", "between 0 and 20, got 21"},
+		{"top_logprobs without logprobs", "POST", chat, "sekret", `{"model": "tiny-qwen", "top_logprobs": 2, ` + msgs + `}`, 400, "top_logprobs", "invalid_value", "needs logprobs"},
 		{"logit_bias", "POST", chat, "sekret", `{"model": "tiny-qwen", "logit_bias": {"42": 5}, ` + msgs + `}`, 400, "logit_bias", "unsupported_parameter", "logit_bias"},
 		{"audio output", "POST", chat, "sekret", `{"model": "tiny-qwen", "modalities": ["text", "audio"], ` + msgs + `}`, 400, "modalities", "unsupported_parameter", "audio"},
 		{"temperature too high", "POST", chat, "sekret", `{"model": "tiny-qwen", "temperature": 3, ` + msgs + `}`, 400, "temperature", "invalid_value", "between 0 and 2, got 3"},
@@ -75,7 +77,8 @@ func TestBadInput(t *testing.T) {
 		{"completion echo", "POST", "/v1/completions", "sekret", `{"model": "tiny-qwen", "prompt": "a", "echo": true}`, 400, "echo", "unsupported_parameter", "echo"},
 		{"completion many prompts", "POST", "/v1/completions", "sekret", `{"model": "tiny-qwen", "prompt": ["a", "b"]}`, 400, "prompt", "unsupported_parameter", "2 strings"},
 		{"completion no prompt", "POST", "/v1/completions", "sekret", `{"model": "tiny-qwen"}`, 400, "prompt", "missing_required_parameter", "provide a prompt"},
-		{"completion n", "POST", "/v1/completions", "sekret", `{"model": "tiny-qwen", "prompt": "a", "n": 3}`, 400, "n", "unsupported_parameter", "n = 3"},
+		{"completion n", "POST", "/v1/completions", "sekret", `{"model": "tiny-qwen", "prompt": "a", "n": 10}`, 400, "n", "invalid_value", "got 10"},
+		{"completion logprobs", "POST", "/v1/completions", "sekret", `{"model": "tiny-qwen", "prompt": "a", "logprobs": -1}`, 400, "logprobs", "invalid_value", "between 0 and 20"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, err := http.NewRequest(tc.method, ts.URL+tc.path, strings.NewReader(tc.body))

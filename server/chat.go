@@ -13,6 +13,7 @@ import (
 
 // handleChat serves POST /v1/chat/completions.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
 	var req chatRequest
@@ -40,23 +41,57 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	opts := append(plan.opts, conversation.WithMaxTokens(maxTokens))
+	plan.opts = append(plan.opts, conversation.WithMaxTokens(maxTokens))
 	head := chatCompletion{ID: newID("chatcmpl-"), Created: time.Now().Unix(), Model: s.modelID, SystemFingerprint: fingerprint}
 	if req.Stream {
 		includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-		s.streamChat(ctx, w, head, plan, prompt, opts, maxTokens, includeUsage)
+		s.streamChat(ctx, w, start, head, plan, prompt, maxTokens, includeUsage)
 		return
 	}
-	var reply *conversation.Reply
+	head.Object = "chat.completion"
+	var total conversation.Usage
+	// The choices run one after another on the request's conversation:
+	// the first prefills the prompt, the next ones find it in the KV cache
+	// (they run its last token again) and differ by their seeds.
 	err = s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
-		var err error
-		reply, err = c.Respond(ctx, plan.history, plan.decls, opts...)
-		return keepIncomplete(reply, err)
+		for i := range plan.n {
+			log := s.newTokenLog(start, i, plan.logprobs, plan.top)
+			reply, err := c.Respond(ctx, plan.history, plan.decls, plan.choiceOpts(i, log)...)
+			if err := keepIncomplete(reply, err); err != nil {
+				return err
+			}
+			s.metrics.generation(reply.Usage, log)
+			addUsage(&total, reply.Usage, i)
+			head.Choices = append(head.Choices, chatChoice{Index: i, Message: replyMessage(reply),
+				Logprobs: log.chat(log.take()), FinishReason: ptr(finishReason(reply, maxTokens))})
+		}
+		return nil
 	})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	head.Usage = toUsage(total)
+	writeJSON(w, http.StatusOK, head)
+}
+
+// choiceOpts are the conversation options of choice i, its tokens
+// reported to log.
+func (p *chatPlan) choiceOpts(i int, log *tokenLog) []conversation.Option {
+	return append(p.opts[:len(p.opts):len(p.opts)], conversation.WithSampler(choiceSampler(p.sampler, i)), log.option())
+}
+
+// addUsage adds choice i's usage to a request's: the prompt counts once,
+// the completions of every choice.
+func addUsage(total *conversation.Usage, u conversation.Usage, i int) {
+	if i == 0 {
+		total.PromptTokens, total.CachedTokens = u.PromptTokens, u.CachedTokens
+	}
+	total.CompletionTokens += u.CompletionTokens
+}
+
+// replyMessage is the assistant message of a reply.
+func replyMessage(reply *conversation.Reply) *outMessage {
 	calls := replyCalls(reply)
 	msg := &outMessage{Role: conversation.RoleAssistant, ReasoningContent: reply.ReasoningContent}
 	if reply.Text != "" || len(calls) == 0 {
@@ -69,64 +104,94 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			msg.ToolCalls[i] = toolCall(c, ids.get(i, c.ID), nil)
 		}
 	}
-	head.Object = "chat.completion"
-	head.Choices = []chatChoice{{Message: msg, FinishReason: ptr(finishReason(reply, maxTokens))}}
-	head.Usage = toUsage(reply.Usage)
-	writeJSON(w, http.StatusOK, head)
+	return msg
 }
 
-// streamChat answers a chat request with chat.completion.chunk events.
-func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head chatCompletion, plan *chatPlan, prompt []int32,
-	opts []conversation.Option, maxTokens int, includeUsage bool) {
+// streamChat answers a chat request with chat.completion.chunk events, the
+// choices one after another.
+func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start time.Time, head chatCompletion, plan *chatPlan, prompt []int32,
+	maxTokens int, includeUsage bool) {
 	head.Object = "chat.completion.chunk"
 	out := newSSE(w)
+	var total conversation.Usage
+	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
+		for i := range plan.n {
+			reply, err := s.streamChatChoice(ctx, c, out, start, head, plan, i, maxTokens)
+			if err != nil {
+				return err
+			}
+			addUsage(&total, reply.Usage, i)
+		}
+		return nil
+	})
+	if err != nil {
+		out.fail(err)
+		return
+	}
+	if includeUsage {
+		ev := head
+		ev.Choices = []chatChoice{}
+		ev.Usage = toUsage(total)
+		if out.send(ev) != nil {
+			return
+		}
+	}
+	out.done()
+}
+
+// streamChatChoice streams choice i of a chat request on c.
+func (s *Server) streamChatChoice(ctx context.Context, c *conversation.Conversation, out *sse, start time.Time, head chatCompletion,
+	plan *chatPlan, i, maxTokens int) (*conversation.Reply, error) {
+	log := s.newTokenLog(start, i, plan.logprobs, plan.top)
 	roleSent := false
 	send := func(d deltaMessage, finish *string) error {
 		if !roleSent {
 			d.Role, roleSent = conversation.RoleAssistant, true
 		}
 		ev := head
-		ev.Choices = []chatChoice{{Delta: &d, FinishReason: finish}}
+		ev.Choices = []chatChoice{{Index: i, Delta: &d, FinishReason: finish}}
+		if d.Content != nil && *d.Content != "" || d.ReasoningContent != "" || finish != nil {
+			// The tokens written since the last text: a content piece
+			// carries those that spelled it.
+			ev.Choices[0].Logprobs = log.chat(log.take())
+		}
 		if err := out.send(ev); err != nil {
 			return fmt.Errorf("server: client gone: %w (%w)", context.Canceled, err)
 		}
 		return nil
 	}
+	// The role comes first, at once, as OpenAI sends it; the model may
+	// hold its first text back (leading whitespace, a possible tool call).
+	if err := send(deltaMessage{Content: ptr("")}, nil); err != nil {
+		return nil, err
+	}
 	var reply *conversation.Reply
 	calls := &streamedCalls{send: func(tc outToolCall) error { return send(deltaMessage{ToolCalls: []outToolCall{tc}}, nil) }}
-	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
-		// The role comes first, at once, as OpenAI sends it; the model may
-		// hold its first text back (leading whitespace, a possible tool
-		// call).
-		if err := send(deltaMessage{Content: ptr("")}, nil); err != nil {
-			return err
+	var err error
+	for ch, cerr := range c.RespondStream(ctx, plan.history, plan.decls, plan.choiceOpts(i, log)...) {
+		if cerr != nil {
+			reply, err = ch.Reply, keepIncomplete(ch.Reply, cerr)
+			break
 		}
-		for ch, err := range c.RespondStream(ctx, plan.history, plan.decls, opts...) {
-			if err != nil {
-				reply = ch.Reply
-				return keepIncomplete(reply, err)
+		if ch.Done {
+			reply = ch.Reply
+			break
+		}
+		if ch.Text != "" || ch.Reasoning != "" {
+			d := deltaMessage{ReasoningContent: ch.Reasoning}
+			if ch.Text != "" {
+				d.Content = ptr(ch.Text)
 			}
-			if ch.Done {
-				reply = ch.Reply
+			if err = send(d, nil); err != nil {
 				break
 			}
-			if ch.Text != "" || ch.Reasoning != "" {
-				d := deltaMessage{ReasoningContent: ch.Reasoning}
-				if ch.Text != "" {
-					d.Content = ptr(ch.Text)
-				}
-				if err := send(d, nil); err != nil {
-					return err
-				}
-			}
-			if ch.ToolCall != nil {
-				if err := calls.delta(*ch.ToolCall); err != nil {
-					return err
-				}
+		}
+		if ch.ToolCall != nil {
+			if err = calls.delta(*ch.ToolCall); err != nil {
+				break
 			}
 		}
-		return nil
-	})
+	}
 	var incomplete *conversation.IncompleteError
 	if reply == nil && errors.As(err, &incomplete) {
 		// The stream gave no reply with the error: the text went out
@@ -137,27 +202,19 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, head cha
 		err = fmt.Errorf("server: the reply stream ended without a reply")
 	}
 	if err != nil {
-		out.fail(err)
-		return
+		return nil, err
 	}
+	s.metrics.generation(reply.Usage, log)
 	if err := calls.finish(replyCalls(reply)); err != nil {
 		if !errors.Is(err, context.Canceled) {
 			s.log.Warn("streamed tool calls", "err", err)
 		}
-		return
+		return nil, err
 	}
 	if err := send(deltaMessage{}, ptr(finishReason(reply, maxTokens))); err != nil {
-		return
+		return nil, err
 	}
-	if includeUsage {
-		ev := head
-		ev.Choices = []chatChoice{}
-		ev.Usage = toUsage(reply.Usage)
-		if out.send(ev) != nil {
-			return
-		}
-	}
-	out.done()
+	return reply, nil
 }
 
 // historyText is the bytes of text of the messages, which the rendered

@@ -11,6 +11,7 @@ import (
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/conversation/toolcall"
+	"github.com/litert-go/litert-go/session"
 )
 
 // chatRequest is the body of POST /v1/chat/completions.
@@ -23,9 +24,9 @@ type chatRequest struct {
 	ParallelToolCalls   *bool           `json:"parallel_tool_calls"`
 	ResponseFormat      *responseFormat `json:"response_format"`
 	ChatTemplateKwargs  map[string]any  `json:"chat_template_kwargs"`
+	Logprobs            *bool           `json:"logprobs"`
+	TopLogprobs         *int            `json:"top_logprobs"`
 	// Refused: not supported by this server.
-	Logprobs         *bool           `json:"logprobs"`
-	TopLogprobs      *int            `json:"top_logprobs"`
 	Modalities       []string        `json:"modalities"`
 	Audio            json.RawMessage `json:"audio"`
 	Prediction       json.RawMessage `json:"prediction"`
@@ -89,8 +90,13 @@ type responseFormat struct {
 type chatPlan struct {
 	history []conversation.Message
 	decls   []conversation.ToolDecl
-	opts    []conversation.Option
+	opts    []conversation.Option // but the sampler's
 	extra   []conversation.Option // template context, also for the Prompter
+	sampler session.Sampler       // choice 0's; see choiceSampler
+	n       int                   // choices
+
+	logprobs bool
+	top      int // top_logprobs
 }
 
 var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -102,10 +108,10 @@ func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
 		return nil, err
 	}
 	switch {
-	case req.Logprobs != nil && *req.Logprobs:
-		return nil, invalid("logprobs", "unsupported_parameter", "logprobs are not supported")
-	case req.TopLogprobs != nil:
-		return nil, invalid("top_logprobs", "unsupported_parameter", "top_logprobs is not supported")
+	case req.TopLogprobs != nil && (*req.TopLogprobs < 0 || *req.TopLogprobs > session.MaxTopLogprobs):
+		return nil, invalid("top_logprobs", "invalid_value", "top_logprobs must be between 0 and %d, got %d", session.MaxTopLogprobs, *req.TopLogprobs)
+	case req.TopLogprobs != nil && (req.Logprobs == nil || !*req.Logprobs):
+		return nil, invalid("top_logprobs", "invalid_value", "top_logprobs needs logprobs set to true")
 	case len(req.Audio) > 0 && string(req.Audio) != "null":
 		return nil, invalid("audio", "unsupported_parameter", "audio output is not supported")
 	case len(req.Prediction) > 0 && string(req.Prediction) != "null":
@@ -129,7 +135,10 @@ func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
 	if req.MaxCompletionTokens != nil {
 		req.MaxTokens = req.MaxCompletionTokens
 	}
-	p := &chatPlan{}
+	p := &chatPlan{n: req.choices(), logprobs: req.Logprobs != nil && *req.Logprobs}
+	if req.TopLogprobs != nil {
+		p.top = *req.TopLogprobs
+	}
 	var err *apiError
 	if p.history, err = convertMessages(req.Messages); err != nil {
 		return nil, err
@@ -141,7 +150,7 @@ func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	p.opts = append(p.opts, conversation.WithSampler(smp))
+	p.sampler = smp
 	if len(req.Stop) > 0 {
 		p.opts = append(p.opts, conversation.WithStop(req.Stop...))
 	}

@@ -10,17 +10,20 @@ import (
 	"time"
 
 	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/session"
 )
 
 // completionRequest is the body of POST /v1/completions.
 type completionRequest struct {
 	commonParams
 	Prompt json.RawMessage `json:"prompt"`
+	// Logprobs is the number of alternatives to list with each token's
+	// log-probability (0: the token's alone).
+	Logprobs *int `json:"logprobs"`
 	// Refused: not supported by this server.
-	Echo     bool            `json:"echo"`
-	Logprobs json.RawMessage `json:"logprobs"`
-	Suffix   *string         `json:"suffix"`
-	BestOf   *int            `json:"best_of"`
+	Echo   bool    `json:"echo"`
+	Suffix *string `json:"suffix"`
+	BestOf *int    `json:"best_of"`
 }
 
 // defaultCompletionTokens is OpenAI's max_tokens default for completions.
@@ -48,6 +51,7 @@ func promptText(raw json.RawMessage) (string, *apiError) {
 
 // handleCompletions serves POST /v1/completions.
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
 	var req completionRequest
@@ -63,8 +67,8 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	case req.Echo:
 		writeError(w, invalid("echo", "unsupported_parameter", "echo is not supported"))
 		return
-	case len(req.Logprobs) > 0 && string(req.Logprobs) != "null":
-		writeError(w, invalid("logprobs", "unsupported_parameter", "logprobs are not supported"))
+	case req.Logprobs != nil && (*req.Logprobs < 0 || *req.Logprobs > session.MaxTopLogprobs):
+		writeError(w, invalid("logprobs", "invalid_value", "logprobs must be between 0 and %d, got %d", session.MaxTopLogprobs, *req.Logprobs))
 		return
 	case req.Suffix != nil && *req.Suffix != "":
 		writeError(w, invalid("suffix", "unsupported_parameter", "suffix is not supported"))
@@ -100,60 +104,117 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	opts := []conversation.Option{conversation.WithSampler(smp), conversation.WithMaxTokens(maxTokens)}
+	run := &textRun{prompt: text, sampler: smp, n: req.choices(), maxTokens: maxTokens, start: start,
+		opts: []conversation.Option{conversation.WithMaxTokens(maxTokens)}}
+	if req.Logprobs != nil {
+		run.logprobs, run.top = true, *req.Logprobs
+	}
 	if len(req.Stop) > 0 {
-		opts = append(opts, conversation.WithStop(req.Stop...))
+		run.opts = append(run.opts, conversation.WithStop(req.Stop...))
 	}
 	head := textCompletion{ID: newID("cmpl-"), Object: "text_completion", Created: time.Now().Unix(), Model: s.modelID, SystemFingerprint: fingerprint}
 	if req.Stream {
-		s.streamCompletion(ctx, w, head, text, prompt, opts, maxTokens, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		s.streamCompletion(ctx, w, head, run, prompt, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
 	}
-	var reply *conversation.Reply
+	var total conversation.Usage
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
-		var err error
-		reply, err = c.Complete(ctx, text, opts...)
-		return keepIncomplete(reply, err)
+		for i := range run.n {
+			log := s.newTokenLog(start, i, run.logprobs, run.top)
+			reply, err := c.Complete(ctx, text, run.choiceOpts(i, log)...)
+			if err := keepIncomplete(reply, err); err != nil {
+				return err
+			}
+			s.metrics.generation(reply.Usage, log)
+			addUsage(&total, reply.Usage, i)
+			head.Choices = append(head.Choices, textChoice{Index: i, Text: reply.Text, Logprobs: log.text(log.take(), len(text)),
+				FinishReason: ptr(finishReason(reply, maxTokens))})
+		}
+		return nil
 	})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	head.Choices = []textChoice{{Text: reply.Text, FinishReason: ptr(finishReason(reply, maxTokens))}}
-	head.Usage = toUsage(reply.Usage)
+	head.Usage = toUsage(total)
 	writeJSON(w, http.StatusOK, head)
 }
 
+// textRun is a checked completion request.
+type textRun struct {
+	prompt    string
+	sampler   session.Sampler // choice 0's; see choiceSampler
+	opts      []conversation.Option
+	n         int
+	maxTokens int
+	start     time.Time
+	logprobs  bool
+	top       int
+}
+
+func (t *textRun) choiceOpts(i int, log *tokenLog) []conversation.Option {
+	return append(t.opts[:len(t.opts):len(t.opts)], conversation.WithSampler(choiceSampler(t.sampler, i)), log.option())
+}
+
 // streamCompletion answers a completion request with text_completion
-// events.
-func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, head textCompletion, text string, prompt []int32,
-	opts []conversation.Option, maxTokens int, includeUsage bool) {
+// events, the choices one after another.
+func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, head textCompletion, run *textRun, prompt []int32, includeUsage bool) {
 	out := newSSE(w)
+	var total conversation.Usage
+	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
+		for i := range run.n {
+			reply, err := s.streamCompletionChoice(ctx, c, out, head, run, i)
+			if err != nil {
+				return err
+			}
+			addUsage(&total, reply.Usage, i)
+		}
+		return nil
+	})
+	if err != nil {
+		out.fail(err)
+		return
+	}
+	if includeUsage {
+		ev := head
+		ev.Choices = []textChoice{}
+		ev.Usage = toUsage(total)
+		if out.send(ev) != nil {
+			return
+		}
+	}
+	out.done()
+}
+
+// streamCompletionChoice streams choice i of a completion on c.
+func (s *Server) streamCompletionChoice(ctx context.Context, c *conversation.Conversation, out *sse, head textCompletion, run *textRun, i int) (*conversation.Reply, error) {
+	log := s.newTokenLog(run.start, i, run.logprobs, run.top)
+	offset := len(run.prompt)
 	send := func(text string, finish *string) error {
 		ev := head
-		ev.Choices = []textChoice{{Text: text, FinishReason: finish}}
+		lp := log.text(log.take(), offset)
+		offset += len(text)
+		ev.Choices = []textChoice{{Index: i, Text: text, Logprobs: lp, FinishReason: finish}}
 		if err := out.send(ev); err != nil {
 			return fmt.Errorf("server: client gone: %w (%w)", context.Canceled, err)
 		}
 		return nil
 	}
 	var reply *conversation.Reply
-	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
-		for ch, err := range c.CompleteStream(ctx, text, opts...) {
-			if err != nil {
-				reply = ch.Reply
-				return keepIncomplete(reply, err)
-			}
-			if ch.Done {
-				reply = ch.Reply
-				break
-			}
-			if err := send(ch.Text, nil); err != nil {
-				return err
-			}
+	var err error
+	for ch, cerr := range c.CompleteStream(ctx, run.prompt, run.choiceOpts(i, log)...) {
+		if cerr != nil {
+			reply, err = ch.Reply, keepIncomplete(ch.Reply, cerr)
+			break
 		}
-		return nil
-	})
+		if ch.Done {
+			reply = ch.Reply
+			break
+		}
+		if err = send(ch.Text, nil); err != nil {
+			break
+		}
+	}
 	var incomplete *conversation.IncompleteError
 	if reply == nil && errors.As(err, &incomplete) {
 		reply, err = &conversation.Reply{FinishReason: incomplete.Reason}, nil
@@ -162,19 +223,11 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, he
 		err = fmt.Errorf("server: the completion stream ended without a reply")
 	}
 	if err != nil {
-		out.fail(err)
-		return
+		return nil, err
 	}
-	if send("", ptr(finishReason(reply, maxTokens))) != nil {
-		return
+	s.metrics.generation(reply.Usage, log)
+	if err := send("", ptr(finishReason(reply, run.maxTokens))); err != nil {
+		return nil, err
 	}
-	if includeUsage {
-		ev := head
-		ev.Choices = []textChoice{}
-		ev.Usage = toUsage(reply.Usage)
-		if out.send(ev) != nil {
-			return
-		}
-	}
-	out.done()
+	return reply, nil
 }

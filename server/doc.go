@@ -9,15 +9,42 @@
 //	                             tools, tool_choice, parallel_tool_calls, response_format
 //	                             (json_object, json_schema), temperature, top_p, top_k, min_p,
 //	                             frequency/presence penalties, max_tokens / max_completion_tokens,
-//	                             stop, seed, stream with stream_options.include_usage
-//	POST /v1/completions         a plain prompt, same sampling fields
-//	GET  /health                 200 {"status":"ok",…}; 503 while shutting down
+//	                             stop, seed, n, logprobs, top_logprobs, stream with
+//	                             stream_options.include_usage
+//	POST /v1/completions         a plain prompt, same sampling fields, n, logprobs
+//	GET  /health                 200 {"status":"ok",…}; 503 while shutting down; no key needed
+//	                             unless Config.HealthNeedsKey (`serve --health-key`)
+//	GET  /metrics                Prometheus metrics, with Config.Metrics (`serve --metrics`)
+//	GET  /                       the chat page (package webui), unless Config.NoWebUI
 //
-// Only one choice per request is generated (n must be 1); logprobs,
-// logit_bias, audio output and predicted outputs are refused with 400.
+// With an API key set every route needs it but /health and the chat page,
+// which holds no data (it asks for the key and sends it with its calls).
+// Any model name is accepted, or none, as llama-server does, and answered
+// with the served model's id; Config.StrictModel (`serve --strict-model`)
+// refuses other names with 404 model_not_found.
+//
+// logprobs (chat: logprobs true and top_logprobs up to 20; completions:
+// logprobs = the number of alternatives, up to 20) are the log-softmax of
+// the model's logits at each step, the distribution before repetition
+// penalties, a grammar's mask and temperature, as OpenAI and llama-server
+// report them; they cover every generated token in order (reasoning and
+// tool-call markup included), each with its text and bytes. Streamed, a
+// content piece carries the tokens that spelled it.
+//
+// n (up to MaxChoices = 8) runs the choices one after another on the
+// request's session: the first prefills the prompt, the next ones find it
+// in the KV cache and run only its last token again. Choice 0 samples with
+// the request's seed (so it is the reply n = 1 would give), choice i with a
+// seed derived from it: with a seed the choices are reproducible and differ.
+// Streamed, the choices come one after another, each chunk with its index.
+// usage counts the prompt once and the tokens of every choice.
+//
+// Audio output and predicted outputs are refused with 400, as are
+// logit_bias, echo, suffix and best_of.
+//
 // Errors use OpenAI's shape, {"error": {"message", "type", "param",
 // "code"}}, with the matching status: 400 bad request, 401 wrong or missing
-// API key, 404 unknown model or route, 413 body too large, 429 (with
+// API key, 404 unknown route (or model, with StrictModel), 413 body too large, 429 (with
 // Retry-After) when the queue is full, 503 while shutting down, 504 past the
 // request timeout.
 //
@@ -68,7 +95,7 @@
 //
 //	client := openai.NewClient(option.WithBaseURL("http://127.0.0.1:8080/v1"), option.WithAPIKey("sk-local"))
 //	resp, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-//		Model:     "qwen2.5-0.5b-instruct-q8_0", // the file name; --alias sets another
+//		Model:     "qwen2.5-0.5b-instruct-q8_0", // any name; the file's (or --alias) with --strict-model
 //		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello in French.")},
 //		MaxTokens: openai.Int(64),
 //	})

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/litert-go/litert-go/session"
 )
 
 // FuzzChatRequest feeds arbitrary bodies through the checks a chat request
 // passes before generation: JSON decoding, planning (messages, tools,
-// tool_choice, response_format, sampling) and the prompt's rendering. None
-// may panic, every refusal is a 4xx API error, the reply's budget is within
-// the server's cap, and the prompt has at least as many tokens as the
+// tool_choice, response_format, sampling, n, logprobs) and the prompt's
+// rendering. None may panic, every refusal is a 4xx API error, n and
+// top_logprobs are within their limits, the reply's budget is within the
+// server's cap, and the prompt has at least as many tokens as the
 // early length check assumes.
 func FuzzChatRequest(f *testing.F) {
 	for _, seed := range []string{
@@ -20,6 +23,7 @@ func FuzzChatRequest(f *testing.F) {
 		`{"model":"tiny-qwen","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}}],"tool_choice":{"type":"function","function":{"name":"f"}},"messages":[{"role":"user","content":"x"}]}`,
 		`{"model":"tiny-qwen","response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"array","items":{"enum":[1,"a",null]}}}},"messages":[{"role":"developer","content":null}]}`,
 		`{"model":"tiny-qwen","stop":"x","seed":-1,"temperature":0.5,"top_p":0,"messages":[{"role":"user","content":""}]}`,
+		`{"model":"other","n":3,"logprobs":true,"top_logprobs":5,"messages":[{"role":"user","content":"hi"}]}`,
 		`{"messages":5}`, `[]`, `null`, `{"model":"tiny-qwen","messages":[{"role":"user","content":{"a":1}}]}`,
 	} {
 		f.Add([]byte(seed))
@@ -36,6 +40,9 @@ func FuzzChatRequest(f *testing.F) {
 				t.Fatalf("bad refusal %d %q for %s", aerr.Status, aerr.Message, body)
 			}
 			return
+		}
+		if plan.n < 1 || plan.n > MaxChoices || plan.top < 0 || plan.top > session.MaxTopLogprobs || plan.top > 0 && !plan.logprobs {
+			t.Fatalf("planned n %d, logprobs %v, top %d outside the limits for %s", plan.n, plan.logprobs, plan.top, body)
 		}
 		if prompt, err := s.prompter.Chat(context.Background(), plan.history, plan.decls, plan.extra...); err == nil {
 			n, aerr := s.maxTokens(req.MaxTokens, len(prompt))

@@ -26,9 +26,10 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 	}{"list", []modelObject{s.model()}})
 }
 
-// handleModel serves GET /v1/models/{id}.
+// handleModel serves GET /v1/models/{id}: the served model, whatever the
+// id unless Config.StrictModel.
 func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
-	if id := r.PathValue("id"); id != s.modelID {
+	if id := r.PathValue("id"); s.cfg.StrictModel && id != s.modelID {
 		writeError(w, newError(http.StatusNotFound, typeInvalidRequest, "model", "model_not_found",
 			"the model %q does not exist; this server serves %q", id, s.modelID))
 		return

@@ -67,13 +67,13 @@ func (s *stopList) UnmarshalJSON(b []byte) error {
 // check validates the shared fields against the server's model.
 func (p *commonParams) check(s *Server) *apiError {
 	switch {
-	case p.Model == "":
+	case s.cfg.StrictModel && p.Model == "":
 		return invalid("model", "missing_model", "you must provide a model parameter (this server serves %q)", s.modelID)
-	case p.Model != s.modelID:
+	case s.cfg.StrictModel && p.Model != s.modelID:
 		return newError(http.StatusNotFound, typeInvalidRequest, "model", "model_not_found",
 			"the model %q does not exist; this server serves %q", p.Model, s.modelID)
-	case p.N != nil && *p.N != 1:
-		return invalid("n", "unsupported_parameter", "n = %d is not supported: this server generates one choice per request", *p.N)
+	case p.N != nil && (*p.N < 1 || *p.N > MaxChoices):
+		return invalid("n", "invalid_value", "n must be between 1 and %d, got %d", MaxChoices, *p.N)
 	case len(p.LogitBias) > 0:
 		return invalid("logit_bias", "unsupported_parameter", "logit_bias is not supported")
 	case p.StreamOptions != nil && !p.Stream:
@@ -89,6 +89,36 @@ func (p *commonParams) check(s *Server) *apiError {
 		}
 	}
 	return nil
+}
+
+// MaxChoices is the most choices (n) a request may ask for.
+const MaxChoices = 8
+
+// choices is the number of choices asked for.
+func (p *commonParams) choices() int {
+	if p.N == nil {
+		return 1
+	}
+	return *p.N
+}
+
+// choiceSampler is the sampler of choice i: choice 0 has the request's
+// seed, so a seeded request gives the same first choice whatever n; the
+// others seeds of their own derived from it (SplitMix64), so that the
+// choices differ and are each reproducible. Without a seed (0) every
+// choice draws a random one.
+func choiceSampler(smp session.Sampler, i int) session.Sampler {
+	if i == 0 || smp.Seed == 0 {
+		return smp
+	}
+	z := smp.Seed + uint64(i)*0x9E3779B97F4A7C15
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	if z ^= z >> 31; z == 0 {
+		z = 1
+	}
+	smp.Seed = z
+	return smp
 }
 
 // sampler applies the request's sampling fields to the server's sampler.

@@ -21,7 +21,7 @@ type chatChoice struct {
 	Index        int           `json:"index"`
 	Message      *outMessage   `json:"message,omitempty"`
 	Delta        *deltaMessage `json:"delta,omitempty"`
-	Logprobs     *struct{}     `json:"logprobs"`
+	Logprobs     *chatLogprobs `json:"logprobs"`
 	FinishReason *string       `json:"finish_reason"`
 }
 
@@ -81,10 +81,10 @@ type textCompletion struct {
 }
 
 type textChoice struct {
-	Index        int       `json:"index"`
-	Text         string    `json:"text"`
-	Logprobs     *struct{} `json:"logprobs"`
-	FinishReason *string   `json:"finish_reason"`
+	Index        int           `json:"index"`
+	Text         string        `json:"text"`
+	Logprobs     *textLogprobs `json:"logprobs"`
+	FinishReason *string       `json:"finish_reason"`
 }
 
 // fingerprint is the system_fingerprint of every response.

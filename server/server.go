@@ -18,6 +18,7 @@ import (
 	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/server/webui"
 	"github.com/litert-go/litert-go/session"
 	"github.com/litert-go/litert-go/tokenizer"
 )
@@ -76,8 +77,20 @@ type Config struct {
 	// 0 means DefaultMaxTokens.
 	MaxTokens int
 	// APIKey, if set, is required as "Authorization: Bearer KEY" on every
-	// route.
+	// route but GET /health (unless HealthNeedsKey) and the chat page.
 	APIKey string
+	// HealthNeedsKey requires the API key on GET /health too; by default a
+	// container probe needs no secret.
+	HealthNeedsKey bool
+	// StrictModel refuses requests naming another model than ModelID with
+	// 404 model_not_found. By default any name (or none) is accepted, as
+	// llama-server does, and answered with ModelID.
+	StrictModel bool
+	// Metrics serves Prometheus metrics at GET /metrics (behind the API
+	// key); see the metrics type for the names.
+	Metrics bool
+	// NoWebUI leaves out the chat page at GET /.
+	NoWebUI bool
 	// Sampler is the sampler of requests before their temperature, top_p,
 	// penalties and seed apply; nil means DefaultSampler.
 	Sampler *session.Sampler
@@ -108,6 +121,7 @@ type Server struct {
 	// holds (WordPiece drops whitespace).
 	tokenBytes int
 	log        *slog.Logger
+	metrics    *metrics // nil unless Config.Metrics
 	draining   atomic.Bool
 	inflight   sync.WaitGroup
 }
@@ -184,6 +198,9 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	s.cache = newPromptCache(sessions, func(ctx context.Context) (*conversation.Conversation, error) {
 		return conversation.New(ctx, eng, convCfg)
 	})
+	if cfg.Metrics {
+		s.metrics = newMetrics(s)
+	}
 	return s, nil
 }
 
@@ -238,19 +255,45 @@ func (s *Server) Config() Config { return s.cfg }
 func (s *Server) ModelID() string { return s.modelID }
 
 // Handler returns the server's routes: GET /v1/models, GET
-// /v1/models/{id}, POST /v1/chat/completions, POST /v1/completions and
-// GET /health.
+// /v1/models/{id}, POST /v1/chat/completions, POST /v1/completions, GET
+// /health, GET /metrics (with Config.Metrics) and the chat page at GET /
+// (unless Config.NoWebUI).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/models", route(http.MethodGet, s.handleModels))
-	mux.Handle("/v1/models/{id}", route(http.MethodGet, s.handleModel))
-	mux.Handle("/v1/chat/completions", route(http.MethodPost, s.admitted(s.handleChat)))
-	mux.Handle("/v1/completions", route(http.MethodPost, s.admitted(s.handleCompletions)))
-	mux.Handle("/health", route(http.MethodGet, s.handleHealth))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/v1/models", s.keyed(route(http.MethodGet, s.handleModels)))
+	mux.Handle("/v1/models/{id}", s.keyed(route(http.MethodGet, s.handleModel)))
+	mux.Handle("/v1/chat/completions", s.keyed(route(http.MethodPost, s.admitted(s.handleChat))))
+	mux.Handle("/v1/completions", s.keyed(route(http.MethodPost, s.admitted(s.handleCompletions))))
+	health := route(http.MethodGet, s.handleHealth)
+	if s.cfg.HealthNeedsKey {
+		health = s.keyed(health)
+	}
+	mux.Handle("/health", health)
+	if s.metrics != nil {
+		mux.Handle("/metrics", s.keyed(route(http.MethodGet, s.metrics.handler().ServeHTTP)))
+	}
+	if !s.cfg.NoWebUI {
+		// The page holds no data: it asks for the key, if any, and sends
+		// it with its API calls.
+		ui := webui.Handler()
+		mux.Handle("GET /{$}", ui)
+		mux.Handle("GET /webui/", ui)
+	}
+	mux.Handle("/", s.keyed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(http.StatusNotFound, typeInvalidRequest, "", "unknown_url", "unknown request URL: %s %s", r.Method, r.URL.Path))
-	})
+	})))
 	return s.middleware(mux)
+}
+
+// keyed checks the API key before h.
+func (s *Server) keyed(h http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.authorize(r); err != nil {
+			writeError(w, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}
 }
 
 // route answers 405 to methods other than method.
@@ -284,8 +327,8 @@ func (s *Server) admitted(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// middleware checks the API key, refuses work while draining, recovers
-// panics and logs each request.
+// middleware refuses work while draining, recovers panics, and logs and
+// counts each request.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -299,12 +342,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				}
 			}
 			s.inflight.Done()
+			s.metrics.request(r.Pattern, rec.status)
 			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
 		}()
-		if err := s.authorize(r); err != nil {
-			writeError(rec, err)
-			return
-		}
 		if s.draining.Load() && r.URL.Path != "/health" {
 			writeError(rec, newError(http.StatusServiceUnavailable, typeServer, "", "shutting_down", "the server is shutting down"))
 			return

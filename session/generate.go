@@ -40,6 +40,9 @@ type GenerateOptions struct {
 	// Constraint, if set, masks the logits before sampling; generation ends
 	// when it is Done.
 	Constraint Constraint
+	// Report, if its Func is set, receives each token before it is
+	// yielded, with its log-probabilities if asked.
+	Report TokenReport
 }
 
 // Generate samples tokens one after another, appending each to the
@@ -85,6 +88,15 @@ func (s *Session) Generate(ctx context.Context, opts GenerateOptions) iter.Seq2[
 			mask = make([]uint64, (vocab+63)/64)
 		}
 		held := &holdback{stops: opts.StopStrings, pieces: pieces}
+		// reports of the sampled tokens not yet yielded, in order
+		var reports []Token
+		emit := func(t int32) bool {
+			if opts.Report.Func != nil {
+				opts.Report.Func(reports[0])
+				reports = reports[1:]
+			}
+			return yield(t, nil)
+		}
 		for n := 0; opts.MaxTokens <= 0 || n < opts.MaxTokens; n++ {
 			if err := ctx.Err(); err != nil {
 				fail(fmt.Errorf("session: generate: %w", err))
@@ -114,13 +126,16 @@ func (s *Session) Generate(ctx context.Context, opts GenerateOptions) iter.Seq2[
 				fail(fmt.Errorf("session: generated %d tokens: %w", n, ErrContextFull))
 				return
 			}
+			if opts.Report.Func != nil {
+				reports = append(reports, opts.Report.token(s.logits, tok))
+			}
 			if err := s.Decode(ctx, tok); err != nil {
 				fail(err)
 				return
 			}
 			ready, stopped := held.add(tok)
 			for _, t := range ready {
-				if !yield(t, nil) {
+				if !emit(t) {
 					return
 				}
 			}
@@ -134,7 +149,7 @@ func (s *Session) Generate(ctx context.Context, opts GenerateOptions) iter.Seq2[
 			}
 		}
 		for _, t := range held.flush() {
-			if !yield(t, nil) {
+			if !emit(t) {
 				return
 			}
 		}

@@ -32,6 +32,10 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	grace := fs.Duration("grace", server.DefaultShutdownTimeout, "on shutdown, how long in-flight requests may finish")
 	maxBody := fs.Int64("max-body-mib", 0, fmt.Sprintf("largest request body, in MiB (0: %d bytes per token of the context, at least 1 MiB)", server.DefaultBodyBytesPerToken))
 	verbose := fs.Bool("v", false, "log every request to stderr")
+	metrics := fs.Bool("metrics", false, "serve Prometheus metrics at /metrics (behind --api-key)")
+	healthKey := fs.Bool("health-key", false, "require --api-key on /health too (by default a probe needs no key)")
+	strictModel := fs.Bool("strict-model", false, "refuse requests naming another model than the served one (404); by default any name is accepted")
+	noWebUI := fs.Bool("no-webui", false, "do not serve the chat page at /")
 	chatTemplate := addChatTemplateFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -81,6 +85,10 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 		ShutdownTimeout: *grace,
 		MaxTokens:       *maxTokens,
 		APIKey:          *apiKey,
+		HealthNeedsKey:  *healthKey,
+		StrictModel:     *strictModel,
+		Metrics:         *metrics,
+		NoWebUI:         *noWebUI,
 		ChatTemplate:    tmplSrc,
 		Logger:          slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level})),
 	})
@@ -95,6 +103,9 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	info, lim := eng.Info(), srv.Config()
 	fmt.Fprintf(sio.err, "litert-go serve: model %q (%s %s, context %d, backend %s) on http://%s/v1 (parallel %d, queue %d, body limit %.1f MiB, max tokens %d)\n",
 		id, info.Arch, info.Quant, info.ContextLength, info.Backend, ln.Addr(), lim.Parallel, lim.Queue, float64(lim.MaxBodyBytes)/(1<<20), lim.MaxTokens)
+	if !*noWebUI {
+		fmt.Fprintf(sio.err, "litert-go serve: chat page at http://%s/\n", ln.Addr())
+	}
 	start := time.Now()
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintf(sio.err, "litert-go serve: stopped after %v\n", time.Since(start).Round(time.Second))

@@ -45,7 +45,7 @@ func TestServe(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, stdio{strings.NewReader(""), io.Discard, &errOut},
-			[]string{"serve", "-m", path, "--addr", "127.0.0.1:0", "--api-key", "k", "--parallel", "1", "--ctx", "256", "-t", "1"})
+			[]string{"serve", "-m", path, "--addr", "127.0.0.1:0", "--api-key", "k", "--parallel", "1", "--ctx", "256", "-t", "1", "--metrics"})
 	}()
 	addrRE := regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)/v1`)
 	var addr string
@@ -69,7 +69,7 @@ func TestServe(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 
 	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/v1/completions",
-		strings.NewReader(`{"model":"stories260K-Q4_0","prompt":"Once upon a time","max_tokens":5,"temperature":0}`))
+		strings.NewReader(`{"model":"model","prompt":"Once upon a time","max_tokens":5,"temperature":0}`))
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer k")
 	resp, err = http.DefaultClient.Do(req)
@@ -83,6 +83,24 @@ func TestServe(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the API key is required")
+	// A probe and the chat page need no key; the metrics do.
+	for path, want := range map[string]string{"/health": `"status":"ok"`, "/": "<title>litert-go</title>"} {
+		resp, err = http.Get("http://" + addr + path)
+		require.NoError(t, err)
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.Contains(t, string(body), want, path)
+	}
+	assert.Contains(t, errOut.String(), "chat page at http://"+addr+"/")
+	req, err = http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(body), `litert_requests_total{route="/v1/completions",status="200"} 1`)
 
 	stop() // as SIGINT does
 	select {
