@@ -15,6 +15,9 @@ type builtVocab struct {
 	base  string // fixture it is made from
 	build func(*gguf.Model) (*gguf.Model, error)
 	extra []Case // cases for this model on top of the corpus
+	// pieces, when set, are what -random draws this model's own random
+	// cases from (on top of the corpus's).
+	pieces []string
 }
 
 var built = []builtVocab{
@@ -39,7 +42,8 @@ var built = []builtVocab{
 		{Text: "<dna>ACGTACGT</dna> parsed as control tokens", Parse: true},
 		{Text: "<|im_start|>user\n<dna>TTTTTT</dna><|im_end|>", Add: true, Parse: true},
 		{Text: "<dna><dna>ACGTAC</dna></dna>", Add: true},
-	}},
+	}, pieces: []string{"<dna>", "</dna>", "<dna", "dna>", "A", "C", "G", "T", "ACGT", "acgt", "N", "n", "u", " ", "\n", "é", "🦙",
+		"x", "CCCCCC", "<|im_start|>", "<oov>"}},
 }
 
 func writeBuilt(b builtVocab, vocabs, dst string) error {

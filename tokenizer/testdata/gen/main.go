@@ -209,6 +209,9 @@ func main() {
 			continue
 		}
 		cs := append(append([]Case(nil), corpus...), b.extra...)
+		if *random > 0 && b.pieces != nil {
+			cs = append(cs, randomFrom(b.pieces, *random)...)
+		}
 		bc := filepath.Join(dir, b.name+".cases")
 		writeCases(bc, cs)
 		r := Reference{Source: ref.Source, Vocab: b.name + " (tokenizer/internal/testvocab from " + b.base + ")", Corpus: cs,
@@ -221,11 +224,15 @@ func main() {
 // case changes, contractions, digits of several scripts, every kind of
 // space, marks, CJK and punctuation.
 func randomCases(n int) []Case {
-	pieces := []string{"a", "Z", "é", "e\u0301", "ß", "İ", "ǅ", "ς", "1", "٣", "²", "½", " ", "  ", "   ", "\t", "\n", "\r\n",
+	return randomFrom([]string{"a", "Z", "é", "e\u0301", "ß", "İ", "ǅ", "ς", "1", "٣", "²", "½", " ", "  ", "   ", "\t", "\n", "\r\n",
 		"\n\n", "\u00a0", "\u3000", "\u2028", "\u0085", "'", "'s", "'LL", "'ve", "’", "!", "...", "—", "$", "+", "<", ">", "^", "`",
 		"|", "~", "(", "[", "{", "}", "我", "の", "カ", "ｶ", "한", "ㄱ", "ㅏ", "ก", "ि", "ं", "🦙", "👩\u200d👩", "\ufe0f", "_", "-",
 		"/", "\\", "@", "#", "%", "&", "*", "=", "?", "。", "，", "！", "：", "A", "HTTP", "Camel", "camel", "x", "123", "4567",
-		"0", "𝔘", "ꙁ", "Ω", "K", "ﬁ", "ʰ", "ǈ", "ab", "the", " the", "IMGIMG", "<sentinel:", "\u200b", "\uffff", "ا", "ب"}
+		"0", "𝔘", "ꙁ", "Ω", "K", "ﬁ", "ʰ", "ǈ", "ab", "the", " the", "IMGIMG", "<sentinel:", "\u200b", "\uffff", "ا", "ب"}, n)
+}
+
+// randomFrom draws n texts of 1 to 40 pieces.
+func randomFrom(pieces []string, n int) []Case {
 	x := uint64(88172645463325252)
 	rnd := func(k int) int {
 		x ^= x << 13
