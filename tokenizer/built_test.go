@@ -14,7 +14,7 @@ import (
 
 // loadBuilt builds a testvocab vocabulary from a fixture, in memory, and
 // loads it; it skips when the fixture is absent.
-func loadBuilt(t *testing.T, base string, build func(*gguf.Model) (*gguf.Model, error)) *Tokenizer {
+func loadBuilt(t testing.TB, base string, build func(*gguf.Model) (*gguf.Model, error)) *Tokenizer {
 	t.Helper()
 	path := filepath.Join(vocabDir, base)
 	if _, err := os.Stat(path); err != nil {
