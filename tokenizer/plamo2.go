@@ -19,7 +19,48 @@ import (
 type plamo2Data struct {
 	bytes    [256]int32
 	table    []plamo2Row
-	toSuffix map[uint64]int32 // code point<<32 | suffix row -> row of c+suffix
+	toSuffix suffixTable // code point<<32 | suffix row -> row of c+suffix
+}
+
+// suffixTable is an open-addressing hash table from uint64 keys to rows,
+// which are never 0 (row 0 is the empty suffix, no key's target): a Go map
+// lookup was most of the encoding time.
+type suffixTable struct {
+	slots []suffixSlot
+	mask  uint64
+}
+
+type suffixSlot struct {
+	key uint64
+	row int32 // 0: empty
+}
+
+func newSuffixTable(n int) suffixTable {
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	return suffixTable{slots: make([]suffixSlot, size), mask: uint64(size - 1)}
+}
+
+func suffixHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> 32 }
+
+func (t *suffixTable) put(k uint64, row int32) {
+	j := suffixHash(k) & t.mask
+	for t.slots[j].row != 0 && t.slots[j].key != k {
+		j = (j + 1) & t.mask
+	}
+	t.slots[j] = suffixSlot{k, row}
+}
+
+// get returns the row of k, or 0.
+func (t *suffixTable) get(k uint64) int32 {
+	for j := suffixHash(k) & t.mask; ; j = (j + 1) & t.mask {
+		s := &t.slots[j]
+		if s.key == k || s.row == 0 {
+			return s.row
+		}
+	}
 }
 
 type plamo2Row struct {
@@ -134,12 +175,12 @@ func (t *Tokenizer) initPLaMo2() error {
 		rows += len(ps) + 1
 	}
 	p.table = make([]plamo2Row, 0, rows)
-	p.toSuffix = make(map[uint64]int32, len(suffixes))
+	p.toSuffix = newSuffixTable(len(suffixes))
 	for i, s := range suffixes {
 		if s != "" {
 			re, offs := plamo2Text(s)
 			c, _ := decodeRune(re, 0)
-			p.toSuffix[uint64(uint32(c))<<32|uint64(uint32(rowOf[re[offs[1]:]]))] = rowOf[s]
+			p.toSuffix.put(uint64(uint32(c))<<32|uint64(uint32(rowOf[re[offs[1]:]])), rowOf[s])
 		}
 		for _, pr := range prefixes[i] {
 			id, ok := ids[pr.s]
@@ -220,7 +261,7 @@ func (t *Tokenizer) encodePLaMo2(st *encodeState, text string, out []int32) []in
 	for i := n - 1; i >= 0; i-- {
 		c := uint64(uint32(cps[i])) << 32
 		for r := int(suffix); r < len(p.table); r++ {
-			suffix = p.toSuffix[c|uint64(uint32(p.table[r].pieceID))] // 0 when absent
+			suffix = p.toSuffix.get(c | uint64(uint32(p.table[r].pieceID)))
 			if suffix > 0 || p.table[r].score == plamo2Unknown {
 				break
 			}

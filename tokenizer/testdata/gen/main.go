@@ -116,6 +116,7 @@ func main() {
 	llamaModels := flag.String("llama-models", "/work/llama.cpp/models", "llama.cpp's models folder (ggml-vocab-*.gguf)")
 	only := flag.String("only", "", "only this vocabulary (skip the pre-tokenizer names)")
 	small := flag.Bool("make-small", false, "first write testdata/ugm-small.gguf")
+	keep := flag.String("keep", "", "also write the vocabularies built from the fixtures to this folder (for tokdump --time)")
 	random := flag.Int("random", 0, "add this many random cases (for a held-out check; write them outside testdata with -out)")
 	flag.Parse()
 	if *random > 0 {
@@ -204,6 +205,9 @@ func main() {
 			continue
 		}
 		path := filepath.Join(dir, b.name+".gguf")
+		if *keep != "" {
+			path = filepath.Join(*keep, b.name+".gguf")
+		}
 		if err := writeBuilt(b, *vocabs, path); err != nil {
 			log.Printf("skip %s: %v", b.name, err)
 			continue
