@@ -103,3 +103,26 @@ func TestHybridDNA(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "x GATTACACCAAA", s, "k-mers decode to their bases (<dna> is a control token)")
 }
+
+// FuzzPLaMo2 checks PLaMo-2's losslessness on arbitrary input: every code
+// point is a token or its bytes, so rendering the ids (control tokens as
+// their text) gives the text back as llama.cpp decodes it to code points
+// (invalid bytes as U+FFFD), less a leading byte order mark; and the
+// HybridDNA k-mers stay in the vocabulary.
+func FuzzPLaMo2(f *testing.F) {
+	for _, s := range adversarial {
+		f.Add(s)
+	}
+	f.Add("\ufeff<|plamo:bos|>[PAD1] x\xf4\x90\x80\x80\xff<dna>acgtN</dna>")
+	plamo := loadBuilt(f, "ggml-vocab-llama-spm.gguf", testvocab.PLaMo2)
+	dna := loadBuilt(f, "ggml-vocab-qwen2.gguf", testvocab.HybridDNA)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := plamo.DecodeSpecial(plamo.Encode(s, EncodeOptions{}))
+		require.NoError(t, err)
+		want, _ := plamo2Text(s)
+		require.Equal(t, strings.TrimPrefix(want, "\ufeff"), got)
+		for _, id := range dna.Encode(s, EncodeOptions{ParseSpecial: true}) {
+			require.True(t, dna.valid(id), "id %d", id)
+		}
+	})
+}
