@@ -52,6 +52,7 @@ FUZZ_TARGETS = \
 	./tokenizer:FuzzEncodeDecode \
 	./tokenizer:FuzzPreTokenizers \
 	./tokenizer:FuzzEmulatedSteps \
+	./tokenizer:FuzzPLaMo2 \
 	./template:FuzzParseRender ./template:FuzzToJSON \
 	./constrain:FuzzRegex ./constrain:FuzzGBNF ./constrain:FuzzLark ./constrain:FuzzJSONSchema \
 	./constrain:FuzzJSONSchemaSound \

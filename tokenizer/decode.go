@@ -28,12 +28,18 @@ func (t *Tokenizer) buildPieces() *strIndex {
 // piece appends the text of one token to b, as llama.cpp's token_to_piece.
 func (t *Tokenizer) piece(id int32, special bool, b []byte) []byte {
 	a := t.attrs[id]
-	text := t.vocab.text(id)
+	text := t.text(id)
 	if !special && a&(attrUnknown|attrControl) != 0 {
 		return b
 	}
-	if t.kind == kindRWKV {
+	switch t.kind {
+	case kindRWKV:
 		return unescapeRWKV(b, text)
+	case kindPLaMo2: // byte tokens give their byte, every other token its text
+		if v, ok := byteTokenValue(text); ok && a&attrByte != 0 {
+			return append(b, v)
+		}
+		return append(b, text...)
 	}
 	switch {
 	case a&(attrUnknown|attrControl|attrUserDefined) != 0:

@@ -1,8 +1,8 @@
 // Package tokenizer turns text into token ids and back exactly as llama.cpp
 // does, from the tokenizer metadata of a GGUF file.
 //
-// Supported tokenizer.ggml.model values (all of llama.cpp's except plamo2,
-// hybriddna and the weightless no_vocab/none):
+// Supported tokenizer.ggml.model values (all of llama.cpp's except the
+// weightless no_vocab/none):
 //
 //   - "llama": SentencePiece BPE by scores, with byte fallback (<0x0A>
 //     tokens), a space prefix and ▁ for spaces.
@@ -18,6 +18,11 @@
 //   - "t5": Unigram (T5, XLM-RoBERTa, nomic-embed-v2): SentencePiece's
 //     precompiled charsmap normalization, then a Viterbi search by score.
 //   - "rwkv": greedy longest match over the unescaped token bytes.
+//   - "plamo2": PLaMo-2's Viterbi search over code points by integer
+//     score, with <0xXX> byte tokens for what no token covers; no BOS/EOS.
+//   - "hybriddna": byte-level BPE as "gpt2", except that text between
+//     <dna> and </dna> becomes 6-mer tokens (texts with a U+E000 marker,
+//     shown without it), <oov> for k-mers not in the vocabulary.
 //
 // A pre-tokenizer is a list of regexes, as llama.cpp lists them per type
 // (pretok.go). Those llama.cpp splits with hand-written code, and a few

@@ -43,9 +43,12 @@ func (t *Tokenizer) Encode(text string, opts EncodeOptions) []int32 {
 				out = append(out, fr.tok)
 				continue
 			}
-			if t.whitespaceModel {
+			switch {
+			case t.whitespaceModel:
 				out = t.encodeWhitespace(st, text[fr.start:fr.end], out)
-			} else {
+			case t.dna != nil:
+				out = t.encodeDNA(st, text[fr.start:fr.end], out)
+			default:
 				out = t.encodeBPE(st, text[fr.start:fr.end], out)
 			}
 		}
@@ -69,6 +72,14 @@ func (t *Tokenizer) Encode(text string, opts EncodeOptions) []int32 {
 		}
 		if opts.AddSpecial && ugm && t.addEOS {
 			out = append(out, t.eos)
+		}
+	case kindPLaMo2: // llama.cpp adds no BOS/EOS for PLaMo-2
+		for _, fr := range st.frags {
+			if fr.tok >= 0 {
+				out = append(out, fr.tok)
+				continue
+			}
+			out = t.encodePLaMo2(st, text[fr.start:fr.end], out)
 		}
 	case kindWPM:
 		if opts.AddSpecial {

@@ -64,9 +64,9 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 		t.kind = kindWPM
 		t.bos, t.eos, t.unk, t.sep, t.pad, mask = 101, null, 100, 102, 0, 103
 		t.addSep = true
-	case "gpt2", "gemma4", "whitespace":
+	case "gpt2", "gemma4", "whitespace", "hybriddna":
 		t.kind = kindBPE
-		if !f.Has(keyMerges) && !(model == "gpt2" && pre == "kimi-k2") {
+		if !f.Has(keyMerges) && !(model != "gemma4" && pre == "kimi-k2") {
 			return nil, fmt.Errorf("cannot find tokenizer merges (%s) for model %q", keyMerges, model)
 		}
 		if model == "gemma4" {
@@ -82,7 +82,10 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 	case "rwkv":
 		t.kind = kindRWKV
 		t.bos, t.eos, t.unk, t.sep, t.pad, mask = null, null, null, null, null, null
-	case "no_vocab", "none", "plamo2", "hybriddna":
+	case "plamo2":
+		t.kind = kindPLaMo2
+		t.bos, t.eos, t.unk, t.sep, t.pad, mask = 1, 2, 0, null, 3, null
+	case "no_vocab", "none":
 		return nil, fmt.Errorf("tokenizer model %q (%s) is not supported", model, keyModel)
 	default:
 		return nil, fmt.Errorf("unknown tokenizer model %q (%s)", model, keyModel)
@@ -114,7 +117,7 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 	case kindUGM:
 		t.addEOS = true
 		t.pre = "default"
-	case kindRWKV:
+	case kindRWKV, kindPLaMo2:
 		t.pre = "default"
 	}
 	if f.Has(keyAddPrefix) {
@@ -202,6 +205,9 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 	t.applyNameAttrs(f)
 	t.specials = newSpecialMatcher(t)
 
+	if model == "hybriddna" {
+		t.initDNA() // before the pieces, whose k-mer texts it changes
+	}
 	// Pieces and the model-specific tables are independent: build them
 	// concurrently.
 	piecesDone := make(chan *strIndex, 1)
@@ -216,6 +222,8 @@ func load(f *gguf.File, model, pre string) (*Tokenizer, error) {
 		initErr = t.initUGM(f)
 	case kindRWKV:
 		initErr = t.initRWKV()
+	case kindPLaMo2:
+		initErr = t.initPLaMo2()
 	}
 	t.pieces = <-piecesDone
 	if initErr != nil {
@@ -302,6 +310,11 @@ func (t *Tokenizer) loadFlags(f *gguf.File, ps preSettings) error {
 	}
 	if t.pre == "gemma4" {
 		t.addBOS = true
+	}
+	if t.kind == kindPLaMo2 {
+		// llama.cpp's PLaMo-2 tokenizer adds no BOS/EOS whatever the
+		// metadata says; AddBOS and AddEOS report what Encode does.
+		t.addBOS, t.addEOS = false, false
 	}
 	if t.addBOS && t.bos == null {
 		return fmt.Errorf("%s is true, but tokenizer.ggml.bos_token_id is not set", keyAddBOS)

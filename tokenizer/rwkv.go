@@ -3,7 +3,7 @@ package tokenizer
 // rwkvData is the RWKV tokenizer: greedy longest match over the token
 // texts unescaped (llama.cpp's llama_unescape_rwkv_token), byte by byte.
 type rwkvData struct {
-	tokens *byteTrie
+	tokens *trie
 }
 
 // unescapeRWKV decodes \t, \n, \r, \xHH and \<c> escapes as
@@ -48,15 +48,19 @@ func unescapeRWKV(b []byte, s string) []byte {
 }
 
 func (t *Tokenizer) initRWKV() error {
-	r := &rwkvData{tokens: newByteTrie()}
+	tr := newByteTrie()
 	var buf []byte
 	for id := 0; id < t.n; id++ {
 		buf = unescapeRWKV(buf[:0], t.vocab.text(int32(id)))
-		if err := r.tokens.insert(buf, int32(id)); err != nil {
+		if err := tr.insert(buf, int32(id)); err != nil {
 			return err
 		}
 	}
-	t.rwkv = r
+	frozen, err := tr.freeze()
+	if err != nil {
+		return err
+	}
+	t.rwkv = &rwkvData{tokens: frozen}
 	return nil
 }
 

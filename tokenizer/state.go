@@ -28,6 +28,9 @@ type encodeState struct {
 
 	ugmBest []ugmBest
 
+	plamoScores []int64
+	plamoPath   []plamo2Path
+
 	// pairs caches merge-table lookups. The table is a pure function of
 	// the tokenizer, and a state belongs to one tokenizer's pool, so the
 	// cache stays valid across calls.

@@ -9,11 +9,12 @@ import (
 type kind int
 
 const (
-	kindSPM  kind = iota // SentencePiece BPE by scores ("llama")
-	kindBPE              // BPE by merge rank ("gpt2", "gemma4")
-	kindWPM              // WordPiece ("bert")
-	kindUGM              // Unigram ("t5")
-	kindRWKV             // greedy trie ("rwkv")
+	kindSPM    kind = iota // SentencePiece BPE by scores ("llama")
+	kindBPE                // BPE by merge rank ("gpt2", "gemma4")
+	kindWPM                // WordPiece ("bert")
+	kindUGM                // Unigram ("t5")
+	kindRWKV               // greedy trie ("rwkv")
+	kindPLaMo2             // Viterbi over code points with byte fallback ("plamo2")
 )
 
 // EncodeOptions controls Encode.
@@ -59,8 +60,10 @@ type Tokenizer struct {
 	noSplitPre map[string]struct{}
 	chunkable  bool // SPM/gemma4 text may be cut before ▁ (see chunk.go)
 
-	ugm  *ugmData
-	rwkv *rwkvData
+	ugm    *ugmData
+	rwkv   *rwkvData
+	plamo2 *plamo2Data
+	dna    *dnaData // tokenizer.ggml.model "hybriddna"
 
 	// WPM
 	lowercase, stripAccents bool
@@ -131,7 +134,7 @@ func (t *Tokenizer) TokenText(id int32) string {
 	if !t.valid(id) {
 		return ""
 	}
-	return t.vocab.text(id)
+	return t.text(id)
 }
 
 // TokenPiece returns the text id decodes to: byte-fallback tokens give their

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/tokenizer/internal/testvocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -277,15 +278,16 @@ func TestConcurrentEncode(t *testing.T) {
 	defer f.Close()
 	regexTok, err := load(f, "", "tekken") // the regex engine's matcher state
 	require.NoError(t, err)
-	toks := []*Tokenizer{loadVocab(t, "qwen2"), regexTok}
-	for _, p := range []string{"testdata/ugm-small.gguf", "testdata/rwkv-small.gguf"} {
-		g, err := gguf.Open(p)
-		require.NoError(t, err)
-		tok, err := FromGGUF(g)
-		require.NoError(t, err)
-		g.Close()
-		toks = append(toks, tok)
-	}
+	toks := []*Tokenizer{loadVocab(t, "qwen2"), regexTok,
+		loadBuilt(t, "ggml-vocab-qwen2.gguf", testvocab.RWKV),
+		loadBuilt(t, "ggml-vocab-qwen2.gguf", testvocab.HybridDNA),
+		loadBuilt(t, "ggml-vocab-llama-spm.gguf", testvocab.PLaMo2)}
+	g, err := gguf.Open("testdata/ugm-small.gguf")
+	require.NoError(t, err)
+	tok, err := FromGGUF(g)
+	require.NoError(t, err)
+	g.Close()
+	toks = append(toks, tok)
 	corpus := makeCorpus(64 << 10)
 	for _, tok := range toks {
 		want := tok.Encode(corpus, EncodeOptions{})
@@ -360,7 +362,8 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("sentencepiece9")) }, `unknown tokenizer model "sentencepiece9"`},
-		{"unsupported model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("plamo2")) }, `"plamo2"`},
+		{"unsupported model", func(m *gguf.Model) { m.Set(keyModel, gguf.String("no_vocab")) }, `tokenizer model "no_vocab" (tokenizer.ggml.model) is not supported`},
+		{"plamo2 without byte tokens", func(m *gguf.Model) { m.Set(keyModel, gguf.String("plamo2")) }, "plamo2 vocabulary has no byte token <0x00>"},
 		{"missing model", func(m *gguf.Model) { drop(m, keyModel) }, keyModel},
 		{"missing merges", func(m *gguf.Model) { drop(m, keyMerges) }, "cannot find tokenizer merges"},
 		{"merges wrong type", func(m *gguf.Model) { m.Set(keyMerges, gguf.Uint32(3)) }, keyMerges},

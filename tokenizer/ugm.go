@@ -17,17 +17,21 @@ const keyCharsmap = "tokenizer.ggml.precompiled_charsmap"
 type ugmData struct {
 	xcda        []uint32 // double-array entries
 	repl        []byte   // NUL-terminated replacement strings
-	tokens      *byteTrie
-	userDefined *byteTrie
+	tokens      *trie    // node scores: the token's, 0 for user-defined tokens
+	userDefined *trie
 	unkScore    float32
 
 	escapeWS, addPrefix, mergeSpaces bool
+
+	// plain[c]: no user-defined token and no charsmap rule starts with
+	// byte c, so normalizePrefix would return an ASCII c unchanged.
+	plain [256]bool
 }
 
 const keyRemoveExtraWS = "tokenizer.ggml.remove_extra_whitespaces"
 
 func (t *Tokenizer) initUGM(f *gguf.File) error {
-	u := &ugmData{tokens: newByteTrie(), userDefined: newByteTrie(), escapeWS: true, addPrefix: t.addSpacePrefix}
+	u := &ugmData{escapeWS: true, addPrefix: t.addSpacePrefix}
 	if f.Has(keyRemoveExtraWS) {
 		b, err := f.Bool(keyRemoveExtraWS)
 		if err != nil {
@@ -60,6 +64,7 @@ func (t *Tokenizer) initUGM(f *gguf.File) error {
 		}
 		u.repl = raw[4+size:]
 	}
+	tokens, userDefined := newByteTrie(), newByteTrie()
 	minScore, maxScore := float32(math.MaxFloat32), float32(-math.MaxFloat32)
 	for id := 0; id < t.n; id++ {
 		a := t.attrs[id]
@@ -68,17 +73,37 @@ func (t *Tokenizer) initUGM(f *gguf.File) error {
 			maxScore = max(maxScore, t.scores[id])
 		}
 		if a&(attrNormal|attrUserDefined|attrUnused) != 0 {
-			if err := u.tokens.insert([]byte(t.vocab.text(int32(id))), int32(id)); err != nil {
+			if err := tokens.insert([]byte(t.vocab.text(int32(id))), int32(id)); err != nil {
 				return err
 			}
 		}
 		if a&attrUserDefined != 0 {
-			if err := u.userDefined.insert([]byte(t.vocab.text(int32(id))), int32(id)); err != nil {
+			if err := userDefined.insert([]byte(t.vocab.text(int32(id))), int32(id)); err != nil {
 				return err
 			}
 		}
 	}
 	u.unkScore = minScore - 10
+	var err error
+	if u.tokens, err = tokens.freeze(); err != nil {
+		return err
+	}
+	if u.userDefined, err = userDefined.freeze(); err != nil {
+		return err
+	}
+	for c := range u.plain {
+		rule := c == 0 || u.userDefined.next(0, byte(c)) >= 0
+		if len(u.xcda) > 0 && c != 0 {
+			e, ok := u.xcdaNode(xcdaBase(u.xcda[0]) ^ uint32(c))
+			rule = rule || ok && e&(1<<31|0xff) == uint32(c)
+		}
+		u.plain[c] = !rule
+	}
+	for i := range u.tokens.nodes {
+		if id := u.tokens.nodes[i].value; id >= 0 && t.attrs[id]&attrUserDefined == 0 {
+			u.tokens.nodes[i].score = t.scores[id]
+		}
+	}
 	t.ugm = u
 	return nil
 }
@@ -146,8 +171,16 @@ func (u *ugmData) normalize(text []byte, out []byte) []byte {
 		space = spaceMark
 	}
 	prepended, inWord := false, false
+	var one [1]byte
 	for off := 0; off < len(text); {
-		norm, n := u.normalizePrefix(text, off)
+		var norm []byte
+		n := 1
+		if c := text[off]; c < 0x80 && u.plain[c] {
+			one[0] = c // no rule starts with c: it is its own normal form
+			norm = one[:]
+		} else {
+			norm, n = u.normalizePrefix(text, off)
+		}
 		for _, c := range norm {
 			if c != ' ' {
 				if !inWord {
@@ -202,18 +235,15 @@ func (t *Tokenizer) encodeUGM(st *encodeState, text string, out []int32) []int32
 			if node = u.tokens.next(node, s[p]); node < 0 {
 				break
 			}
-			id := u.tokens.value[node]
+			nd := &u.tokens.nodes[node]
+			id := nd.value
 			if id < 0 {
 				continue
 			}
 			if p+1-off == cl {
 				single = true
 			}
-			score := float64(t.scores[id])
-			if t.attrs[id]&attrUserDefined != 0 {
-				score = 0
-			}
-			if c := cur + score; c > best[p+1].score {
+			if c := cur + float64(nd.score); c > best[p+1].score {
 				best[p+1] = ugmBest{id: id, from: int32(off), score: c}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/tokenizer/internal/testvocab"
 	"github.com/stretchr/testify/require"
 )
 
@@ -49,7 +50,7 @@ func TestUGMSmall(t *testing.T) {
 }
 
 func TestRWKVSmall(t *testing.T) {
-	tok := testOtherModel(t, "testdata/rwkv-small.gguf", filepath.Join(refDir(), "rwkv-small_ids.json"), "rwkv")
+	tok := testBuilt(t, "rwkv-small", "rwkv", "ggml-vocab-qwen2.gguf", testvocab.RWKV)
 	for _, s := range []string{"Hello world\n", "tabs\t\\ and \x00\xff bytes", "日本語"} {
 		ids := tok.Encode(s, EncodeOptions{AddSpecial: true})
 		got, err := tok.Decode(ids)

@@ -7,7 +7,8 @@
 // For every tokenizer.ggml.pre name llama.cpp accepts it relabels the qwen2
 // vocabulary (only tokenizer.ggml.pre changes), runs llama.cpp on the corpus
 // and groups the names whose ids agree; it does the same for the small UGM
-// and RWKV vocabularies in testdata.
+// vocabulary in testdata, the fixtures, and the vocabularies of the other
+// tokenizer models that tokenizer/internal/testvocab builds (built.go).
 package main
 
 import (
@@ -114,14 +115,15 @@ func main() {
 	out := flag.String("out", "tokenizer/testdata", "output folder")
 	llamaModels := flag.String("llama-models", "/work/llama.cpp/models", "llama.cpp's models folder (ggml-vocab-*.gguf)")
 	only := flag.String("only", "", "only this vocabulary (skip the pre-tokenizer names)")
-	small := flag.Bool("make-small", false, "first write testdata/ugm-small.gguf and rwkv-small.gguf")
+	small := flag.Bool("make-small", false, "first write testdata/ugm-small.gguf")
+	keep := flag.String("keep", "", "also write the vocabularies built from the fixtures to this folder (for tokdump --time)")
 	random := flag.Int("random", 0, "add this many random cases (for a held-out check; write them outside testdata with -out)")
 	flag.Parse()
 	if *random > 0 {
 		corpus = append(corpus, randomCases(*random)...)
 	}
 	if *small {
-		makeSmall(filepath.Join(*llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), filepath.Join(*vocabs, "ggml-vocab-qwen2.gguf"), *out)
+		makeSmall(filepath.Join(*llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), *out)
 	}
 
 	dir, err := os.MkdirTemp("", "pretok")
@@ -144,7 +146,7 @@ func main() {
 		}
 		path := filepath.Join(dir, name+".gguf")
 		relabel(base, path, map[string]string{"tokenizer.ggml.pre": name})
-		ids := run(*tokdump, path, cases)
+		ids := run(*tokdump, path, cases, corpus)
 		key := fmt.Sprint(ids)
 		if g, ok := byIDs[key]; ok {
 			ref.Groups[g].Names = append(ref.Groups[g].Names, name)
@@ -157,7 +159,7 @@ func main() {
 		// tokenizer.ggml.model "whitespace" (BPE over whitespace-separated words).
 		path := filepath.Join(dir, "model-whitespace.gguf")
 		relabel(base, path, map[string]string{"tokenizer.ggml.model": "whitespace", "tokenizer.ggml.pre": "whitespace"})
-		ref.Groups = append(ref.Groups, Group{Names: []string{"model:whitespace"}, IDs: run(*tokdump, path, cases)})
+		ref.Groups = append(ref.Groups, Group{Names: []string{"model:whitespace"}, IDs: run(*tokdump, path, cases, corpus)})
 		write(filepath.Join(*out, "pretok_ids.json"), ref)
 		log.Printf("%d names in %d groups", len(preNames), len(ref.Groups))
 	}
@@ -166,7 +168,7 @@ func main() {
 	// testdata, and llama.cpp's nomic-bert-moe (UGM, 6.8 MB, not committed).
 	// The fixture vocabularies of ../shared/testdata/vocab get the corpus
 	// too (their .inp/.out are llama.cpp's own cases).
-	others := []string{"ugm-small", "rwkv-small", "nomic-bert-moe"}
+	others := []string{"ugm-small", "nomic-bert-moe"}
 	fixtures, _ := filepath.Glob(filepath.Join(*vocabs, "ggml-vocab-*.gguf"))
 	for _, p := range fixtures {
 		others = append(others, "fixture:"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "ggml-vocab-"), ".gguf"))
@@ -191,8 +193,34 @@ func main() {
 			continue
 		}
 		r := Reference{Source: ref.Source, Vocab: v + ".gguf", Corpus: corpus,
-			Groups: []Group{{Names: []string{v}, IDs: run(*tokdump, path, cases)}}}
+			Groups: []Group{{Names: []string{v}, IDs: run(*tokdump, path, cases, corpus)}}}
 		write(dst, r)
+	}
+
+	// Vocabularies built by tokenizer/internal/testvocab from the fixtures
+	// (the tests build the same ones in memory), each with the corpus and
+	// cases of its own.
+	for _, b := range built {
+		if *only != "" && *only != b.name {
+			continue
+		}
+		path := filepath.Join(dir, b.name+".gguf")
+		if *keep != "" {
+			path = filepath.Join(*keep, b.name+".gguf")
+		}
+		if err := writeBuilt(b, *vocabs, path); err != nil {
+			log.Printf("skip %s: %v", b.name, err)
+			continue
+		}
+		cs := append(append([]Case(nil), corpus...), b.extra...)
+		if *random > 0 && b.pieces != nil {
+			cs = append(cs, randomFrom(b.pieces, *random)...)
+		}
+		bc := filepath.Join(dir, b.name+".cases")
+		writeCases(bc, cs)
+		r := Reference{Source: ref.Source, Vocab: b.name + " (tokenizer/internal/testvocab from " + b.base + ")", Corpus: cs,
+			Groups: []Group{{Names: []string{b.name}, IDs: run(*tokdump, path, bc, cs)}}}
+		write(filepath.Join(*out, b.name+"_ids.json"), r)
 	}
 }
 
@@ -200,11 +228,15 @@ func main() {
 // case changes, contractions, digits of several scripts, every kind of
 // space, marks, CJK and punctuation.
 func randomCases(n int) []Case {
-	pieces := []string{"a", "Z", "é", "e\u0301", "ß", "İ", "ǅ", "ς", "1", "٣", "²", "½", " ", "  ", "   ", "\t", "\n", "\r\n",
+	return randomFrom([]string{"a", "Z", "é", "e\u0301", "ß", "İ", "ǅ", "ς", "1", "٣", "²", "½", " ", "  ", "   ", "\t", "\n", "\r\n",
 		"\n\n", "\u00a0", "\u3000", "\u2028", "\u0085", "'", "'s", "'LL", "'ve", "’", "!", "...", "—", "$", "+", "<", ">", "^", "`",
 		"|", "~", "(", "[", "{", "}", "我", "の", "カ", "ｶ", "한", "ㄱ", "ㅏ", "ก", "ि", "ं", "🦙", "👩\u200d👩", "\ufe0f", "_", "-",
 		"/", "\\", "@", "#", "%", "&", "*", "=", "?", "。", "，", "！", "：", "A", "HTTP", "Camel", "camel", "x", "123", "4567",
-		"0", "𝔘", "ꙁ", "Ω", "K", "ﬁ", "ʰ", "ǈ", "ab", "the", " the", "IMGIMG", "<sentinel:", "\u200b", "\uffff", "ا", "ب"}
+		"0", "𝔘", "ꙁ", "Ω", "K", "ﬁ", "ʰ", "ǈ", "ab", "the", " the", "IMGIMG", "<sentinel:", "\u200b", "\uffff", "ا", "ب"}, n)
+}
+
+// randomFrom draws n texts of 1 to 40 pieces.
+func randomFrom(pieces []string, n int) []Case {
 	x := uint64(88172645463325252)
 	rnd := func(k int) int {
 		x ^= x << 13
@@ -275,7 +307,7 @@ func relabel(src, dst string, set map[string]string) {
 // GGML_ASSERT: raw-byte pre-tokenizers over a byte-level vocabulary hand
 // words with spaces to its merge lookup), the cases are run one by one and
 // an aborting case gets null ids.
-func run(tokdump, vocab, cases string) [][]int32 {
+func run(tokdump, vocab, cases string, corpus []Case) [][]int32 {
 	out, err := exec.Command(tokdump, vocab, cases).Output()
 	if err == nil {
 		return parse(vocab, string(out), len(corpus))
