@@ -1,6 +1,7 @@
 package constrain
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
@@ -12,32 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const jsonGBNF = `# JSON, after llama.cpp grammars/json.gbnf (bounded whitespace)
-root   ::= object
-value  ::= object | array | string | number | ("true" | "false" | "null") ws
-
-object ::=
-  "{" ws (
-            string ":" ws value
-    ("," ws string ":" ws value)*
-  )? "}" ws
-
-array  ::=
-  "[" ws (
-            value
-    ("," ws value)*
-  )? "]" ws
-
-string ::=
-  "\"" (
-    [^"\\\x7F\x00-\x1F] |
-    "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) # escapes
-  )* "\"" ws
-
-number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
-
-ws ::= | " " | "\n" [ \t]{0,20}
-`
+// jsonGBNF is llama.cpp's grammars/json.gbnf (bounded whitespace), shared
+// with the CLI tests.
+//
+//go:embed testdata/json.gbnf
+var jsonGBNF string
 
 const arithGBNF = `root   ::= expr
 expr   ::= term (("+" | "-") term)*

@@ -103,38 +103,9 @@ func TestConstrainCheckJSONSchemaSuite(t *testing.T) {
 	assert.Contains(t, errOut, "/maxLength")
 }
 
-// jsonGBNF is llama.cpp's grammars/json.gbnf.
-const jsonGBNF = `root   ::= object
-value  ::= object | array | string | number | ("true" | "false" | "null") ws
-
-object ::=
-  "{" ws (
-            string ":" ws value
-    ("," ws string ":" ws value)*
-  )? "}" ws
-
-array  ::=
-  "[" ws (
-            value
-    ("," ws value)*
-  )? "]" ws
-
-string ::=
-  "\"" (
-    [^"\\\x7F\x00-\x1F] |
-    "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) # escapes
-  )* "\"" ws
-
-number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
-
-# Optional space: by convention, applied in this grammar after literal chars when allowed
-ws ::= | " " | "\n" [ \t]{0,20}
-`
-
 func TestConstrainCheckGrammar(t *testing.T) {
 	dir := t.TempDir()
-	gbnf := filepath.Join(dir, "json.gbnf")
-	require.NoError(t, os.WriteFile(gbnf, []byte(jsonGBNF), 0o644))
+	gbnf := filepath.Join("..", "..", "constrain", "testdata", "json.gbnf") // llama.cpp's grammars/json.gbnf
 	lines := []string{`{"a": [1, 2.5, "x", {"b": null}]}`, `{}`, `{"k": "\u00e9\n"}`, `{"a": tru}`, `[1]`, `{"a":1,}`, `{"a": 01}`, `{"a": "x"} `}
 	got, errOut, code := checkCLI(t, lines, "--grammar", gbnf)
 	require.Equal(t, 0, code, errOut)
