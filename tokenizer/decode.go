@@ -50,19 +50,7 @@ func (t *Tokenizer) piece(id int32, special bool, b []byte) []byte {
 		}
 		return appendByteDecoded(b, text)
 	case a&attrByte != 0:
-		if len(text) >= 5 {
-			var v byte
-			for _, c := range []byte(text[3:5]) {
-				v <<= 4
-				switch {
-				case c >= '0' && c <= '9':
-					v |= c - '0'
-				case c >= 'a' && c <= 'f':
-					v |= c - 'a' + 10
-				case c >= 'A' && c <= 'F':
-					v |= c - 'A' + 10
-				}
-			}
+		if v, ok := byteTokenValue(text); ok {
 			return append(b, v)
 		}
 	}
