@@ -78,8 +78,9 @@ func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
 type SelfAttention struct {
 	Q, K, V Linear  // [NHeads*HeadDim][Dim], [NKVHeads*HeadDim][Dim] ×2
 	O       Linear  // [Dim][NHeads*HeadDim]
-	QNorm   RMSNorm // optional per-head norm [HeadDim] (Qwen3, Gemma3); W nil if absent
-	KNorm   RMSNorm // optional per-head norm [HeadDim]
+	QNorm   RMSNorm // optional q norm, per head [HeadDim] (Qwen3, Gemma 3) or over the whole row (OLMo 2); W nil if absent
+	KNorm   RMSNorm // optional k norm, the same way [HeadDim] or [NKVHeads*HeadDim]
+	NoPE    bool    // no rotary embedding in this layer (SmolLM3's every fourth layer)
 	Rope    native.RoPE
 	Attn    native.Attention
 }
@@ -100,8 +101,10 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 		a.KNorm.Forward(b, k, k)
 	}
 	// rotary position embedding
-	b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
-	b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
+	if !a.NoPE {
+		b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
+		b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
+	}
 	// save k, v at pos to the cache
 	b.StoreKV(s.kv[layer], pos0, k, v, nTokens)
 	// attention of the queries over positions ≤ pos
@@ -110,6 +113,98 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
 }
+
+// Block is the tensors of one transformer block. An architecture loads the
+// ones its blocks have (blockSpec); a norm a block lacks has W nil.
+type Block struct {
+	AttnNorm     RMSNorm       // blk.N.attn_norm.weight [Dim]: pre-attention norm
+	Attn         SelfAttention // blk.N.attn_{q,k,v,output}.weight (+ .bias), attn_{q,k}_norm.weight
+	PostAttnNorm RMSNorm       // blk.N.post_attention_norm.weight [Dim]
+	FFNNorm      RMSNorm       // blk.N.ffn_norm.weight [Dim]: pre-MLP norm
+	FFN          MLP           // blk.N.ffn_{gate,up}.weight [HiddenDim][Dim], ffn_down.weight [Dim][HiddenDim]
+	PostFFNNorm  RMSNorm       // blk.N.post_ffw_norm.weight [Dim]
+}
+
+// qkNorm says how a block normalizes its queries and keys before RoPE.
+type qkNorm int
+
+const (
+	qkNone    qkNorm = iota
+	qkPerHead        // attn_{q,k}_norm.weight [HeadDim], applied to each head (Qwen3, Gemma, EXAONE 4)
+	qkWhole          // attn_q_norm.weight [NHeads*HeadDim], attn_k_norm.weight [NKVHeads*HeadDim] (OLMo 2)
+)
+
+// blockSpec is the declarative list of an architecture's block tensors.
+type blockSpec struct {
+	preNorms  bool       // attn_norm and ffn_norm before attention and MLP
+	postNorms bool       // post_attention_norm and post_ffw_norm after them
+	qkNorm    qkNorm     // query/key norms
+	act       Activation // MLP gate nonlinearity
+}
+
+// block loads block i as spec lists it, with attention rope and attn.
+// Biases of the projections are loaded when the file has them.
+func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn native.Attention) Block {
+	blk := blockName(i)
+	qDim, kvDim := p.NHeads*p.HeadDim, p.NKVHeads*p.HeadDim
+	var ly Block
+	if spec.preNorms {
+		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
+		ly.FFNNorm = l.norm(blk+"ffn_norm", p.Dim, p.NormEps)
+	}
+	ly.Attn = SelfAttention{
+		Q:    l.linear(blk+"attn_q", qDim, p.Dim),
+		K:    l.linear(blk+"attn_k", kvDim, p.Dim),
+		V:    l.linear(blk+"attn_v", kvDim, p.Dim),
+		O:    l.linear(blk+"attn_output", p.Dim, qDim),
+		Rope: rope,
+		Attn: attn,
+	}
+	switch spec.qkNorm {
+	case qkPerHead:
+		ly.Attn.QNorm = l.norm(blk+"attn_q_norm", p.HeadDim, p.NormEps)
+		ly.Attn.KNorm = l.norm(blk+"attn_k_norm", p.HeadDim, p.NormEps)
+	case qkWhole:
+		ly.Attn.QNorm = l.norm(blk+"attn_q_norm", qDim, p.NormEps)
+		ly.Attn.KNorm = l.norm(blk+"attn_k_norm", kvDim, p.NormEps)
+	}
+	ly.FFN = MLP{
+		Gate: l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim),
+		Up:   l.linear(blk+"ffn_up", p.HiddenDim, p.Dim),
+		Down: l.linear(blk+"ffn_down", p.Dim, p.HiddenDim),
+		Act:  spec.act,
+	}
+	if spec.postNorms {
+		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
+		ly.PostFFNNorm = l.norm(blk+"post_ffw_norm", p.Dim, p.NormEps)
+	}
+	return ly
+}
+
+// decoder is what every architecture has around its blocks: the token
+// embedding, the blocks, the final norm and the output projection.
+type decoder struct {
+	p Params
+	b native.Backend
+
+	TokEmbd native.Weight // token_embd.weight [VocabSize][Dim]
+	Layers  []Block
+	OutNorm RMSNorm // output_norm.weight [Dim]
+	Output  Linear  // output.weight [VocabSize][Dim], or token_embd.weight when tied
+}
+
+// decoder loads the tensors outside the blocks and allocates p.NLayers
+// blocks for the architecture to load.
+func (l *loader) decoder(p Params) decoder {
+	d := decoder{p: p, b: l.b, Layers: make([]Block, p.NLayers)}
+	d.TokEmbd = l.weight("token_embd.weight", p.VocabSize, p.Dim)
+	d.OutNorm = l.norm("output_norm", p.Dim, p.NormEps)
+	d.Output = l.output(p)
+	return d
+}
+
+// Params returns the hyper-parameters.
+func (d *decoder) Params() Params { return d.p }
 
 // embed writes the embedding rows of tokens into x (rows of dim), scaled by
 // scale (1 for none).
@@ -133,6 +228,33 @@ func add(dst, src []float32) {
 	src = src[:len(dst)]
 	for i := range dst {
 		dst[i] += src[i]
+	}
+}
+
+// addScaled sets dst += scale·src (Granite's residual multiplier).
+func addScaled(dst, src []float32, scale float32) {
+	if scale == 1 {
+		add(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += scale * src[i]
+	}
+}
+
+// scale sets x *= c.
+func scale(x []float32, c float32) {
+	for i := range x {
+		x[i] *= c
+	}
+}
+
+// softCap sets each x to c·tanh(x/c), Gemma 2's logit soft-capping.
+func softCap(x []float32, c float32) {
+	inv := 1 / c
+	for i, v := range x {
+		x[i] = c * float32(math.Tanh(float64(v*inv)))
 	}
 }
 
@@ -264,6 +386,30 @@ func (l *loader) floatOr(k string, def float64) float64 {
 		l.fail("%w", err)
 	}
 	return v
+}
+
+// positiveFloat returns the required number key <arch>.k, which must be a
+// finite number above zero.
+func (l *loader) positiveFloat(k string) float64 {
+	if !l.f.Has(l.key(k)) {
+		l.fail("required key %q is missing", l.key(k))
+		return 1
+	}
+	return l.positiveFloatOr(k, 1)
+}
+
+// boolOr returns the boolean key <arch>.k, or def if absent.
+func (l *loader) boolOr(k string, def bool) bool {
+	v, ok := l.f.Lookup(l.key(k))
+	if !ok {
+		return def
+	}
+	b, ok := v.Data.(bool)
+	if !ok {
+		l.fail("key %q is %v, want a bool", l.key(k), v.Data)
+		return def
+	}
+	return b
 }
 
 // positiveFloatOr returns the number key <arch>.k, or def if absent. A
