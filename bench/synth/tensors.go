@@ -84,7 +84,9 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 	matrix("token_embd.weight", -1, catTokenEmbd, weightStd, e, uint64(nVocab))
 	for il := range s.NLayer {
 		p := fmt.Sprintf("blk.%d.", il)
-		norm(p+"attn_norm.weight", il, e)
+		if !s.NoPreNorms {
+			norm(p+"attn_norm.weight", il, e)
+		}
 		matrix(p+"attn_q.weight", il, catAttnQ, weightStd, e, q)
 		matrix(p+"attn_k.weight", il, catAttnK, weightStd, e, kv)
 		matrix(p+"attn_v.weight", il, catAttnV, weightStd, e, kv)
@@ -97,11 +99,17 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 			norm(p+"attn_q_norm.weight", il, uint64(s.HeadDim))
 			norm(p+"attn_k_norm.weight", il, uint64(s.HeadDim))
 		}
+		if s.QKNormWhole {
+			norm(p+"attn_q_norm.weight", il, q)
+			norm(p+"attn_k_norm.weight", il, kv)
+		}
 		matrix(p+"attn_output.weight", il, catAttnOut, outStd, q, e)
 		if s.PostNorms {
 			norm(p+"post_attention_norm.weight", il, e)
 		}
-		norm(p+"ffn_norm.weight", il, e)
+		if !s.NoPreNorms {
+			norm(p+"ffn_norm.weight", il, e)
+		}
 		matrix(p+"ffn_gate.weight", il, catFFNGate, weightStd, e, ff)
 		matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
 		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
