@@ -133,8 +133,8 @@ func TestSyntheticModels(t *testing.T) {
 			assert.InDelta(t, float64(s.AttnSoftcap), info.AttnSoftcap, 1e-7)
 			assert.InDelta(t, float64(s.FinalSoftcap), info.FinalSoftcap, 1e-7)
 		case "granite":
-			assert.Equal(t, [4]float64{12, 0.015625, float64(float32(0.22)), 8},
-				[4]float64{info.EmbeddingScale, info.AttentionScale, info.ResidualScale, info.LogitScale})
+			assert.InDeltaSlice(t, []float64{12, 0.015625, 0.22, 8},
+				[]float64{info.EmbeddingScale, info.AttentionScale, info.ResidualScale, info.LogitScale}, 1e-7)
 		}
 	}
 }
