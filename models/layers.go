@@ -83,6 +83,14 @@ type SelfAttention struct {
 	NoPE    bool    // no rotary embedding in this layer (SmolLM3's every fourth layer)
 	Rope    native.RoPE
 	Attn    native.Attention
+
+	// LongRoPE (Phi-3): a State whose context exceeds LongAfter positions
+	// rotates by LongRope instead of Rope (LongAfter 0: never), and
+	// RopeMScale, if not 0 or 1, multiplies the rotated elements of q and k
+	// (ggml_rope_ext's attn_factor).
+	LongRope   native.RoPE
+	LongAfter  int
+	RopeMScale float32
 }
 
 // Forward runs attention for the nTokens rows of x at positions pos0, …
@@ -102,8 +110,16 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 	}
 	// rotary position embedding
 	if !a.NoPE {
-		b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
-		b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
+		rope := a.Rope
+		if a.LongAfter > 0 && s.ctxLen > a.LongAfter {
+			rope = a.LongRope
+		}
+		b.RoPE(q, nh, hd, pos0, nTokens, rope)
+		b.RoPE(k, nkv, hd, pos0, nTokens, rope)
+		if a.RopeMScale != 0 && a.RopeMScale != 1 {
+			scaleRotated(q, hd, rope.Dim, a.RopeMScale)
+			scaleRotated(k, hd, rope.Dim, a.RopeMScale)
+		}
 	}
 	// save k, v at pos to the cache
 	b.StoreKV(s.kv[layer], pos0, k, v, nTokens)
@@ -112,6 +128,14 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 	b.Attend(att, q, s.kv[layer], pos0, nTokens, a.Attn)
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
+}
+
+// scaleRotated multiplies the first rotDim elements of each head of hd
+// elements in x by c.
+func scaleRotated(x []float32, hd, rotDim int, c float32) {
+	for h := 0; h+hd <= len(x); h += hd {
+		scale(x[h:h+rotDim], c)
+	}
 }
 
 // Block is the tensors of one transformer block. An architecture loads the
@@ -140,10 +164,15 @@ type blockSpec struct {
 	postNorms bool       // post_attention_norm and post_ffw_norm after them
 	qkNorm    qkNorm     // query/key norms
 	act       Activation // MLP gate nonlinearity
+	gateUp    bool       // ffn_up.weight [2·HiddenDim][Dim] holds the gate rows, then the up rows (Phi-3)
 }
 
 // block loads block i as spec lists it, with attention rope and attn.
-// Biases of the projections are loaded when the file has them.
+// Biases of the projections are loaded when the file has them. The query,
+// key and value projections are either attn_q, attn_k and attn_v or, as
+// llama.cpp's create_tensor_qkv accepts for every architecture, one fused
+// attn_qkv.weight [NHeads*HeadDim + 2*NKVHeads*HeadDim][Dim] (+ .bias)
+// whose rows are the three back to back.
 func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn native.Attention) Block {
 	blk := blockName(i)
 	qDim, kvDim := p.NHeads*p.HeadDim, p.NKVHeads*p.HeadDim
@@ -152,13 +181,14 @@ func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn n
 		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
 		ly.FFNNorm = l.norm(blk+"ffn_norm", p.Dim, p.NormEps)
 	}
-	ly.Attn = SelfAttention{
-		Q:    l.linear(blk+"attn_q", qDim, p.Dim),
-		K:    l.linear(blk+"attn_k", kvDim, p.Dim),
-		V:    l.linear(blk+"attn_v", kvDim, p.Dim),
-		O:    l.linear(blk+"attn_output", p.Dim, qDim),
-		Rope: rope,
-		Attn: attn,
+	ly.Attn = SelfAttention{O: l.linear(blk+"attn_output", p.Dim, qDim), Rope: rope, Attn: attn}
+	if l.has(blk + "attn_qkv.weight") {
+		qkv := l.split(blk+"attn_qkv", p.Dim, qDim, kvDim, kvDim)
+		ly.Attn.Q, ly.Attn.K, ly.Attn.V = qkv[0], qkv[1], qkv[2]
+	} else {
+		ly.Attn.Q = l.linear(blk+"attn_q", qDim, p.Dim)
+		ly.Attn.K = l.linear(blk+"attn_k", kvDim, p.Dim)
+		ly.Attn.V = l.linear(blk+"attn_v", kvDim, p.Dim)
 	}
 	switch spec.qkNorm {
 	case qkPerHead:
@@ -168,12 +198,15 @@ func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn n
 		ly.Attn.QNorm = l.norm(blk+"attn_q_norm", qDim, p.NormEps)
 		ly.Attn.KNorm = l.norm(blk+"attn_k_norm", kvDim, p.NormEps)
 	}
-	ly.FFN = MLP{
-		Gate: l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim),
-		Up:   l.linear(blk+"ffn_up", p.HiddenDim, p.Dim),
-		Down: l.linear(blk+"ffn_down", p.Dim, p.HiddenDim),
-		Act:  spec.act,
+	ly.FFN.Act = spec.act
+	if spec.gateUp {
+		gu := l.split(blk+"ffn_up", p.Dim, p.HiddenDim, p.HiddenDim)
+		ly.FFN.Gate, ly.FFN.Up = gu[0], gu[1]
+	} else {
+		ly.FFN.Gate = l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim)
+		ly.FFN.Up = l.linear(blk+"ffn_up", p.HiddenDim, p.Dim)
 	}
+	ly.FFN.Down = l.linear(blk+"ffn_down", p.Dim, p.HiddenDim)
 	if spec.postNorms {
 		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
 		ly.PostFFNNorm = l.norm(blk+"post_ffw_norm", p.Dim, p.NormEps)
@@ -320,6 +353,30 @@ func (l *loader) linear(name string, rows, cols int) Linear {
 		lin.B = l.vector(name+".bias", rows)
 	}
 	return lin
+}
+
+// split returns the projection name+".weight" of sum(rows) rows of cols
+// (with name+".bias" if present) as one Linear per part, each viewing its
+// rows of the stored data.
+func (l *loader) split(name string, cols int, rows ...int) []Linear {
+	total := 0
+	for _, r := range rows {
+		total += r
+	}
+	whole := l.linear(name, total, cols)
+	parts := make([]Linear, len(rows))
+	if l.err != nil {
+		return parts
+	}
+	rs, r0 := whole.W.RowBytes(), 0
+	for i, r := range rows {
+		parts[i].W = native.Weight{Type: whole.W.Type, Rows: r, Cols: cols, Data: whole.W.Data[r0*rs : (r0+r)*rs]}
+		if whole.B != nil {
+			parts[i].B = whole.B[r0 : r0+r]
+		}
+		r0 += r
+	}
+	return parts
 }
 
 // vector returns the 1-D tensor name of n elements, converted to float32.

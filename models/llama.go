@@ -7,8 +7,8 @@ import (
 
 // Llama is the llama architecture (Llama 2 and 3, SmolLM) and, through the
 // flavors set in qwen.go, smollm3.go and granite.go, Qwen2, Qwen3, SmolLM3
-// and Granite: pre-norm blocks of grouped-query attention and a SwiGLU
-// MLP.
+// and Granite, and the loader of phi3.go, Phi-3: pre-norm blocks of
+// grouped-query attention and a SwiGLU MLP.
 //
 // It follows llama.cpp src/models/llama.cpp (and qwen2.cpp, qwen3.cpp,
 // smollm3.cpp, granite.cpp). llama uses the normal RoPE pairing (2i, 2i+1)

@@ -43,6 +43,9 @@ var llamaCppTol = map[string]float64{"f32": 1e-3, "q8_0": 0.06, "q4_k_m": 0.06}
 // checked against these files.
 const llamaCppDequantTol = 1e-3
 
+// llamaCppCtx is the context size of llama.cpp's runs (n_ctx) and ours.
+const llamaCppCtx = 512
+
 // llamaCppRef is one reference file: llama.cpp's logits after the prompt,
 // decoded as one batch, and after each fed token.
 type llamaCppRef struct {
@@ -168,7 +171,8 @@ func checkLlamaCpp(t *testing.T, name string) {
 		m := openModel(t, model, b)
 		p := m.Params()
 		require.Equal(t, ref.NVocab, p.VocabSize)
-		st, err := NewState(p, len(ref.Prompt)+len(ref.Steps), len(ref.Prompt), ggml.F32)
+		// 512 positions, as llama.cpp's n_ctx: Phi-3 picks its RoPE factors by it.
+		st, err := NewState(p, llamaCppCtx, len(ref.Prompt), ggml.F32)
 		require.NoError(t, err)
 		logits := make([]float32, p.VocabSize)
 		worst, worstDeq := 0.0, 0.0

@@ -11,7 +11,7 @@ import (
 
 // hparams are the hyperparameters llama.cpp's loader reads from metadata.
 type hparams struct {
-	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nVocab int
+	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nRot, nVocab int
 }
 
 // loadHparams reads the keys llama.cpp's llm_load_hparams requires for arch,
@@ -50,6 +50,10 @@ func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
 		_, err = f.Float(arch + ".logit_scale") // required by llama.cpp for granite
 		require.NoError(t, err)
 	}
+	h.nRot = h.headK
+	if f.Has(arch + ".rope.dimension_count") {
+		h.nRot = get("rope.dimension_count")
+	}
 	toks, err := f.Strings("tokenizer.ggml.tokens")
 	require.NoError(t, err)
 	h.nVocab = len(toks)
@@ -77,6 +81,9 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 		optional["rope_freqs.weight"] = u(h.headK / 2)
 	case "olmo2":
 		required["output.weight"] = u(e, h.nVocab)
+	case "phi3":
+		optional["rope_factors_long.weight"] = u(h.nRot / 2)
+		optional["rope_factors_short.weight"] = u(h.nRot / 2)
 	}
 	postNorm := arch == "olmo2" || arch == "exaone4" // no pre-norms
 	for il := range h.nLayer {
@@ -85,12 +92,17 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 			required[p+"attn_norm.weight"] = u(e)
 			required[p+"ffn_norm.weight"] = u(e)
 		}
-		required[p+"attn_q.weight"] = u(e, q)
-		required[p+"attn_k.weight"] = u(e, k)
-		required[p+"attn_v.weight"] = u(e, v)
+		if arch == "phi3" { // fused q/k/v and gate/up
+			required[p+"attn_qkv.weight"] = u(e, q+k+v)
+			required[p+"ffn_up.weight"] = u(e, 2*h.nFF)
+		} else {
+			required[p+"attn_q.weight"] = u(e, q)
+			required[p+"attn_k.weight"] = u(e, k)
+			required[p+"attn_v.weight"] = u(e, v)
+			required[p+"ffn_gate.weight"] = u(e, h.nFF)
+			required[p+"ffn_up.weight"] = u(e, h.nFF)
+		}
 		required[p+"attn_output.weight"] = u(h.headV*h.nHead, e)
-		required[p+"ffn_gate.weight"] = u(e, h.nFF)
-		required[p+"ffn_up.weight"] = u(e, h.nFF)
 		required[p+"ffn_down.weight"] = u(h.nFF, e)
 		switch arch {
 		case "llama":

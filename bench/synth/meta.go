@@ -29,6 +29,14 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 			gguf.KV{Key: a + "vocab_size", Value: gguf.Uint32(uint32(nVocab))},
 			gguf.KV{Key: a + "rope.dimension_count", Value: gguf.Uint32(uint32(s.HeadDim))})
 	}
+	if s.RopeDim != 0 {
+		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: gguf.Uint32(uint32(s.RopeDim))})
+	}
+	if r := s.LongRoPE; r != nil {
+		kv = append(kv,
+			gguf.KV{Key: a + "rope.scaling.attn_factor", Value: gguf.Float32(r.AttnFactor)},
+			gguf.KV{Key: a + "rope.scaling.original_context_length", Value: gguf.Uint32(uint32(r.OriginalContext))})
+	}
 	if s.SlidingWin > 0 {
 		kv = append(kv, gguf.KV{Key: a + "attention.sliding_window", Value: gguf.Uint32(uint32(s.SlidingWin))})
 	}

@@ -45,6 +45,15 @@ type Shape struct {
 	AttnSoftcap, FinalSoftcap float32
 	// Granite holds granite's multipliers; nil for other architectures.
 	Granite *GraniteScales
+	// RopeDim is rope.dimension_count when only part of each head rotates
+	// (Phi-4-mini's partial_rotary_factor); 0 means HeadDim.
+	RopeDim int
+	// FusedQKV writes attn_qkv instead of attn_q, attn_k, attn_v, and
+	// FusedGateUp an ffn_up of the gate rows then the up rows instead of
+	// ffn_gate and ffn_up (phi3).
+	FusedQKV, FusedGateUp bool
+	// LongRoPE, when set, adds Phi-3's rope_factors_short/long tensors.
+	LongRoPE *LongRoPE
 
 	// Llama3Rope, when set, adds llama.cpp's rope_freqs.weight tensor of
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
@@ -65,6 +74,15 @@ type Llama3Rope struct {
 // attention_multiplier, residual_multiplier, logits_scaling).
 type GraniteScales struct {
 	Embedding, Attention, Residual, Logit float32
+}
+
+// LongRoPE holds Phi-3's LongRoPE ("su") parameters. The per-pair factors
+// are synthetic (a smooth ramp from 1, like the published ones): short up to
+// 1+ShortMax, long up to 1+LongMax.
+type LongRoPE struct {
+	OriginalContext   int     // rope.scaling.original_context_length
+	AttnFactor        float32 // rope.scaling.attn_factor: √(1+ln(ctx/orig)/ln(orig))
+	ShortMax, LongMax float64
 }
 
 // vocabStyle picks the synthetic tokenizer and chat template of a family.
@@ -106,6 +124,11 @@ func baseShapes() []Shape {
 		{Name: "gemma2-2b", Arch: "gemma2", NEmbd: 2304, NLayer: 26, NHead: 8, NHeadKV: 4, HeadDim: 256, NFF: 9216,
 			NVocab: 256000, NCtx: 8192, NormEps: 1e-6, RopeBase: 10000, SlidingWin: 4096, SWAPeriod: 2,
 			AttnSoftcap: 50, FinalSoftcap: 30, PostNorms: true, Tied: true, vocab: vocabGemma},
+		// Phi-4-mini-instruct: 3/4 of each head rotates.
+		{Name: "phi4-mini", Arch: "phi3", NEmbd: 3072, NLayer: 32, NHead: 24, NHeadKV: 8, HeadDim: 128, NFF: 8192,
+			NVocab: 200064, NCtx: 131072, NormEps: 1e-5, RopeBase: 10000, RopeDim: 96, Tied: true, vocab: vocabChatML,
+			FusedQKV: true, FusedGateUp: true,
+			LongRoPE: &LongRoPE{OriginalContext: 4096, AttnFactor: 1.1902381, ShortMax: 2, LongMax: 50}},
 		// EXAONE-4.0-1.2B.
 		{Name: "exaone4-1.2b", Arch: "exaone4", NEmbd: 2048, NLayer: 30, NHead: 32, NHeadKV: 8, HeadDim: 64, NFF: 4096,
 			NVocab: 102400, NCtx: 65536, NormEps: 1e-5, RopeBase: 1e6, QKNorm: true, PostNorms: true, NoPreNorms: true,
@@ -142,6 +165,13 @@ func tiny(s Shape) Shape {
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 4, 32, 128, 384
 	case "smollm3-3b", "exaone4-1.2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 384
+	case "phi4-mini": // 3:1 GQA, head dim 32 of which 24 rotate
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF, t.RopeDim = 6, 2, 32, 192, 384, 24
+		// An original context below the 512 positions tests and llama.cpp
+		// runs use, so both rotate by the long factors.
+		lr := *s.LongRoPE
+		lr.OriginalContext = 256
+		t.LongRoPE = &lr
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
 	default: // 4:1 GQA, head dim 32
