@@ -551,14 +551,11 @@ func (l *loader) params() Params {
 }
 
 // ropeScale returns the linear position scale from <arch>.rope.scaling.*
-// (1 for none).
+// (1 for none). YaRN is refused here: architectures that take it call
+// rope.
 func (l *loader) ropeScale() float64 {
-	typ := l.stringOr("rope.scaling.type", "none")
-	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
+	typ, factor := l.ropeScaling()
 	switch {
-	case !(factor >= 0) || math.IsInf(factor, 0):
-		l.fail("key %q is %.6g, want a finite number ≥ 0", l.key("rope.scaling.factor"), factor)
-		return 1
 	case typ == "none" || factor == 1 || factor == 0:
 		return 1
 	case typ == "linear":
@@ -566,6 +563,61 @@ func (l *loader) ropeScale() float64 {
 	}
 	l.fail("rope scaling %q (factor %g) is not supported", typ, factor)
 	return 1
+}
+
+// ropeScaling returns <arch>.rope.scaling.type and its factor.
+func (l *loader) ropeScaling() (string, float64) {
+	typ := l.stringOr("rope.scaling.type", "none")
+	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
+	if !(factor >= 0) || math.IsInf(factor, 0) {
+		l.fail("key %q is %.6g, want a finite number ≥ 0", l.key("rope.scaling.factor"), factor)
+		return "none", 1
+	}
+	return typ, factor
+}
+
+// rope returns the RoPE of p's rotated dimensions with base p.RopeBase,
+// the optional per-pair divisors factors and the file's position scaling
+// (none, linear or YaRN), and the multiplier of the rotated elements (1
+// except with YaRN).
+//
+// YaRN is ggml_rope_ext with ext_factor 1 as llama.cpp runs it for these
+// architectures: beta_fast 32 and beta_slow 1 (llama.cpp reads no
+// rope.scaling.yarn_beta_* key for them), the correction dimensions of
+// ggml_rope_yarn_corr_dims over rope.scaling.original_context_length, and
+// each pair's angle interpolated between θ/factor and θ by ggml's ramp,
+// which, being linear in the position, is one more per-pair divisor. The
+// magnitude is rope.scaling.attn_factor × (1 + 0.1·ln factor).
+func (l *loader) rope(p Params, factors []float32, neox bool) (native.RoPE, float32) {
+	typ, factor := l.ropeScaling()
+	if typ != "yarn" || factor == 1 || factor == 0 {
+		return native.NewRoPE(p.RopeDim, p.RopeBase, l.ropeScale(), factors, neox), 1
+	}
+	if l.f.Has(l.key("rope.scaling.yarn_log_multiplier")) {
+		l.fail("YaRN with key %q (DeepSeek's mscale) is not supported", l.key("rope.scaling.yarn_log_multiplier"))
+	}
+	origCtx := l.intOr("rope.scaling.original_context_length", p.CtxLen)
+	attnFactor := l.positiveFloatOr("rope.scaling.attn_factor", 1)
+	freqScale := float32(1 / factor)
+	// ggml_rope_yarn_corr_dims, in float32 as ggml computes it
+	corrDim := func(nRot float32) float32 {
+		return float32(p.RopeDim) * float32(math.Log(float64(float32(origCtx)/(nRot*2*math.Pi)))) /
+			(2 * float32(math.Log(p.RopeBase)))
+	}
+	low := max(0, float32(math.Floor(float64(corrDim(32)))))
+	high := min(float32(p.RopeDim-1), float32(math.Ceil(float64(corrDim(1)))))
+	div := make([]float32, p.RopeDim/2)
+	for i := range div {
+		// rope_yarn_ramp(low, high, 2i)
+		y := (float32(i) - low) / max(0.001, high-low)
+		mix := 1 - min(1, max(0, y))
+		div[i] = 1 / (freqScale*(1-mix) + mix)
+		if factors != nil {
+			div[i] *= factors[i]
+		}
+	}
+	mscale := float32(attnFactor) * (1 + 0.1*float32(math.Log(float64(1/freqScale))))
+	return native.NewRoPE(p.RopeDim, p.RopeBase, 1, div, neox), mscale
 }
 
 // output returns the output projection, output.weight, or the token

@@ -39,7 +39,8 @@ func init() {
 // loadLlama reads hyper-parameters and tensors. Required: token_embd,
 // output_norm and each block's attn_norm, attn_q/k/v/output, ffn_norm,
 // ffn_gate/up/down. Optional: output (tied to token_embd when absent),
-// rope_freqs (llama 3 frequency factors), attention and MLP biases.
+// rope_freqs (llama 3 frequency factors), attention and MLP biases. RoPE
+// scaling may be linear or YaRN (Qwen3's long-context configuration).
 func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Llama, error) {
 	l := &loader{f: f, b: b, arch: arch}
 	p := l.params()
@@ -50,7 +51,7 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 	if l.has("rope_freqs.weight") {
 		factors = l.vector("rope_freqs.weight", p.RopeDim/2)
 	}
-	rope := native.NewRoPE(p.RopeDim, p.RopeBase, l.ropeScale(), factors, fl.neox)
+	rope, mscale := l.rope(p, factors, fl.neox)
 	attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: invSqrt(p.HeadDim)}
 	m := &Llama{embedScale: 1, residualScale: 1, logitScale: 1}
 	if fl.granite {
@@ -77,6 +78,7 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 	for i := range m.Layers {
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
 		m.Layers[i].Attn.NoPE = fl.noRoPE > 0 && (i+1)%fl.noRoPE == 0
+		m.Layers[i].Attn.RopeMScale = mscale
 		if l.err != nil {
 			return nil, l.err
 		}

@@ -60,7 +60,7 @@ func loadPostNorm(f *gguf.File, b native.Backend, arch string) (Model, error) {
 			factors = l.vector("rope_freqs.weight", p.RopeDim/2)
 		}
 	}
-	rope := native.NewRoPE(p.RopeDim, p.RopeBase, l.ropeScale(), factors, true)
+	rope, mscale := l.rope(p, factors, true)
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -68,6 +68,7 @@ func loadPostNorm(f *gguf.File, b native.Backend, arch string) (Model, error) {
 	for i := range m.Layers {
 		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: invSqrt(p.HeadDim)}
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
+		m.Layers[i].Attn.RopeMScale = mscale
 		if local != nil {
 			// exaone4.cpp: RoPE on the local layers only
 			if local[i] {

@@ -37,6 +37,12 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 			gguf.KV{Key: a + "rope.scaling.attn_factor", Value: gguf.Float32(r.AttnFactor)},
 			gguf.KV{Key: a + "rope.scaling.original_context_length", Value: gguf.Uint32(uint32(r.OriginalContext))})
 	}
+	if y := s.YaRN; y != nil {
+		kv = append(kv,
+			gguf.KV{Key: a + "rope.scaling.type", Value: gguf.String("yarn")},
+			gguf.KV{Key: a + "rope.scaling.factor", Value: gguf.Float32(y.Factor)},
+			gguf.KV{Key: a + "rope.scaling.original_context_length", Value: gguf.Uint32(uint32(y.OriginalContext))})
+	}
 	if s.SlidingWin > 0 {
 		kv = append(kv, gguf.KV{Key: a + "attention.sliding_window", Value: gguf.Uint32(uint32(s.SlidingWin))})
 	}

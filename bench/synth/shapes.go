@@ -54,6 +54,8 @@ type Shape struct {
 	FusedQKV, FusedGateUp bool
 	// LongRoPE, when set, adds Phi-3's rope_factors_short/long tensors.
 	LongRoPE *LongRoPE
+	// YaRN, when set, declares YaRN rope scaling (rope.scaling.type yarn).
+	YaRN *YaRN
 
 	// Llama3Rope, when set, adds llama.cpp's rope_freqs.weight tensor of
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
@@ -85,6 +87,12 @@ type LongRoPE struct {
 	ShortMax, LongMax float64
 }
 
+// YaRN holds YaRN rope scaling parameters (config.json rope_scaling).
+type YaRN struct {
+	Factor          float32
+	OriginalContext int
+}
+
 // vocabStyle picks the synthetic tokenizer and chat template of a family.
 type vocabStyle int
 
@@ -109,6 +117,11 @@ func baseShapes() []Shape {
 		{Name: "llama3.2-1b", Arch: "llama", NEmbd: 2048, NLayer: 16, NHead: 32, NHeadKV: 8, HeadDim: 64, NFF: 8192,
 			NVocab: 128256, NCtx: 131072, NormEps: 1e-5, RopeBase: 500000, Tied: true, vocab: vocabLlama3,
 			Llama3Rope: &Llama3Rope{Factor: 32, LowFreqFactor: 1, HighFreqFactor: 4, OriginalContext: 8192}},
+		// Qwen3-0.6B with the YaRN configuration its model card gives for
+		// 131072 positions.
+		{Name: "qwen3-0.6b-yarn", Arch: "qwen3", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8, HeadDim: 128, NFF: 3072,
+			NVocab: 151936, NCtx: 131072, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, Tied: true, vocab: vocabChatML,
+			YaRN: &YaRN{Factor: 4, OriginalContext: 32768}},
 		// SmolLM3-3B: llama without RoPE in every fourth layer.
 		{Name: "smollm3-3b", Arch: "smollm3", NEmbd: 2048, NLayer: 36, NHead: 16, NHeadKV: 4, HeadDim: 128, NFF: 11008,
 			NVocab: 128256, NCtx: 65536, NormEps: 1e-6, RopeBase: 5e6, Tied: true, vocab: vocabChatML},
@@ -150,8 +163,13 @@ func tiny(s Shape) Shape {
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 6, 2, 32, 192, 512
 	case "qwen2.5-0.5b": // 7:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 7, 1, 32, 224, 512
-	case "qwen3-0.6b": // 2:1 GQA, NHead*HeadDim != NEmbd as in the real model
+	case "qwen3-0.6b", "qwen3-0.6b-yarn": // 2:1 GQA, NHead*HeadDim != NEmbd as in the real model
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 2, 64, 128, 384
+		if s.YaRN != nil {
+			// An original context of 64 and factor 8, so that YaRN
+			// interpolates most pairs within the tests' 56 positions.
+			t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
+		}
 	case "gemma3-270m": // 4:1 GQA, head dim 64, small sliding window
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 64, 128, 512
 		t.NLayer, t.SlidingWin = 6, 16
