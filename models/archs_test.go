@@ -85,7 +85,7 @@ func TestArchLoadErrors(t *testing.T) {
 		{"olmo2 per-head q norm", olmo, func(m *gguf.Model) { resizeTensor(m, "blk.1.attn_q_norm.weight", 32) },
 			`tensor "blk.1.attn_q_norm.weight" has shape [32], want [128]`},
 		{"gemma2 negative cap", gemma, func(m *gguf.Model) { m.Set("gemma2.final_logit_softcapping", gguf.Float32(-30)) },
-			"soft-capping 0.05 (attention) and -30 (logits), want numbers ≥ 0"},
+			"soft-capping 0.05 (attention) and -30 (logits), want finite numbers ≥ 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.ErrorContains(t, loadErr(t, rewrite(t, tc.path, tc.edit)), tc.want)

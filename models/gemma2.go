@@ -1,6 +1,8 @@
 package models
 
 import (
+	"math"
+
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -35,8 +37,8 @@ func loadGemma2(f *gguf.File, b native.Backend) (Model, error) {
 	localBase := l.positiveFloatOr("rope.freq_base_swa", p.RopeBase)
 	attnCap := float32(l.floatOr("attn_logit_softcapping", 0))
 	finalCap := float32(l.floatOr("final_logit_softcapping", 0))
-	if !(attnCap >= 0) || !(finalCap >= 0) {
-		l.fail("soft-capping %g (attention) and %g (logits), want numbers ≥ 0", attnCap, finalCap)
+	if !(attnCap >= 0) || !(finalCap >= 0) || math.IsInf(float64(attnCap), 0) || math.IsInf(float64(finalCap), 0) {
+		l.fail("soft-capping %g (attention) and %g (logits), want finite numbers ≥ 0", attnCap, finalCap)
 	}
 	if l.err != nil {
 		return nil, l.err
