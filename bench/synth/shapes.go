@@ -137,6 +137,12 @@ func baseShapes() []Shape {
 		{Name: "gemma2-2b", Arch: "gemma2", NEmbd: 2304, NLayer: 26, NHead: 8, NHeadKV: 4, HeadDim: 256, NFF: 9216,
 			NVocab: 256000, NCtx: 8192, NormEps: 1e-6, RopeBase: 10000, SlidingWin: 4096, SWAPeriod: 2,
 			AttnSoftcap: 50, FinalSoftcap: 30, PostNorms: true, Tied: true, vocab: vocabGemma},
+		// EXAONE-4.0-32B: llama.cpp turns on its hybrid attention for 64
+		// layers only (three local layers with RoPE, one global without).
+		{Name: "exaone4-32b", Arch: "exaone4", NEmbd: 5120, NLayer: 64, NHead: 40, NHeadKV: 8, HeadDim: 128, NFF: 27392,
+			NVocab: 102400, NCtx: 131072, NormEps: 1e-5, RopeBase: 1e6, QKNorm: true, PostNorms: true, NoPreNorms: true,
+			SlidingWin: 4096, SWAPeriod: 4, vocab: vocabChatML,
+			Llama3Rope: &Llama3Rope{Factor: 16, LowFreqFactor: 1, HighFreqFactor: 4, OriginalContext: 8192}},
 		// Phi-4-mini-instruct: 3/4 of each head rotates.
 		{Name: "phi4-mini", Arch: "phi3", NEmbd: 3072, NLayer: 32, NHead: 24, NHeadKV: 8, HeadDim: 128, NFF: 8192,
 			NVocab: 200064, NCtx: 131072, NormEps: 1e-5, RopeBase: 10000, RopeDim: 96, Tied: true, vocab: vocabChatML,
@@ -181,6 +187,9 @@ func tiny(s Shape) Shape {
 		t.AttnSoftcap, t.FinalSoftcap = 0.05, 1
 	case "olmo2-1b": // no GQA, as in the real model
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 4, 32, 128, 384
+	case "exaone4-32b": // 5:1 GQA, head dim 32, all 64 layers, small window
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 5, 1, 32, 160, 256
+		t.NLayer, t.SlidingWin = 64, 16
 	case "smollm3-3b", "exaone4-1.2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 384
 	case "phi4-mini": // 3:1 GQA, head dim 32 of which 24 rotate
