@@ -12,32 +12,35 @@ import (
 	"github.com/litert-go/litert-go/native"
 )
 
-// FuzzLoadParams edits the hyper-parameter keys of tiny synthetic models:
-// Load either fails with an error or gives a model whose Forward runs and
-// whose logits are finite, or are reported as a *NonFiniteError naming
-// where they stopped being finite. It never panics, and never allocates for
-// a layer count the file cannot hold.
+// FuzzLoadParams edits the hyper-parameter keys of tiny synthetic models
+// of every architecture, and the keys of their own (soft-caps, Granite's
+// multipliers, RoPE scaling): Load either fails with an error or gives a
+// model whose Forward runs and whose logits are finite, or are reported as
+// a *NonFiniteError naming where they stopped being finite. It never
+// panics, and never allocates for a layer count the file cannot hold.
 func FuzzLoadParams(f *testing.F) {
-	files := map[bool][]byte{}
-	for _, gemma := range []bool{false, true} {
-		shape := "tiny-qwen3-0.6b"
-		if gemma {
-			shape = "tiny-gemma3-270m"
-		}
+	shapes := []string{"tiny-qwen3-0.6b", "tiny-gemma3-270m", "tiny-gemma2-2b", "tiny-granite3.3-2b",
+		"tiny-olmo2-1b", "tiny-exaone4-1.2b", "tiny-phi4-mini", "tiny-qwen3-0.6b-yarn", "tiny-smollm3-3b"}
+	files := make([][]byte, len(shapes))
+	for i, shape := range shapes {
 		src, err := gguf.Open(writeTiny(f, shape, ggml.F32))
 		require.NoError(f, err)
 		var buf bytes.Buffer
 		require.NoError(f, gguf.Write(&buf, src.Model()))
 		src.Close()
-		files[gemma] = buf.Bytes()
+		files[i] = buf.Bytes()
 	}
-	f.Add(false, uint32(4), uint32(4), uint32(2), uint32(16), uint32(16), uint32(0), float32(0), float32(0))
-	f.Add(true, uint32(2), uint32(4), uint32(1), uint32(1<<30), uint32(7), uint32(3), float32(1e-6), float32(1e6))
-	f.Add(false, uint32(1<<31), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(-1), float32(0))
-	f.Add(true, uint32(4_000_000_000), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(math.NaN()), float32(math.Inf(1)))
-	f.Add(false, uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(1e38), float32(1e-38))
-	f.Fuzz(func(t *testing.T, gemma bool, blocks, heads, kvHeads, keyLen, ropeDim, window uint32, eps, ropeBase float32) {
-		src, err := gguf.Parse(files[gemma])
+	f.Add(uint8(0), uint32(4), uint32(4), uint32(2), uint32(16), uint32(16), uint32(0), float32(0), float32(0), float32(0))
+	f.Add(uint8(1), uint32(2), uint32(4), uint32(1), uint32(1<<30), uint32(7), uint32(3), float32(1e-6), float32(1e6), float32(0))
+	f.Add(uint8(0), uint32(1<<31), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(-1), float32(0), float32(0))
+	f.Add(uint8(1), uint32(4_000_000_000), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(math.NaN()), float32(math.Inf(1)), float32(0))
+	f.Add(uint8(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(1e38), float32(1e-38), float32(0))
+	f.Add(uint8(2), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(1), float32(0), float32(0), float32(1e-30))
+	f.Add(uint8(3), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), float32(0), float32(0), float32(1e30))
+	f.Add(uint8(6), uint32(0), uint32(0), uint32(0), uint32(0), uint32(12), uint32(0), float32(0), float32(0), float32(-2))
+	f.Add(uint8(7), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(1), float32(0), float32(0), float32(1e9))
+	f.Fuzz(func(t *testing.T, shape uint8, blocks, heads, kvHeads, keyLen, ropeDim, window uint32, eps, ropeBase, extra float32) {
+		src, err := gguf.Parse(files[int(shape)%len(files)])
 		require.NoError(t, err)
 		m := src.Model()
 		arch, err := src.Architecture()
@@ -46,12 +49,16 @@ func FuzzLoadParams(f *testing.F) {
 			"block_count": blocks, "attention.head_count": heads, "attention.head_count_kv": kvHeads,
 			"attention.key_length": keyLen, "attention.value_length": keyLen,
 			"rope.dimension_count": ropeDim, "attention.sliding_window": window,
+			"rope.scaling.original_context_length": window,
 		} {
 			if v != 0 {
 				m.Set(arch+"."+k, gguf.Uint32(v))
 			}
 		}
-		for k, v := range map[string]float32{"attention.layer_norm_rms_epsilon": eps, "rope.freq_base": ropeBase} {
+		for k, v := range map[string]float32{"attention.layer_norm_rms_epsilon": eps, "rope.freq_base": ropeBase,
+			"attn_logit_softcapping": extra, "final_logit_softcapping": extra, "logit_scale": extra,
+			"residual_scale": extra, "embedding_scale": extra, "attention.scale": extra,
+			"rope.scaling.factor": extra, "rope.scaling.attn_factor": extra} {
 			if v != 0 {
 				m.Set(arch+"."+k, gguf.Float32(v))
 			}

@@ -19,31 +19,18 @@ import (
 // 62-layer 27B model) and there is no final logit soft-capping. The GGUF
 // converter already stored Gemma's norm weights as 1+w.
 type Gemma3 struct {
-	p Params
-	b native.Backend
-
-	TokEmbd native.Weight // token_embd.weight [VocabSize][Dim]
-	Layers  []GemmaLayer
-	OutNorm RMSNorm // output_norm.weight [Dim]
-	Output  Linear  // output.weight [VocabSize][Dim], or token_embd.weight when tied
-}
-
-// GemmaLayer is one Gemma 3 block.
-type GemmaLayer struct {
-	AttnNorm     RMSNorm       // blk.N.attn_norm.weight [Dim]
-	Attn         SelfAttention // blk.N.attn_{q,k,v,output}.weight, attn_{q,k}_norm.weight [HeadDim]
-	PostAttnNorm RMSNorm       // blk.N.post_attention_norm.weight [Dim]
-	FFNNorm      RMSNorm       // blk.N.ffn_norm.weight [Dim]
-	FFN          MLP           // blk.N.ffn_{gate,up}.weight [HiddenDim][Dim], ffn_down.weight [Dim][HiddenDim]
-	PostFFNNorm  RMSNorm       // blk.N.post_ffw_norm.weight [Dim]
-	Local        bool          // sliding-window layer
+	decoder
 }
 
 func init() { Register("gemma3", loadGemma3) }
 
+// gemmaBlock is the block of Gemma 2 and 3: RMSNorm before and after
+// attention and MLP, and a GELU(tanh) gate. Gemma 3 adds per-head q/k norms.
+var gemmaBlock = blockSpec{preNorms: true, postNorms: true, act: GELU}
+
 // loadGemma3 reads hyper-parameters and tensors. Required: token_embd,
-// output_norm and every block tensor listed in GemmaLayer; optional:
-// output (tied to token_embd when absent).
+// output_norm and every block tensor of gemmaBlock plus attn_{q,k}_norm;
+// optional: output (tied to token_embd when absent).
 func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	l := &loader{f: f, b: b, arch: "gemma3"}
 	p := l.params()
@@ -63,43 +50,18 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	if p.NLayers == 62 { // 27B: query_pre_attn_scalar = Dim/NHeads
 		scale = invSqrt(p.Dim / p.NHeads)
 	}
+	spec := gemmaBlock
+	spec.qkNorm = qkPerHead
 
-	m := &Gemma3{p: p, b: b}
-	m.TokEmbd = l.weight("token_embd.weight", p.VocabSize, p.Dim)
-	m.OutNorm = l.norm("output_norm", p.Dim, p.NormEps)
-	m.Output = l.output(p)
-	qDim, kvDim := p.NHeads*p.HeadDim, p.NKVHeads*p.HeadDim
-	m.Layers = make([]GemmaLayer, p.NLayers)
+	m := &Gemma3{decoder: l.decoder(p)}
 	for i := range m.Layers {
-		blk := blockName(i)
-		ly := &m.Layers[i]
-		ly.Local = local[i]
 		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: scale}
 		rope := globalRope
-		if ly.Local {
+		if local[i] {
 			attn.Window = p.Window
 			rope = localRope
 		}
-		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
-		ly.Attn = SelfAttention{
-			Q:     l.linear(blk+"attn_q", qDim, p.Dim),
-			K:     l.linear(blk+"attn_k", kvDim, p.Dim),
-			V:     l.linear(blk+"attn_v", kvDim, p.Dim),
-			O:     l.linear(blk+"attn_output", p.Dim, qDim),
-			QNorm: l.norm(blk+"attn_q_norm", p.HeadDim, p.NormEps),
-			KNorm: l.norm(blk+"attn_k_norm", p.HeadDim, p.NormEps),
-			Rope:  rope,
-			Attn:  attn,
-		}
-		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
-		ly.FFNNorm = l.norm(blk+"ffn_norm", p.Dim, p.NormEps)
-		ly.FFN = MLP{
-			Gate: l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim),
-			Up:   l.linear(blk+"ffn_up", p.HiddenDim, p.Dim),
-			Down: l.linear(blk+"ffn_down", p.Dim, p.HiddenDim),
-			Act:  GELU,
-		}
-		ly.PostFFNNorm = l.norm(blk+"post_ffw_norm", p.Dim, p.NormEps)
+		m.Layers[i] = l.block(i, p, spec, rope, attn)
 		if l.err != nil {
 			return nil, l.err
 		}
@@ -110,11 +72,14 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	return m, nil
 }
 
-// Params returns the hyper-parameters.
-func (m *Gemma3) Params() Params { return m.p }
-
 // Forward runs a batch of tokens through the model (see Model.Forward).
 func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
+	m.forwardGemma(s, tokens, logits, 0)
+}
+
+// forwardGemma is the forward pass of Gemma 2 and 3; Gemma 2 soft-caps the
+// logits at finalCap (0 for none).
+func (m *decoder) forwardGemma(s *State, tokens []int32, logits []float32, finalCap float32) {
 	s.begin(m.p, tokens)
 	b, n, pos0, dim := m.b, len(tokens), s.n, m.p.Dim
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
@@ -144,6 +109,10 @@ func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
 	if logits != nil {
 		// final rmsnorm and classifier, last token only
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
+		// Gemma 2: logits soft-capped to (-finalCap, finalCap)
+		if finalCap > 0 {
+			softCap(logits[:m.p.VocabSize], finalCap)
+		}
 	}
 }
 

@@ -78,10 +78,19 @@ func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
 type SelfAttention struct {
 	Q, K, V Linear  // [NHeads*HeadDim][Dim], [NKVHeads*HeadDim][Dim] ×2
 	O       Linear  // [Dim][NHeads*HeadDim]
-	QNorm   RMSNorm // optional per-head norm [HeadDim] (Qwen3, Gemma3); W nil if absent
-	KNorm   RMSNorm // optional per-head norm [HeadDim]
+	QNorm   RMSNorm // optional q norm, per head [HeadDim] (Qwen3, Gemma 3) or over the whole row (OLMo 2); W nil if absent
+	KNorm   RMSNorm // optional k norm, the same way [HeadDim] or [NKVHeads*HeadDim]
+	NoPE    bool    // no rotary embedding in this layer (SmolLM3's every fourth layer)
 	Rope    native.RoPE
 	Attn    native.Attention
+
+	// LongRoPE (Phi-3): a State whose context exceeds LongAfter positions
+	// rotates by LongRope instead of Rope (LongAfter 0: never), and
+	// RopeMScale, if not 0 or 1, multiplies the rotated elements of q and k
+	// (ggml_rope_ext's attn_factor).
+	LongRope   native.RoPE
+	LongAfter  int
+	RopeMScale float32
 }
 
 // Forward runs attention for the nTokens rows of x at positions pos0, …
@@ -100,8 +109,18 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 		a.KNorm.Forward(b, k, k)
 	}
 	// rotary position embedding
-	b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
-	b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
+	if !a.NoPE {
+		rope := a.Rope
+		if a.LongAfter > 0 && s.ctxLen > a.LongAfter {
+			rope = a.LongRope
+		}
+		b.RoPE(q, nh, hd, pos0, nTokens, rope)
+		b.RoPE(k, nkv, hd, pos0, nTokens, rope)
+		if a.RopeMScale != 0 && a.RopeMScale != 1 {
+			scaleRotated(q, hd, rope.Dim, a.RopeMScale)
+			scaleRotated(k, hd, rope.Dim, a.RopeMScale)
+		}
+	}
 	// save k, v at pos to the cache
 	b.StoreKV(s.kv[layer], pos0, k, v, nTokens)
 	// attention of the queries over positions ≤ pos
@@ -110,6 +129,115 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
 }
+
+// scaleRotated multiplies the first rotDim elements of each head of hd
+// elements in x by c.
+func scaleRotated(x []float32, hd, rotDim int, c float32) {
+	for h := 0; h+hd <= len(x); h += hd {
+		scale(x[h:h+rotDim], c)
+	}
+}
+
+// Block is the tensors of one transformer block. An architecture loads the
+// ones its blocks have (blockSpec); a norm a block lacks has W nil.
+type Block struct {
+	AttnNorm     RMSNorm       // blk.N.attn_norm.weight [Dim]: pre-attention norm
+	Attn         SelfAttention // blk.N.attn_{q,k,v,output}.weight (+ .bias), attn_{q,k}_norm.weight
+	PostAttnNorm RMSNorm       // blk.N.post_attention_norm.weight [Dim]
+	FFNNorm      RMSNorm       // blk.N.ffn_norm.weight [Dim]: pre-MLP norm
+	FFN          MLP           // blk.N.ffn_{gate,up}.weight [HiddenDim][Dim], ffn_down.weight [Dim][HiddenDim]
+	PostFFNNorm  RMSNorm       // blk.N.post_ffw_norm.weight [Dim]
+}
+
+// qkNorm says how a block normalizes its queries and keys before RoPE.
+type qkNorm int
+
+const (
+	qkNone    qkNorm = iota
+	qkPerHead        // attn_{q,k}_norm.weight [HeadDim], applied to each head (Qwen3, Gemma, EXAONE 4)
+	qkWhole          // attn_q_norm.weight [NHeads*HeadDim], attn_k_norm.weight [NKVHeads*HeadDim] (OLMo 2)
+)
+
+// blockSpec is the declarative list of an architecture's block tensors.
+type blockSpec struct {
+	preNorms  bool       // attn_norm and ffn_norm before attention and MLP
+	postNorms bool       // post_attention_norm and post_ffw_norm after them
+	qkNorm    qkNorm     // query/key norms
+	act       Activation // MLP gate nonlinearity
+	gateUp    bool       // ffn_up.weight [2·HiddenDim][Dim] holds the gate rows, then the up rows (Phi-3)
+}
+
+// block loads block i as spec lists it, with attention rope and attn.
+// Biases of the projections are loaded when the file has them. The query,
+// key and value projections are either attn_q, attn_k and attn_v or, as
+// llama.cpp's create_tensor_qkv accepts for every architecture, one fused
+// attn_qkv.weight [NHeads*HeadDim + 2*NKVHeads*HeadDim][Dim] (+ .bias)
+// whose rows are the three back to back.
+func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn native.Attention) Block {
+	blk := blockName(i)
+	qDim, kvDim := p.NHeads*p.HeadDim, p.NKVHeads*p.HeadDim
+	var ly Block
+	if spec.preNorms {
+		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
+		ly.FFNNorm = l.norm(blk+"ffn_norm", p.Dim, p.NormEps)
+	}
+	ly.Attn = SelfAttention{O: l.linear(blk+"attn_output", p.Dim, qDim), Rope: rope, Attn: attn}
+	if l.has(blk + "attn_qkv.weight") {
+		qkv := l.split(blk+"attn_qkv", p.Dim, qDim, kvDim, kvDim)
+		ly.Attn.Q, ly.Attn.K, ly.Attn.V = qkv[0], qkv[1], qkv[2]
+	} else {
+		ly.Attn.Q = l.linear(blk+"attn_q", qDim, p.Dim)
+		ly.Attn.K = l.linear(blk+"attn_k", kvDim, p.Dim)
+		ly.Attn.V = l.linear(blk+"attn_v", kvDim, p.Dim)
+	}
+	switch spec.qkNorm {
+	case qkPerHead:
+		ly.Attn.QNorm = l.norm(blk+"attn_q_norm", p.HeadDim, p.NormEps)
+		ly.Attn.KNorm = l.norm(blk+"attn_k_norm", p.HeadDim, p.NormEps)
+	case qkWhole:
+		ly.Attn.QNorm = l.norm(blk+"attn_q_norm", qDim, p.NormEps)
+		ly.Attn.KNorm = l.norm(blk+"attn_k_norm", kvDim, p.NormEps)
+	}
+	ly.FFN.Act = spec.act
+	if spec.gateUp {
+		gu := l.split(blk+"ffn_up", p.Dim, p.HiddenDim, p.HiddenDim)
+		ly.FFN.Gate, ly.FFN.Up = gu[0], gu[1]
+	} else {
+		ly.FFN.Gate = l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim)
+		ly.FFN.Up = l.linear(blk+"ffn_up", p.HiddenDim, p.Dim)
+	}
+	ly.FFN.Down = l.linear(blk+"ffn_down", p.Dim, p.HiddenDim)
+	if spec.postNorms {
+		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
+		ly.PostFFNNorm = l.norm(blk+"post_ffw_norm", p.Dim, p.NormEps)
+	}
+	return ly
+}
+
+// decoder is what every architecture has around its blocks: the token
+// embedding, the blocks, the final norm and the output projection.
+type decoder struct {
+	p Params
+	b native.Backend
+
+	TokEmbd native.Weight // token_embd.weight [VocabSize][Dim]
+	Layers  []Block
+	OutNorm RMSNorm // output_norm.weight [Dim]
+	Output  Linear  // output.weight [VocabSize][Dim], or token_embd.weight when tied
+}
+
+// decoder loads the tensors outside the blocks and allocates p.NLayers
+// blocks for the architecture to load.
+func (l *loader) decoder(p Params) decoder {
+	d := decoder{p: p, b: l.b, Layers: make([]Block, p.NLayers)}
+	d.TokEmbd = l.weight("token_embd.weight", p.VocabSize, p.Dim)
+	d.OutNorm = l.norm("output_norm", p.Dim, p.NormEps)
+	d.Output = l.output(p)
+	return d
+}
+
+// Params returns the hyper-parameters.
+func (d *decoder) Params() Params { return d.p }
 
 // embed writes the embedding rows of tokens into x (rows of dim), scaled by
 // scale (1 for none).
@@ -133,6 +261,33 @@ func add(dst, src []float32) {
 	src = src[:len(dst)]
 	for i := range dst {
 		dst[i] += src[i]
+	}
+}
+
+// addScaled sets dst += scale·src (Granite's residual multiplier).
+func addScaled(dst, src []float32, scale float32) {
+	if scale == 1 {
+		add(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += scale * src[i]
+	}
+}
+
+// scale sets x *= c.
+func scale(x []float32, c float32) {
+	for i := range x {
+		x[i] *= c
+	}
+}
+
+// softCap sets each x to c·tanh(x/c), Gemma 2's logit soft-capping.
+func softCap(x []float32, c float32) {
+	inv := 1 / c
+	for i, v := range x {
+		x[i] = c * float32(math.Tanh(float64(v*inv)))
 	}
 }
 
@@ -200,6 +355,30 @@ func (l *loader) linear(name string, rows, cols int) Linear {
 	return lin
 }
 
+// split returns the projection name+".weight" of sum(rows) rows of cols
+// (with name+".bias" if present) as one Linear per part, each viewing its
+// rows of the stored data.
+func (l *loader) split(name string, cols int, rows ...int) []Linear {
+	total := 0
+	for _, r := range rows {
+		total += r
+	}
+	whole := l.linear(name, total, cols)
+	parts := make([]Linear, len(rows))
+	if l.err != nil {
+		return parts
+	}
+	rs, r0 := whole.W.RowBytes(), 0
+	for i, r := range rows {
+		parts[i].W = native.Weight{Type: whole.W.Type, Rows: r, Cols: cols, Data: whole.W.Data[r0*rs : (r0+r)*rs]}
+		if whole.B != nil {
+			parts[i].B = whole.B[r0 : r0+r]
+		}
+		r0 += r
+	}
+	return parts
+}
+
 // vector returns the 1-D tensor name of n elements, converted to float32.
 func (l *loader) vector(name string, n int) []float32 {
 	ti, ok := l.f.Tensor(name)
@@ -264,6 +443,30 @@ func (l *loader) floatOr(k string, def float64) float64 {
 		l.fail("%w", err)
 	}
 	return v
+}
+
+// positiveFloat returns the required number key <arch>.k, which must be a
+// finite number above zero.
+func (l *loader) positiveFloat(k string) float64 {
+	if !l.f.Has(l.key(k)) {
+		l.fail("required key %q is missing", l.key(k))
+		return 1
+	}
+	return l.positiveFloatOr(k, 1)
+}
+
+// boolOr returns the boolean key <arch>.k, or def if absent.
+func (l *loader) boolOr(k string, def bool) bool {
+	v, ok := l.f.Lookup(l.key(k))
+	if !ok {
+		return def
+	}
+	b, ok := v.Data.(bool)
+	if !ok {
+		l.fail("key %q is %v, want a bool", l.key(k), v.Data)
+		return def
+	}
+	return b
 }
 
 // positiveFloatOr returns the number key <arch>.k, or def if absent. A
@@ -348,14 +551,11 @@ func (l *loader) params() Params {
 }
 
 // ropeScale returns the linear position scale from <arch>.rope.scaling.*
-// (1 for none).
+// (1 for none). YaRN is refused here: architectures that take it call
+// rope.
 func (l *loader) ropeScale() float64 {
-	typ := l.stringOr("rope.scaling.type", "none")
-	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
+	typ, factor := l.ropeScaling()
 	switch {
-	case !(factor >= 0) || math.IsInf(factor, 0):
-		l.fail("key %q is %.6g, want a finite number ≥ 0", l.key("rope.scaling.factor"), factor)
-		return 1
 	case typ == "none" || factor == 1 || factor == 0:
 		return 1
 	case typ == "linear":
@@ -363,6 +563,61 @@ func (l *loader) ropeScale() float64 {
 	}
 	l.fail("rope scaling %q (factor %g) is not supported", typ, factor)
 	return 1
+}
+
+// ropeScaling returns <arch>.rope.scaling.type and its factor.
+func (l *loader) ropeScaling() (string, float64) {
+	typ := l.stringOr("rope.scaling.type", "none")
+	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
+	if !(factor >= 0) || math.IsInf(factor, 0) {
+		l.fail("key %q is %.6g, want a finite number ≥ 0", l.key("rope.scaling.factor"), factor)
+		return "none", 1
+	}
+	return typ, factor
+}
+
+// rope returns the RoPE of p's rotated dimensions with base p.RopeBase,
+// the optional per-pair divisors factors and the file's position scaling
+// (none, linear or YaRN), and the multiplier of the rotated elements (1
+// except with YaRN).
+//
+// YaRN is ggml_rope_ext with ext_factor 1 as llama.cpp runs it for these
+// architectures: beta_fast 32 and beta_slow 1 (llama.cpp reads no
+// rope.scaling.yarn_beta_* key for them), the correction dimensions of
+// ggml_rope_yarn_corr_dims over rope.scaling.original_context_length, and
+// each pair's angle interpolated between θ/factor and θ by ggml's ramp,
+// which, being linear in the position, is one more per-pair divisor. The
+// magnitude is rope.scaling.attn_factor × (1 + 0.1·ln factor).
+func (l *loader) rope(p Params, factors []float32, neox bool) (native.RoPE, float32) {
+	typ, factor := l.ropeScaling()
+	if typ != "yarn" || factor == 1 || factor == 0 {
+		return native.NewRoPE(p.RopeDim, p.RopeBase, l.ropeScale(), factors, neox), 1
+	}
+	if l.f.Has(l.key("rope.scaling.yarn_log_multiplier")) {
+		l.fail("YaRN with key %q (DeepSeek's mscale) is not supported", l.key("rope.scaling.yarn_log_multiplier"))
+	}
+	origCtx := l.intOr("rope.scaling.original_context_length", p.CtxLen)
+	attnFactor := l.positiveFloatOr("rope.scaling.attn_factor", 1)
+	freqScale := float32(1 / factor)
+	// ggml_rope_yarn_corr_dims, in float32 as ggml computes it
+	corrDim := func(nRot float32) float32 {
+		return float32(p.RopeDim) * float32(math.Log(float64(float32(origCtx)/(nRot*2*math.Pi)))) /
+			(2 * float32(math.Log(p.RopeBase)))
+	}
+	low := max(0, float32(math.Floor(float64(corrDim(32)))))
+	high := min(float32(p.RopeDim-1), float32(math.Ceil(float64(corrDim(1)))))
+	div := make([]float32, p.RopeDim/2)
+	for i := range div {
+		// rope_yarn_ramp(low, high, 2i)
+		y := (float32(i) - low) / max(0.001, high-low)
+		mix := 1 - min(1, max(0, y))
+		div[i] = 1 / (freqScale*(1-mix) + mix)
+		if factors != nil {
+			div[i] *= factors[i]
+		}
+	}
+	mscale := float32(attnFactor) * (1 + 0.1*float32(math.Log(float64(1/freqScale))))
+	return native.NewRoPE(p.RopeDim, p.RopeBase, 1, div, neox), mscale
 }
 
 // output returns the output projection, output.weight, or the token

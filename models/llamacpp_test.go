@@ -32,7 +32,7 @@ const llamaCppDir = "testdata/llamacpp"
 // The tolerances leave room for the 6 digits the files keep and another
 // CPU's summation order, and stay well below the effect of a real bug: a
 // sliding window one position off moves Gemma's logits by 0.2 to 0.35.
-var llamaCppTol = map[string]float64{"f32": 1e-3, "q4_k_m": 0.06}
+var llamaCppTol = map[string]float64{"f32": 1e-3, "q8_0": 0.06, "q4_k_m": 0.06}
 
 // llamaCppDequantTol applies to testdata/llamacpp/dequant: llama.cpp's
 // runs of F32 models holding the dequantized Q4_K_M weights, which take
@@ -43,18 +43,23 @@ var llamaCppTol = map[string]float64{"f32": 1e-3, "q4_k_m": 0.06}
 // checked against these files.
 const llamaCppDequantTol = 1e-3
 
+// llamaCppCtx is the context size of llama.cpp's runs (n_ctx) and ours.
+const llamaCppCtx = 512
+
 // llamaCppRef is one reference file: llama.cpp's logits after the prompt,
 // decoded as one batch, and after each fed token.
 type llamaCppRef struct {
 	Prompt []int32
 	Feed   []int32
 	NVocab int
-	Steps  [][]float32
+	Stride int         // Steps[k][j] is the logit of token j·Stride
+	Steps  [][]float32 // per step, ⌈NVocab/Stride⌉ logits
 }
 
 // readLlamaCppRef parses a file of JSON lines: the header
-// {"prompt_tokens": [...], "feed": [...], "n_vocab": V}, then
-// {"step": i, "argmax": id, "logits": [...]} for steps 0, 1, ….
+// {"prompt_tokens": [...], "feed": [...], "n_vocab": V, "stride": S}, then
+// {"step": i, "argmax": id, "logits": [...]} for steps 0, 1, …, holding
+// the logits of tokens 0, S, 2S, … (S is 1 when absent: every logit).
 func readLlamaCppRef(path string) (llamaCppRef, error) {
 	var ref llamaCppRef
 	fd, err := os.Open(path)
@@ -71,11 +76,13 @@ func readLlamaCppRef(path string) (llamaCppRef, error) {
 		Prompt []int32 `json:"prompt_tokens"`
 		Feed   []int32 `json:"feed"`
 		NVocab int     `json:"n_vocab"`
+		Stride int     `json:"stride"`
 	}
 	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil {
 		return ref, fmt.Errorf("%s:1: %w", path, err)
 	}
-	ref.Prompt, ref.Feed, ref.NVocab = hdr.Prompt, hdr.Feed, hdr.NVocab
+	ref.Prompt, ref.Feed, ref.NVocab, ref.Stride = hdr.Prompt, hdr.Feed, hdr.NVocab, max(hdr.Stride, 1)
+	nLogits := (ref.NVocab + ref.Stride - 1) / ref.Stride
 	for line := 2; sc.Scan(); line++ {
 		var st struct {
 			Step   int       `json:"step"`
@@ -84,8 +91,8 @@ func readLlamaCppRef(path string) (llamaCppRef, error) {
 		if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
 			return ref, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if st.Step != len(ref.Steps) || len(st.Logits) != ref.NVocab {
-			return ref, fmt.Errorf("%s:%d: step %d with %d logits, want step %d with %d", path, line, st.Step, len(st.Logits), len(ref.Steps), ref.NVocab)
+		if st.Step != len(ref.Steps) || len(st.Logits) != nLogits {
+			return ref, fmt.Errorf("%s:%d: step %d with %d logits, want step %d with %d", path, line, st.Step, len(st.Logits), len(ref.Steps), nLogits)
 		}
 		ref.Steps = append(ref.Steps, st.Logits)
 	}
@@ -164,7 +171,8 @@ func checkLlamaCpp(t *testing.T, name string) {
 		m := openModel(t, model, b)
 		p := m.Params()
 		require.Equal(t, ref.NVocab, p.VocabSize)
-		st, err := NewState(p, len(ref.Prompt)+len(ref.Steps), len(ref.Prompt), ggml.F32)
+		// 512 positions, as llama.cpp's n_ctx: Phi-3 picks its RoPE factors by it.
+		st, err := NewState(p, llamaCppCtx, len(ref.Prompt), ggml.F32)
 		require.NoError(t, err)
 		logits := make([]float32, p.VocabSize)
 		worst, worstDeq := 0.0, 0.0
@@ -174,9 +182,9 @@ func checkLlamaCpp(t *testing.T, name string) {
 			} else {
 				m.Forward(st, ref.Feed[step-1:step], logits)
 			}
-			worst = max(worst, requireLogits(t, logits, want, tol, "%s backend, step %d", b.Name(), step))
+			worst = max(worst, requireLogits(t, logits, want, ref.Stride, tol, "%s backend, step %d", b.Name(), step))
 			if deq != nil && isGo {
-				worstDeq = max(worstDeq, requireLogits(t, logits, deq.Steps[step], llamaCppDequantTol,
+				worstDeq = max(worstDeq, requireLogits(t, logits, deq.Steps[step], deq.Stride, llamaCppDequantTol,
 					"%s backend, step %d, against dequant/", b.Name(), step))
 			}
 		}
@@ -187,17 +195,17 @@ func checkLlamaCpp(t *testing.T, name string) {
 	}
 }
 
-// requireLogits fails t unless every logit is within tol of want, naming
-// the worst one; it returns the largest difference.
-func requireLogits(t *testing.T, got, want []float32, tol float64, format string, args ...any) float64 {
+// requireLogits fails t unless every logit of token j·stride is within tol
+// of want[j], naming the worst one; it returns the largest difference.
+func requireLogits(t *testing.T, got, want []float32, stride int, tol float64, format string, args ...any) float64 {
 	t.Helper()
 	d, at := 0.0, 0
-	for i, w := range want {
-		if e := math.Abs(float64(got[i] - w)); !(e <= d) {
-			d, at = e, i
+	for j, w := range want {
+		if e := math.Abs(float64(got[j*stride] - w)); !(e <= d) {
+			d, at = e, j
 		}
 	}
-	require.LessOrEqual(t, d, tol, "%s: logit %d is %g, llama.cpp %g", fmt.Sprintf(format, args...), at, got[at], want[at])
+	require.LessOrEqual(t, d, tol, "%s: logit %d is %g, llama.cpp %g", fmt.Sprintf(format, args...), at*stride, got[at*stride], want[at])
 	return d
 }
 

@@ -1,7 +1,9 @@
 // Package models holds the transformer architectures litert-go runs: one
-// file per architecture (llama.go, qwen.go, gemma.go) on the shared layer
-// vocabulary of layers.go, and a registry keyed by the GGUF key
-// general.architecture. Weights stay in the memory-mapped file in their
+// file per architecture (llama.go, qwen.go, smollm3.go, granite.go,
+// phi3.go, gemma.go, gemma2.go, olmo2.go for olmo2 and exaone4) on the
+// shared layer vocabulary of layers.go, where blockSpec lists a block's
+// tensors and loader.block loads them, and a registry keyed by the GGUF
+// key general.architecture. Weights stay in the memory-mapped file in their
 // stored type; the forward pass calls the coarse operations of a
 // native.Backend.
 package models

@@ -236,6 +236,10 @@ func (p *plan) values(t tensorSpec, j job, vals []float32) {
 	case initRopeFreqs:
 		f := llama3RopeFactors(float64(p.shape.RopeBase), p.shape.HeadDim, *p.shape.Llama3Rope)
 		copy(vals, f[j.row:])
+	case initRopeShort:
+		copy(vals, longRopeFactors(p.shape.ropeDim()/2, p.shape.LongRoPE.ShortMax))
+	case initRopeLong:
+		copy(vals, longRopeFactors(p.shape.ropeDim()/2, p.shape.LongRoPE.LongMax))
 	default:
 		normals(newStream(p.seed, t.name, j.chunk), vals, t.mean, t.std)
 	}

@@ -11,7 +11,7 @@ import (
 
 // hparams are the hyperparameters llama.cpp's loader reads from metadata.
 type hparams struct {
-	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nVocab int
+	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nRot, nVocab int
 }
 
 // loadHparams reads the keys llama.cpp's llm_load_hparams requires for arch,
@@ -43,8 +43,16 @@ func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
 	if f.Has(arch + ".attention.value_length") {
 		h.headV = get("attention.value_length")
 	}
-	if arch == "gemma3" {
+	switch arch {
+	case "gemma3":
 		get("attention.sliding_window") // required by llama.cpp for gemma3
+	case "granite":
+		_, err = f.Float(arch + ".logit_scale") // required by llama.cpp for granite
+		require.NoError(t, err)
+	}
+	h.nRot = h.headK
+	if f.Has(arch + ".rope.dimension_count") {
+		h.nRot = get("rope.dimension_count")
 	}
 	toks, err := f.Strings("tokenizer.ggml.tokens")
 	require.NoError(t, err)
@@ -68,19 +76,33 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 		"output_norm.weight": u(e),
 	}
 	optional = map[string][]uint64{"output.weight": u(e, h.nVocab)}
-	if arch == "llama" {
+	switch arch {
+	case "llama", "granite", "exaone4":
 		optional["rope_freqs.weight"] = u(h.headK / 2)
+	case "olmo2":
+		required["output.weight"] = u(e, h.nVocab)
+	case "phi3":
+		optional["rope_factors_long.weight"] = u(h.nRot / 2)
+		optional["rope_factors_short.weight"] = u(h.nRot / 2)
 	}
+	postNorm := arch == "olmo2" || arch == "exaone4" // no pre-norms
 	for il := range h.nLayer {
 		p := fmt.Sprintf("blk.%d.", il)
-		required[p+"attn_norm.weight"] = u(e)
-		required[p+"attn_q.weight"] = u(e, q)
-		required[p+"attn_k.weight"] = u(e, k)
-		required[p+"attn_v.weight"] = u(e, v)
+		if !postNorm {
+			required[p+"attn_norm.weight"] = u(e)
+			required[p+"ffn_norm.weight"] = u(e)
+		}
+		if arch == "phi3" { // fused q/k/v and gate/up
+			required[p+"attn_qkv.weight"] = u(e, q+k+v)
+			required[p+"ffn_up.weight"] = u(e, 2*h.nFF)
+		} else {
+			required[p+"attn_q.weight"] = u(e, q)
+			required[p+"attn_k.weight"] = u(e, k)
+			required[p+"attn_v.weight"] = u(e, v)
+			required[p+"ffn_gate.weight"] = u(e, h.nFF)
+			required[p+"ffn_up.weight"] = u(e, h.nFF)
+		}
 		required[p+"attn_output.weight"] = u(h.headV*h.nHead, e)
-		required[p+"ffn_norm.weight"] = u(e)
-		required[p+"ffn_gate.weight"] = u(e, h.nFF)
-		required[p+"ffn_up.weight"] = u(e, h.nFF)
 		required[p+"ffn_down.weight"] = u(h.nFF, e)
 		switch arch {
 		case "llama":
@@ -94,11 +116,24 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 		case "qwen3":
 			required[p+"attn_q_norm.weight"] = u(h.headK)
 			required[p+"attn_k_norm.weight"] = u(h.headK)
-		case "gemma3":
+		case "gemma3", "exaone4":
 			required[p+"attn_q_norm.weight"] = u(h.headK)
 			required[p+"attn_k_norm.weight"] = u(h.headK)
 			required[p+"post_attention_norm.weight"] = u(e)
 			required[p+"post_ffw_norm.weight"] = u(e)
+		case "gemma2":
+			required[p+"post_attention_norm.weight"] = u(e)
+			required[p+"post_ffw_norm.weight"] = u(e)
+		case "olmo2":
+			required[p+"attn_q_norm.weight"] = u(q)
+			required[p+"attn_k_norm.weight"] = u(k)
+			required[p+"post_attention_norm.weight"] = u(e)
+			required[p+"post_ffw_norm.weight"] = u(e)
+		case "granite":
+			optional[p+"attn_output.bias"] = u(e)
+			optional[p+"ffn_gate.bias"] = u(h.nFF)
+			optional[p+"ffn_up.bias"] = u(h.nFF)
+			optional[p+"ffn_down.bias"] = u(e)
 		}
 	}
 	return required, optional

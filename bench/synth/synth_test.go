@@ -43,7 +43,8 @@ func tinyShapes() []string {
 
 func TestShapes(t *testing.T) {
 	names := Shapes()
-	for _, want := range []string{"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "gemma3-270m", "llama3.2-1b"} {
+	for _, want := range []string{"smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b", "gemma3-270m", "llama3.2-1b",
+		"smollm3-3b", "granite3.3-2b", "olmo2-1b", "gemma2-2b", "exaone4-1.2b"} {
 		assert.Contains(t, names, want)
 		assert.Contains(t, names, "tiny-"+want)
 	}
@@ -56,7 +57,10 @@ func TestShapes(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, full.NHead/full.NHeadKV, s.NHead/s.NHeadKV, "%s keeps the GQA ratio", n)
 			assert.Equal(t, full.Arch, s.Arch)
-			assert.Equal(t, [4]bool{full.QKVBias, full.QKNorm, full.PostNorms, full.Tied}, [4]bool{s.QKVBias, s.QKNorm, s.PostNorms, s.Tied})
+			assert.Equal(t, [6]bool{full.QKVBias, full.QKNorm, full.QKNormWhole, full.PostNorms, full.NoPreNorms, full.Tied},
+				[6]bool{s.QKVBias, s.QKNorm, s.QKNormWhole, s.PostNorms, s.NoPreNorms, s.Tied})
+			assert.Equal(t, full.Granite, s.Granite)
+			assert.Equal(t, full.SWAPeriod, s.SWAPeriod)
 			assert.Equal(t, full.Llama3Rope != nil, s.Llama3Rope != nil)
 			assert.Equal(t, 512, s.NVocab)
 		}
@@ -70,6 +74,7 @@ func TestShapes(t *testing.T) {
 func TestParameterCounts(t *testing.T) {
 	want := map[string]float64{ // millions
 		"smollm2-135m": 134.5, "qwen2.5-0.5b": 494.0, "qwen3-0.6b": 596.0, "gemma3-270m": 268.1, "llama3.2-1b": 1235.8,
+		"gemma2-2b": 2614.3, "olmo2-1b": 1484.9,
 	}
 	for name, m := range want {
 		s, err := Lookup(name)

@@ -11,6 +11,8 @@ type initKind int
 const (
 	initNormal    initKind = iota // mean + std·N(0,1)
 	initRopeFreqs                 // Llama 3 rope factors, computed
+	initRopeShort                 // Phi-3 LongRoPE short factors, computed
+	initRopeLong                  // Phi-3 LongRoPE long factors, computed
 )
 
 // category is llama-quantize's tensor category, for type selection.
@@ -23,6 +25,7 @@ const (
 	catAttnQ
 	catAttnK
 	catAttnV
+	catAttnQKV
 	catAttnOut
 	catFFNGate
 	catFFNUp
@@ -81,13 +84,23 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 	if s.Llama3Rope != nil {
 		add("rope_freqs.weight", -1, catOther, initRopeFreqs, 0, 0, uint64(s.HeadDim/2))
 	}
+	if s.LongRoPE != nil {
+		add("rope_factors_long.weight", -1, catOther, initRopeLong, 0, 0, uint64(s.ropeDim()/2))
+		add("rope_factors_short.weight", -1, catOther, initRopeShort, 0, 0, uint64(s.ropeDim()/2))
+	}
 	matrix("token_embd.weight", -1, catTokenEmbd, weightStd, e, uint64(nVocab))
 	for il := range s.NLayer {
 		p := fmt.Sprintf("blk.%d.", il)
-		norm(p+"attn_norm.weight", il, e)
-		matrix(p+"attn_q.weight", il, catAttnQ, weightStd, e, q)
-		matrix(p+"attn_k.weight", il, catAttnK, weightStd, e, kv)
-		matrix(p+"attn_v.weight", il, catAttnV, weightStd, e, kv)
+		if !s.NoPreNorms {
+			norm(p+"attn_norm.weight", il, e)
+		}
+		if s.FusedQKV {
+			matrix(p+"attn_qkv.weight", il, catAttnQKV, weightStd, e, q+2*kv)
+		} else {
+			matrix(p+"attn_q.weight", il, catAttnQ, weightStd, e, q)
+			matrix(p+"attn_k.weight", il, catAttnK, weightStd, e, kv)
+			matrix(p+"attn_v.weight", il, catAttnV, weightStd, e, kv)
+		}
 		if s.QKVBias {
 			bias(p+"attn_q.bias", il, q)
 			bias(p+"attn_k.bias", il, kv)
@@ -97,13 +110,23 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 			norm(p+"attn_q_norm.weight", il, uint64(s.HeadDim))
 			norm(p+"attn_k_norm.weight", il, uint64(s.HeadDim))
 		}
+		if s.QKNormWhole {
+			norm(p+"attn_q_norm.weight", il, q)
+			norm(p+"attn_k_norm.weight", il, kv)
+		}
 		matrix(p+"attn_output.weight", il, catAttnOut, outStd, q, e)
 		if s.PostNorms {
 			norm(p+"post_attention_norm.weight", il, e)
 		}
-		norm(p+"ffn_norm.weight", il, e)
-		matrix(p+"ffn_gate.weight", il, catFFNGate, weightStd, e, ff)
-		matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
+		if !s.NoPreNorms {
+			norm(p+"ffn_norm.weight", il, e)
+		}
+		if s.FusedGateUp {
+			matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, 2*ff)
+		} else {
+			matrix(p+"ffn_gate.weight", il, catFFNGate, weightStd, e, ff)
+			matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
+		}
 		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
 		if s.PostNorms {
 			norm(p+"post_ffw_norm.weight", il, e)
@@ -114,6 +137,25 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 		matrix("output.weight", -1, catOutput, weightStd, e, uint64(nVocab))
 	}
 	return ts
+}
+
+// ropeDim is the number of rotated elements per head.
+func (s Shape) ropeDim() int {
+	if s.RopeDim != 0 {
+		return s.RopeDim
+	}
+	return s.HeadDim
+}
+
+// longRopeFactors returns n synthetic LongRoPE factors rising smoothly from
+// 1 to 1+top.
+func longRopeFactors(n int, top float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		x := float64(i) / float64(max(n-1, 1))
+		out[i] = float32(1 + top*x*x)
+	}
+	return out
 }
 
 // llama3RopeFactors computes rope_freqs.weight as convert_hf_to_gguf does

@@ -55,6 +55,14 @@ type Info struct {
 	RopeFreqsTensor bool    `json:"rope_freqs_tensor,omitempty"`
 	TiedEmbeddings  bool    `json:"tied_embeddings"`
 
+	// Architecture-specific multipliers and caps (Gemma 2, Granite).
+	AttnSoftcap    float64 `json:"attn_logit_softcapping,omitempty"`
+	FinalSoftcap   float64 `json:"final_logit_softcapping,omitempty"`
+	EmbeddingScale float64 `json:"embedding_scale,omitempty"`
+	AttentionScale float64 `json:"attention_scale,omitempty"`
+	ResidualScale  float64 `json:"residual_scale,omitempty"`
+	LogitScale     float64 `json:"logit_scale,omitempty"`
+
 	TensorTypes map[string]TypeStats `json:"tensor_types"`
 
 	NVocab            int64  `json:"n_vocab"`
@@ -124,6 +132,12 @@ func Describe(f *gguf.File) (*Info, error) {
 		info.RopeScalingType = r.str(a + "rope.scaling.type")
 		info.RopeScaleFactor = r.float(a + "rope.scaling.factor")
 		info.RopeOrigCtx = r.int(a + "rope.scaling.original_context_length")
+		info.AttnSoftcap = r.float(a + "attn_logit_softcapping")
+		info.FinalSoftcap = r.float(a + "final_logit_softcapping")
+		info.EmbeddingScale = r.float(a + "embedding_scale")
+		info.AttentionScale = r.float(a + "attention.scale")
+		info.ResidualScale = r.float(a + "residual_scale")
+		info.LogitScale = r.float(a + "logit_scale")
 		if info.NHeadKV == 0 {
 			info.NHeadKV = info.NHead
 		}

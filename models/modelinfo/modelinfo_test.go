@@ -104,7 +104,8 @@ func TestQuantizedFixture(t *testing.T) {
 
 func TestSyntheticModels(t *testing.T) {
 	dir := t.TempDir()
-	for _, shape := range []string{"tiny-gemma3-270m", "tiny-llama3.2-1b", "tiny-qwen3-0.6b"} {
+	for _, shape := range []string{"tiny-gemma3-270m", "tiny-llama3.2-1b", "tiny-qwen3-0.6b",
+		"tiny-gemma2-2b", "tiny-granite3.3-2b", "tiny-smollm3-3b", "tiny-exaone4-1.2b", "tiny-olmo2-1b"} {
 		path := filepath.Join(dir, shape+".gguf")
 		require.NoError(t, synth.WriteFile(path, shape, synth.Options{Seed: 1, Mix: "q4_k_m"}))
 		s, err := synth.Lookup(shape)
@@ -116,7 +117,7 @@ func TestSyntheticModels(t *testing.T) {
 		assert.EqualValues(t, s.NHeadKV, info.NHeadKV)
 		assert.EqualValues(t, s.HeadDim, info.HeadDim)
 		assert.EqualValues(t, 512, info.NVocab)
-		assert.True(t, info.TiedEmbeddings)
+		assert.Equal(t, s.Tied, info.TiedEmbeddings)
 		assert.True(t, info.HasChatTemplate)
 		assert.False(t, info.ChatTemplateTools)
 		assert.EqualValues(t, 15, info.FileType)
@@ -125,8 +126,15 @@ func TestSyntheticModels(t *testing.T) {
 		case "gemma3":
 			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
 			assert.Equal(t, 10000.0, info.RopeFreqBaseSWA)
-		case "llama":
+		case "llama", "exaone4":
 			assert.True(t, info.RopeFreqsTensor)
+		case "gemma2":
+			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
+			assert.InDelta(t, float64(s.AttnSoftcap), info.AttnSoftcap, 1e-7)
+			assert.InDelta(t, float64(s.FinalSoftcap), info.FinalSoftcap, 1e-7)
+		case "granite":
+			assert.InDeltaSlice(t, []float64{12, 0.015625, 0.22, 8},
+				[]float64{info.EmbeddingScale, info.AttentionScale, info.ResidualScale, info.LogitScale}, 1e-7)
 		}
 	}
 }
