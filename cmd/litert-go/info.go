@@ -122,6 +122,12 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 		if i.SlidingWindow != 0 {
 			line("sliding window", "%d", i.SlidingWindow)
 		}
+		if i.AttnSoftcap != 0 || i.FinalSoftcap != 0 {
+			line("soft-caps", "attention %g, logits %g", i.AttnSoftcap, i.FinalSoftcap)
+		}
+		if i.EmbeddingScale != 0 || i.AttentionScale != 0 || i.ResidualScale != 0 || i.LogitScale != 0 {
+			line("multipliers", "embedding %g, attention %g, residual %g, logit 1/%g", i.EmbeddingScale, i.AttentionScale, i.ResidualScale, i.LogitScale)
+		}
 		line("tied embeddings", "%t", i.TiedEmbeddings)
 	}
 	tok := i.TokenizerModel

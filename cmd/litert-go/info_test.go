@@ -127,3 +127,24 @@ func TestBackendFallbackNote(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "backend:           go (pure-Go kernels: native: C kernel library unavailable ("+missing+": not found")
 }
+
+// TestInfoNewArchitectures: info describes what the Gemma 2 and Granite
+// shapes add (soft-caps, multipliers), read from the file synth wrote.
+func TestInfoNewArchitectures(t *testing.T) {
+	dir := t.TempDir()
+	for shape, want := range map[string]string{
+		"tiny-gemma2-2b":     "soft-caps:",
+		"tiny-granite3.3-2b": "multipliers:",
+		"tiny-smollm3-3b":    "architecture:      smollm3",
+		"tiny-phi4-mini":     "architecture:      phi3",
+		"tiny-olmo2-1b":      "architecture:      olmo2",
+		"tiny-exaone4-1.2b":  "architecture:      exaone4",
+	} {
+		out := filepath.Join(dir, shape+".gguf")
+		code, _, errOut := runCmd(t, "synth", "--shape", shape, "--type", "f32", "--seed", "1", "-o", out)
+		require.Equal(t, 0, code, errOut)
+		code, text, errOut := runCmd(t, "info", "-m", out)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, text, want, shape)
+	}
+}
