@@ -28,12 +28,16 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 
-# Every package runs under the race detector but conversation/toolcall:
-# its parsers and grammars are pure functions (no goroutines, no shared
-# state), and the detector makes its many random walks 6x slower.
+# Every package runs under the race detector but three whose tests are
+# mostly pure computation, where the detector costs 6-14x: conversation/toolcall
+# (parsers and grammars, no goroutines) runs without it; tokenizer and
+# bench/synth run without it and then only their concurrency tests with it
+# (concurrent encodes on shared vocabularies, parallel tensor generation).
+RACE_LIGHT = /conversation/toolcall$$|/tokenizer$$|/bench/synth$$
 test: native vet
-	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -v '/conversation/toolcall$$')
-	$(GO) test -timeout 10m ./conversation/toolcall
+	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -Ev '$(RACE_LIGHT)')
+	$(GO) test -timeout 10m ./conversation/toolcall ./tokenizer ./bench/synth
+	$(GO) test -race -timeout 10m -run 'Concurrent|Determinism' ./tokenizer ./bench/synth
 	$(MAKE) readme-check
 	$(MAKE) fuzz
 
