@@ -1,5 +1,5 @@
 // Package synth generates synthetic GGUF models: real architecture shapes
-// (SmolLM2, SmolLM3, Qwen2.5, Qwen3, Gemma 2, Gemma 3, Llama 3.2, Granite
+// (SmolLM2, SmolLM3, Qwen2.5, Qwen3, Qwen3-MoE, Gemma 2, Gemma 3, Llama 3.2, Granite
 // 3.3, OLMo 2, EXAONE 4 and tiny variants of each)
 // with seeded random weights, llama.cpp's metadata keys and tensor names, and
 // a synthetic or copied tokenizer. Tests and benchmarks get realistic sizes
@@ -56,6 +56,10 @@ type Shape struct {
 	LongRoPE *LongRoPE
 	// YaRN, when set, declares YaRN rope scaling (rope.scaling.type yarn).
 	YaRN *YaRN
+
+	// NExpert experts of NFFExp hidden units each replace the MLP, of
+	// which each token uses NExpertUsed (qwen3moe); 0 for a dense model.
+	NExpert, NExpertUsed, NFFExp int
 
 	// Llama3Rope, when set, adds llama.cpp's rope_freqs.weight tensor of
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
@@ -148,6 +152,10 @@ func baseShapes() []Shape {
 			NVocab: 200064, NCtx: 131072, NormEps: 1e-5, RopeBase: 10000, RopeDim: 96, Tied: true, vocab: vocabChatML,
 			FusedQKV: true, FusedGateUp: true,
 			LongRoPE: &LongRoPE{OriginalContext: 4096, AttnFactor: 1.1902381, ShortMax: 2, LongMax: 50}},
+		// Qwen3-30B-A3B: 128 experts of 768, 8 per token.
+		{Name: "qwen3moe-30b-a3b", Arch: "qwen3moe", NEmbd: 2048, NLayer: 48, NHead: 32, NHeadKV: 4, HeadDim: 128, NFF: 6144,
+			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
+			NExpert: 128, NExpertUsed: 8, NFFExp: 768},
 		// EXAONE-4.0-1.2B.
 		{Name: "exaone4-1.2b", Arch: "exaone4", NEmbd: 2048, NLayer: 30, NHead: 32, NHeadKV: 8, HeadDim: 64, NFF: 4096,
 			NVocab: 102400, NCtx: 65536, NormEps: 1e-5, RopeBase: 1e6, QKNorm: true, PostNorms: true, NoPreNorms: true,
@@ -199,6 +207,9 @@ func tiny(s Shape) Shape {
 		lr := *s.LongRoPE
 		lr.OriginalContext = 256
 		t.LongRoPE = &lr
+	case "qwen3moe-30b-a3b": // 4:1 GQA, head dim 32; 16 experts of 64, 4 per token
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 256
+		t.NExpert, t.NExpertUsed, t.NFFExp = 16, 4, 64
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
 	default: // 4:1 GQA, head dim 32

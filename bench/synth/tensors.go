@@ -121,13 +121,22 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 		if !s.NoPreNorms {
 			norm(p+"ffn_norm.weight", il, e)
 		}
-		if s.FusedGateUp {
+		if s.NExpert > 0 {
+			// router, then the experts stacked in 3-D tensors
+			x, fe := uint64(s.NExpert), uint64(s.NFFExp)
+			matrix(p+"ffn_gate_inp.weight", il, catOther, weightStd, e, x)
+			add(p+"ffn_gate_exps.weight", il, catFFNGate, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_up_exps.weight", il, catFFNUp, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_down_exps.weight", il, catFFNDown, initNormal, 0, outStd, fe, e, x)
+		} else if s.FusedGateUp {
 			matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, 2*ff)
 		} else {
 			matrix(p+"ffn_gate.weight", il, catFFNGate, weightStd, e, ff)
 			matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
 		}
-		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
+		if s.NExpert == 0 {
+			matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
+		}
 		if s.PostNorms {
 			norm(p+"post_ffw_norm.weight", il, e)
 		}

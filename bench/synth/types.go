@@ -106,7 +106,8 @@ func (p typePolicy) quantized() bool { return p.base.BlockSize() > 1 }
 // (norms, biases, rope factors), the policy's type for weights, after
 // llama-quantize's fallback for rows that are not a multiple of the block.
 func (p typePolicy) pureType(t tensorSpec) ggml.DType {
-	if len(t.dims) < 2 || t.kind != initNormal {
+	// llama-quantize leaves the MoE router in F32 as it does 1-D tensors.
+	if len(t.dims) < 2 || t.kind != initNormal || strings.HasSuffix(t.name, "ffn_gate_inp.weight") {
 		return ggml.F32
 	}
 	return fallback(p.base, t.cols())
