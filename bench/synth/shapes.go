@@ -207,8 +207,8 @@ func tiny(s Shape) Shape {
 		lr := *s.LongRoPE
 		lr.OriginalContext = 256
 		t.LongRoPE = &lr
-	case "qwen3moe-30b-a3b": // 4:1 GQA, head dim 32; 16 experts of 64, 4 per token
-		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 256
+	case "qwen3moe-30b-a3b": // 8:1 GQA, head dim 32; 16 experts of 64, 4 per token
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 256
 		t.NExpert, t.NExpertUsed, t.NFFExp = 16, 4, 64
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
