@@ -51,7 +51,8 @@ func FuzzLoadParams(f *testing.F) {
 			"attention.key_length": keyLen, "attention.value_length": keyLen,
 			"rope.dimension_count": ropeDim, "attention.sliding_window": window,
 			"rope.scaling.original_context_length": window,
-			"expert_used_count":                    kvHeads, "expert_feed_forward_length": keyLen,
+
+			"expert_used_count": kvHeads, "expert_feed_forward_length": keyLen,
 		} {
 			if v != 0 {
 				m.Set(arch+"."+k, gguf.Uint32(v))
