@@ -21,7 +21,7 @@ import (
 func FuzzLoadParams(f *testing.F) {
 	shapes := []string{"tiny-qwen3-0.6b", "tiny-gemma3-270m", "tiny-gemma2-2b", "tiny-granite3.3-2b",
 		"tiny-olmo2-1b", "tiny-exaone4-1.2b", "tiny-phi4-mini", "tiny-qwen3-0.6b-yarn", "tiny-smollm3-3b",
-		"tiny-qwen3moe-30b-a3b"}
+		"tiny-qwen3moe-30b-a3b", "tiny-gpt-oss-20b"}
 	files := make([][]byte, len(shapes))
 	for i, shape := range shapes {
 		src, err := gguf.Open(writeTiny(f, shape, ggml.F32))

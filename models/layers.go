@@ -51,6 +51,9 @@ const (
 	SiLU Activation = iota
 	// GELU gives GeGLU with tanh-approximated GELU (Gemma).
 	GELU
+	// SwiGLUClamp is gpt-oss's gate: with g = min(gate, 7) and u =
+	// clamp(up, -7, 7), g·σ(1.702·g)·(u+1) (ggml_swiglu_oai).
+	SwiGLUClamp
 )
 
 // MLP is the gated feed-forward network down(act(gate(x)) * up(x)).
@@ -67,19 +70,23 @@ func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
 	hb, hb2 = hb[:nTokens*h], hb2[:nTokens*h]
 	m.Gate.Forward(b, hb, x, nTokens)
 	m.Up.Forward(b, hb2, x, nTokens)
-	if m.Act == GELU {
+	switch m.Act {
+	case GELU:
 		b.GeGLU(hb, hb2)
-	} else {
+	case SwiGLUClamp:
+		swigluClamp(hb, hb2)
+	default:
 		b.SwiGLU(hb, hb2)
 	}
 	m.Down.Forward(b, out, hb, nTokens)
 }
 
-// MoE is a mixture of SwiGLU experts (llama.cpp build_moe_ffn): a router
-// scores the experts of each token, softmax turns the scores into
-// probabilities, the NUsed most probable experts run and their outputs are
-// summed weighted by their probabilities, renormalized to sum to one when
-// NormTopK.
+// MoE is a mixture of gated experts (llama.cpp build_moe_ffn): a router
+// scores the experts of each token, the NUsed of highest score run, and
+// their outputs are summed with weights: their softmax probabilities over
+// all experts, renormalized to sum to one when NormTopK (Qwen3-MoE), or,
+// when SoftmaxChosen, the softmax of the chosen experts' scores alone
+// (gpt-oss).
 //
 // Forward groups the tokens by expert, so that prefill multiplies each
 // expert's matrices once by all the rows routed to it (matrix-matrix) and
@@ -88,8 +95,22 @@ type MoE struct {
 	Router   Linear          // ffn_gate_inp.weight [NExperts][Dim]
 	Gate, Up []native.Weight // ffn_{gate,up}_exps.weight, per expert [ExpertHiddenDim][Dim]
 	Down     []native.Weight // ffn_down_exps.weight, per expert [Dim][ExpertHiddenDim]
-	NUsed    int             // experts per token (expert_used_count)
-	NormTopK bool            // renormalize the chosen probabilities to sum to 1
+	// optional biases (gpt-oss), per expert: ffn_{gate,up}_exps.bias
+	// [NExperts][ExpertHiddenDim], ffn_down_exps.bias [NExperts][Dim]
+	GateB, UpB, DownB [][]float32
+	Act               Activation // the experts' gate nonlinearity
+	NUsed             int        // experts per token (expert_used_count)
+	NormTopK          bool       // renormalize the chosen probabilities to sum to 1
+	SoftmaxChosen     bool       // weights are the softmax of the chosen experts' scores
+}
+
+// expert returns expert e as an MLP.
+func (m *MoE) expert(e int) MLP {
+	x := MLP{Gate: Linear{W: m.Gate[e]}, Up: Linear{W: m.Up[e]}, Down: Linear{W: m.Down[e]}, Act: m.Act}
+	if m.GateB != nil {
+		x.Gate.B, x.Up.B, x.Down.B = m.GateB[e], m.UpB[e], m.DownB[e]
+	}
+	return x
 }
 
 // minWeightSum is the floor of the sum that NormTopK divides by: ggml's
@@ -106,7 +127,9 @@ func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int)
 	var count [maxExperts + 1]int32 // count[e+1]: slots routed to expert e, then offsets
 	for t := range nTokens {
 		p := route[t*nExp : (t+1)*nExp]
-		softmax(p)
+		if !m.SoftmaxChosen {
+			softmax(p)
+		}
 		topK(p, picked[t*k:(t+1)*k])
 		w := weight[t*k : (t+1)*k]
 		sum := float32(0)
@@ -115,7 +138,10 @@ func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int)
 			sum += w[j]
 			count[e+1]++
 		}
-		if m.NormTopK {
+		switch {
+		case m.SoftmaxChosen:
+			softmax(w)
+		case m.NormTopK:
 			scale(w, 1/max(sum, minWeightSum))
 		}
 	}
@@ -141,7 +167,7 @@ func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int)
 			t := int(i) / k
 			copy(xe[r*dim:(r+1)*dim], x[t*dim:(t+1)*dim])
 		}
-		expert := MLP{Gate: Linear{W: m.Gate[e]}, Up: Linear{W: m.Up[e]}, Down: Linear{W: m.Down[e]}, Act: SiLU}
+		expert := m.expert(e)
 		expert.Forward(b, ye, xe, s.hb, s.hb2, n)
 		for r, i := range slots {
 			t := int(i) / k
@@ -191,6 +217,18 @@ func axpy(dst, src []float32, a float32) {
 	src = src[:len(dst)]
 	for i := range dst {
 		dst[i] += a * src[i]
+	}
+}
+
+// swigluClamp sets gate[i] to gpt-oss's clamped SwiGLU of gate[i] and
+// up[i], as ggml_swiglu_oai computes it (alpha 1.702, limit 7).
+func swigluClamp(gate, up []float32) {
+	const alpha, limit = 1.702, 7
+	up = up[:len(gate)]
+	for i, g := range gate {
+		g = min(g, limit)
+		u := min(max(up[i], -limit), limit)
+		gate[i] = g / (1 + float32(math.Exp(float64(-alpha*g)))) * (u + 1)
 	}
 }
 
@@ -286,7 +324,10 @@ type blockSpec struct {
 	qkNorm    qkNorm     // query/key norms
 	act       Activation // MLP gate nonlinearity
 	gateUp    bool       // ffn_up.weight [2·HiddenDim][Dim] holds the gate rows, then the up rows (Phi-3)
-	moe       bool       // routed experts instead of the MLP (Qwen3-MoE)
+	moe       bool       // routed experts instead of the MLP (Qwen3-MoE, gpt-oss)
+	// softmaxChosen weighs the experts by the softmax of the chosen ones'
+	// scores instead of the renormalized probabilities (gpt-oss)
+	softmaxChosen bool
 }
 
 // block loads block i as spec lists it, with attention rope and attn.
@@ -327,8 +368,16 @@ func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn n
 			Gate:     l.experts(blk+"ffn_gate_exps.weight", e, h, p.Dim),
 			Up:       l.experts(blk+"ffn_up_exps.weight", e, h, p.Dim),
 			Down:     l.experts(blk+"ffn_down_exps.weight", e, p.Dim, h),
+			Act:      spec.act,
 			NUsed:    p.NExpertsUsed,
-			NormTopK: true,
+			NormTopK: !spec.softmaxChosen,
+
+			SoftmaxChosen: spec.softmaxChosen,
+		}
+		if l.has(blk + "ffn_gate_exps.bias") {
+			ly.MoE.GateB = l.rows(blk+"ffn_gate_exps.bias", e, h)
+			ly.MoE.UpB = l.rows(blk+"ffn_up_exps.bias", e, h)
+			ly.MoE.DownB = l.rows(blk+"ffn_down_exps.bias", e, p.Dim)
 		}
 	} else {
 		ly.FFN = l.mlp(blk, p, spec)
@@ -546,6 +595,19 @@ func (l *loader) split(name string, cols int, rows ...int) []Linear {
 		r0 += r
 	}
 	return parts
+}
+
+// rows returns tensor name of n×size elements as n rows of size.
+func (l *loader) rows(name string, n, size int) [][]float32 {
+	v := l.vector(name, n*size)
+	if v == nil {
+		return nil
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = v[i*size : (i+1)*size]
+	}
+	return out
 }
 
 // vector returns the 1-D tensor name of n elements, converted to float32.

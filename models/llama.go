@@ -28,7 +28,8 @@ type llamaFlavor struct {
 	qkNorm  bool // per-head RMSNorm of q and k before RoPE (required)
 	noRoPE  int  // layer i has no RoPE when (i+1)%noRoPE == 0 (SmolLM3: 4); 0 for none
 	granite bool // read Granite's multipliers (granite.embedding_scale, …)
-	moe     bool // routed experts instead of the MLP (Qwen3-MoE)
+	moe     bool // routed experts instead of the MLP (Qwen3-MoE, gpt-oss)
+	gptOSS  bool // gpt-oss's blocks (gptoss.go)
 }
 
 func init() {
@@ -78,9 +79,19 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 	if fl.qkNorm {
 		spec.qkNorm = qkPerHead
 	}
+	var local []bool // gpt-oss: the sliding-window layers
+	if fl.gptOSS {
+		spec, local = l.gptOSS(&p, spec)
+		if l.err != nil {
+			return nil, l.err
+		}
+	}
 	m.decoder = l.decoder(p)
 	for i := range m.Layers {
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
+		if fl.gptOSS {
+			l.gptOSSBlock(i, p, &m.Layers[i], local[i])
+		}
 		m.Layers[i].Attn.NoPE = fl.noRoPE > 0 && (i+1)%fl.noRoPE == 0
 		m.Layers[i].Attn.RopeMScale = mscale
 		if l.err != nil {

@@ -50,6 +50,11 @@ func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
 	case "granite":
 		_, err = f.Float(arch + ".logit_scale") // required by llama.cpp for granite
 		require.NoError(t, err)
+	case "gpt-oss":
+		get("attention.sliding_window") // required by llama.cpp for gpt-oss
+		h.nExpert = get("expert_count")
+		require.Positive(t, get("expert_used_count"))
+		h.nFFExp = get("expert_feed_forward_length") // required
 	case "qwen3moe":
 		h.nExpert = get("expert_count") // required non-zero, as expert_used_count
 		require.Positive(t, get("expert_used_count"))
@@ -87,7 +92,7 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 	switch arch {
 	case "llama", "granite", "exaone4":
 		optional["rope_freqs.weight"] = u(h.headK / 2)
-	case "olmo2":
+	case "olmo2", "gpt-oss":
 		required["output.weight"] = u(e, h.nVocab)
 	case "phi3":
 		optional["rope_factors_long.weight"] = u(h.nRot / 2)
@@ -96,7 +101,19 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 	postNorm := arch == "olmo2" || arch == "exaone4" // no pre-norms
 	for il := range h.nLayer {
 		p := fmt.Sprintf("blk.%d.", il)
-		if !postNorm {
+		if arch == "gpt-oss" { // attn_norm, then post_attention_norm before the experts
+			required[p+"attn_norm.weight"] = u(e)
+			required[p+"post_attention_norm.weight"] = u(e)
+			required[p+"attn_sinks.weight"] = u(h.nHead)
+			required[p+"attn_output.bias"] = u(e)
+			required[p+"ffn_gate_inp.bias"] = u(h.nExpert)
+			required[p+"ffn_gate_exps.bias"] = u(h.nFFExp, h.nExpert)
+			required[p+"ffn_up_exps.bias"] = u(h.nFFExp, h.nExpert)
+			required[p+"ffn_down_exps.bias"] = u(e, h.nExpert)
+			optional[p+"attn_q.bias"] = u(q)
+			optional[p+"attn_k.bias"] = u(k)
+			optional[p+"attn_v.bias"] = u(v)
+		} else if !postNorm {
 			required[p+"attn_norm.weight"] = u(e)
 			required[p+"ffn_norm.weight"] = u(e)
 		}
@@ -110,7 +127,7 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 		}
 		required[p+"attn_output.weight"] = u(h.headV*h.nHead, e)
 		switch {
-		case arch == "qwen3moe": // router and 3-D expert tensors
+		case arch == "qwen3moe" || arch == "gpt-oss": // router and 3-D expert tensors
 			required[p+"ffn_gate_inp.weight"] = u(e, h.nExpert)
 			required[p+"ffn_gate_exps.weight"] = u(e, h.nFFExp, h.nExpert)
 			required[p+"ffn_up_exps.weight"] = u(e, h.nFFExp, h.nExpert)

@@ -19,7 +19,7 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 		{Key: a + "rope.freq_base", Value: gguf.Float32(s.RopeBase)},
 		{Key: a + "attention.layer_norm_rms_epsilon", Value: gguf.Float32(s.NormEps)},
 	}
-	if s.HeadDim*s.NHead != s.NEmbd || s.Arch == "qwen3" || s.Arch == "qwen3moe" || s.Arch == "gemma3" || s.Arch == "gemma2" {
+	if s.HeadDim*s.NHead != s.NEmbd || s.Arch == "qwen3" || s.Arch == "qwen3moe" || s.Arch == "gpt-oss" || s.Arch == "gemma3" || s.Arch == "gemma2" {
 		kv = append(kv,
 			gguf.KV{Key: a + "attention.key_length", Value: gguf.Uint32(uint32(s.HeadDim))},
 			gguf.KV{Key: a + "attention.value_length", Value: gguf.Uint32(uint32(s.HeadDim))})
