@@ -156,6 +156,12 @@ func baseShapes() []Shape {
 		{Name: "qwen3moe-30b-a3b", Arch: "qwen3moe", NEmbd: 2048, NLayer: 48, NHead: 32, NHeadKV: 4, HeadDim: 128, NFF: 6144,
 			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
 			NExpert: 128, NExpertUsed: 8, NFFExp: 768},
+		// qwen3moe-2b-a0.6b: not a released model, a benchmark shape of
+		// Qwen3-30B-A3B's layout at laptop size (2.1B parameters, 0.6B
+		// active): 24 layers 1024 wide, 32 experts of 768, 8 per token.
+		{Name: "qwen3moe-2b-a0.6b", Arch: "qwen3moe", NEmbd: 1024, NLayer: 24, NHead: 16, NHeadKV: 4, HeadDim: 128, NFF: 6144,
+			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
+			NExpert: 32, NExpertUsed: 8, NFFExp: 768},
 		// gpt-oss-20b: 32 experts of 2880, 4 per token, biases everywhere,
 		// attention sinks, even layers sliding over 128 positions, YaRN.
 		{Name: "gpt-oss-20b", Arch: "gpt-oss", NEmbd: 2880, NLayer: 24, NHead: 64, NHeadKV: 8, HeadDim: 64, NFF: 2880,
@@ -216,6 +222,9 @@ func tiny(s Shape) Shape {
 	case "qwen3moe-30b-a3b": // 8:1 GQA, head dim 32; 16 experts of 64, 4 per token
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 256
 		t.NExpert, t.NExpertUsed, t.NFFExp = 16, 4, 64
+	case "qwen3moe-2b-a0.6b": // 4:1 GQA, head dim 32; 8 experts of 64, 2 per token
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 256
+		t.NExpert, t.NExpertUsed, t.NFFExp = 8, 2, 64
 	case "gpt-oss-20b": // 8:1 GQA, head dim 32; 8 experts of 64, 2 per token; window 16
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 64
 		t.NExpert, t.NExpertUsed, t.NFFExp, t.SlidingWin = 8, 2, 64, 16
