@@ -44,15 +44,16 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkMoE measures the 2.1B-parameter synthetic Qwen3-MoE
-// (qwen3moe-2b-a0.6b, 0.6B active) in Q4_K_M on the C kernels when built,
-// else the Go backend, on all cores: a 64-token prefill (its rate
-// reported) and single-token decode (tok/s), as llama-bench's pp64 and
-// tg runs on the same file. It writes a 1.3 GB model: set
+// BenchmarkMoE measures the 2.3B-parameter synthetic Qwen3-MoE
+// (qwen3moe-2b-a0.6b, 0.6B active in the blocks) in Q4_K_M on the C
+// kernels when built, else the Go backend, on all cores: a 64-token
+// prefill (its rate reported) and single-token decode (tok/s), as
+// testdata/gen/benchllama.cpp times llama.cpp on the same file. It writes
+// a ~1.4 GB model (minutes of quantization on few cores): set
 // LITERT_BENCH_MOE=1 to run it.
 func BenchmarkMoE(b *testing.B) {
 	if os.Getenv("LITERT_BENCH_MOE") == "" {
-		b.Skip("set LITERT_BENCH_MOE=1: writes a 1.3 GB model")
+		b.Skip("set LITERT_BENCH_MOE=1: writes a 1.4 GB model")
 	}
 	path := filepath.Join(b.TempDir(), "m.gguf")
 	require.NoError(b, synth.WriteFile(path, "qwen3moe-2b-a0.6b", synth.Options{Seed: 1, Type: ggml.Q4_K, Mix: "q4_k_m"}))

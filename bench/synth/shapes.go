@@ -157,8 +157,9 @@ func baseShapes() []Shape {
 			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
 			NExpert: 128, NExpertUsed: 8, NFFExp: 768},
 		// qwen3moe-2b-a0.6b: not a released model, a benchmark shape of
-		// Qwen3-30B-A3B's layout at laptop size (2.1B parameters, 0.6B
-		// active): 24 layers 1024 wide, 32 experts of 768, 8 per token.
+		// Qwen3-30B-A3B's layout at laptop size (2.3B parameters, 0.6B
+		// active in the blocks): 24 layers 1024 wide, 32 experts of 768, 8
+		// per token.
 		{Name: "qwen3moe-2b-a0.6b", Arch: "qwen3moe", NEmbd: 1024, NLayer: 24, NHead: 16, NHeadKV: 4, HeadDim: 128, NFF: 6144,
 			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
 			NExpert: 32, NExpertUsed: 8, NFFExp: 768},
