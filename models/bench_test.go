@@ -1,6 +1,7 @@
 package models
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -41,4 +42,41 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportMetric(prefill, "prefill-tok/s")
 		})
 	}
+}
+
+// BenchmarkMoE measures the 2.3B-parameter synthetic Qwen3-MoE
+// (qwen3moe-2b-a0.6b, 0.6B active in the blocks) in Q4_K_M on the C
+// kernels when built, else the Go backend, on all cores: a 64-token
+// prefill (its rate reported) and single-token decode (tok/s), as
+// testdata/gen/benchllama.cpp times llama.cpp on the same file. It writes
+// a ~1.4 GB model (minutes of quantization on few cores): set
+// LITERT_BENCH_MOE=1 to run it.
+func BenchmarkMoE(b *testing.B) {
+	if os.Getenv("LITERT_BENCH_MOE") == "" {
+		b.Skip("set LITERT_BENCH_MOE=1: writes a 1.4 GB model")
+	}
+	path := filepath.Join(b.TempDir(), "m.gguf")
+	require.NoError(b, synth.WriteFile(path, "qwen3moe-2b-a0.6b", synth.Options{Seed: 1, Type: ggml.Q4_K, Mix: "q4_k_m"}))
+	var be native.Backend = native.NewGo(0)
+	if c, err := native.LoadCPU(0); err == nil {
+		be.Close()
+		be = c
+	}
+	defer be.Close()
+	m := openModel(b, path, be)
+	const nPrompt = 64
+	st, err := NewState(m.Params(), nPrompt+b.N+1, nPrompt, ggml.F32)
+	require.NoError(b, err)
+	logits := make([]float32, m.Params().VocabSize)
+	start := time.Now()
+	m.Forward(st, testTokens(nPrompt, m.Params().VocabSize), logits)
+	prefill := nPrompt / time.Since(start).Seconds()
+	b.ResetTimer()
+	start = time.Now()
+	for range b.N {
+		m.Forward(st, []int32{argmax(logits)}, logits)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tok/s")
+	b.ReportMetric(prefill, "prefill-tok/s")
+	b.Logf("%s backend", be.Name())
 }

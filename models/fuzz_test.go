@@ -14,13 +14,14 @@ import (
 
 // FuzzLoadParams edits the hyper-parameter keys of tiny synthetic models
 // of every architecture, and the keys of their own (soft-caps, Granite's
-// multipliers, RoPE scaling): Load either fails with an error or gives a
+// multipliers, RoPE scaling, expert counts): Load either fails with an error or gives a
 // model whose Forward runs and whose logits are finite, or are reported as
 // a *NonFiniteError naming where they stopped being finite. It never
 // panics, and never allocates for a layer count the file cannot hold.
 func FuzzLoadParams(f *testing.F) {
 	shapes := []string{"tiny-qwen3-0.6b", "tiny-gemma3-270m", "tiny-gemma2-2b", "tiny-granite3.3-2b",
-		"tiny-olmo2-1b", "tiny-exaone4-1.2b", "tiny-phi4-mini", "tiny-qwen3-0.6b-yarn", "tiny-smollm3-3b"}
+		"tiny-olmo2-1b", "tiny-exaone4-1.2b", "tiny-phi4-mini", "tiny-qwen3-0.6b-yarn", "tiny-smollm3-3b",
+		"tiny-qwen3moe-30b-a3b", "tiny-gpt-oss-20b"}
 	files := make([][]byte, len(shapes))
 	for i, shape := range shapes {
 		src, err := gguf.Open(writeTiny(f, shape, ggml.F32))
@@ -50,6 +51,8 @@ func FuzzLoadParams(f *testing.F) {
 			"attention.key_length": keyLen, "attention.value_length": keyLen,
 			"rope.dimension_count": ropeDim, "attention.sliding_window": window,
 			"rope.scaling.original_context_length": window,
+
+			"expert_used_count": kvHeads, "expert_feed_forward_length": keyLen,
 		} {
 			if v != 0 {
 				m.Set(arch+"."+k, gguf.Uint32(v))

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
@@ -50,6 +51,9 @@ const (
 	SiLU Activation = iota
 	// GELU gives GeGLU with tanh-approximated GELU (Gemma).
 	GELU
+	// SwiGLUClamp is gpt-oss's gate: with g = min(gate, 7) and u =
+	// clamp(up, -7, 7), g·σ(1.702·g)·(u+1) (ggml_swiglu_oai).
+	SwiGLUClamp
 )
 
 // MLP is the gated feed-forward network down(act(gate(x)) * up(x)).
@@ -66,12 +70,166 @@ func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
 	hb, hb2 = hb[:nTokens*h], hb2[:nTokens*h]
 	m.Gate.Forward(b, hb, x, nTokens)
 	m.Up.Forward(b, hb2, x, nTokens)
-	if m.Act == GELU {
+	switch m.Act {
+	case GELU:
 		b.GeGLU(hb, hb2)
-	} else {
+	case SwiGLUClamp:
+		swigluClamp(hb, hb2)
+	default:
 		b.SwiGLU(hb, hb2)
 	}
 	m.Down.Forward(b, out, hb, nTokens)
+}
+
+// MoE is a mixture of gated experts (llama.cpp build_moe_ffn): a router
+// scores the experts of each token, the NUsed of highest score run, and
+// their outputs are summed with weights: their softmax probabilities over
+// all experts, renormalized to sum to one when NormTopK (Qwen3-MoE), or,
+// when SoftmaxChosen, the softmax of the chosen experts' scores alone
+// (gpt-oss).
+//
+// Forward groups the tokens by expert, so that prefill multiplies each
+// expert's matrices once by all the rows routed to it (matrix-matrix) and
+// decode reads the rows of the chosen experts only.
+type MoE struct {
+	Router   Linear          // ffn_gate_inp.weight [NExperts][Dim]
+	Gate, Up []native.Weight // ffn_{gate,up}_exps.weight, per expert [ExpertHiddenDim][Dim]
+	Down     []native.Weight // ffn_down_exps.weight, per expert [Dim][ExpertHiddenDim]
+	// optional biases (gpt-oss), per expert: ffn_{gate,up}_exps.bias
+	// [NExperts][ExpertHiddenDim], ffn_down_exps.bias [NExperts][Dim]
+	GateB, UpB, DownB [][]float32
+	Act               Activation // the experts' gate nonlinearity
+	NUsed             int        // experts per token (expert_used_count)
+	NormTopK          bool       // renormalize the chosen probabilities to sum to 1
+	SoftmaxChosen     bool       // weights are the softmax of the chosen experts' scores
+}
+
+// expert returns expert e as an MLP.
+func (m *MoE) expert(e int) MLP {
+	x := MLP{Gate: Linear{W: m.Gate[e]}, Up: Linear{W: m.Up[e]}, Down: Linear{W: m.Down[e]}, Act: m.Act}
+	if m.GateB != nil {
+		x.Gate.B, x.Up.B, x.Down.B = m.GateB[e], m.UpB[e], m.DownB[e]
+	}
+	return x
+}
+
+// minWeightSum is the floor of the sum that NormTopK divides by: ggml's
+// clamp to the smallest normal float16.
+const minWeightSum = 6.103515625e-5
+
+// Forward writes the experts' output for the nTokens rows of x into out,
+// using s's routing and expert buffers.
+func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int) {
+	nExp, k, dim := len(m.Gate), m.NUsed, len(out)/nTokens
+	route := s.route[:nTokens*nExp]
+	m.Router.Forward(b, route, x, nTokens)
+	picked, weight := s.picked[:nTokens*k], s.weight[:nTokens*k]
+	var count [maxExperts + 1]int32 // count[e+1]: slots routed to expert e, then offsets
+	for t := range nTokens {
+		p := route[t*nExp : (t+1)*nExp]
+		if !m.SoftmaxChosen {
+			softmax(p)
+		}
+		topK(p, picked[t*k:(t+1)*k])
+		w := weight[t*k : (t+1)*k]
+		sum := float32(0)
+		for j, e := range picked[t*k : (t+1)*k] {
+			w[j] = p[e]
+			sum += w[j]
+			count[e+1]++
+		}
+		switch {
+		case m.SoftmaxChosen:
+			softmax(w)
+		case m.NormTopK:
+			scale(w, 1/max(sum, minWeightSum))
+		}
+	}
+	// group the (token, slot) pairs by expert
+	for e := range nExp {
+		count[e+1] += count[e]
+	}
+	order := s.order[:nTokens*k]
+	next := count
+	for i, e := range picked {
+		order[next[e]] = int32(i)
+		next[e]++
+	}
+	clear(out)
+	for e := range nExp {
+		slots := order[count[e]:count[e+1]]
+		if len(slots) == 0 {
+			continue
+		}
+		n := len(slots)
+		xe, ye := s.xe[:n*dim], s.ye[:n*dim]
+		for r, i := range slots {
+			t := int(i) / k
+			copy(xe[r*dim:(r+1)*dim], x[t*dim:(t+1)*dim])
+		}
+		expert := m.expert(e)
+		expert.Forward(b, ye, xe, s.hb, s.hb2, n)
+		for r, i := range slots {
+			t := int(i) / k
+			axpy(out[t*dim:(t+1)*dim], ye[r*dim:(r+1)*dim], weight[i])
+		}
+	}
+}
+
+// maxExperts bounds expert_count: llama.cpp's LLAMA_MAX_EXPERTS.
+const maxExperts = 512
+
+// softmax sets x to exp(x-max)/Σ, as ggml_soft_max computes it (float32
+// exponentials, a float64 sum).
+func softmax(x []float32) {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var sum float64
+	for i, v := range x {
+		e := float32(math.Exp(float64(v - m)))
+		x[i] = e
+		sum += float64(e)
+	}
+	scale(x, float32(1/sum))
+}
+
+// topK writes the indices of the len(idx) largest elements of p into idx,
+// largest first; among equal elements the lower index comes first.
+func topK(p []float32, idx []int32) {
+	for j := range idx {
+		best := -1
+		for e, v := range p {
+			if slices.Contains(idx[:j], int32(e)) {
+				continue
+			}
+			if best < 0 || v > p[best] {
+				best = e
+			}
+		}
+		idx[j] = int32(best)
+	}
+}
+
+// axpy sets dst += a·src.
+func axpy(dst, src []float32, a float32) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += a * src[i]
+	}
+}
+
+// swigluClamp sets gate[i] to gpt-oss's clamped SwiGLU of gate[i] and
+// up[i], as ggml_swiglu_oai computes it (alpha 1.702, limit 7).
+func swigluClamp(gate, up []float32) {
+	const alpha, limit = 1.702, 7
+	up = up[:len(gate)]
+	for i, g := range gate {
+		g = min(g, limit)
+		u := min(max(up[i], -limit), limit)
+		gate[i] = g / (1 + float32(math.Exp(float64(-alpha*g)))) * (u + 1)
+	}
 }
 
 // SelfAttention is causal grouped-query attention over a layer's KV cache.
@@ -146,6 +304,7 @@ type Block struct {
 	PostAttnNorm RMSNorm       // blk.N.post_attention_norm.weight [Dim]
 	FFNNorm      RMSNorm       // blk.N.ffn_norm.weight [Dim]: pre-MLP norm
 	FFN          MLP           // blk.N.ffn_{gate,up}.weight [HiddenDim][Dim], ffn_down.weight [Dim][HiddenDim]
+	MoE          *MoE          // blk.N.ffn_gate_inp.weight, ffn_{gate,up,down}_exps.weight, instead of FFN (nil if dense)
 	PostFFNNorm  RMSNorm       // blk.N.post_ffw_norm.weight [Dim]
 }
 
@@ -165,6 +324,10 @@ type blockSpec struct {
 	qkNorm    qkNorm     // query/key norms
 	act       Activation // MLP gate nonlinearity
 	gateUp    bool       // ffn_up.weight [2·HiddenDim][Dim] holds the gate rows, then the up rows (Phi-3)
+	moe       bool       // routed experts instead of the MLP (Qwen3-MoE, gpt-oss)
+	// softmaxChosen weighs the experts by the softmax of the chosen ones'
+	// scores instead of the renormalized probabilities (gpt-oss)
+	softmaxChosen bool
 }
 
 // block loads block i as spec lists it, with attention rope and attn.
@@ -198,20 +361,47 @@ func (l *loader) block(i int, p Params, spec blockSpec, rope native.RoPE, attn n
 		ly.Attn.QNorm = l.norm(blk+"attn_q_norm", qDim, p.NormEps)
 		ly.Attn.KNorm = l.norm(blk+"attn_k_norm", kvDim, p.NormEps)
 	}
-	ly.FFN.Act = spec.act
-	if spec.gateUp {
-		gu := l.split(blk+"ffn_up", p.Dim, p.HiddenDim, p.HiddenDim)
-		ly.FFN.Gate, ly.FFN.Up = gu[0], gu[1]
+	if spec.moe {
+		e, h := p.NExperts, p.ExpertHiddenDim
+		ly.MoE = &MoE{
+			Router:   l.linear(blk+"ffn_gate_inp", e, p.Dim),
+			Gate:     l.experts(blk+"ffn_gate_exps.weight", e, h, p.Dim),
+			Up:       l.experts(blk+"ffn_up_exps.weight", e, h, p.Dim),
+			Down:     l.experts(blk+"ffn_down_exps.weight", e, p.Dim, h),
+			Act:      spec.act,
+			NUsed:    p.NExpertsUsed,
+			NormTopK: !spec.softmaxChosen,
+
+			SoftmaxChosen: spec.softmaxChosen,
+		}
+		if l.has(blk + "ffn_gate_exps.bias") {
+			ly.MoE.GateB = l.rows(blk+"ffn_gate_exps.bias", e, h)
+			ly.MoE.UpB = l.rows(blk+"ffn_up_exps.bias", e, h)
+			ly.MoE.DownB = l.rows(blk+"ffn_down_exps.bias", e, p.Dim)
+		}
 	} else {
-		ly.FFN.Gate = l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim)
-		ly.FFN.Up = l.linear(blk+"ffn_up", p.HiddenDim, p.Dim)
+		ly.FFN = l.mlp(blk, p, spec)
 	}
-	ly.FFN.Down = l.linear(blk+"ffn_down", p.Dim, p.HiddenDim)
 	if spec.postNorms {
 		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
 		ly.PostFFNNorm = l.norm(blk+"post_ffw_norm", p.Dim, p.NormEps)
 	}
 	return ly
+}
+
+// mlp loads the dense MLP of block prefix blk.
+func (l *loader) mlp(blk string, p Params, spec blockSpec) MLP {
+	var m MLP
+	m.Act = spec.act
+	if spec.gateUp {
+		gu := l.split(blk+"ffn_up", p.Dim, p.HiddenDim, p.HiddenDim)
+		m.Gate, m.Up = gu[0], gu[1]
+	} else {
+		m.Gate = l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim)
+		m.Up = l.linear(blk+"ffn_up", p.HiddenDim, p.Dim)
+	}
+	m.Down = l.linear(blk+"ffn_down", p.Dim, p.HiddenDim)
+	return m
 }
 
 // decoder is what every architecture has around its blocks: the token
@@ -345,6 +535,34 @@ func (l *loader) weight(name string, rows, cols int) native.Weight {
 	return w
 }
 
+// experts returns the 3-D tensor name (GGUF dims [cols, rows, n]) as n
+// rows×cols matrices, each viewing its expert's part of the stored data.
+func (l *loader) experts(name string, n, rows, cols int) []native.Weight {
+	ti, ok := l.f.Tensor(name)
+	if !ok {
+		l.fail("required tensor %q is missing", name)
+		return nil
+	}
+	if len(ti.Dims) != 3 || ti.Dims[0] != uint64(cols) || ti.Dims[1] != uint64(rows) || ti.Dims[2] != uint64(n) {
+		l.fail("tensor %q has shape %v, want [%d %d %d]", name, ti.Dims, cols, rows, n)
+		return nil
+	}
+	if !l.b.Supports(ti.Type) {
+		l.fail("tensor %q has type %s, which the %s backend cannot multiply", name, ti.Type, l.b.Name())
+		return nil
+	}
+	whole := native.Weight{Type: ti.Type, Rows: n * rows, Cols: cols, Data: l.f.TensorData(ti)}
+	if err := whole.Check(); err != nil {
+		l.fail("tensor %q: %v", name, err)
+		return nil
+	}
+	ws, size := make([]native.Weight, n), rows*whole.RowBytes()
+	for e := range ws {
+		ws[e] = native.Weight{Type: ti.Type, Rows: rows, Cols: cols, Data: whole.Data[e*size : (e+1)*size]}
+	}
+	return ws
+}
+
 // linear returns the projection name+".weight" with the bias
 // name+".bias" if the file has one.
 func (l *loader) linear(name string, rows, cols int) Linear {
@@ -377,6 +595,19 @@ func (l *loader) split(name string, cols int, rows ...int) []Linear {
 		r0 += r
 	}
 	return parts
+}
+
+// rows returns tensor name of n×size elements as n rows of size.
+func (l *loader) rows(name string, n, size int) [][]float32 {
+	v := l.vector(name, n*size)
+	if v == nil {
+		return nil
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = v[i*size : (i+1)*size]
+	}
+	return out
 }
 
 // vector returns the 1-D tensor name of n elements, converted to float32.
@@ -548,6 +779,24 @@ func (l *loader) params() Params {
 		l.fail("required tensor %q is missing", "token_embd.weight")
 	}
 	return p
+}
+
+// expertParams reads the mixture-of-experts keys into p: expert_count and
+// expert_used_count (required) and expert_feed_forward_length (default
+// feed_forward_length / expert_used_count, as llama.cpp).
+func (l *loader) expertParams(p *Params) {
+	p.NExperts = l.int("expert_count")
+	p.NExpertsUsed = l.int("expert_used_count")
+	if l.err != nil {
+		return
+	}
+	switch {
+	case p.NExperts > maxExperts:
+		l.fail("key %q is %d, more than the %d experts supported", l.key("expert_count"), p.NExperts, maxExperts)
+	case p.NExpertsUsed > p.NExperts:
+		l.fail("key %q is %d, more than the %d experts (key %q)", l.key("expert_used_count"), p.NExpertsUsed, p.NExperts, l.key("expert_count"))
+	}
+	p.ExpertHiddenDim = l.intOr("expert_feed_forward_length", p.HiddenDim/max(p.NExpertsUsed, 1))
 }
 
 // ropeScale returns the linear position scale from <arch>.rope.scaling.*

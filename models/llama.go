@@ -6,8 +6,8 @@ import (
 )
 
 // Llama is the llama architecture (Llama 2 and 3, SmolLM) and, through the
-// flavors set in qwen.go, smollm3.go and granite.go, Qwen2, Qwen3, SmolLM3
-// and Granite, and the loader of phi3.go, Phi-3: pre-norm blocks of
+// flavors set in qwen.go, qwen3moe.go, smollm3.go and granite.go, Qwen2,
+// Qwen3, Qwen3-MoE, SmolLM3 and Granite, and the loader of phi3.go, Phi-3: pre-norm blocks of
 // grouped-query attention and a SwiGLU MLP.
 //
 // It follows llama.cpp src/models/llama.cpp (and qwen2.cpp, qwen3.cpp,
@@ -28,6 +28,8 @@ type llamaFlavor struct {
 	qkNorm  bool // per-head RMSNorm of q and k before RoPE (required)
 	noRoPE  int  // layer i has no RoPE when (i+1)%noRoPE == 0 (SmolLM3: 4); 0 for none
 	granite bool // read Granite's multipliers (granite.embedding_scale, …)
+	moe     bool // routed experts instead of the MLP (Qwen3-MoE, gpt-oss)
+	gptOSS  bool // gpt-oss's blocks (gptoss.go)
 }
 
 func init() {
@@ -44,6 +46,9 @@ func init() {
 func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Llama, error) {
 	l := &loader{f: f, b: b, arch: arch}
 	p := l.params()
+	if fl.moe {
+		l.expertParams(&p)
+	}
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -70,13 +75,23 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 	if l.err != nil {
 		return nil, l.err
 	}
-	spec := blockSpec{preNorms: true, act: SiLU}
+	spec := blockSpec{preNorms: true, act: SiLU, moe: fl.moe}
 	if fl.qkNorm {
 		spec.qkNorm = qkPerHead
+	}
+	var local []bool // gpt-oss: the sliding-window layers
+	if fl.gptOSS {
+		spec, local = l.gptOSS(&p, spec)
+		if l.err != nil {
+			return nil, l.err
+		}
 	}
 	m.decoder = l.decoder(p)
 	for i := range m.Layers {
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
+		if fl.gptOSS {
+			l.gptOSSBlock(i, p, &m.Layers[i], local[i])
+		}
 		m.Layers[i].Attn.NoPE = fl.noRoPE > 0 && (i+1)%fl.noRoPE == 0
 		m.Layers[i].Attn.RopeMScale = mscale
 		if l.err != nil {
@@ -108,8 +123,13 @@ func (m *Llama) Forward(s *State, tokens []int32, logits []float32) {
 		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
-		// SwiGLU MLP: down(silu(gate(x)) * up(x))
-		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
+		if ly.MoE != nil {
+			// routed SwiGLU experts
+			ly.MoE.Forward(b, s, xb2, xb, n)
+		} else {
+			// SwiGLU MLP: down(silu(gate(x)) * up(x))
+			ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
+		}
 		// residual (× Granite's residual multiplier)
 		addScaled(x, xb2, m.residualScale)
 		s.traced("feed-forward", i, x, dim, pos0)

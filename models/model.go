@@ -1,6 +1,7 @@
 // Package models holds the transformer architectures litert-go runs: one
 // file per architecture (llama.go, qwen.go, smollm3.go, granite.go,
-// phi3.go, gemma.go, gemma2.go, olmo2.go for olmo2 and exaone4) on the
+// phi3.go, gemma.go, gemma2.go, olmo2.go for olmo2 and exaone4,
+// qwen3moe.go) on the
 // shared layer vocabulary of layers.go, where blockSpec lists a block's
 // tensors and loader.block loads them, and a registry keyed by the GGUF
 // key general.architecture. Weights stay in the memory-mapped file in their
@@ -33,6 +34,11 @@ type Params struct {
 	RopeDim   int     // <arch>.rope.dimension_count (default HeadDim)
 	RopeBase  float64 // <arch>.rope.freq_base (default 10000)
 	Window    int     // <arch>.attention.sliding_window for local layers, 0 if none
+
+	// Mixture of experts (qwen3moe); zero for dense models.
+	NExperts        int // <arch>.expert_count
+	NExpertsUsed    int // <arch>.expert_used_count: experts each token is routed to
+	ExpertHiddenDim int // <arch>.expert_feed_forward_length (default HiddenDim/NExpertsUsed)
 }
 
 // Model is a loaded architecture: read-only weights and a forward pass. A

@@ -29,6 +29,14 @@ type State struct {
 	att []float32 // attention output [n][NHeads*HeadDim]
 	hb  []float32 // FFN hidden (gate) [n][HiddenDim]
 	hb2 []float32 // FFN hidden (up) [n][HiddenDim]
+
+	// Mixture of experts (nil for dense models):
+	route  []float32 // router probabilities [n][NExperts]
+	picked []int32   // experts chosen by each token [n][NExpertsUsed]
+	weight []float32 // their gate weights [n][NExpertsUsed]
+	order  []int32   // token·NExpertsUsed+slot, grouped by expert [n·NExpertsUsed]
+	xe     []float32 // rows routed to one expert [n][Dim]
+	ye     []float32 // that expert's output [n][Dim]
 }
 
 // NewState allocates a cache of ctxLen positions of type kvType (ggml.F32
@@ -54,8 +62,17 @@ func NewState(p Params, ctxLen, maxBatch int, kvType ggml.DType) (*State, error)
 	s.k = make([]float32, maxBatch*kw)
 	s.v = make([]float32, maxBatch*kw)
 	s.att = make([]float32, maxBatch*qw)
-	s.hb = make([]float32, maxBatch*p.HiddenDim)
-	s.hb2 = make([]float32, maxBatch*p.HiddenDim)
+	hidden := max(p.HiddenDim, p.ExpertHiddenDim)
+	s.hb = make([]float32, maxBatch*hidden)
+	s.hb2 = make([]float32, maxBatch*hidden)
+	if p.NExperts > 0 {
+		s.route = make([]float32, maxBatch*p.NExperts)
+		s.picked = make([]int32, maxBatch*p.NExpertsUsed)
+		s.weight = make([]float32, maxBatch*p.NExpertsUsed)
+		s.order = make([]int32, maxBatch*p.NExpertsUsed)
+		s.xe = make([]float32, maxBatch*p.Dim)
+		s.ye = make([]float32, maxBatch*p.Dim)
+	}
 	return s, nil
 }
 
@@ -108,7 +125,8 @@ func (s *State) begin(p Params, tokens []int32) {
 	if len(tokens) == 0 || len(tokens) > s.maxBatch || s.n+len(tokens) > s.ctxLen {
 		panic(fmt.Sprintf("models: Forward of %d tokens at %d (batch ≤ %d, context %d)", len(tokens), s.n, s.maxBatch, s.ctxLen))
 	}
-	if p.Dim != s.p.Dim || p.NLayers != s.p.NLayers || p.HeadDim != s.p.HeadDim || p.NKVHeads != s.p.NKVHeads {
+	if p.Dim != s.p.Dim || p.NLayers != s.p.NLayers || p.HeadDim != s.p.HeadDim || p.NKVHeads != s.p.NKVHeads ||
+		p.NExperts != s.p.NExperts || p.NExpertsUsed != s.p.NExpertsUsed || p.ExpertHiddenDim != s.p.ExpertHiddenDim {
 		panic("models: State was made for a different model")
 	}
 	for i, t := range tokens {

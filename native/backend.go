@@ -82,6 +82,9 @@ type Attention struct {
 	Scale    float32 // multiplies q·k before the softmax
 	Window   int     // sliding window: a query at pos sees keys in (pos-Window, pos]; 0 for none
 	SoftCap  float32 // if > 0, scores become SoftCap*tanh(score/SoftCap)
+	// Sinks, if not nil, holds a logit per query head that joins the
+	// softmax's denominator without a value (gpt-oss attn_sinks).
+	Sinks []float32
 }
 
 // Backend is the set of coarse operations a forward pass is made of.

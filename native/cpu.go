@@ -207,6 +207,11 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 	if nTokens == 0 {
 		return
 	}
+	if a.Sinks != nil {
+		// the C kernel has no sinks yet
+		c.fallback.Attend(out, q, cache, pos0, nTokens, a)
+		return
+	}
 	prm := &attnParams{
 		q: unsafe.Pointer(&q[0]), out: unsafe.Pointer(&out[0]),
 		pos0: int64(pos0), ntok: int64(nTokens), nKV: int64(pos0 + nTokens),

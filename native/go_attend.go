@@ -33,16 +33,21 @@ func (at *attendTask) run(lo, hi int) {
 		if a.Window > 0 {
 			first = max(0, pos-a.Window+1)
 		}
+		sink := float32(math.Inf(-1)) // e^-∞ = 0: no sink
+		if a.Sinks != nil {
+			sink = a.Sinks[h]
+		}
 		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, pos,
-			a.Scale, a.SoftCap, (*buf)[:pos-first+1])
+			a.Scale, a.SoftCap, sink, (*buf)[:pos-first+1])
 	}
 }
 
 // attendHead computes one head's output o over cache positions [first,
 // last] in two passes: the scaled (and soft-capped) scores into s, which
 // has one element per position, then their softmax weights, which sum the
-// value rows. off is the head's element offset within a cache row.
-func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap float32, s []float32) {
+// value rows. off is the head's element offset within a cache row. The
+// sink logit (-∞ for none) joins the softmax's denominator only.
+func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap, sink float32, s []float32) {
 	hd, n := len(q), len(s)
 	simd := haveSIMD && hd%8 == 0
 	base := first*c.width + off
@@ -61,7 +66,8 @@ func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap
 			}
 		}
 	}
-	sum := softmaxScores(s, scale, softCap, simd)
+	sum, m := softmaxScores(s, scale, softCap, simd)
+	sum += float32(math.Exp(float64(sink - m)))
 	switch {
 	case simd && c.typ == ggml.F16:
 		wsumF16AVX2(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, n, hd)
@@ -85,14 +91,14 @@ func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap
 }
 
 // softmaxScores scales the scores s (and soft-caps them if softCap > 0),
-// replaces them by e^(s-max) and returns their sum.
-func softmaxScores(s []float32, scale, softCap float32, simd bool) float32 {
+// replaces them by e^(s-max) and returns their sum and the max.
+func softmaxScores(s []float32, scale, softCap float32, simd bool) (sum, m float32) {
 	n := len(s)
 	k := 0 // scores done by the SIMD kernels
 	if simd && softCap == 0 {
 		k = n &^ 7
 	}
-	m := float32(math.Inf(-1))
+	m = float32(math.Inf(-1))
 	if k > 0 {
 		m = scaleMaxAVX2(&s[0], k, scale)
 	}
@@ -104,7 +110,6 @@ func softmaxScores(s []float32, scale, softCap float32, simd bool) float32 {
 		s[j] = v
 		m = max(m, v)
 	}
-	var sum float32
 	if k > 0 {
 		sum = expSubAVX2(&s[0], k, m)
 	}
@@ -113,5 +118,5 @@ func softmaxScores(s []float32, scale, softCap float32, simd bool) float32 {
 		s[j] = e
 		sum += e
 	}
-	return sum
+	return sum, m
 }

@@ -1,11 +1,13 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -44,6 +46,52 @@ func TestAttendHeadDims(t *testing.T) {
 	}
 }
 
+// TestAttendSinks checks attention sinks (gpt-oss): each head's sink
+// logit joins the softmax's denominator, on both backends, with and
+// without a sliding window, against the float64 reference.
+func TestAttendSinks(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	g := NewGo(2)
+	defer g.Close()
+	bs := []Backend{g}
+	if c, err := LoadCPU(2); err == nil {
+		defer c.Close()
+		bs = append(bs, c)
+	} else if !errors.Is(err, ErrUnavailable) {
+		require.NoError(t, err)
+	}
+	for _, b := range bs {
+		for _, window := range []int{0, 16} {
+			t.Run(fmt.Sprintf("%s/window%d", b.Name(), window), func(t *testing.T) {
+				// sinks around the scores' size and far above them
+				a := Attention{NHeads: 4, NKVHeads: 2, HeadDim: 32, Scale: 0.2, Window: window, Sinks: []float32{-1, 0.5, 3, 12}}
+				const ctxLen, pos0, n = 80, 41, 7
+				kvw := a.NKVHeads * a.HeadDim
+				c, err := NewKVCache(ggml.F32, ctxLen, kvw)
+				require.NoError(t, err)
+				k, v := randVec(r, (pos0+n)*kvw), randVec(r, (pos0+n)*kvw)
+				b.StoreKV(c, 0, k, v, pos0+n)
+				q := randVec(r, n*a.NHeads*a.HeadDim)
+				got := make([]float32, len(q))
+				b.Attend(got, q, c, pos0, n, a)
+				want := naiveAttention(q, k, v, pos0, n, a)
+				assertClose(t, want, got, 1e-5, "attention with sinks")
+				a.Sinks = nil
+				assert.Greater(t, maxAbsDiff(naiveAttention(q, k, v, pos0, n, a), want), 0.01, "the sinks matter")
+			})
+		}
+	}
+}
+
+// maxAbsDiff is the largest |a[i]-b[i]|.
+func maxAbsDiff(a, b []float32) float64 {
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i]-b[i])))
+	}
+	return d
+}
+
 // TestSoftmaxScores checks the SIMD softmax of scores against math.Exp.
 func TestSoftmaxScores(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
@@ -51,9 +99,9 @@ func TestSoftmaxScores(t *testing.T) {
 		for _, spread := range []float32{0.1, 5, 100} {
 			s := randFloats(r, n, spread)
 			want := append([]float32(nil), s...)
-			wantSum := softmaxScores(want, 0.7, 0, false)
+			wantSum, _ := softmaxScores(want, 0.7, 0, false)
 			got := append([]float32(nil), s...)
-			gotSum := softmaxScores(got, 0.7, 0, haveSIMD)
+			gotSum, _ := softmaxScores(got, 0.7, 0, haveSIMD)
 			require.InEpsilon(t, wantSum, gotSum, 1e-6, "n=%d spread %g: sum", n, spread)
 			for i := range want {
 				require.InDelta(t, want[i], got[i], 2e-7*float64(want[i])+1e-37, "n=%d spread %g: element %d", n, spread, i)

@@ -177,7 +177,7 @@ func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 // values (see attendHead). Query rows × heads are split over threads.
 func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
-	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != c.width ||
+	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != c.width || (a.Sinks != nil && len(a.Sinks) != a.NHeads) ||
 		pos0 < 0 || pos0+nTokens > c.ctxLen || len(q) < nTokens*a.NHeads*hd || len(out) < nTokens*a.NHeads*hd {
 		panic(fmt.Sprintf("native: Attend %d tokens at %d, %d heads / %d KV heads × %d, cache %d×%d, q %d, out %d",
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))

@@ -103,6 +103,9 @@ func naiveAttention(q, k, v []float32, pos0, nTokens int, a Attention) []float32
 				scores[j] = math.Exp(scores[j] - m)
 				sum += scores[j]
 			}
+			if a.Sinks != nil {
+				sum += math.Exp(float64(a.Sinks[h]) - m)
+			}
 			o := out[(t*a.NHeads+h)*hd:][:hd]
 			for j := range scores {
 				for i := range hd {

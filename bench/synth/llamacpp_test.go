@@ -12,6 +12,7 @@ import (
 // hparams are the hyperparameters llama.cpp's loader reads from metadata.
 type hparams struct {
 	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nRot, nVocab int
+	nExpert, nFFExp                                                int // qwen3moe
 }
 
 // loadHparams reads the keys llama.cpp's llm_load_hparams requires for arch,
@@ -49,6 +50,18 @@ func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
 	case "granite":
 		_, err = f.Float(arch + ".logit_scale") // required by llama.cpp for granite
 		require.NoError(t, err)
+	case "gpt-oss":
+		get("attention.sliding_window") // required by llama.cpp for gpt-oss
+		h.nExpert = get("expert_count")
+		require.Positive(t, get("expert_used_count"))
+		h.nFFExp = get("expert_feed_forward_length") // required
+	case "qwen3moe":
+		h.nExpert = get("expert_count") // required non-zero, as expert_used_count
+		require.Positive(t, get("expert_used_count"))
+		h.nFFExp = h.nFF / get("expert_used_count")
+		if f.Has(arch + ".expert_feed_forward_length") {
+			h.nFFExp = get("expert_feed_forward_length")
+		}
 	}
 	h.nRot = h.headK
 	if f.Has(arch + ".rope.dimension_count") {
@@ -79,7 +92,7 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 	switch arch {
 	case "llama", "granite", "exaone4":
 		optional["rope_freqs.weight"] = u(h.headK / 2)
-	case "olmo2":
+	case "olmo2", "gpt-oss":
 		required["output.weight"] = u(e, h.nVocab)
 	case "phi3":
 		optional["rope_factors_long.weight"] = u(h.nRot / 2)
@@ -88,7 +101,19 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 	postNorm := arch == "olmo2" || arch == "exaone4" // no pre-norms
 	for il := range h.nLayer {
 		p := fmt.Sprintf("blk.%d.", il)
-		if !postNorm {
+		if arch == "gpt-oss" { // attn_norm, then post_attention_norm before the experts
+			required[p+"attn_norm.weight"] = u(e)
+			required[p+"post_attention_norm.weight"] = u(e)
+			required[p+"attn_sinks.weight"] = u(h.nHead)
+			required[p+"attn_output.bias"] = u(e)
+			required[p+"ffn_gate_inp.bias"] = u(h.nExpert)
+			required[p+"ffn_gate_exps.bias"] = u(h.nFFExp, h.nExpert)
+			required[p+"ffn_up_exps.bias"] = u(h.nFFExp, h.nExpert)
+			required[p+"ffn_down_exps.bias"] = u(e, h.nExpert)
+			optional[p+"attn_q.bias"] = u(q)
+			optional[p+"attn_k.bias"] = u(k)
+			optional[p+"attn_v.bias"] = u(v)
+		} else if !postNorm {
 			required[p+"attn_norm.weight"] = u(e)
 			required[p+"ffn_norm.weight"] = u(e)
 		}
@@ -99,11 +124,21 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 			required[p+"attn_q.weight"] = u(e, q)
 			required[p+"attn_k.weight"] = u(e, k)
 			required[p+"attn_v.weight"] = u(e, v)
-			required[p+"ffn_gate.weight"] = u(e, h.nFF)
-			required[p+"ffn_up.weight"] = u(e, h.nFF)
 		}
 		required[p+"attn_output.weight"] = u(h.headV*h.nHead, e)
-		required[p+"ffn_down.weight"] = u(h.nFF, e)
+		switch {
+		case arch == "qwen3moe" || arch == "gpt-oss": // router and 3-D expert tensors
+			required[p+"ffn_gate_inp.weight"] = u(e, h.nExpert)
+			required[p+"ffn_gate_exps.weight"] = u(e, h.nFFExp, h.nExpert)
+			required[p+"ffn_up_exps.weight"] = u(e, h.nFFExp, h.nExpert)
+			required[p+"ffn_down_exps.weight"] = u(h.nFFExp, e, h.nExpert)
+		case arch != "phi3":
+			required[p+"ffn_gate.weight"] = u(e, h.nFF)
+			required[p+"ffn_up.weight"] = u(e, h.nFF)
+			fallthrough
+		default:
+			required[p+"ffn_down.weight"] = u(h.nFF, e)
+		}
 		switch arch {
 		case "llama":
 			optional[p+"attn_q.bias"] = u(q)
@@ -113,7 +148,7 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 			required[p+"attn_q.bias"] = u(e)
 			required[p+"attn_k.bias"] = u(k)
 			required[p+"attn_v.bias"] = u(v)
-		case "qwen3":
+		case "qwen3", "qwen3moe":
 			required[p+"attn_q_norm.weight"] = u(h.headK)
 			required[p+"attn_k_norm.weight"] = u(h.headK)
 		case "gemma3", "exaone4":

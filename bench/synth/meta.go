@@ -19,7 +19,7 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 		{Key: a + "rope.freq_base", Value: gguf.Float32(s.RopeBase)},
 		{Key: a + "attention.layer_norm_rms_epsilon", Value: gguf.Float32(s.NormEps)},
 	}
-	if s.HeadDim*s.NHead != s.NEmbd || s.Arch == "qwen3" || s.Arch == "gemma3" || s.Arch == "gemma2" {
+	if s.HeadDim*s.NHead != s.NEmbd || s.Arch == "qwen3" || s.Arch == "qwen3moe" || s.Arch == "gpt-oss" || s.Arch == "gemma3" || s.Arch == "gemma2" {
 		kv = append(kv,
 			gguf.KV{Key: a + "attention.key_length", Value: gguf.Uint32(uint32(s.HeadDim))},
 			gguf.KV{Key: a + "attention.value_length", Value: gguf.Uint32(uint32(s.HeadDim))})
@@ -28,6 +28,12 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 		kv = append(kv,
 			gguf.KV{Key: a + "vocab_size", Value: gguf.Uint32(uint32(nVocab))},
 			gguf.KV{Key: a + "rope.dimension_count", Value: gguf.Uint32(uint32(s.HeadDim))})
+	}
+	if s.NExpert > 0 {
+		kv = append(kv,
+			gguf.KV{Key: a + "expert_count", Value: gguf.Uint32(uint32(s.NExpert))},
+			gguf.KV{Key: a + "expert_used_count", Value: gguf.Uint32(uint32(s.NExpertUsed))},
+			gguf.KV{Key: a + "expert_feed_forward_length", Value: gguf.Uint32(uint32(s.NFFExp))})
 	}
 	if s.RopeDim != 0 {
 		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: gguf.Uint32(uint32(s.RopeDim))})

@@ -1,5 +1,5 @@
 // Package synth generates synthetic GGUF models: real architecture shapes
-// (SmolLM2, SmolLM3, Qwen2.5, Qwen3, Gemma 2, Gemma 3, Llama 3.2, Granite
+// (SmolLM2, SmolLM3, Qwen2.5, Qwen3, Qwen3-MoE, gpt-oss, Gemma 2, Gemma 3, Llama 3.2, Granite
 // 3.3, OLMo 2, EXAONE 4 and tiny variants of each)
 // with seeded random weights, llama.cpp's metadata keys and tensor names, and
 // a synthetic or copied tokenizer. Tests and benchmarks get realistic sizes
@@ -56,6 +56,10 @@ type Shape struct {
 	LongRoPE *LongRoPE
 	// YaRN, when set, declares YaRN rope scaling (rope.scaling.type yarn).
 	YaRN *YaRN
+
+	// NExpert experts of NFFExp hidden units each replace the MLP, of
+	// which each token uses NExpertUsed (qwen3moe); 0 for a dense model.
+	NExpert, NExpertUsed, NFFExp int
 
 	// Llama3Rope, when set, adds llama.cpp's rope_freqs.weight tensor of
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
@@ -148,6 +152,23 @@ func baseShapes() []Shape {
 			NVocab: 200064, NCtx: 131072, NormEps: 1e-5, RopeBase: 10000, RopeDim: 96, Tied: true, vocab: vocabChatML,
 			FusedQKV: true, FusedGateUp: true,
 			LongRoPE: &LongRoPE{OriginalContext: 4096, AttnFactor: 1.1902381, ShortMax: 2, LongMax: 50}},
+		// Qwen3-30B-A3B: 128 experts of 768, 8 per token.
+		{Name: "qwen3moe-30b-a3b", Arch: "qwen3moe", NEmbd: 2048, NLayer: 48, NHead: 32, NHeadKV: 4, HeadDim: 128, NFF: 6144,
+			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
+			NExpert: 128, NExpertUsed: 8, NFFExp: 768},
+		// qwen3moe-2b-a0.6b: not a released model, a benchmark shape of
+		// Qwen3-30B-A3B's layout at laptop size (2.3B parameters, 0.6B
+		// active in the blocks): 24 layers 1024 wide, 32 experts of 768, 8
+		// per token.
+		{Name: "qwen3moe-2b-a0.6b", Arch: "qwen3moe", NEmbd: 1024, NLayer: 24, NHead: 16, NHeadKV: 4, HeadDim: 128, NFF: 6144,
+			NVocab: 151936, NCtx: 40960, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, vocab: vocabChatML,
+			NExpert: 32, NExpertUsed: 8, NFFExp: 768},
+		// gpt-oss-20b: 32 experts of 2880, 4 per token, biases everywhere,
+		// attention sinks, even layers sliding over 128 positions, YaRN.
+		{Name: "gpt-oss-20b", Arch: "gpt-oss", NEmbd: 2880, NLayer: 24, NHead: 64, NHeadKV: 8, HeadDim: 64, NFF: 2880,
+			NVocab: 201088, NCtx: 131072, NormEps: 1e-5, RopeBase: 150000, QKVBias: true, SlidingWin: 128, SWAPeriod: 2,
+			vocab: vocabChatML, NExpert: 32, NExpertUsed: 4, NFFExp: 2880,
+			YaRN: &YaRN{Factor: 32, OriginalContext: 4096}},
 		// EXAONE-4.0-1.2B.
 		{Name: "exaone4-1.2b", Arch: "exaone4", NEmbd: 2048, NLayer: 30, NHead: 32, NHeadKV: 8, HeadDim: 64, NFF: 4096,
 			NVocab: 102400, NCtx: 65536, NormEps: 1e-5, RopeBase: 1e6, QKNorm: true, PostNorms: true, NoPreNorms: true,
@@ -199,6 +220,17 @@ func tiny(s Shape) Shape {
 		lr := *s.LongRoPE
 		lr.OriginalContext = 256
 		t.LongRoPE = &lr
+	case "qwen3moe-30b-a3b": // 8:1 GQA, head dim 32; 16 experts of 64, 4 per token
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 256
+		t.NExpert, t.NExpertUsed, t.NFFExp = 16, 4, 64
+	case "qwen3moe-2b-a0.6b": // 4:1 GQA, head dim 32; 8 experts of 64, 2 per token
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 256
+		t.NExpert, t.NExpertUsed, t.NFFExp = 8, 2, 64
+	case "gpt-oss-20b": // 8:1 GQA, head dim 32; 8 experts of 64, 2 per token; window 16
+		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 64
+		t.NExpert, t.NExpertUsed, t.NFFExp, t.SlidingWin = 8, 2, 64, 16
+		// YaRN over an original context of 64, as tiny-qwen3-0.6b-yarn
+		t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
 	default: // 4:1 GQA, head dim 32

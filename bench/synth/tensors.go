@@ -79,7 +79,10 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 		add(name, layer, cat, initNormal, 0, std, in, out)
 	}
 	norm := func(name string, layer int, n uint64) { add(name, layer, catOther, initNormal, 1, normStd, n) }
-	bias := func(name string, layer int, n uint64) { add(name, layer, catOther, initNormal, 0, weightStd, n) }
+	bias := func(name string, layer int, dims ...uint64) {
+		add(name, layer, catOther, initNormal, 0, weightStd, dims...)
+	}
+	oss := s.Arch == "gpt-oss" // gpt-oss's biases, sinks and norms
 
 	if s.Llama3Rope != nil {
 		add("rope_freqs.weight", -1, catOther, initRopeFreqs, 0, 0, uint64(s.HeadDim/2))
@@ -115,19 +118,40 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 			norm(p+"attn_k_norm.weight", il, kv)
 		}
 		matrix(p+"attn_output.weight", il, catAttnOut, outStd, q, e)
+		if oss {
+			// output bias, sinks, and post_attention_norm before the experts
+			bias(p+"attn_output.bias", il, e)
+			add(p+"attn_sinks.weight", il, catOther, initNormal, 0, 1, uint64(s.NHead))
+			norm(p+"post_attention_norm.weight", il, e)
+		}
 		if s.PostNorms {
 			norm(p+"post_attention_norm.weight", il, e)
 		}
-		if !s.NoPreNorms {
+		if !s.NoPreNorms && !oss {
 			norm(p+"ffn_norm.weight", il, e)
 		}
-		if s.FusedGateUp {
+		if s.NExpert > 0 {
+			// router, then the experts stacked in 3-D tensors
+			x, fe := uint64(s.NExpert), uint64(s.NFFExp)
+			matrix(p+"ffn_gate_inp.weight", il, catOther, weightStd, e, x)
+			add(p+"ffn_gate_exps.weight", il, catFFNGate, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_up_exps.weight", il, catFFNUp, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_down_exps.weight", il, catFFNDown, initNormal, 0, outStd, fe, e, x)
+			if oss {
+				bias(p+"ffn_gate_inp.bias", il, x)
+				bias(p+"ffn_gate_exps.bias", il, fe, x)
+				bias(p+"ffn_up_exps.bias", il, fe, x)
+				bias(p+"ffn_down_exps.bias", il, e, x)
+			}
+		} else if s.FusedGateUp {
 			matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, 2*ff)
 		} else {
 			matrix(p+"ffn_gate.weight", il, catFFNGate, weightStd, e, ff)
 			matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
 		}
-		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
+		if s.NExpert == 0 {
+			matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
+		}
 		if s.PostNorms {
 			norm(p+"post_ffw_norm.weight", il, e)
 		}

@@ -106,7 +106,8 @@ func (p typePolicy) quantized() bool { return p.base.BlockSize() > 1 }
 // (norms, biases, rope factors), the policy's type for weights, after
 // llama-quantize's fallback for rows that are not a multiple of the block.
 func (p typePolicy) pureType(t tensorSpec) ggml.DType {
-	if len(t.dims) < 2 || t.kind != initNormal {
+	// The MoE router and the experts' (2-D) biases stay F32, as 1-D tensors.
+	if len(t.dims) < 2 || t.kind != initNormal || strings.HasSuffix(t.name, "ffn_gate_inp.weight") || strings.HasSuffix(t.name, ".bias") {
 		return ggml.F32
 	}
 	return fallback(p.base, t.cols())

@@ -99,6 +99,9 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 		line("layers", "%d", i.NLayer)
 		line("embedding", "%d (FFN %d)", i.NEmbd, i.NFF)
 		line("heads", "%d (KV heads %d, head dim %d)", i.NHead, i.NHeadKV, i.HeadDim)
+		if i.NExpert != 0 {
+			line("experts", "%d per block, %d per token (expert FFN %d)", i.NExpert, i.NExpertUsed, i.NFFExpert)
+		}
 		if i.NormEps != 0 {
 			line("norm eps", "%g", i.NormEps)
 		}

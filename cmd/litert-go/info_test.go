@@ -148,3 +148,13 @@ func TestInfoNewArchitectures(t *testing.T) {
 		assert.Contains(t, text, want, shape)
 	}
 }
+
+func TestInfoExperts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "moe.gguf")
+	code, _, errOut := runCmd(t, "synth", "--shape", "tiny-qwen3moe-30b-a3b", "--type", "q8_0", "-o", path)
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut := runCmd(t, "info", "-m", path)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "architecture:      qwen3moe")
+	assert.Contains(t, out, "experts:           16 per block, 4 per token (expert FFN 64)")
+}

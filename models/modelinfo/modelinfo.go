@@ -46,6 +46,12 @@ type Info struct {
 	NormEps       float64 `json:"norm_eps,omitempty"`
 	SlidingWindow int64   `json:"sliding_window,omitempty"`
 
+	// Mixture of experts (Qwen3-MoE): experts per block, experts each token
+	// uses, and each expert's FFN width.
+	NExpert     int64 `json:"n_expert,omitempty"`
+	NExpertUsed int64 `json:"n_expert_used,omitempty"`
+	NFFExpert   int64 `json:"n_ff_expert,omitempty"`
+
 	RopeFreqBase    float64 `json:"rope_freq_base,omitempty"`
 	RopeDimCount    int64   `json:"rope_dimension_count,omitempty"`
 	RopeScalingType string  `json:"rope_scaling_type,omitempty"`
@@ -126,6 +132,9 @@ func Describe(f *gguf.File) (*Info, error) {
 			info.NormEps = r.float(a + "attention.layer_norm_epsilon")
 		}
 		info.SlidingWindow = r.int(a + "attention.sliding_window")
+		info.NExpert = r.int(a + "expert_count")
+		info.NExpertUsed = r.int(a + "expert_used_count")
+		info.NFFExpert = r.int(a + "expert_feed_forward_length")
 		info.RopeFreqBase = r.float(a + "rope.freq_base")
 		info.RopeFreqBaseSWA = r.float(a + "rope.freq_base_swa")
 		info.RopeDimCount = r.int(a + "rope.dimension_count")

@@ -105,7 +105,7 @@ func TestQuantizedFixture(t *testing.T) {
 func TestSyntheticModels(t *testing.T) {
 	dir := t.TempDir()
 	for _, shape := range []string{"tiny-gemma3-270m", "tiny-llama3.2-1b", "tiny-qwen3-0.6b",
-		"tiny-gemma2-2b", "tiny-granite3.3-2b", "tiny-smollm3-3b", "tiny-exaone4-1.2b", "tiny-olmo2-1b"} {
+		"tiny-gemma2-2b", "tiny-granite3.3-2b", "tiny-smollm3-3b", "tiny-exaone4-1.2b", "tiny-olmo2-1b", "tiny-qwen3moe-30b-a3b", "tiny-gpt-oss-20b"} {
 		path := filepath.Join(dir, shape+".gguf")
 		require.NoError(t, synth.WriteFile(path, shape, synth.Options{Seed: 1, Mix: "q4_k_m"}))
 		s, err := synth.Lookup(shape)
@@ -132,6 +132,12 @@ func TestSyntheticModels(t *testing.T) {
 			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
 			assert.InDelta(t, float64(s.AttnSoftcap), info.AttnSoftcap, 1e-7)
 			assert.InDelta(t, float64(s.FinalSoftcap), info.FinalSoftcap, 1e-7)
+		case "qwen3moe":
+			assert.Equal(t, [3]int64{16, 4, 64}, [3]int64{info.NExpert, info.NExpertUsed, info.NFFExpert})
+		case "gpt-oss":
+			assert.Equal(t, [3]int64{8, 2, 64}, [3]int64{info.NExpert, info.NExpertUsed, info.NFFExpert})
+			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
+			assert.Equal(t, "yarn", info.RopeScalingType)
 		case "granite":
 			assert.InDeltaSlice(t, []float64{12, 0.015625, 0.22, 8},
 				[]float64{info.EmbeddingScale, info.AttentionScale, info.ResidualScale, info.LogitScale}, 1e-7)
