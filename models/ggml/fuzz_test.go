@@ -12,6 +12,11 @@ func FuzzDequantize(f *testing.F) {
 	f.Add(uint32(Q8_0), 32, make([]byte, 34))
 	f.Add(uint32(Q4_K), 256, make([]byte, 144))
 	f.Add(uint32(Q6_K), 256, make([]byte, 210))
+	f.Add(uint32(Q2_K), 256, make([]byte, 84))
+	f.Add(uint32(Q3_K), 256, make([]byte, 110))
+	f.Add(uint32(IQ4_NL), 32, make([]byte, 18))
+	f.Add(uint32(IQ4_XS), 256, make([]byte, 136))
+	f.Add(uint32(MXFP4), 64, make([]byte, 34))
 	f.Add(uint32(F16), 3, []byte{0, 0x3c, 0, 0x7c, 1, 0x7e})
 	f.Add(uint32(99), 1, []byte{1})
 	f.Fuzz(func(t *testing.T, typ uint32, n int, data []byte) {
