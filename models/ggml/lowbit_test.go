@@ -29,7 +29,8 @@ func readF32s(t *testing.T, path string) []float32 {
 }
 
 // TestDequantizeMatchesLlamaCpp: our dequantize of llama.cpp's own blocks
-// is bit-identical to ggml's.
+// is bit-identical to ggml's, and our quantize of the same input writes the
+// same blocks.
 func TestDequantizeMatchesLlamaCpp(t *testing.T) {
 	dir := filepath.Join("testdata", "llamacpp")
 	input := readF32s(t, filepath.Join(dir, "input.f32"))
@@ -41,6 +42,17 @@ func TestDequantizeMatchesLlamaCpp(t *testing.T) {
 		require.Len(t, want, len(input))
 		got := make([]float32, len(want))
 		require.NoError(t, Dequantize(typ, q, got), "%s", typ)
+		// Quantizing the input gives llama.cpp's very bytes.
+		mine := make([]byte, len(q))
+		require.NoError(t, Quantize(typ, input, mine), "%s", typ)
+		if !assert.Equal(t, q, mine, "%s: Quantize differs from ggml_quantize_chunk", typ) {
+			for i := range q {
+				if q[i] != mine[i] {
+					t.Logf("%s: first difference at byte %d (block %d)", typ, i, i/typ.TypeSize())
+					break
+				}
+			}
+		}
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				require.Failf(t, "dequantize differs from ggml", "%s element %d: got %g, ggml %g", typ, i, got[i], want[i])
