@@ -312,10 +312,11 @@ func (p *planner) mixType(t ggml.DType, ti gguf.TensorInfo, cat category) (ggml.
 	return t, nil
 }
 
-// fallbackType substitutes a type whose block size divides the row length
-// ncols, as llama-quantize does: K-quants step down to a 32-element type, and
-// what still does not fit (or a 32-element type already) becomes F16.
-func fallbackType(t ggml.DType, ncols uint64) (ggml.DType, bool) {
+// FallbackType substitutes a type whose block size divides the row length
+// ncols, as llama-quantize's tensor_type_fallback does: 256-element types
+// step down to a 32-element one, and what still does not fit (or a
+// 32-element type already) becomes F16. It reports whether it substituted.
+func FallbackType(t ggml.DType, ncols uint64) (ggml.DType, bool) {
 	if ncols%uint64(t.BlockSize()) == 0 {
 		return t, false
 	}
@@ -386,7 +387,7 @@ func Plan(f *gguf.File, ft FileType) ([]TensorPlan, error) {
 				if err != nil {
 					return nil, err
 				}
-				tp.To, tp.Fallback = fallbackType(t, ti.Dims[0])
+				tp.To, tp.Fallback = FallbackType(t, ti.Dims[0])
 			}
 		}
 		plans = append(plans, tp)
