@@ -4,7 +4,7 @@
 # one batch, then 16 teacher-forced tokens, every fourth logit, 1 thread.
 #
 # Usage (from the repository root):
-#   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build models/testdata/gen/gen.sh SHAPE...
+#   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build [TYPES="f32 q8_0 q4_k_m"] models/testdata/gen/gen.sh SHAPE...
 # LLAMA_BUILD holds a static build of libllama (cmake -DBUILD_SHARED_LIBS=OFF).
 set -eu
 LLAMA=${LLAMA:-/work/llama.cpp}
@@ -20,7 +20,7 @@ g++ -O2 -std=c++17 "$GEN/reflogits.cpp" -I"$LLAMA/include" -I"$LLAMA/ggml/includ
 go build -o "$TMP/litert-go" ./cmd/litert-go
 
 for shape in "$@"; do
-	for typ in f32 q8_0 q4_k_m; do
+	for typ in ${TYPES:-f32 q8_0 q4_k_m}; do
 		m=$TMP/$shape-$typ.gguf
 		"$TMP/litert-go" synth --shape "$shape" --type "$typ" --seed 1 -o "$m" 2>/dev/null
 		"$TMP/reflogits" "$m" 40 16 1 4 > "$OUT/$shape-$typ.jsonl"
