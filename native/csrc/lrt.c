@@ -81,7 +81,11 @@ int act_format(int32_t t) {
   case LRT_Q5_0:
   case LRT_Q5_1:
   case LRT_Q8_0:
+  case LRT_IQ4_NL:
     return ACT_Q8A;
+  case LRT_Q2_K:
+  case LRT_Q3_K:
+  case LRT_IQ4_XS:
   case LRT_Q4_K:
   case LRT_Q5_K:
   case LRT_Q6_K:
@@ -111,7 +115,11 @@ int64_t weight_block(int32_t t) {
   case LRT_Q5_0:
   case LRT_Q5_1:
   case LRT_Q8_0:
+  case LRT_IQ4_NL:
     return QK;
+  case LRT_Q2_K:
+  case LRT_Q3_K:
+  case LRT_IQ4_XS:
   case LRT_Q4_K:
   case LRT_Q5_K:
   case LRT_Q6_K:
@@ -143,6 +151,14 @@ int64_t weight_row_bytes(int32_t t, int64_t n) {
     return n / QKK * (int64_t)sizeof(block_q5_K);
   case LRT_Q6_K:
     return n / QKK * (int64_t)sizeof(block_q6_K);
+  case LRT_Q2_K:
+    return n / QKK * (int64_t)sizeof(block_q2_K);
+  case LRT_Q3_K:
+    return n / QKK * (int64_t)sizeof(block_q3_K);
+  case LRT_IQ4_NL:
+    return n / QK * (int64_t)sizeof(block_iq4_nl);
+  case LRT_IQ4_XS:
+    return n / QKK * (int64_t)sizeof(block_iq4_xs);
   }
   return 0;
 }
