@@ -10,6 +10,9 @@
 #define QK 32   /* elements of a legacy block (Q4_0, Q8_0) */
 #define QKK 256 /* elements of a K-quant super-block */
 
+/* LRT_NTYPES bounds the element type ids the kernel tables index. */
+#define LRT_NTYPES 40
+
 /* Weight blocks, byte for byte ggml's (ggml-common.h). */
 typedef struct {
   uint16_t d; /* f16 scale */
@@ -81,6 +84,12 @@ typedef struct {
   uint8_t qs[QK / 2];
 } block_iq4_nl;
 
+/* MXFP4: an E8M0 exponent and 32 E2M1 codes, legacy nibble order. */
+typedef struct {
+  uint8_t e;
+  uint8_t qs[QK / 2];
+} block_mxfp4;
+
 /* IQ4_XS: eight IQ4_NL sub-blocks with 6-bit scales offset by 32. */
 typedef struct {
   uint16_t d;
@@ -101,6 +110,7 @@ _Static_assert(sizeof(block_q2_K) == 84, "block_q2_K is 84 bytes");
 _Static_assert(sizeof(block_q3_K) == 110, "block_q3_K is 110 bytes");
 _Static_assert(sizeof(block_iq4_nl) == 18, "block_iq4_nl is 18 bytes");
 _Static_assert(sizeof(block_iq4_xs) == 136, "block_iq4_xs is 136 bytes");
+_Static_assert(sizeof(block_mxfp4) == 17, "block_mxfp4 is 17 bytes");
 
 /* Activation blocks: our own formats, never stored in files.
  *
@@ -160,10 +170,10 @@ typedef void (*quant_fn)(const float *x, void *y, int64_t n);
 /* kernels is the dispatch table chosen once at load. */
 typedef struct {
   const char *name;
-  vecdot_fn dot[31]; /* indexed by element type; NULL if unsupported */
-  tile_fn tile[31];  /* optional multi-row kernels */
-  int tile_rows[31]; /* rows per tile call */
-  gemm_fn gemm[31];  /* optional batch kernels on +128 activations */
+  vecdot_fn dot[LRT_NTYPES]; /* indexed by element type; NULL if unsupported */
+  tile_fn tile[LRT_NTYPES];  /* optional multi-row kernels */
+  int tile_rows[LRT_NTYPES]; /* rows per tile call */
+  gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */

@@ -82,6 +82,7 @@ int act_format(int32_t t) {
   case LRT_Q5_1:
   case LRT_Q8_0:
   case LRT_IQ4_NL:
+  case LRT_MXFP4:
     return ACT_Q8A;
   case LRT_Q2_K:
   case LRT_Q3_K:
@@ -116,6 +117,7 @@ int64_t weight_block(int32_t t) {
   case LRT_Q5_1:
   case LRT_Q8_0:
   case LRT_IQ4_NL:
+  case LRT_MXFP4:
     return QK;
   case LRT_Q2_K:
   case LRT_Q3_K:
@@ -159,10 +161,12 @@ int64_t weight_row_bytes(int32_t t, int64_t n) {
     return n / QK * (int64_t)sizeof(block_iq4_nl);
   case LRT_IQ4_XS:
     return n / QKK * (int64_t)sizeof(block_iq4_xs);
+  case LRT_MXFP4:
+    return n / QK * (int64_t)sizeof(block_mxfp4);
   }
   return 0;
 }
 
 int32_t lrt_supports(int32_t t) {
-  return t >= 0 && t < 31 && lrt_kernels(NULL)->dot[t] != NULL;
+  return t >= 0 && t < LRT_NTYPES && lrt_kernels(NULL)->dot[t] != NULL;
 }

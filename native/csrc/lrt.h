@@ -55,6 +55,7 @@ enum {
   LRT_IQ4_NL = 20,
   LRT_IQ4_XS = 23,
   LRT_BF16 = 30,
+  LRT_MXFP4 = 39,
 };
 
 /* lrt_abi_version returns LRT_ABI_VERSION; the Go loader refuses a mismatch. */

@@ -409,6 +409,36 @@ static void vecdot_iq4_xs_generic(int64_t n, const void *vw, const void *vx, siz
   }
 }
 
+/* kvalues_mxfp4: twice the E2M1 values of codes 0..15. */
+static const int8_t kvalues_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+/* e8m0_half returns 2^(e-128), half the E8M0 value e (ggml's
+ * ggml_e8m0_to_fp32_half). */
+static inline float e8m0_half(uint8_t e) {
+  const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static void vecdot_mxfp4_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                 float *out, size_t os) {
+  const block_mxfp4 *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8a *x = (const block_q8a *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QK; i++) {
+      int s = 0;
+      for (int j = 0; j < QK / 2; j++) {
+        s += kvalues_mxfp4[w[i].qs[j] & 0xF] * x[i].qs[j];
+        s += kvalues_mxfp4[w[i].qs[j] >> 4] * x[i].qs[j + QK / 2];
+      }
+      sum += e8m0_half(w[i].e) * x[i].d * (float)s;
+    }
+    out[t * os] = sum;
+  }
+}
+
 void lrt_fill_generic(kernels *k) {
   k->name = "generic";
   k->dot[LRT_F32] = vecdot_f32_generic;
@@ -426,6 +456,7 @@ void lrt_fill_generic(kernels *k) {
   k->dot[LRT_Q3_K] = vecdot_q3_K_generic;
   k->dot[LRT_IQ4_NL] = vecdot_iq4_nl_generic;
   k->dot[LRT_IQ4_XS] = vecdot_iq4_xs_generic;
+  k->dot[LRT_MXFP4] = vecdot_mxfp4_generic;
   k->quant_q8a = quant_q8a_generic;
   k->quant_q8K = quant_q8K_generic;
   k->dot_f32 = dot_f32_generic;
