@@ -76,3 +76,19 @@ func TestE8M0Half(t *testing.T) {
 		assert.Equal(t, float32(math.Ldexp(1, e-128)), e8m0Half(byte(e)), "e=%d", e)
 	}
 }
+
+// TestMXFP4Range: the largest code (±12, doubled ±6) under exponent 252 is
+// finite, under 253 it overflows float32, as in ggml (the bound
+// FuzzDequantize relies on).
+func TestMXFP4Range(t *testing.T) {
+	b := make([]byte, sizeMXFP4)
+	b[1] = 0x7F // element 0: code 15 (-12), element 16: code 7 (+12)
+	y := make([]float32, QK)
+	b[0] = 252
+	require.NoError(t, Dequantize(MXFP4, b, y))
+	assert.Equal(t, float32(-1.5*math.Ldexp(1, 127)), y[0])
+	assert.Equal(t, float32(1.5*math.Ldexp(1, 127)), y[16])
+	b[0] = 253
+	require.NoError(t, Dequantize(MXFP4, b, y))
+	assert.True(t, math.IsInf(float64(y[16]), 1))
+}
