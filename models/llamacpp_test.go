@@ -32,7 +32,8 @@ const llamaCppDir = "testdata/llamacpp"
 // The tolerances leave room for the 6 digits the files keep and another
 // CPU's summation order, and stay well below the effect of a real bug: a
 // sliding window one position off moves Gemma's logits by 0.2 to 0.35.
-var llamaCppTol = map[string]float64{"f32": 1e-3, "q8_0": 0.06, "q4_k_m": 0.06}
+var llamaCppTol = map[string]float64{"f32": 1e-3, "q8_0": 0.06, "q4_k_m": 0.06,
+	"q2_k": 0.06, "q3_k_m": 0.06, "iq4_xs": 0.06, "mxfp4": 0.06}
 
 // llamaCppDequantTol applies to testdata/llamacpp/dequant: llama.cpp's
 // runs of F32 models holding the dequantized Q4_K_M weights, which take

@@ -15,9 +15,9 @@ import (
 // CPU is the native C backend: the kernels of csrc/ (SIMD chosen at load
 // for this CPU, a persistent pthread pool) called through purego, so it
 // works in CGO_ENABLED=0 builds. Operations the library does not cover
-// (weight types other than F32, F16, BF16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K;
-// StoreKV) run on an embedded pure-Go backend. Calls from several goroutines
-// are serialized by the C pool.
+// (weight types other than F32, F16, BF16, Q4_0-Q8_0, Q2_K-Q6_K, IQ4_NL,
+// IQ4_XS and MXFP4; StoreKV) run on an embedded pure-Go
+// backend. Calls from several goroutines are serialized by the C pool.
 type CPU struct {
 	lib      *lib
 	pool     uintptr

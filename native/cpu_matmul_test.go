@@ -13,7 +13,7 @@ import (
 
 // nativeTypes are the weight types the C kernels multiply.
 var nativeTypes = []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1,
-	ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
+	ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q2_K, ggml.Q3_K, ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4}
 
 // matmulTol is the largest error (dotErr) accepted against the Go twin
 // (ggml.Dot on float activations): float weights differ only in summation

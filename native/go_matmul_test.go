@@ -19,7 +19,7 @@ import (
 func TestGoMatMulPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K,
-		ggml.Q6_K, ggml.Q4_1, ggml.Q5_1} {
+		ggml.Q6_K, ggml.Q4_1, ggml.Q5_1, ggml.Q2_K, ggml.Q3_K, ggml.IQ4_NL, ggml.IQ4_XS, ggml.MXFP4} {
 		for _, shape := range [][2]int{{3, 256}, {301, 256}, {7, 512}} {
 			rows, cols := shape[0], shape[1]
 			w := randWeight(t, r, typ, rows, cols)

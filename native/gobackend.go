@@ -56,14 +56,7 @@ func (g *Go) Close() error {
 
 // Supports reports whether MatMul accepts weights of type t: every type
 // ggml.Dot implements.
-func (g *Go) Supports(t ggml.DType) bool {
-	switch t {
-	case ggml.F32, ggml.F16, ggml.BF16, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1,
-		ggml.Q8_0, ggml.Q8_1, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_K:
-		return true
-	}
-	return false
-}
+func (g *Go) Supports(t ggml.DType) bool { return ggml.CanDequantize(t) }
 
 // minWork is the number of multiply-adds below which a loop is not worth
 // handing to another goroutine.

@@ -33,7 +33,7 @@ type lib struct {
 	path   string
 	handle uintptr
 	isas   []string // kernel sets this CPU runs, best first
-	types  [31]bool // weight types lrt_matmul multiplies, by ggml id
+	types  [40]bool // weight types lrt_matmul multiplies, by ggml id (MXFP4 is 39)
 
 	poolNew, poolFree, poolISA uintptr
 	supports                   uintptr

@@ -400,7 +400,9 @@ func TestTypePolicy(t *testing.T) {
 	}{
 		{"f32", ggml.F32, "", false}, {"F16", ggml.F16, "", false}, {"bf16", ggml.BF16, "", false},
 		{"q8_0", ggml.Q8_0, "", false}, {"Q4_K_M", ggml.Q4_K, "q4_k_m", false}, {"q6_k", ggml.Q6_K, "", false},
-		{"q2_k", 0, "", true}, {"iq4_nl", 0, "", true}, {"nonsense", 0, "", true},
+		{"q2_k", ggml.Q2_K, "q2_k", false}, {"IQ4_XS", ggml.IQ4_XS, "iq4_xs", false},
+		{"q3_k", ggml.Q3_K, "", false}, {"mxfp4", ggml.MXFP4, "", false},
+		{"iq2_xxs", 0, "", true}, {"nonsense", 0, "", true},
 	} {
 		typ, mix, err := ParseType(tc.in)
 		if tc.fail {

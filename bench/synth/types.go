@@ -13,7 +13,9 @@ import (
 
 // mixNames are the --type names that select a llama-quantize mixture rather
 // than a single type.
-func mixNames() []string { return []string{"q4_k_s", "q4_k_m", "q5_k_s", "q5_k_m"} }
+func mixNames() []string {
+	return []string{"q4_k_s", "q4_k_m", "q5_k_s", "q5_k_m", "q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "iq4_nl", "iq4_xs"}
+}
 
 // pureFileType maps a single weight type to its llama_ftype.
 func pureFileType(t ggml.DType) (uint32, bool) {
@@ -32,6 +34,8 @@ func pureFileType(t ggml.DType) (uint32, bool) {
 		return 8, true
 	case ggml.Q5_1:
 		return 9, true
+	case ggml.Q3_K:
+		return 11, true // LLAMA_FTYPE_MOSTLY_Q3_K_S
 	case ggml.Q4_K:
 		return 15, true
 	case ggml.Q5_K:
@@ -40,13 +44,15 @@ func pureFileType(t ggml.DType) (uint32, bool) {
 		return 18, true
 	case ggml.BF16:
 		return 32, true
+	case ggml.MXFP4:
+		return 38, true // LLAMA_FTYPE_MOSTLY_MXFP4_MOE
 	}
 	return 0, false
 }
 
 // TypeNames lists the names ParseType accepts.
 func TypeNames() []string {
-	return append([]string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"}, mixNames()...)
+	return append([]string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q3_k", "q4_k", "q5_k", "q6_k", "mxfp4"}, mixNames()...)
 }
 
 // ParseType parses a --type name: a single ggml type such as "q8_0" (every
@@ -113,26 +119,10 @@ func (p typePolicy) pureType(t tensorSpec) ggml.DType {
 	return fallback(p.base, t.cols())
 }
 
-// fallback is llama-quantize's tensor_type_fallback: a type whose block does
-// not divide the row length is replaced by a compatible one, else F16.
+// fallback is llama-quantize's tensor_type_fallback (quantize.FallbackType).
 func fallback(typ ggml.DType, cols int) ggml.DType {
-	if cols%typ.BlockSize() == 0 {
-		return typ
-	}
-	switch typ {
-	case ggml.Q4_K:
-		typ = ggml.Q5_0
-	case ggml.Q5_K:
-		typ = ggml.Q5_1
-	case ggml.Q6_K:
-		typ = ggml.Q8_0
-	default:
-		return ggml.F16
-	}
-	if cols%typ.BlockSize() != 0 {
-		return ggml.F16
-	}
-	return typ
+	t, _ := quantize.FallbackType(typ, uint64(cols))
+	return t
 }
 
 // mixTypes asks models/quantize which type llama-quantize gives each tensor

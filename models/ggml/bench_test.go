@@ -67,7 +67,7 @@ func BenchmarkDot(b *testing.B) {
 
 // BenchmarkQuantize reports bytes of float32 input per second.
 func BenchmarkQuantize(b *testing.B) {
-	for _, typ := range []DType{F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q8_K} {
+	for _, typ := range []DType{F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q8_K, Q2_K, Q3_K, IQ4_NL, IQ4_XS, MXFP4} {
 		b.Run(typ.String(), func(b *testing.B) {
 			q, x := benchData(b, typ)
 			b.SetBytes(4 * benchN)

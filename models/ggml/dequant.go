@@ -9,7 +9,8 @@ import (
 // CanDequantize reports whether Dequantize, DequantizeRow and Dot support t.
 func CanDequantize(t DType) bool {
 	switch t {
-	case F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1, Q4_K, Q5_K, Q6_K, Q8_K:
+	case F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K,
+		IQ4_NL, IQ4_XS, MXFP4:
 		return true
 	}
 	return false
@@ -99,6 +100,10 @@ func dequantize(t DType, src []byte, dst []float32) {
 		dequantQ8_0(src, dst)
 	case Q8_1:
 		dequantQ8_1(src, dst)
+	case Q2_K:
+		dequantQ2_K(src, dst)
+	case Q3_K:
+		dequantQ3_K(src, dst)
 	case Q4_K:
 		dequantQ4_K(src, dst)
 	case Q5_K:
@@ -107,6 +112,12 @@ func dequantize(t DType, src []byte, dst []float32) {
 		dequantQ6_K(src, dst)
 	case Q8_K:
 		dequantQ8_K(src, dst)
+	case IQ4_NL:
+		dequantIQ4_NL(src, dst)
+	case IQ4_XS:
+		dequantIQ4_XS(src, dst)
+	case MXFP4:
+		dequantMXFP4(src, dst)
 	}
 }
 

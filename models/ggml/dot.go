@@ -40,6 +40,10 @@ func Dot(t DType, row []byte, x []float32) float32 {
 		return dotQ8_0(row, x)
 	case Q8_1:
 		return dotQ8_1(row, x)
+	case Q2_K:
+		return dotQ2_K(row, x)
+	case Q3_K:
+		return dotQ3_K(row, x)
 	case Q4_K:
 		return dotQ4_K(row, x)
 	case Q5_K:
@@ -48,6 +52,12 @@ func Dot(t DType, row []byte, x []float32) float32 {
 		return dotQ6_K(row, x)
 	case Q8_K:
 		return dotQ8_K(row, x)
+	case IQ4_NL:
+		return dotIQ4_NL(row, x)
+	case IQ4_XS:
+		return dotIQ4_XS(row, x)
+	case MXFP4:
+		return dotMXFP4(row, x)
 	}
 	return float32(math.NaN())
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // allTypes are the types Dequantize and Dot support.
-var allTypes = []DType{F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1, Q4_K, Q5_K, Q6_K, Q8_K}
+var allTypes = []DType{F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K,
+	IQ4_NL, IQ4_XS, MXFP4}
 
 // randomBlocks returns random bytes for n elements of typ with sane scales
 // (random scale bytes could be NaN or huge f16 values).
@@ -38,12 +39,17 @@ func randomBlocks(t *testing.T, rng *rand.Rand, typ DType, n int) []byte {
 		case BF16:
 			v := F32ToBF16(float32(rng.NormFloat64()))
 			b[o], b[o+1] = byte(v), byte(v>>8)
-		case Q4_0, Q5_0, Q8_0, Q6_K:
-			if typ == Q6_K {
-				scale(o + offQ6KD)
-			} else {
-				scale(o)
-			}
+		case Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS:
+			scale(o)
+		case Q6_K:
+			scale(o + offQ6KD)
+		case Q3_K:
+			scale(o + offQ3KD)
+		case Q2_K:
+			scale(o + offQ2KD)
+			scale(o + offQ2KDmin)
+		case MXFP4:
+			b[o] = byte(118 + rng.IntN(16)) // 2^-10 … 2^5
 		case Q4_1, Q5_1, Q8_1, Q4_K, Q5_K:
 			scale(o)
 			scale(o + 2)
@@ -174,12 +180,12 @@ func TestDequantizeErrors(t *testing.T) {
 	y := make([]float32, 64)
 	require.ErrorContains(t, Dequantize(Q8_0, make([]byte, 10), y), "Q8_0: 64 elements take 68 bytes, got 10")
 	require.ErrorContains(t, Dequantize(Q4_K, make([]byte, 144), y), "not a multiple of the block size 256")
-	require.ErrorContains(t, Dequantize(IQ4_XS, make([]byte, 136), make([]float32, 256)), "converting type IQ4_XS is not supported")
+	require.ErrorContains(t, Dequantize(IQ2_XXS, make([]byte, 66), make([]float32, 256)), "converting type IQ2_XXS is not supported")
 	require.ErrorContains(t, Dequantize(DType(99), nil, nil), "DType(99)")
 	require.ErrorContains(t, DequantizeRow(Q8_0, make([]byte, 67), y), "Q8_0: 64 elements need 68 bytes, got 67")
 	require.NoError(t, DequantizeRow(Q8_0, make([]byte, 100), y))
 	assert.True(t, math.IsNaN(float64(Dot(Q8_0, make([]byte, 10), y))))
-	assert.True(t, math.IsNaN(float64(Dot(Q2_K, make([]byte, 84), make([]float32, 256)))))
+	assert.True(t, math.IsNaN(float64(Dot(IQ2_XXS, make([]byte, 66), make([]float32, 256)))))
 	require.ErrorContains(t, MatVec(Q8_0, make([]byte, 68), y, make([]float32, 2)), "2 rows of 64 elements take 136 bytes, got 68")
 }
 
@@ -187,6 +193,7 @@ func TestBlockSizesMatchLayouts(t *testing.T) {
 	for typ, size := range map[DType]int{
 		Q4_0: sizeQ4_0, Q4_1: sizeQ4_1, Q5_0: sizeQ5_0, Q5_1: sizeQ5_1, Q8_0: sizeQ8_0, Q8_1: sizeQ8_1,
 		Q4_K: sizeQ4_K, Q5_K: sizeQ5_K, Q6_K: sizeQ6_K, Q8_K: sizeQ8_K,
+		Q2_K: sizeQ2_K, Q3_K: sizeQ3_K, IQ4_NL: sizeIQ4_NL, IQ4_XS: sizeIQ4_XS, MXFP4: sizeMXFP4,
 	} {
 		assert.Equal(t, typ.TypeSize(), size, "%s", typ)
 	}

@@ -9,7 +9,8 @@ import (
 // CanQuantize reports whether Quantize supports t.
 func CanQuantize(t DType) bool {
 	switch t {
-	case F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, Q8_K:
+	case F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K,
+		IQ4_NL, IQ4_XS, MXFP4:
 		return true
 	}
 	return false
@@ -50,6 +51,10 @@ func Quantize(t DType, src []float32, dst []byte) error {
 		quantQ5_1(src, dst)
 	case Q8_0:
 		quantQ8_0(src, dst)
+	case Q2_K:
+		quantQ2_K(src, dst)
+	case Q3_K:
+		quantQ3_K(src, dst)
 	case Q4_K:
 		quantQ4_K(src, dst)
 	case Q5_K:
@@ -58,6 +63,12 @@ func Quantize(t DType, src []float32, dst []byte) error {
 		quantQ6_K(src, dst)
 	case Q8_K:
 		quantQ8_K(src, dst)
+	case IQ4_NL:
+		quantIQ4_NL(src, dst)
+	case IQ4_XS:
+		quantIQ4_XS(src, dst)
+	case MXFP4:
+		quantMXFP4(src, dst)
 	}
 	return nil
 }

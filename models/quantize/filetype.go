@@ -20,12 +20,20 @@ const (
 	MostlyQ8_0   FileType = 7
 	MostlyQ5_0   FileType = 8
 	MostlyQ5_1   FileType = 9
+	MostlyQ2_K   FileType = 10
+	MostlyQ3_K_S FileType = 11
+	MostlyQ3_K_M FileType = 12
+	MostlyQ3_K_L FileType = 13
 	MostlyQ4_K_S FileType = 14
 	MostlyQ4_K_M FileType = 15
 	MostlyQ5_K_S FileType = 16
 	MostlyQ5_K_M FileType = 17
 	MostlyQ6_K   FileType = 18
+	MostlyIQ4_NL FileType = 25
+	MostlyIQ4_XS FileType = 30
 	MostlyBF16   FileType = 32
+	// MostlyMXFP4MoE stores expert tensors as MXFP4 and other weights as Q8_0.
+	MostlyMXFP4MoE FileType = 38
 )
 
 // fileTypes lists the mixes with their command-line names and the default
@@ -48,11 +56,19 @@ var fileTypes = []struct {
 	{MostlyQ5_K_S, "q5_k_s", ggml.Q5_K},
 	{MostlyQ5_K_M, "q5_k_m", ggml.Q5_K},
 	{MostlyQ6_K, "q6_k", ggml.Q6_K},
+	{MostlyQ2_K, "q2_k", ggml.Q2_K},
+	{MostlyQ3_K_S, "q3_k_s", ggml.Q3_K},
+	{MostlyQ3_K_M, "q3_k_m", ggml.Q3_K},
+	{MostlyQ3_K_L, "q3_k_l", ggml.Q3_K},
+	{MostlyIQ4_NL, "iq4_nl", ggml.IQ4_NL},
+	{MostlyIQ4_XS, "iq4_xs", ggml.IQ4_XS},
+	{MostlyMXFP4MoE, "mxfp4_moe", ggml.MXFP4},
 }
 
 // ParseFileType returns the mix named s (case-insensitive), one of f32,
 // f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k_s, q4_k_m, q5_k_s, q5_k_m,
-// q6_k.
+// q6_k, q2_k, q3_k_s, q3_k_m, q3_k_l, iq4_nl, iq4_xs, mxfp4_moe (those
+// llama-quantize makes without an importance matrix).
 func ParseFileType(s string) (FileType, error) {
 	for _, f := range fileTypes {
 		if strings.EqualFold(f.name, s) {

@@ -151,6 +151,7 @@ type planner struct {
 	nLayer   int
 	nExpert  int
 	is70B    bool
+	nGQA     int // attention heads per KV head (llama.cpp's n_gqa)
 	tied     bool
 	nAttnV   int
 	iAttnV   int
@@ -185,21 +186,46 @@ func (p *planner) layerInfo(counter int, name string) (int, error) {
 func (p *planner) mixType(t ggml.DType, ti gguf.TensorInfo, cat category) (ggml.DType, error) {
 	ft := p.ft
 	falcon := p.arch == "falcon"
+	iq4 := ft == MostlyIQ4_NL || ft == MostlyIQ4_XS
 	switch {
 	case cat == catOutput || (p.tied && cat == catTokenEmbd):
-		if falcon || ti.Dims[0]%uint64(t.BlockSize()) != 0 {
+		if ft == MostlyMXFP4MoE || falcon || ti.Dims[0]%uint64(t.BlockSize()) != 0 {
 			t = ggml.Q8_0
 		} else if t != ggml.Q8_0 {
 			t = ggml.Q6_K
 		}
+	case ft == MostlyMXFP4MoE:
+		// Expert tensors (3-D) in MXFP4, everything else in Q8_0; bailingmoe3's
+		// 3-D MLA projections are not experts.
+		expert := cat == catFFNUp || cat == catFFNGate || cat == catFFNDown
+		if len(ti.Dims) > 2 && ti.Dims[2] > 1 && (p.arch != "bailingmoe3" || expert) {
+			t = ggml.MXFP4
+		} else {
+			t = ggml.Q8_0
+		}
 	case cat == catTokenEmbd:
 	case cat.isAttnV():
-		if (ft == MostlyQ4_K_M || ft == MostlyQ5_K_M) && useMoreBits(p.iAttnV, p.nAttnV) {
+		switch {
+		case ft == MostlyQ2_K:
+			t = ggml.Q3_K
+			if p.nGQA >= 4 {
+				t = ggml.Q4_K
+			}
+		case ft == MostlyQ3_K_M:
+			t = ggml.Q4_K
+			if p.iAttnV < 2 {
+				t = ggml.Q5_K
+			}
+		case ft == MostlyQ3_K_L:
+			t = ggml.Q5_K
+		case iq4 && p.nGQA >= 4:
+			t = ggml.Q5_K
+		case (ft == MostlyQ4_K_M || ft == MostlyQ5_K_M) && useMoreBits(p.iAttnV, p.nAttnV):
 			t = ggml.Q6_K
-		} else if ft == MostlyQ4_K_S && p.iAttnV < 4 {
+		case ft == MostlyQ4_K_S && p.iAttnV < 4:
 			t = ggml.Q5_K
 		}
-		if p.is70B && t == ggml.Q4_K {
+		if p.is70B && (t == ggml.Q3_K || t == ggml.Q4_K) {
 			t = ggml.Q5_K
 		}
 		if p.nExpert == 8 {
@@ -217,6 +243,22 @@ func (p *planner) mixType(t ggml.DType, ti gguf.TensorInfo, cat category) (ggml.
 		}
 		n := p.nLayer
 		switch {
+		case ft == MostlyQ2_K:
+			t = ggml.Q3_K
+		case ft == MostlyQ3_K_M:
+			switch {
+			case i < n/16:
+				t = ggml.Q5_K
+			case !falcon || useMoreBits(i, n):
+				t = ggml.Q4_K
+			default:
+				t = ggml.Q3_K
+			}
+		case ft == MostlyQ3_K_L:
+			t = ggml.Q5_K
+			if falcon {
+				t = ggml.Q4_K
+			}
 		case ft == MostlyQ4_K_M:
 			if falcon {
 				switch {
@@ -230,6 +272,8 @@ func (p *planner) mixType(t ggml.DType, ti gguf.TensorInfo, cat category) (ggml.
 			} else if useMoreBits(i, n) {
 				t = ggml.Q6_K
 			}
+		case iq4 && i < n/8:
+			t = ggml.Q5_K
 		case ft == MostlyQ5_K_M && useMoreBits(i, n):
 			t = ggml.Q6_K
 		case ft == MostlyQ4_K_S && !falcon && i < n/8:
@@ -237,7 +281,21 @@ func (p *planner) mixType(t ggml.DType, ti gguf.TensorInfo, cat category) (ggml.
 		}
 		p.iFFNDown++
 	case cat == catAttnOutput:
-		if !falcon && p.nExpert == 8 && (ft == MostlyQ4_K_S || ft == MostlyQ4_K_M) {
+		switch {
+		case falcon:
+			if ft == MostlyQ3_K_L {
+				t = ggml.Q4_K
+			}
+		case p.nExpert == 8:
+			switch ft {
+			case MostlyQ2_K, MostlyQ3_K_S, MostlyQ3_K_M, MostlyIQ4_NL, MostlyQ4_K_S, MostlyQ4_K_M, MostlyIQ4_XS:
+				t = ggml.Q5_K
+			}
+		case ft == MostlyQ2_K:
+			t = ggml.Q3_K
+		case ft == MostlyQ3_K_M:
+			t = ggml.Q4_K
+		case ft == MostlyQ3_K_L:
 			t = ggml.Q5_K
 		}
 	case cat == catFFNGate:
@@ -254,14 +312,19 @@ func (p *planner) mixType(t ggml.DType, ti gguf.TensorInfo, cat category) (ggml.
 	return t, nil
 }
 
-// fallbackType substitutes a type whose block size divides the row length
-// ncols, as llama-quantize does: K-quants step down to a 32-element type, and
-// what still does not fit (or a 32-element type already) becomes F16.
-func fallbackType(t ggml.DType, ncols uint64) (ggml.DType, bool) {
+// FallbackType substitutes a type whose block size divides the row length
+// ncols, as llama-quantize's tensor_type_fallback does: 256-element types
+// step down to a 32-element one, and what still does not fit (or a
+// 32-element type already) becomes F16. It reports whether it substituted.
+func FallbackType(t ggml.DType, ncols uint64) (ggml.DType, bool) {
 	if ncols%uint64(t.BlockSize()) == 0 {
 		return t, false
 	}
 	switch t {
+	case ggml.IQ4_XS:
+		t = ggml.IQ4_NL
+	case ggml.Q2_K, ggml.Q3_K:
+		t = ggml.Q4_0
 	case ggml.Q4_K:
 		t = ggml.Q5_0
 	case ggml.Q5_K:
@@ -297,6 +360,9 @@ func Plan(f *gguf.File, ft FileType) ([]TensorPlan, error) {
 		head, errH := f.Int(p.arch + ".attention.head_count")
 		headKV, errKV := f.Int(p.arch + ".attention.head_count_kv")
 		p.is70B = p.arch == "llama" && p.nLayer == 80 && errH == nil && errKV == nil && head != headKV
+		if errH == nil && errKV == nil && headKV > 0 {
+			p.nGQA = int(head / headKV)
+		}
 	}
 	tensors := sortTensors(f.Tensors)
 	for _, ti := range tensors {
@@ -321,7 +387,7 @@ func Plan(f *gguf.File, ft FileType) ([]TensorPlan, error) {
 				if err != nil {
 					return nil, err
 				}
-				tp.To, tp.Fallback = fallbackType(t, ti.Dims[0])
+				tp.To, tp.Fallback = FallbackType(t, ti.Dims[0])
 			}
 		}
 		plans = append(plans, tp)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -66,7 +67,12 @@ func Model(ctx context.Context, f *gguf.File, opts Options) (*gguf.Model, *Repor
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	m := &gguf.Model{Version: f.Version, KV: append([]gguf.KV(nil), f.KV...)}
+	// gguf_set_val removes a key and appends it, so llama-quantize writes
+	// these two last whether or not the input has them.
+	kv := slices.DeleteFunc(append([]gguf.KV(nil), f.KV...), func(kv gguf.KV) bool {
+		return kv.Key == "general.quantization_version" || kv.Key == "general.file_type"
+	})
+	m := &gguf.Model{Version: f.Version, KV: kv}
 	m.Set("general.quantization_version", gguf.Uint32(quantizationVersion))
 	m.Set("general.file_type", gguf.Uint32(uint32(opts.Type)))
 	rep := &Report{Tensors: plans}

@@ -10,6 +10,9 @@
 #define QK 32   /* elements of a legacy block (Q4_0, Q8_0) */
 #define QKK 256 /* elements of a K-quant super-block */
 
+/* LRT_NTYPES bounds the element type ids the kernel tables index. */
+#define LRT_NTYPES 40
+
 /* Weight blocks, byte for byte ggml's (ggml-common.h). */
 typedef struct {
   uint16_t d; /* f16 scale */
@@ -58,6 +61,43 @@ typedef struct {
   uint16_t d;
 } block_q6_K;
 
+/* Q2_K: 16 sub-blocks of 16, scales[j] = 4-bit scale | 4-bit min << 4;
+ * element 128h+32k+l has 2 bits at 2k of qs[32h+l]. */
+typedef struct {
+  uint8_t scales[QKK / 16];
+  uint8_t qs[QKK / 4];
+  uint16_t d, dmin;
+} block_q2_K;
+
+/* Q3_K: Q2_K's low bits, a high bit per element in hmask (bit 4h+k of
+ * byte l), sixteen 6-bit scales offset by 32 packed in 12 bytes. */
+typedef struct {
+  uint8_t hmask[QKK / 8];
+  uint8_t qs[QKK / 4];
+  uint8_t scales[12];
+  uint16_t d;
+} block_q3_K;
+
+/* IQ4_NL: 4-bit indices into kvalues_iq4nl, legacy nibble order. */
+typedef struct {
+  uint16_t d;
+  uint8_t qs[QK / 2];
+} block_iq4_nl;
+
+/* MXFP4: an E8M0 exponent and 32 E2M1 codes, legacy nibble order. */
+typedef struct {
+  uint8_t e;
+  uint8_t qs[QK / 2];
+} block_mxfp4;
+
+/* IQ4_XS: eight IQ4_NL sub-blocks with 6-bit scales offset by 32. */
+typedef struct {
+  uint16_t d;
+  uint16_t scales_h;
+  uint8_t scales_l[QKK / 64];
+  uint8_t qs[QKK / 2];
+} block_iq4_xs;
+
 _Static_assert(sizeof(block_q4_0) == 18, "block_q4_0 is 18 bytes");
 _Static_assert(sizeof(block_q4_1) == 20, "block_q4_1 is 20 bytes");
 _Static_assert(sizeof(block_q5_0) == 22, "block_q5_0 is 22 bytes");
@@ -66,6 +106,11 @@ _Static_assert(sizeof(block_q8_0) == 34, "block_q8_0 is 34 bytes");
 _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K is 144 bytes");
 _Static_assert(sizeof(block_q5_K) == 176, "block_q5_K is 176 bytes");
 _Static_assert(sizeof(block_q6_K) == 210, "block_q6_K is 210 bytes");
+_Static_assert(sizeof(block_q2_K) == 84, "block_q2_K is 84 bytes");
+_Static_assert(sizeof(block_q3_K) == 110, "block_q3_K is 110 bytes");
+_Static_assert(sizeof(block_iq4_nl) == 18, "block_iq4_nl is 18 bytes");
+_Static_assert(sizeof(block_iq4_xs) == 136, "block_iq4_xs is 136 bytes");
+_Static_assert(sizeof(block_mxfp4) == 17, "block_mxfp4 is 17 bytes");
 
 /* Activation blocks: our own formats, never stored in files.
  *
@@ -125,10 +170,10 @@ typedef void (*quant_fn)(const float *x, void *y, int64_t n);
 /* kernels is the dispatch table chosen once at load. */
 typedef struct {
   const char *name;
-  vecdot_fn dot[31]; /* indexed by element type; NULL if unsupported */
-  tile_fn tile[31];  /* optional multi-row kernels */
-  int tile_rows[31]; /* rows per tile call */
-  gemm_fn gemm[31];  /* optional batch kernels on +128 activations */
+  vecdot_fn dot[LRT_NTYPES]; /* indexed by element type; NULL if unsupported */
+  tile_fn tile[LRT_NTYPES];  /* optional multi-row kernels */
+  int tile_rows[LRT_NTYPES]; /* rows per tile call */
+  gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */

@@ -81,7 +81,12 @@ int act_format(int32_t t) {
   case LRT_Q5_0:
   case LRT_Q5_1:
   case LRT_Q8_0:
+  case LRT_IQ4_NL:
+  case LRT_MXFP4:
     return ACT_Q8A;
+  case LRT_Q2_K:
+  case LRT_Q3_K:
+  case LRT_IQ4_XS:
   case LRT_Q4_K:
   case LRT_Q5_K:
   case LRT_Q6_K:
@@ -111,7 +116,12 @@ int64_t weight_block(int32_t t) {
   case LRT_Q5_0:
   case LRT_Q5_1:
   case LRT_Q8_0:
+  case LRT_IQ4_NL:
+  case LRT_MXFP4:
     return QK;
+  case LRT_Q2_K:
+  case LRT_Q3_K:
+  case LRT_IQ4_XS:
   case LRT_Q4_K:
   case LRT_Q5_K:
   case LRT_Q6_K:
@@ -143,10 +153,20 @@ int64_t weight_row_bytes(int32_t t, int64_t n) {
     return n / QKK * (int64_t)sizeof(block_q5_K);
   case LRT_Q6_K:
     return n / QKK * (int64_t)sizeof(block_q6_K);
+  case LRT_Q2_K:
+    return n / QKK * (int64_t)sizeof(block_q2_K);
+  case LRT_Q3_K:
+    return n / QKK * (int64_t)sizeof(block_q3_K);
+  case LRT_IQ4_NL:
+    return n / QK * (int64_t)sizeof(block_iq4_nl);
+  case LRT_IQ4_XS:
+    return n / QKK * (int64_t)sizeof(block_iq4_xs);
+  case LRT_MXFP4:
+    return n / QK * (int64_t)sizeof(block_mxfp4);
   }
   return 0;
 }
 
 int32_t lrt_supports(int32_t t) {
-  return t >= 0 && t < 31 && lrt_kernels(NULL)->dot[t] != NULL;
+  return t >= 0 && t < LRT_NTYPES && lrt_kernels(NULL)->dot[t] != NULL;
 }

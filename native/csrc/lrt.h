@@ -47,10 +47,15 @@ enum {
   LRT_Q5_0 = 6,
   LRT_Q5_1 = 7,
   LRT_Q8_0 = 8,
+  LRT_Q2_K = 10,
+  LRT_Q3_K = 11,
   LRT_Q4_K = 12,
   LRT_Q5_K = 13,
   LRT_Q6_K = 14,
+  LRT_IQ4_NL = 20,
+  LRT_IQ4_XS = 23,
   LRT_BF16 = 30,
+  LRT_MXFP4 = 39,
 };
 
 /* lrt_abi_version returns LRT_ABI_VERSION; the Go loader refuses a mismatch. */

@@ -129,7 +129,7 @@ static int32_t prepare(lrt_pool *p, mm_task *m) {
 int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
                    const float *x, int64_t ntok, float *out) {
   if (!p || rows < 0 || cols < 0 || ntok < 0) return LRT_EINVAL;
-  if (wtype < 0 || wtype >= 31 || !pool_kernels(p)->dot[wtype]) return LRT_EUNSUPPORTED;
+  if (wtype < 0 || wtype >= LRT_NTYPES || !pool_kernels(p)->dot[wtype]) return LRT_EUNSUPPORTED;
   const int64_t bs = weight_block(wtype);
   if (cols % bs != 0) return LRT_EINVAL;
   if (rows == 0 || ntok == 0) return LRT_OK;

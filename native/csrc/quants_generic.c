@@ -310,6 +310,135 @@ static void att_accum_generic(float *acc, size_t as, int ng, const float *p, siz
     }
 }
 
+/* ---- low-bit and non-linear types (Go twins: models/ggml/lowbit.go) ---- */
+
+/* kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS. */
+static const int8_t kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                         1,    13,   25,  38,  53,  69,  89,  113};
+
+static void vecdot_q2_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q2_K *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8K *x = (const block_q8K *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QKK; i++) {
+      /* sum (d*sc*q - dmin*m)*y = d*sum sc*(q.y) - dmin*sum m*bsum */
+      int isum = 0, msum = 0;
+      for (int e = 0; e < QKK; e += 16) {
+        const int h = e / 128, k = (e % 128) / 32, l0 = e % 32;
+        int s = 0;
+        for (int l = l0; l < l0 + 16; l++) s += ((w[i].qs[32 * h + l] >> (2 * k)) & 3) * x[i].qs[e + l - l0];
+        isum += (w[i].scales[e / 16] & 0xF) * s;
+        msum += (w[i].scales[e / 16] >> 4) * x[i].bsums[e / 16];
+      }
+      sum += x[i].d * (lrt_f16_to_f32(w[i].d) * (float)isum - lrt_f16_to_f32(w[i].dmin) * (float)msum);
+    }
+    out[t * os] = sum;
+  }
+}
+
+/* q3_K_scale returns the 6-bit scale j of a Q3_K block, minus 32. */
+static inline int q3_K_scale(const uint8_t *s, int j) {
+  const int lo = j < 8 ? s[j % 8] & 0xF : s[j % 8] >> 4;
+  return (lo | ((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4) - 32;
+}
+
+static void vecdot_q3_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                float *out, size_t os) {
+  const block_q3_K *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8K *x = (const block_q8K *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QKK; i++) {
+      int isum = 0;
+      for (int e = 0; e < QKK; e += 16) {
+        const int h = e / 128, k = (e % 128) / 32, l0 = e % 32;
+        const int m = 1 << (4 * h + k);
+        int s = 0;
+        for (int l = l0; l < l0 + 16; l++) {
+          const int q = ((w[i].qs[32 * h + l] >> (2 * k)) & 3) - ((w[i].hmask[l] & m) ? 0 : 4);
+          s += q * x[i].qs[e + l - l0];
+        }
+        isum += q3_K_scale(w[i].scales, e / 16) * s;
+      }
+      sum += lrt_f16_to_f32(w[i].d) * x[i].d * (float)isum;
+    }
+    out[t * os] = sum;
+  }
+}
+
+static void vecdot_iq4_nl_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                  float *out, size_t os) {
+  const block_iq4_nl *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8a *x = (const block_q8a *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QK; i++) {
+      int s = 0;
+      for (int j = 0; j < QK / 2; j++) {
+        s += kvalues_iq4nl[w[i].qs[j] & 0xF] * x[i].qs[j];
+        s += kvalues_iq4nl[w[i].qs[j] >> 4] * x[i].qs[j + QK / 2];
+      }
+      sum += lrt_f16_to_f32(w[i].d) * x[i].d * (float)s;
+    }
+    out[t * os] = sum;
+  }
+}
+
+static void vecdot_iq4_xs_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                  float *out, size_t os) {
+  const block_iq4_xs *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8K *x = (const block_q8K *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QKK; i++) {
+      int isum = 0;
+      for (int ib = 0; ib < QKK / 32; ib++) {
+        const int ls = (((w[i].scales_l[ib / 2] >> (4 * (ib % 2))) & 0xF) |
+                        (((w[i].scales_h >> (2 * ib)) & 3) << 4)) - 32;
+        const uint8_t *q = w[i].qs + 16 * ib;
+        const int8_t *y = x[i].qs + 32 * ib;
+        int s = 0;
+        for (int j = 0; j < 16; j++) s += kvalues_iq4nl[q[j] & 0xF] * y[j] + kvalues_iq4nl[q[j] >> 4] * y[j + 16];
+        isum += ls * s;
+      }
+      sum += lrt_f16_to_f32(w[i].d) * x[i].d * (float)isum;
+    }
+    out[t * os] = sum;
+  }
+}
+
+/* kvalues_mxfp4: twice the E2M1 values of codes 0..15. */
+static const int8_t kvalues_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+/* e8m0_half returns 2^(e-128), half the E8M0 value e (ggml's
+ * ggml_e8m0_to_fp32_half). */
+static inline float e8m0_half(uint8_t e) {
+  const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static void vecdot_mxfp4_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
+                                 float *out, size_t os) {
+  const block_mxfp4 *w = vw;
+  for (int t = 0; t < nt; t++) {
+    const block_q8a *x = (const block_q8a *)((const char *)vx + t * xs);
+    float sum = 0;
+    for (int64_t i = 0; i < n / QK; i++) {
+      int s = 0;
+      for (int j = 0; j < QK / 2; j++) {
+        s += kvalues_mxfp4[w[i].qs[j] & 0xF] * x[i].qs[j];
+        s += kvalues_mxfp4[w[i].qs[j] >> 4] * x[i].qs[j + QK / 2];
+      }
+      sum += e8m0_half(w[i].e) * x[i].d * (float)s;
+    }
+    out[t * os] = sum;
+  }
+}
+
 void lrt_fill_generic(kernels *k) {
   k->name = "generic";
   k->dot[LRT_F32] = vecdot_f32_generic;
@@ -323,6 +452,11 @@ void lrt_fill_generic(kernels *k) {
   k->dot[LRT_Q4_K] = vecdot_q4_K_generic;
   k->dot[LRT_Q5_K] = vecdot_q5_K_generic;
   k->dot[LRT_Q6_K] = vecdot_q6_K_generic;
+  k->dot[LRT_Q2_K] = vecdot_q2_K_generic;
+  k->dot[LRT_Q3_K] = vecdot_q3_K_generic;
+  k->dot[LRT_IQ4_NL] = vecdot_iq4_nl_generic;
+  k->dot[LRT_IQ4_XS] = vecdot_iq4_xs_generic;
+  k->dot[LRT_MXFP4] = vecdot_mxfp4_generic;
   k->quant_q8a = quant_q8a_generic;
   k->quant_q8K = quant_q8K_generic;
   k->dot_f32 = dot_f32_generic;
