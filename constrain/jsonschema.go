@@ -171,6 +171,7 @@ type schemaCompiler struct {
 	comma    *expr
 	colon    *expr
 	char     *expr // one code point of string content
+	charRule *expr // a call of char, made when first needed
 	synth    map[string]*jvalue
 	patterns map[string]*expr // compiled patterns by source
 	dfas     map[*expr]*dfa   // determinized languages
@@ -225,7 +226,7 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 	case WhitespaceSpaced:
 		c.ws, c.comma, c.colon = emptyExpr, lit(", "), lit(": ")
 	default:
-		c.ws = rep(alt(lit(" "), lit("\t"), lit("\n"), lit("\r")), 0, opts.MaxWhitespace)
+		c.ws = c.shared(rep(alt(lit(" "), lit("\t"), lit("\n"), lit("\r")), 0, opts.MaxWhitespace))
 		c.comma, c.colon = seq(c.ws, lit(","), c.ws), seq(c.ws, lit(":"), c.ws)
 	}
 	c.char = c.jsonChar()

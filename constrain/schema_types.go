@@ -1291,8 +1291,16 @@ func (c *schemaCompiler) str(x conj, negs []conj, ptr string) (*expr, error) {
 		}
 	case q != "" && minL == 0 && maxL < 0:
 		content = textAvoiding([]string{q})
-	default:
+	case maxL < 0:
 		content = rep(c.char, minL, maxL)
+	default:
+		// Bounded: every position calls one shared copy of the character
+		// (maxLength copies of its UTF-8 and escape nodes made most of
+		// the automaton).
+		if c.charRule == nil {
+			c.charRule = c.shared(c.char)
+		}
+		content = rep(c.charRule, minL, maxL)
 	}
 	return seq(lit(open), content, lit(open)), nil
 }
