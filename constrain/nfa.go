@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -67,6 +68,7 @@ func compileGrammar(b *builder, root int) (*Grammar, error) {
 	for i := range c.ruleMap {
 		c.ruleMap[i] = -1
 	}
+	c.n.nodes = make([]nnode, 0, c.estimate())
 	c.n.start = c.ruleID(root)
 	for len(c.queue) > 0 && c.err == nil {
 		r := c.queue[0]
@@ -169,6 +171,25 @@ func walkRefs(e *expr, f func(int), seen map[*expr]bool) {
 			walkRefs(s, f, seen)
 		}
 	}
+}
+
+// maxEstimate bounds the nodes allocated ahead by estimate.
+const maxEstimate = 1 << 16
+
+// estimate is the number of nodes to allocate ahead: the expanded sizes of
+// the rules that are called rather than inlined (growing the node slice
+// by copies cost more than a third of compiling).
+func (c *nfaCompiler) estimate() int {
+	n := 0
+	for r := range c.b.bodies {
+		if !c.inline(r) {
+			n += exprSize(c.b.bodies[r], c.refSize, maxEstimate) + 2
+		}
+		if n >= maxEstimate {
+			return maxEstimate
+		}
+	}
+	return n
 }
 
 // ruleSize is the expanded size of a rule if inlined.
@@ -322,8 +343,22 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 	case opGraph:
 		g := e.graph
 		ids := make([]int32, g.n)
+		deg := make([]int32, g.n+1)
+		for _, ed := range g.edges {
+			deg[ed.from]++
+		}
+		deg[g.end]++
+		// The nodes' epsilon lists share one array (an object's member
+		// graph has hundreds of nodes with a few edges each).
+		eps := make([]int32, len(g.edges)+1)
+		off := int32(0)
 		for i := range ids {
 			ids[i] = c.node()
+			if c.err != nil {
+				return
+			}
+			c.n.nodes[ids[i]].eps = eps[off : off : off+deg[i]]
+			off += deg[i]
 		}
 		c.eps(from, ids[g.start])
 		c.eps(ids[g.end], to)
@@ -362,9 +397,10 @@ func (n *nfa) analyze(lang string) error {
 	}
 	// Left recursion: calls reachable from a rule start without consuming bytes.
 	leftCalls := make([][]int32, nr)
+	var stack []int32
 	for r := 0; r < nr; r++ {
 		mk.reset()
-		stack := []int32{n.ruleStart[r]}
+		stack = append(stack[:0], n.ruleStart[r])
 		for len(stack) > 0 {
 			x := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -416,21 +452,20 @@ func (n *nfa) analyze(lang string) error {
 		}
 	}
 	// Trim: keep nodes that can reach the end of their rule.
-	rev := make([][]int32, len(n.nodes))
-	for i := range n.nodes {
-		nd := &n.nodes[i]
-		for _, t := range nd.eps {
-			rev[t] = append(rev[t], int32(i))
-		}
-		for _, ed := range nd.edges {
-			rev[ed.to] = append(rev[ed.to], int32(i))
-		}
-		if nd.call >= 0 && productive[nd.call] {
-			rev[nd.ret] = append(rev[nd.ret], int32(i))
-		}
+	// The reverse edges in one array: rev[at[x]:at[x+1]] lead to x.
+	at := make([]int32, len(n.nodes)+1)
+	n.eachSucc(productive, func(_, to int32) { at[to+1]++ })
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
 	}
+	rev := make([]int32, at[len(n.nodes)])
+	fill := slices.Clone(at[:len(n.nodes)])
+	n.eachSucc(productive, func(from, to int32) {
+		rev[fill[to]] = from
+		fill[to]++
+	})
 	live := make([]bool, len(n.nodes))
-	stack := append([]int32(nil), n.ruleEnd...)
+	stack = append(stack[:0], n.ruleEnd...)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -438,7 +473,7 @@ func (n *nfa) analyze(lang string) error {
 			continue
 		}
 		live[x] = true
-		stack = append(stack, rev[x]...)
+		stack = append(stack, rev[at[x]:at[x+1]]...)
 	}
 	for i := range n.nodes {
 		nd := &n.nodes[i]
@@ -464,10 +499,27 @@ func (n *nfa) analyze(lang string) error {
 	for i := range n.nodes {
 		nd := &n.nodes[i]
 		if nd.call >= 0 {
-			nd.tail = n.onlyEnd(nd.ret, mk)
+			nd.tail, stack = n.onlyEnd(nd.ret, mk, stack[:0])
 		}
 	}
 	return nil
+}
+
+// eachSucc calls f for every edge of the automaton: epsilon, byte, and
+// from a call of a productive rule to its return node.
+func (n *nfa) eachSucc(productive []bool, f func(from, to int32)) {
+	for i := range n.nodes {
+		nd := &n.nodes[i]
+		for _, t := range nd.eps {
+			f(int32(i), t)
+		}
+		for _, ed := range nd.edges {
+			f(int32(i), ed.to)
+		}
+		if nd.call >= 0 && productive[nd.call] {
+			f(int32(i), nd.ret)
+		}
+	}
 }
 
 // fingerprint hashes the automaton, so identical constraints compiled
@@ -515,10 +567,10 @@ func (n *nfa) fingerprint() [32]byte {
 }
 
 // onlyEnd reports whether every node epsilon-reachable from x has no byte
-// edges and no calls.
-func (n *nfa) onlyEnd(x int32, mk *marks) bool {
+// edges and no calls. It returns stack, its scratch, for reuse.
+func (n *nfa) onlyEnd(x int32, mk *marks, stack []int32) (bool, []int32) {
 	mk.reset()
-	stack := []int32{x}
+	stack = append(stack, x)
 	for len(stack) > 0 {
 		y := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -527,11 +579,11 @@ func (n *nfa) onlyEnd(x int32, mk *marks) bool {
 		}
 		nd := &n.nodes[y]
 		if len(nd.edges) > 0 || nd.call >= 0 {
-			return false
+			return false, stack
 		}
 		stack = append(stack, nd.eps...)
 	}
-	return true
+	return true, stack
 }
 
 // fixpoint computes, for each rule, whether its end is reachable from its

@@ -530,8 +530,12 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	if g.maxP >= 0 {
 		dcap = max(g.maxP, 1)
 	}
-	ids := map[state]int{}
-	var queue []state
+	hint := n + 1 // states and edges of the usual shape, allocated ahead
+	if !ordered {
+		hint = 1 << min(n, 12)
+	}
+	ids := make(map[state]int, hint)
+	queue := make([]state, 0, hint)
 	gr := &graphExpr{}
 	get := func(s state) int {
 		if id, ok := ids[s]; ok {
@@ -544,11 +548,11 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	get(state{})
 	type pending struct {
 		from  int
-		to    state
+		to    int // state id
 		idx   int // property index, -1 for an undeclared key, -2 for the end
 		first bool
 	}
-	var edges []pending
+	edges := make([]pending, 0, hint*(n+2)/2)
 	for len(queue) > 0 {
 		if len(ids) > maxObjectNodes {
 			return nil, c.tooLarge(ptr, "an object with %d declared properties needs more than %d automaton nodes", n, maxObjectNodes)
@@ -561,8 +565,7 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 		first := total == 0
 		final := s.d+min(s.e, 1) >= g.minP
 		add := func(to state, idx int) {
-			get(to)
-			edges = append(edges, pending{from: from, to: to, idx: idx, first: first})
+			edges = append(edges, pending{from: from, to: get(to), idx: idx, first: first})
 		}
 		if ordered {
 			if s.pos < n {
@@ -570,8 +573,7 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 					add(state{s.pos + 1, min(s.d+1, dcap), s.e}, s.pos)
 				}
 				if !g.required[s.pos] {
-					get(state{s.pos + 1, s.d, s.e})
-					edges = append(edges, pending{from: from, to: state{s.pos + 1, s.d, s.e}, idx: -3})
+					edges = append(edges, pending{from: from, to: get(state{s.pos + 1, s.d, s.e}), idx: -3})
 				}
 				continue
 			}
@@ -619,20 +621,21 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 		firstExtra = wrap(g.extra)
 		laterExtra = wrap(seq(c.comma, firstExtra))
 	}
+	gr.edges = make([]graphEdge, 0, len(edges))
 	for _, p := range edges {
 		switch {
 		case p.idx == -2:
 			gr.edges = append(gr.edges, graphEdge{from: p.from, to: gr.end})
 		case p.idx == -3:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to]})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to})
 		case p.idx == -1 && p.first:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: firstExtra})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: firstExtra})
 		case p.idx == -1:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: laterExtra})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: laterExtra})
 		case p.first:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: firstKV[p.idx]})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: firstKV[p.idx]})
 		default:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: laterKV[p.idx]})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: laterKV[p.idx]})
 		}
 	}
 	return seq(lit("{"), c.ws, &expr{op: opGraph, graph: gr}, c.ws, lit("}")), nil
