@@ -524,8 +524,13 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 		return nil, c.unsupported(ptr+"/minProperties", "minProperties %d with undeclared properties is not supported (a repeated key would count twice)", g.minP)
 	}
 	// State: pos (next property, or the set written), d declared
-	// properties written (saturating at dcap), e undeclared ones.
-	type state struct{ pos, d, e int }
+	// properties written (saturating at dcap), e undeclared ones; in any
+	// order, sep: after the comma that every next member shares (one
+	// copy of the separator, not one per member that may follow).
+	type state struct {
+		pos, d, e int
+		sep       bool
+	}
 	dcap := max(g.minP, 1)
 	if g.maxP >= 0 {
 		dcap = max(g.maxP, 1)
@@ -549,7 +554,7 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	type pending struct {
 		from  int
 		to    int // state id
-		idx   int // property index, -1 for an undeclared key, -2 for the end
+		idx   int // property index, -1 for an undeclared key, -2 for the end, -3 skip, -4 comma
 		first bool
 	}
 	edges := make([]pending, 0, hint*(n+2)/2)
@@ -562,22 +567,25 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 		from := ids[s]
 		total := s.d + s.e
 		canAdd := g.maxP < 0 || total < g.maxP
-		first := total == 0
-		final := s.d+min(s.e, 1) >= g.minP
+		first := total == 0 || s.sep
+		final := s.d+min(s.e, 1) >= g.minP && !s.sep
+		comma := false // members follow the shared comma state
 		add := func(to state, idx int) {
 			edges = append(edges, pending{from: from, to: get(to), idx: idx, first: first})
 		}
 		if ordered {
 			if s.pos < n {
 				if canAdd && g.kvs[s.pos].op != opNothing {
-					add(state{s.pos + 1, min(s.d+1, dcap), s.e}, s.pos)
+					add(state{pos: s.pos + 1, d: min(s.d+1, dcap), e: s.e}, s.pos)
 				}
 				if !g.required[s.pos] {
-					edges = append(edges, pending{from: from, to: get(state{s.pos + 1, s.d, s.e}), idx: -3})
+					edges = append(edges, pending{from: from, to: get(state{pos: s.pos + 1, d: s.d, e: s.e}), idx: -3})
 				}
 				continue
 			}
 		} else {
+			comma = !first
+			member := g.extra != nil
 			for i := 0; i < n; i++ {
 				if s.pos&(1<<i) != 0 {
 					for _, d := range g.deps[i] {
@@ -587,16 +595,22 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 				}
 				final = final && !g.required[i]
 				if canAdd && g.kvs[i].op != opNothing {
-					add(state{s.pos | 1<<i, s.d + 1, s.e}, i)
+					member = true
+					if !comma {
+						add(state{pos: s.pos | 1<<i, d: s.d + 1, e: s.e}, i)
+					}
 				}
 			}
+			if comma && canAdd && member {
+				edges = append(edges, pending{from: from, to: get(state{s.pos, s.d, s.e, true}), idx: -4})
+			}
 		}
-		if canAdd && g.extra != nil {
+		if canAdd && g.extra != nil && !comma {
 			e := s.e + 1
 			if g.maxP < 0 {
 				e = 1
 			}
-			add(state{s.pos, s.d, e}, -1)
+			add(state{pos: s.pos, d: s.d, e: e}, -1)
 		}
 		if final {
 			edges = append(edges, pending{from: from, idx: -2})
@@ -614,12 +628,23 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	firstKV, laterKV := make([]*expr, n), make([]*expr, n)
 	for i, kv := range g.kvs {
 		firstKV[i] = wrap(kv)
-		laterKV[i] = wrap(seq(c.comma, firstKV[i]))
+		if ordered { // in any order, the comma is an edge of its own
+			laterKV[i] = wrap(seq(c.comma, firstKV[i]))
+		}
 	}
 	var firstExtra, laterExtra *expr
 	if g.extra != nil {
 		firstExtra = wrap(g.extra)
-		laterExtra = wrap(seq(c.comma, firstExtra))
+		if ordered {
+			laterExtra = wrap(seq(c.comma, firstExtra))
+		}
+	}
+	comma := c.comma
+	if big && !ordered {
+		if c.commaRule == nil {
+			c.commaRule = c.shared(c.comma)
+		}
+		comma = c.commaRule
 	}
 	gr.edges = make([]graphEdge, 0, len(edges))
 	for _, p := range edges {
@@ -628,6 +653,8 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 			gr.edges = append(gr.edges, graphEdge{from: p.from, to: gr.end})
 		case p.idx == -3:
 			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to})
+		case p.idx == -4:
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: comma})
 		case p.idx == -1 && p.first:
 			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: firstExtra})
 		case p.idx == -1:
