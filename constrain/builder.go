@@ -9,7 +9,7 @@ type builder struct {
 	names  []string
 	bodies []*expr
 	index  map[string]int
-	called map[int]bool   // rules compiled once and called, never inlined
+	called []bool         // by rule id: compiled once and called, never inlined
 	suffix map[string]int // fresh: the next suffix to try per hint
 }
 
@@ -58,8 +58,8 @@ func (b *builder) defined(id int) bool { return b.bodies[id] != nil }
 // noInline makes rule id called wherever it is used instead of inlined, so
 // an automaton using it on many edges keeps one copy.
 func (b *builder) noInline(id int) {
-	if b.called == nil {
-		b.called = map[int]bool{}
+	for len(b.called) <= id {
+		b.called = append(b.called, false)
 	}
 	b.called[id] = true
 }

@@ -89,14 +89,16 @@ func compileGrammar(b *builder, root int) (*Grammar, error) {
 func (c *nfaCompiler) findRecursion() {
 	n := len(c.b.bodies)
 	adj := make([][]int, n)
+	last := make([]int, n) // by rule: 1 + the last body that referred to it
+	seen := map[*expr]bool{}
 	for i, body := range c.b.bodies {
-		seen := map[int]bool{}
+		clear(seen)
 		walkRefs(body, func(r int) {
-			if !seen[r] {
-				seen[r] = true
+			if last[r] != i+1 {
+				last[r] = i + 1
 				adj[i] = append(adj[i], r)
 			}
-		}, map[*expr]bool{})
+		}, seen)
 	}
 	c.recursive = make([]bool, n)
 	index := make([]int, n)
@@ -153,13 +155,18 @@ func (c *nfaCompiler) findRecursion() {
 }
 
 func walkRefs(e *expr, f func(int), seen map[*expr]bool) {
-	if seen[e] {
+	switch e.op {
+	case opRef:
+		f(e.rule)
+		return
+	case opEmpty, opNothing, opBytes:
+		return
+	}
+	if seen[e] { // shared subexpressions are walked once
 		return
 	}
 	seen[e] = true
 	switch e.op {
-	case opRef:
-		f(e.rule)
 	case opGraph:
 		for _, ed := range e.graph.edges {
 			if ed.e != nil {
@@ -212,7 +219,7 @@ func (c *nfaCompiler) refSize(r int) int {
 }
 
 func (c *nfaCompiler) inline(r int) bool {
-	return !c.recursive[r] && !c.b.called[r] && c.ruleSize(r) <= inlineLimit
+	return !c.recursive[r] && (r >= len(c.b.called) || !c.b.called[r]) && c.ruleSize(r) <= inlineLimit
 }
 
 // ruleID returns the automaton rule id of builder rule r, scheduling its compilation.
@@ -594,7 +601,9 @@ func (n *nfa) fixpoint(bytes bool, mk *marks) []bool {
 	ok := make([]bool, nr)
 	for changed := true; changed; {
 		changed = false
-		for r := 0; r < nr; r++ {
+		// Callees get higher ids than their first caller: the reverse
+		// order settles most rules in the first pass.
+		for r := nr - 1; r >= 0; r-- {
 			if ok[r] {
 				continue
 			}
