@@ -49,6 +49,8 @@ type nfaCompiler struct {
 	queue     []int
 	n         *nfa
 	err       error
+	epsPool   []int32 // eps and edge: the first slots of nodes' lists
+	edgePool  []bedge
 }
 
 // compileGrammar turns the rules of b (root rule root) into a trimmed automaton.
@@ -252,7 +254,30 @@ func (c *nfaCompiler) node() int32 {
 }
 
 func (c *nfaCompiler) eps(from, to int32) {
-	c.n.nodes[from].eps = append(c.n.nodes[from].eps, to)
+	nd := &c.n.nodes[from]
+	if nd.eps == nil { // most nodes have one or two: carve them from a pool
+		if len(c.epsPool)+2 > cap(c.epsPool) {
+			c.epsPool = make([]int32, 0, 4096)
+		}
+		k := len(c.epsPool)
+		c.epsPool = c.epsPool[:k+2]
+		nd.eps = c.epsPool[k : k : k+2]
+	}
+	nd.eps = append(nd.eps, to)
+}
+
+// edge adds a byte edge from node from.
+func (c *nfaCompiler) edge(from int32, ed bedge) {
+	nd := &c.n.nodes[from]
+	if nd.edges == nil {
+		if len(c.edgePool)+2 > cap(c.edgePool) {
+			c.edgePool = make([]bedge, 0, 2048)
+		}
+		k := len(c.edgePool)
+		c.edgePool = c.edgePool[:k+2]
+		nd.edges = c.edgePool[k : k : k+2]
+	}
+	nd.edges = append(nd.edges, ed)
 }
 
 // compile adds the automaton for e between from and to.
@@ -265,7 +290,7 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 		c.eps(from, to)
 	case opNothing:
 	case opBytes:
-		c.n.nodes[from].edges = append(c.n.nodes[from].edges, bedge{lo: e.lo, hi: e.hi, to: to})
+		c.edge(from, bedge{lo: e.lo, hi: e.hi, to: to})
 	case opSeq:
 		cur := from
 		for i, s := range e.subs {
@@ -298,12 +323,12 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 				n, ok := suffix[string(key)]
 				if !ok {
 					n = c.node()
-					c.n.nodes[n].edges = append(c.n.nodes[n].edges, bedge{lo: s.subs[k].lo, hi: s.subs[k].hi, to: next})
+					c.edge(n, bedge{lo: s.subs[k].lo, hi: s.subs[k].hi, to: next})
 					suffix[string(key)] = n
 				}
 				next = n
 			}
-			c.n.nodes[from].edges = append(c.n.nodes[from].edges, bedge{lo: s.subs[0].lo, hi: s.subs[0].hi, to: next})
+			c.edge(from, bedge{lo: s.subs[0].lo, hi: s.subs[0].hi, to: next})
 		}
 	case opRepeat:
 		cur := from

@@ -537,7 +537,7 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	}
 	hint := n + 1 // states and edges of the usual shape, allocated ahead
 	if !ordered {
-		hint = 1 << min(n, 12)
+		hint = 2 << min(n, 12) // the sets written, each with its comma state
 	}
 	ids := make(map[state]int, hint)
 	queue := make([]state, 0, hint)
@@ -557,7 +557,7 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 		idx   int // property index, -1 for an undeclared key, -2 for the end, -3 skip, -4 comma
 		first bool
 	}
-	edges := make([]pending, 0, hint*(n+2)/2)
+	edges := make([]pending, 0, hint*(n+2)/4)
 	for len(queue) > 0 {
 		if len(ids) > maxObjectNodes {
 			return nil, c.tooLarge(ptr, "an object with %d declared properties needs more than %d automaton nodes", n, maxObjectNodes)
