@@ -539,14 +539,55 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	if !ordered {
 		hint = 2 << min(n, 12) // the sets written, each with its comma state
 	}
-	ids := make(map[state]int, hint)
+	// States are numbered through a dense table when it is small (in any
+	// order, d is the size of the set pos), else through a map.
+	ecap := 2
+	if g.maxP >= 0 {
+		ecap = g.maxP + 1
+	}
+	key := func(s state) int {
+		p := s.pos
+		if ordered {
+			p = p*(dcap+1) + s.d
+		}
+		k := (p*ecap + s.e) * 2
+		if s.sep {
+			k++
+		}
+		return k
+	}
+	size := (n + 1) * (dcap + 1) * ecap * 2
+	if !ordered {
+		size = -1
+		if n < 16 {
+			size = (1 << n) * ecap * 2
+		}
+	}
+	var dense []int32 // by key: id+1
+	var ids map[state]int
+	if size >= 0 && size <= 1<<16 {
+		dense = make([]int32, size)
+	} else {
+		ids = make(map[state]int, hint)
+	}
+	count := 0
 	queue := make([]state, 0, hint)
 	gr := &graphExpr{}
 	get := func(s state) int {
+		if dense != nil {
+			k := key(s)
+			if dense[k] == 0 {
+				count++
+				dense[k] = int32(count)
+				queue = append(queue, s)
+			}
+			return int(dense[k]) - 1
+		}
 		if id, ok := ids[s]; ok {
 			return id
 		}
-		ids[s] = len(ids)
+		ids[s] = count
+		count++
 		queue = append(queue, s)
 		return ids[s]
 	}
@@ -559,12 +600,12 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	}
 	edges := make([]pending, 0, hint*(n+2)/4)
 	for len(queue) > 0 {
-		if len(ids) > maxObjectNodes {
+		if count > maxObjectNodes {
 			return nil, c.tooLarge(ptr, "an object with %d declared properties needs more than %d automaton nodes", n, maxObjectNodes)
 		}
 		s := queue[0]
 		queue = queue[1:]
-		from := ids[s]
+		from := get(s)
 		total := s.d + s.e
 		canAdd := g.maxP < 0 || total < g.maxP
 		first := total == 0 || s.sep
@@ -616,8 +657,8 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 			edges = append(edges, pending{from: from, idx: -2})
 		}
 	}
-	gr.n = len(ids) + 1
-	gr.end = len(ids)
+	gr.n = count + 1
+	gr.end = count
 	big := len(edges) > 8
 	wrap := func(e *expr) *expr {
 		if big {
