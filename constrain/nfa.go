@@ -515,14 +515,18 @@ func (n *nfa) analyze(lang string) error {
 				eps = append(eps, t)
 			}
 		}
-		nd.eps = eps
+		if len(eps) < len(nd.eps) { // store only what changed (a pointer store is dear while the GC runs)
+			nd.eps = eps
+		}
 		edges := nd.edges[:0]
 		for _, ed := range nd.edges {
 			if live[ed.to] {
 				edges = append(edges, ed)
 			}
 		}
-		nd.edges = edges
+		if len(edges) < len(nd.edges) {
+			nd.edges = edges
+		}
 		if nd.call >= 0 && (!productive[nd.call] || !live[nd.ret]) {
 			nd.call = -1
 		}
