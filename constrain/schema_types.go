@@ -1161,11 +1161,18 @@ func (c *schemaCompiler) array(x conj, ptr string) (*expr, error) {
 	if hasMax {
 		restMax = max(maxI-k, 0)
 	}
+	// A bounded repeat calls one shared copy of the item from each
+	// position (maxItems copies of an item's automaton, unrolled, made
+	// maxItems 5000 of integers take seconds).
+	unit := seq(c.comma, item)
+	if restMax > 2 {
+		unit = c.shared(unit)
+	}
 	var rest *expr
 	if k > 0 {
-		rest = rep(seq(c.comma, item), restMin, restMax)
+		rest = rep(unit, restMin, restMax)
 	} else {
-		first := seq(item, rep(seq(c.comma, item), max(restMin-1, 0), max(restMax-1, -1)))
+		first := seq(item, rep(unit, max(restMin-1, 0), max(restMax-1, -1)))
 		if restMax == 0 {
 			first = nothingExpr
 		}
