@@ -502,6 +502,10 @@ type objectGraph struct {
 	ordered    bool
 }
 
+// maxSharedRepeat is the unrolled size of a bounded array repeat above
+// which its item is called rather than copied.
+const maxSharedRepeat = 1024
+
 // maxObjectNodes bounds the automaton of one object's member list.
 const maxObjectNodes = 1 << 15
 
@@ -1161,11 +1165,12 @@ func (c *schemaCompiler) array(x conj, ptr string) (*expr, error) {
 	if hasMax {
 		restMax = max(maxI-k, 0)
 	}
-	// A bounded repeat calls one shared copy of the item from each
+	// A long bounded repeat calls one shared copy of the item from each
 	// position (maxItems copies of an item's automaton, unrolled, made
-	// maxItems 5000 of integers take seconds).
+	// maxItems 5000 of integers take seconds); a short one stays inlined
+	// (no call frames in its states).
 	unit := seq(c.comma, item)
-	if restMax > 2 {
+	if restMax > 2 && restMax*exprSize(unit, nil, maxSharedRepeat) > maxSharedRepeat {
 		unit = c.shared(unit)
 	}
 	var rest *expr
