@@ -1,6 +1,6 @@
 package constrain
 
-import "fmt"
+import "strconv"
 
 // builder collects named rules produced by a front end before they are
 // compiled into an automaton.
@@ -9,7 +9,8 @@ type builder struct {
 	names  []string
 	bodies []*expr
 	index  map[string]int
-	called map[int]bool // rules compiled once and called, never inlined
+	called []bool         // by rule id: compiled once and called, never inlined
+	suffix map[string]int // fresh: the next suffix to try per hint
 }
 
 func newBuilder(lang string) *builder {
@@ -31,11 +32,19 @@ func (b *builder) rule(name string) int {
 // fresh creates a new rule with a unique name derived from hint.
 func (b *builder) fresh(hint string) int {
 	name := hint
-	for i := 2; ; i++ {
-		if _, ok := b.index[name]; !ok {
-			break
+	if _, ok := b.index[name]; ok {
+		if b.suffix == nil {
+			b.suffix = map[string]int{}
 		}
-		name = fmt.Sprintf("%s#%d", hint, i)
+		i := max(b.suffix[hint], 2)
+		for {
+			name = hint + "#" + strconv.Itoa(i)
+			i++
+			if _, ok := b.index[name]; !ok {
+				break
+			}
+		}
+		b.suffix[hint] = i
 	}
 	return b.rule(name)
 }
@@ -49,8 +58,8 @@ func (b *builder) defined(id int) bool { return b.bodies[id] != nil }
 // noInline makes rule id called wherever it is used instead of inlined, so
 // an automaton using it on many edges keeps one copy.
 func (b *builder) noInline(id int) {
-	if b.called == nil {
-		b.called = map[int]bool{}
+	for len(b.called) <= id {
+		b.called = append(b.called, false)
 	}
 	b.called[id] = true
 }

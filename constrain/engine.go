@@ -51,9 +51,11 @@ type engine struct {
 	frames    []frame
 	frameIdx  map[frame]int32
 	states    []dstate
-	slots     []int32  // open-addressing index of states by hash: id+1, 0 empty
-	arena     []thread // the states' threads are carved from it
-	trans     []int32  // 256 per state: 0 unknown, -1 dead, else state+1
+	slots     []int32    // open-addressing index of states by hash: id+1, 0 empty
+	arena     []thread   // the states' threads are carved from it
+	trans     []int32    // ncls per state: 0 unknown, -1 dead, else state+1
+	cls       [256]uint8 // byte -> class: bytes no edge tells apart
+	ncls      int
 	maskBytes int
 	scratch   []uint64 // computeMask: the mask being built, kept all zero between calls
 	ids       []int32  // computeMask: the allowed ids while few
@@ -76,6 +78,7 @@ type engine struct {
 func newEngine(n *nfa, v *Vocab) *engine {
 	e := &engine{n: n, v: v, frameIdx: map[frame]int32{}, slots: make([]int32, 1024), seen: map[thread]struct{}{},
 		seenStamp: make([]uint32, len(n.nodes)), seenStack: make([]int32, len(n.nodes))}
+	e.cls, e.ncls = byteClasses(n)
 	e.frames = append(e.frames, frame{-1, -1}) // id 0: empty stack
 	e.closure([]thread{{n.ruleStart[n.start], 0}})
 	return e
@@ -193,15 +196,39 @@ func (e *engine) intern(accepting bool) int32 {
 			e.slots[j] = int32(k) + 1
 		}
 	}
-	if n := len(e.trans) + 256; n > cap(e.trans) {
+	if n := len(e.trans) + e.ncls; n > cap(e.trans) {
 		// Double (append grows large slices by 1.25x, copying the table
 		// many times over).
 		t := make([]int32, len(e.trans), max(2*cap(e.trans), 64<<10))
 		copy(t, e.trans)
 		e.trans = t
 	}
-	e.trans = e.trans[:len(e.trans)+256]
+	e.trans = e.trans[:len(e.trans)+e.ncls]
 	return id
+}
+
+// byteClasses partitions the bytes into intervals that no edge of n tells
+// apart (its edges start and end only at class boundaries): cls maps a byte
+// to its class, classes numbered in byte order, ncls of them. A row of
+// the transition table has one entry per class, not per byte.
+func byteClasses(n *nfa) (cls [256]uint8, ncls int) {
+	var start [256]bool
+	start[0] = true
+	for i := range n.nodes {
+		for _, ed := range n.nodes[i].edges {
+			start[ed.lo] = true
+			if ed.hi < 255 {
+				start[ed.hi+1] = true
+			}
+		}
+	}
+	for b := range 256 {
+		if start[b] {
+			ncls++
+		}
+		cls[b] = uint8(ncls - 1)
+	}
+	return cls, ncls
 }
 
 // markSeen marks t visited in the current closure and reports whether it
@@ -233,7 +260,7 @@ func sortThreads(ts []thread) {
 
 // step returns the state reached from s by byte b, or -1.
 func (e *engine) step(s int32, b byte) int32 {
-	t := e.trans[int(s)<<8|int(b)]
+	t := e.trans[int(s)*e.ncls+int(e.cls[b])]
 	if t == 0 {
 		t = e.computeStep(s, b)
 	}
@@ -256,8 +283,8 @@ func (e *engine) computeStep(s int32, b byte) int32 {
 			t = r + 1
 		}
 	}
-	row := e.trans[int(s)<<8 : int(s)<<8+256]
-	for c := lo; c <= hi; c++ {
+	row := e.trans[int(s)*e.ncls : (int(s)+1)*e.ncls]
+	for c := int(e.cls[lo]); c <= int(e.cls[hi]); c++ { // [lo, hi] is whole classes
 		row[c] = t
 	}
 	return t
@@ -379,7 +406,7 @@ func (e *engine) walkTrie(tr *trie, s int32, m []uint64, covered int) {
 	}
 	e.walk[0] = s
 	for i := 1; i < len(tr.nodes); {
-		i = walkNodes(tr, i, e.walk, e.trans, m, uint8(covered))
+		i = walkNodes(tr, i, e.walk, e.trans, &e.cls, e.ncls, m, uint8(covered))
 		if i < len(tr.nodes) { // a transition not computed yet
 			nd := &tr.nodes[i]
 			e.computeStep(e.walk[nd.depth-1], nd.b)
@@ -391,7 +418,7 @@ func (e *engine) walkTrie(tr *trie, s int32, m []uint64, covered int) {
 // until the end or a transition not computed yet; it returns the index it
 // stopped at. It calls nothing, so the loop keeps its values in registers.
 // Subtrees whose tokens have at most covered characters are skipped.
-func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64, covered uint8) int {
+func walkNodes(tr *trie, i int, walk, trans []int32, cls *[256]uint8, ncls int, m []uint64, covered uint8) int {
 	nodes := tr.nodes
 	for i < len(nodes) {
 		nd := &nodes[i]
@@ -399,7 +426,7 @@ func walkNodes(tr *trie, i int, walk, trans []int32, m []uint64, covered uint8) 
 			i = int(nd.skip)
 			continue
 		}
-		t := trans[int(walk[nd.depth-1])<<8|int(nd.b)]
+		t := trans[int(walk[nd.depth-1])*ncls+int(cls[nd.b])]
 		if t <= 0 {
 			if t == 0 {
 				return i

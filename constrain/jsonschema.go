@@ -156,25 +156,27 @@ func JSONSchemaWith(schema []byte, opts JSONOptions) (*Grammar, error) {
 
 // schemaCompiler lowers one JSON Schema document into builder rules.
 type schemaCompiler struct {
-	b        *builder
-	root     *jvalue    // the document being compiled
-	doc      *schemaDoc // and its context
-	idx      schemaIndex
-	opts     JSONOptions
-	prefix   string
-	rules    map[string]int // conjunction key -> rule
-	any      int            // rule id of "any JSON value", -1 until needed
-	anyObj   int            // any object, any array: defined with any
-	anyArr   int
-	deadline time.Time
-	ws       *expr
-	comma    *expr
-	colon    *expr
-	char     *expr // one code point of string content
-	synth    map[string]*jvalue
-	patterns map[string]*expr // compiled patterns by source
-	dfas     map[*expr]*dfa   // determinized languages
-	textAll  *expr            // every string content the dialect writes
+	b         *builder
+	root      *jvalue    // the document being compiled
+	doc       *schemaDoc // and its context
+	idx       schemaIndex
+	opts      JSONOptions
+	prefix    string
+	rules     map[string]int // conjunction key -> rule
+	any       int            // rule id of "any JSON value", -1 until needed
+	anyObj    int            // any object, any array: defined with any
+	anyArr    int
+	deadline  time.Time
+	ws        *expr
+	comma     *expr
+	colon     *expr
+	char      *expr // one code point of string content
+	charRule  *expr // a call of char, made when first needed
+	commaRule *expr // a call of comma, made when first needed
+	synth     map[string]*jvalue
+	patterns  map[string]*expr // compiled patterns by source
+	dfas      map[*expr]*dfa   // determinized languages
+	textAll   *expr            // every string content the dialect writes
 	// unevaluated is set when the schema uses unevaluatedProperties or
 	// unevaluatedItems, whose results depend on annotations.
 	unevaluated bool
@@ -225,7 +227,7 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 	case WhitespaceSpaced:
 		c.ws, c.comma, c.colon = emptyExpr, lit(", "), lit(": ")
 	default:
-		c.ws = rep(alt(lit(" "), lit("\t"), lit("\n"), lit("\r")), 0, opts.MaxWhitespace)
+		c.ws = c.shared(rep(alt(lit(" "), lit("\t"), lit("\n"), lit("\r")), 0, opts.MaxWhitespace))
 		c.comma, c.colon = seq(c.ws, lit(","), c.ws), seq(c.ws, lit(":"), c.ws)
 	}
 	c.char = c.jsonChar()

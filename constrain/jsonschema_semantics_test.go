@@ -174,3 +174,33 @@ func TestJSONSchemaBoundedCompile(t *testing.T) {
 	}
 	t.Logf("large schema: %v in %v", err, time.Since(start))
 }
+
+// TestJSONSchemaLongBounds: long maxLength and maxItems bounds (issue 13's
+// slow cases: maxLength 100000 took 1.6 s to fail as too large) compile to
+// automata linear in the bound, and the bound is exact in code points.
+func TestJSONSchemaLongBounds(t *testing.T) {
+	v := testVocab(t)
+	start := time.Now()
+	g, err := JSONSchema([]byte(`{"type":"string","maxLength":100000}`))
+	require.NoError(t, err)
+	// One shared copy of the character, called from each position: a few
+	// nodes per position, not the ~40 of an unrolled UTF-8 and escape class.
+	assert.Less(t, len(g.nfa.nodes), 4*100000)
+	t.Logf("maxLength 100000: %d nodes in %v", len(g.nfa.nodes), time.Since(start))
+
+	g, err = JSONSchema([]byte(`{"type":"string","minLength":2,"maxLength":1000}`))
+	require.NoError(t, err)
+	full := strings.Repeat("é", 999) + `\ud83d\udca9` // an escaped pair is one code point
+	assert.True(t, accepts(g, v, `"`+full+`"`))
+	assert.True(t, accepts(g, v, `"ab"`))
+	assert.False(t, accepts(g, v, `"`+full+`x"`), "1001 code points")
+	assert.False(t, accepts(g, v, `"a"`), "below minLength")
+
+	_, err = JSONSchema([]byte(`{"type":"array","items":{"type":"integer"},"maxItems":5000}`))
+	require.NoError(t, err)
+	g, err = JSONSchema([]byte(`{"type":"array","items":{"type":"integer"},"maxItems":1000}`))
+	require.NoError(t, err)
+	items := strings.TrimSuffix(strings.Repeat("1, ", 1000), ", ")
+	assert.True(t, accepts(g, v, "["+items+"]"))
+	assert.False(t, accepts(g, v, "["+items+", 1]"), "1001 items")
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -48,6 +49,8 @@ type nfaCompiler struct {
 	queue     []int
 	n         *nfa
 	err       error
+	epsPool   []int32 // eps and edge: the first slots of nodes' lists
+	edgePool  []bedge
 }
 
 // compileGrammar turns the rules of b (root rule root) into a trimmed automaton.
@@ -67,6 +70,7 @@ func compileGrammar(b *builder, root int) (*Grammar, error) {
 	for i := range c.ruleMap {
 		c.ruleMap[i] = -1
 	}
+	c.n.nodes = make([]nnode, 0, c.estimate())
 	c.n.start = c.ruleID(root)
 	for len(c.queue) > 0 && c.err == nil {
 		r := c.queue[0]
@@ -87,14 +91,16 @@ func compileGrammar(b *builder, root int) (*Grammar, error) {
 func (c *nfaCompiler) findRecursion() {
 	n := len(c.b.bodies)
 	adj := make([][]int, n)
+	last := make([]int, n) // by rule: 1 + the last body that referred to it
+	seen := map[*expr]bool{}
 	for i, body := range c.b.bodies {
-		seen := map[int]bool{}
+		clear(seen)
 		walkRefs(body, func(r int) {
-			if !seen[r] {
-				seen[r] = true
+			if last[r] != i+1 {
+				last[r] = i + 1
 				adj[i] = append(adj[i], r)
 			}
-		}, map[*expr]bool{})
+		}, seen)
 	}
 	c.recursive = make([]bool, n)
 	index := make([]int, n)
@@ -151,13 +157,18 @@ func (c *nfaCompiler) findRecursion() {
 }
 
 func walkRefs(e *expr, f func(int), seen map[*expr]bool) {
-	if seen[e] {
+	switch e.op {
+	case opRef:
+		f(e.rule)
+		return
+	case opEmpty, opNothing, opBytes:
+		return
+	}
+	if seen[e] { // shared subexpressions are walked once
 		return
 	}
 	seen[e] = true
 	switch e.op {
-	case opRef:
-		f(e.rule)
 	case opGraph:
 		for _, ed := range e.graph.edges {
 			if ed.e != nil {
@@ -169,6 +180,25 @@ func walkRefs(e *expr, f func(int), seen map[*expr]bool) {
 			walkRefs(s, f, seen)
 		}
 	}
+}
+
+// maxEstimate bounds the nodes allocated ahead by estimate.
+const maxEstimate = 1 << 16
+
+// estimate is the number of nodes to allocate ahead: the expanded sizes of
+// the rules that are called rather than inlined (growing the node slice
+// by copies cost more than a third of compiling).
+func (c *nfaCompiler) estimate() int {
+	n := 0
+	for r := range c.b.bodies {
+		if !c.inline(r) {
+			n += exprSize(c.b.bodies[r], c.refSize, maxEstimate) + 2
+		}
+		if n >= maxEstimate {
+			return maxEstimate
+		}
+	}
+	return n
 }
 
 // ruleSize is the expanded size of a rule if inlined.
@@ -191,7 +221,7 @@ func (c *nfaCompiler) refSize(r int) int {
 }
 
 func (c *nfaCompiler) inline(r int) bool {
-	return !c.recursive[r] && !c.b.called[r] && c.ruleSize(r) <= inlineLimit
+	return !c.recursive[r] && (r >= len(c.b.called) || !c.b.called[r]) && c.ruleSize(r) <= inlineLimit
 }
 
 // ruleID returns the automaton rule id of builder rule r, scheduling its compilation.
@@ -224,7 +254,30 @@ func (c *nfaCompiler) node() int32 {
 }
 
 func (c *nfaCompiler) eps(from, to int32) {
-	c.n.nodes[from].eps = append(c.n.nodes[from].eps, to)
+	nd := &c.n.nodes[from]
+	if nd.eps == nil { // most nodes have one or two: carve them from a pool
+		if len(c.epsPool)+2 > cap(c.epsPool) {
+			c.epsPool = make([]int32, 0, 4096)
+		}
+		k := len(c.epsPool)
+		c.epsPool = c.epsPool[:k+2]
+		nd.eps = c.epsPool[k : k : k+2]
+	}
+	nd.eps = append(nd.eps, to)
+}
+
+// edge adds a byte edge from node from.
+func (c *nfaCompiler) edge(from int32, ed bedge) {
+	nd := &c.n.nodes[from]
+	if nd.edges == nil {
+		if len(c.edgePool)+2 > cap(c.edgePool) {
+			c.edgePool = make([]bedge, 0, 2048)
+		}
+		k := len(c.edgePool)
+		c.edgePool = c.edgePool[:k+2]
+		nd.edges = c.edgePool[k : k : k+2]
+	}
+	nd.edges = append(nd.edges, ed)
 }
 
 // compile adds the automaton for e between from and to.
@@ -237,7 +290,7 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 		c.eps(from, to)
 	case opNothing:
 	case opBytes:
-		c.n.nodes[from].edges = append(c.n.nodes[from].edges, bedge{lo: e.lo, hi: e.hi, to: to})
+		c.edge(from, bedge{lo: e.lo, hi: e.hi, to: to})
 	case opSeq:
 		cur := from
 		for i, s := range e.subs {
@@ -270,12 +323,12 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 				n, ok := suffix[string(key)]
 				if !ok {
 					n = c.node()
-					c.n.nodes[n].edges = append(c.n.nodes[n].edges, bedge{lo: s.subs[k].lo, hi: s.subs[k].hi, to: next})
+					c.edge(n, bedge{lo: s.subs[k].lo, hi: s.subs[k].hi, to: next})
 					suffix[string(key)] = n
 				}
 				next = n
 			}
-			c.n.nodes[from].edges = append(c.n.nodes[from].edges, bedge{lo: s.subs[0].lo, hi: s.subs[0].hi, to: next})
+			c.edge(from, bedge{lo: s.subs[0].lo, hi: s.subs[0].hi, to: next})
 		}
 	case opRepeat:
 		cur := from
@@ -322,8 +375,22 @@ func (c *nfaCompiler) compile(e *expr, from, to int32) {
 	case opGraph:
 		g := e.graph
 		ids := make([]int32, g.n)
+		deg := make([]int32, g.n+1)
+		for _, ed := range g.edges {
+			deg[ed.from]++
+		}
+		deg[g.end]++
+		// The nodes' epsilon lists share one array (an object's member
+		// graph has hundreds of nodes with a few edges each).
+		eps := make([]int32, len(g.edges)+1)
+		off := int32(0)
 		for i := range ids {
 			ids[i] = c.node()
+			if c.err != nil {
+				return
+			}
+			c.n.nodes[ids[i]].eps = eps[off : off : off+deg[i]]
+			off += deg[i]
 		}
 		c.eps(from, ids[g.start])
 		c.eps(ids[g.end], to)
@@ -362,9 +429,10 @@ func (n *nfa) analyze(lang string) error {
 	}
 	// Left recursion: calls reachable from a rule start without consuming bytes.
 	leftCalls := make([][]int32, nr)
+	var stack []int32
 	for r := 0; r < nr; r++ {
 		mk.reset()
-		stack := []int32{n.ruleStart[r]}
+		stack = append(stack[:0], n.ruleStart[r])
 		for len(stack) > 0 {
 			x := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -416,21 +484,20 @@ func (n *nfa) analyze(lang string) error {
 		}
 	}
 	// Trim: keep nodes that can reach the end of their rule.
-	rev := make([][]int32, len(n.nodes))
-	for i := range n.nodes {
-		nd := &n.nodes[i]
-		for _, t := range nd.eps {
-			rev[t] = append(rev[t], int32(i))
-		}
-		for _, ed := range nd.edges {
-			rev[ed.to] = append(rev[ed.to], int32(i))
-		}
-		if nd.call >= 0 && productive[nd.call] {
-			rev[nd.ret] = append(rev[nd.ret], int32(i))
-		}
+	// The reverse edges in one array: rev[at[x]:at[x+1]] lead to x.
+	at := make([]int32, len(n.nodes)+1)
+	n.eachSucc(productive, func(_, to int32) { at[to+1]++ })
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
 	}
+	rev := make([]int32, at[len(n.nodes)])
+	fill := slices.Clone(at[:len(n.nodes)])
+	n.eachSucc(productive, func(from, to int32) {
+		rev[fill[to]] = from
+		fill[to]++
+	})
 	live := make([]bool, len(n.nodes))
-	stack := append([]int32(nil), n.ruleEnd...)
+	stack = append(stack[:0], n.ruleEnd...)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -438,7 +505,7 @@ func (n *nfa) analyze(lang string) error {
 			continue
 		}
 		live[x] = true
-		stack = append(stack, rev[x]...)
+		stack = append(stack, rev[at[x]:at[x+1]]...)
 	}
 	for i := range n.nodes {
 		nd := &n.nodes[i]
@@ -448,14 +515,18 @@ func (n *nfa) analyze(lang string) error {
 				eps = append(eps, t)
 			}
 		}
-		nd.eps = eps
+		if len(eps) < len(nd.eps) { // store only what changed (a pointer store is dear while the GC runs)
+			nd.eps = eps
+		}
 		edges := nd.edges[:0]
 		for _, ed := range nd.edges {
 			if live[ed.to] {
 				edges = append(edges, ed)
 			}
 		}
-		nd.edges = edges
+		if len(edges) < len(nd.edges) {
+			nd.edges = edges
+		}
 		if nd.call >= 0 && (!productive[nd.call] || !live[nd.ret]) {
 			nd.call = -1
 		}
@@ -464,10 +535,27 @@ func (n *nfa) analyze(lang string) error {
 	for i := range n.nodes {
 		nd := &n.nodes[i]
 		if nd.call >= 0 {
-			nd.tail = n.onlyEnd(nd.ret, mk)
+			nd.tail, stack = n.onlyEnd(nd.ret, mk, stack[:0])
 		}
 	}
 	return nil
+}
+
+// eachSucc calls f for every edge of the automaton: epsilon, byte, and
+// from a call of a productive rule to its return node.
+func (n *nfa) eachSucc(productive []bool, f func(from, to int32)) {
+	for i := range n.nodes {
+		nd := &n.nodes[i]
+		for _, t := range nd.eps {
+			f(int32(i), t)
+		}
+		for _, ed := range nd.edges {
+			f(int32(i), ed.to)
+		}
+		if nd.call >= 0 && productive[nd.call] {
+			f(int32(i), nd.ret)
+		}
+	}
 }
 
 // fingerprint hashes the automaton, so identical constraints compiled
@@ -515,10 +603,10 @@ func (n *nfa) fingerprint() [32]byte {
 }
 
 // onlyEnd reports whether every node epsilon-reachable from x has no byte
-// edges and no calls.
-func (n *nfa) onlyEnd(x int32, mk *marks) bool {
+// edges and no calls. It returns stack, its scratch, for reuse.
+func (n *nfa) onlyEnd(x int32, mk *marks, stack []int32) (bool, []int32) {
 	mk.reset()
-	stack := []int32{x}
+	stack = append(stack, x)
 	for len(stack) > 0 {
 		y := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -527,11 +615,11 @@ func (n *nfa) onlyEnd(x int32, mk *marks) bool {
 		}
 		nd := &n.nodes[y]
 		if len(nd.edges) > 0 || nd.call >= 0 {
-			return false
+			return false, stack
 		}
 		stack = append(stack, nd.eps...)
 	}
-	return true
+	return true, stack
 }
 
 // fixpoint computes, for each rule, whether its end is reachable from its
@@ -542,7 +630,9 @@ func (n *nfa) fixpoint(bytes bool, mk *marks) []bool {
 	ok := make([]bool, nr)
 	for changed := true; changed; {
 		changed = false
-		for r := 0; r < nr; r++ {
+		// Callees get higher ids than their first caller: the reverse
+		// order settles most rules in the first pass.
+		for r := nr - 1; r >= 0; r-- {
 			if ok[r] {
 				continue
 			}

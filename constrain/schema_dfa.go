@@ -27,13 +27,7 @@ func exprDFA(e *expr) (*dfa, bool) {
 	}
 	en := newEngine(g.nfa, nil)
 	// Bytes that no edge tells apart step alike: one step per class.
-	var start [257]bool
-	start[0], start[256] = true, true
-	for i := range g.nfa.nodes {
-		for _, ed := range g.nfa.nodes[i].edges {
-			start[ed.lo], start[int(ed.hi)+1] = true, true
-		}
-	}
+	cls := &en.cls
 	d := &dfa{}
 	index := map[int32]int32{0: 0}
 	queue := []int32{0}
@@ -44,7 +38,7 @@ func exprDFA(e *expr) (*dfa, bool) {
 		queue = queue[1:]
 		from := index[s]
 		for c := 0; c < 256; c++ {
-			if !start[c] {
+			if c > 0 && cls[c] == cls[c-1] {
 				d.next[from][c] = d.next[from][c-1]
 				continue
 			}

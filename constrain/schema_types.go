@@ -502,6 +502,10 @@ type objectGraph struct {
 	ordered    bool
 }
 
+// maxSharedRepeat is the unrolled size of a bounded array repeat above
+// which its item is called rather than copied.
+const maxSharedRepeat = 1024
+
 // maxObjectNodes bounds the automaton of one object's member list.
 const maxObjectNodes = 1 << 15
 
@@ -524,58 +528,109 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 		return nil, c.unsupported(ptr+"/minProperties", "minProperties %d with undeclared properties is not supported (a repeated key would count twice)", g.minP)
 	}
 	// State: pos (next property, or the set written), d declared
-	// properties written (saturating at dcap), e undeclared ones.
-	type state struct{ pos, d, e int }
+	// properties written (saturating at dcap), e undeclared ones; in any
+	// order, sep: after the comma that every next member shares (one
+	// copy of the separator, not one per member that may follow).
+	type state struct {
+		pos, d, e int
+		sep       bool
+	}
 	dcap := max(g.minP, 1)
 	if g.maxP >= 0 {
 		dcap = max(g.maxP, 1)
 	}
-	ids := map[state]int{}
-	var queue []state
+	hint := n + 1 // states and edges of the usual shape, allocated ahead
+	if !ordered {
+		hint = 2 << min(n, 12) // the sets written, each with its comma state
+	}
+	// States are numbered through a dense table when it is small (in any
+	// order, d is the size of the set pos), else through a map.
+	ecap := 2
+	if g.maxP >= 0 {
+		ecap = g.maxP + 1
+	}
+	key := func(s state) int {
+		p := s.pos
+		if ordered {
+			p = p*(dcap+1) + s.d
+		}
+		k := (p*ecap + s.e) * 2
+		if s.sep {
+			k++
+		}
+		return k
+	}
+	size := (n + 1) * (dcap + 1) * ecap * 2
+	if !ordered {
+		size = -1
+		if n < 16 {
+			size = (1 << n) * ecap * 2
+		}
+	}
+	var dense []int32 // by key: id+1
+	var ids map[state]int
+	if size >= 0 && size <= 1<<16 {
+		dense = make([]int32, size)
+	} else {
+		ids = make(map[state]int, hint)
+	}
+	count := 0
+	queue := make([]state, 0, hint)
 	gr := &graphExpr{}
 	get := func(s state) int {
+		if dense != nil {
+			k := key(s)
+			if dense[k] == 0 {
+				count++
+				dense[k] = int32(count)
+				queue = append(queue, s)
+			}
+			return int(dense[k]) - 1
+		}
 		if id, ok := ids[s]; ok {
 			return id
 		}
-		ids[s] = len(ids)
+		ids[s] = count
+		count++
 		queue = append(queue, s)
 		return ids[s]
 	}
 	get(state{})
 	type pending struct {
 		from  int
-		to    state
-		idx   int // property index, -1 for an undeclared key, -2 for the end
+		to    int // state id
+		idx   int // property index, -1 for an undeclared key, -2 for the end, -3 skip, -4 comma
 		first bool
 	}
-	var edges []pending
+	edges := make([]pending, 0, hint*(n+2)/4)
 	for len(queue) > 0 {
-		if len(ids) > maxObjectNodes {
+		if count > maxObjectNodes {
 			return nil, c.tooLarge(ptr, "an object with %d declared properties needs more than %d automaton nodes", n, maxObjectNodes)
 		}
 		s := queue[0]
 		queue = queue[1:]
-		from := ids[s]
+		from := get(s)
 		total := s.d + s.e
 		canAdd := g.maxP < 0 || total < g.maxP
-		first := total == 0
-		final := s.d+min(s.e, 1) >= g.minP
+		first := total == 0 || s.sep
+		final := s.d+min(s.e, 1) >= g.minP && !s.sep
+		comma := false // members follow the shared comma state
 		add := func(to state, idx int) {
-			get(to)
-			edges = append(edges, pending{from: from, to: to, idx: idx, first: first})
+			edges = append(edges, pending{from: from, to: get(to), idx: idx, first: first})
 		}
 		if ordered {
 			if s.pos < n {
 				if canAdd && g.kvs[s.pos].op != opNothing {
-					add(state{s.pos + 1, min(s.d+1, dcap), s.e}, s.pos)
+					add(state{pos: s.pos + 1, d: min(s.d+1, dcap), e: s.e}, s.pos)
 				}
 				if !g.required[s.pos] {
-					get(state{s.pos + 1, s.d, s.e})
-					edges = append(edges, pending{from: from, to: state{s.pos + 1, s.d, s.e}, idx: -3})
+					edges = append(edges, pending{from: from, to: get(state{pos: s.pos + 1, d: s.d, e: s.e}), idx: -3})
 				}
 				continue
 			}
 		} else {
+			comma = !first
+			member := g.extra != nil
 			for i := 0; i < n; i++ {
 				if s.pos&(1<<i) != 0 {
 					for _, d := range g.deps[i] {
@@ -585,23 +640,29 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 				}
 				final = final && !g.required[i]
 				if canAdd && g.kvs[i].op != opNothing {
-					add(state{s.pos | 1<<i, s.d + 1, s.e}, i)
+					member = true
+					if !comma {
+						add(state{pos: s.pos | 1<<i, d: s.d + 1, e: s.e}, i)
+					}
 				}
 			}
+			if comma && canAdd && member {
+				edges = append(edges, pending{from: from, to: get(state{s.pos, s.d, s.e, true}), idx: -4})
+			}
 		}
-		if canAdd && g.extra != nil {
+		if canAdd && g.extra != nil && !comma {
 			e := s.e + 1
 			if g.maxP < 0 {
 				e = 1
 			}
-			add(state{s.pos, s.d, e}, -1)
+			add(state{pos: s.pos, d: s.d, e: e}, -1)
 		}
 		if final {
 			edges = append(edges, pending{from: from, idx: -2})
 		}
 	}
-	gr.n = len(ids) + 1
-	gr.end = len(ids)
+	gr.n = count + 1
+	gr.end = count
 	big := len(edges) > 8
 	wrap := func(e *expr) *expr {
 		if big {
@@ -612,27 +673,41 @@ func (c *schemaCompiler) objectExpr(g objectGraph, ptr string) (*expr, error) {
 	firstKV, laterKV := make([]*expr, n), make([]*expr, n)
 	for i, kv := range g.kvs {
 		firstKV[i] = wrap(kv)
-		laterKV[i] = wrap(seq(c.comma, firstKV[i]))
+		if ordered { // in any order, the comma is an edge of its own
+			laterKV[i] = wrap(seq(c.comma, firstKV[i]))
+		}
 	}
 	var firstExtra, laterExtra *expr
 	if g.extra != nil {
 		firstExtra = wrap(g.extra)
-		laterExtra = wrap(seq(c.comma, firstExtra))
+		if ordered {
+			laterExtra = wrap(seq(c.comma, firstExtra))
+		}
 	}
+	comma := c.comma
+	if big && !ordered {
+		if c.commaRule == nil {
+			c.commaRule = c.shared(c.comma)
+		}
+		comma = c.commaRule
+	}
+	gr.edges = make([]graphEdge, 0, len(edges))
 	for _, p := range edges {
 		switch {
 		case p.idx == -2:
 			gr.edges = append(gr.edges, graphEdge{from: p.from, to: gr.end})
 		case p.idx == -3:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to]})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to})
+		case p.idx == -4:
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: comma})
 		case p.idx == -1 && p.first:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: firstExtra})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: firstExtra})
 		case p.idx == -1:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: laterExtra})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: laterExtra})
 		case p.first:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: firstKV[p.idx]})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: firstKV[p.idx]})
 		default:
-			gr.edges = append(gr.edges, graphEdge{from: p.from, to: ids[p.to], e: laterKV[p.idx]})
+			gr.edges = append(gr.edges, graphEdge{from: p.from, to: p.to, e: laterKV[p.idx]})
 		}
 	}
 	return seq(lit("{"), c.ws, &expr{op: opGraph, graph: gr}, c.ws, lit("}")), nil
@@ -1090,11 +1165,19 @@ func (c *schemaCompiler) array(x conj, ptr string) (*expr, error) {
 	if hasMax {
 		restMax = max(maxI-k, 0)
 	}
+	// A long bounded repeat calls one shared copy of the item from each
+	// position (maxItems copies of an item's automaton, unrolled, made
+	// maxItems 5000 of integers take seconds); a short one stays inlined
+	// (no call frames in its states).
+	unit := seq(c.comma, item)
+	if restMax > 2 && restMax*exprSize(unit, nil, maxSharedRepeat) > maxSharedRepeat {
+		unit = c.shared(unit)
+	}
 	var rest *expr
 	if k > 0 {
-		rest = rep(seq(c.comma, item), restMin, restMax)
+		rest = rep(unit, restMin, restMax)
 	} else {
-		first := seq(item, rep(seq(c.comma, item), max(restMin-1, 0), max(restMax-1, -1)))
+		first := seq(item, rep(unit, max(restMin-1, 0), max(restMax-1, -1)))
 		if restMax == 0 {
 			first = nothingExpr
 		}
@@ -1291,8 +1374,16 @@ func (c *schemaCompiler) str(x conj, negs []conj, ptr string) (*expr, error) {
 		}
 	case q != "" && minL == 0 && maxL < 0:
 		content = textAvoiding([]string{q})
-	default:
+	case maxL < 0:
 		content = rep(c.char, minL, maxL)
+	default:
+		// Bounded: every position calls one shared copy of the character
+		// (maxLength copies of its UTF-8 and escape nodes made most of
+		// the automaton).
+		if c.charRule == nil {
+			c.charRule = c.shared(c.char)
+		}
+		content = rep(c.charRule, minL, maxL)
 	}
 	return seq(lit(open), content, lit(open)), nil
 }
