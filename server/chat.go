@@ -113,10 +113,30 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start ti
 	maxTokens int, includeUsage bool) {
 	head.Object = "chat.completion.chunk"
 	out := newSSE(w)
+	var usageEvent func(*usage) any
+	if includeUsage {
+		usageEvent = func(u *usage) any {
+			ev := head
+			ev.Choices = []chatChoice{}
+			ev.Usage = u
+			return ev
+		}
+	}
+	s.streamChoices(ctx, out, prompt, plan.n, func(ctx context.Context, c *conversation.Conversation, i int) (*conversation.Reply, error) {
+		return s.streamChatChoice(ctx, c, out, start, head, plan, i, maxTokens)
+	}, usageEvent)
+}
+
+// streamChoices streams n choices one after another on the request's
+// conversation (each later one finds the prompt cached), then, when
+// usageEvent is set, the event carrying the usage summed over the choices,
+// then [DONE]. An error ends the stream with an error event.
+func (s *Server) streamChoices(ctx context.Context, out *sse, prompt []int32, n int,
+	choice func(ctx context.Context, c *conversation.Conversation, i int) (*conversation.Reply, error), usageEvent func(*usage) any) {
 	var total conversation.Usage
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
-		for i := range plan.n {
-			reply, err := s.streamChatChoice(ctx, c, out, start, head, plan, i, maxTokens)
+		for i := range n {
+			reply, err := choice(ctx, c, i)
 			if err != nil {
 				return err
 			}
@@ -128,13 +148,8 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start ti
 		out.fail(err)
 		return
 	}
-	if includeUsage {
-		ev := head
-		ev.Choices = []chatChoice{}
-		ev.Usage = toUsage(total)
-		if out.send(ev) != nil {
-			return
-		}
+	if usageEvent != nil && out.send(usageEvent(toUsage(total))) != nil {
+		return
 	}
 	out.done()
 }

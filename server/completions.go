@@ -160,30 +160,18 @@ func (t *textRun) choiceOpts(i int, log *tokenLog) []conversation.Option {
 // events, the choices one after another.
 func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, head textCompletion, run *textRun, prompt []int32, includeUsage bool) {
 	out := newSSE(w)
-	var total conversation.Usage
-	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
-		for i := range run.n {
-			reply, err := s.streamCompletionChoice(ctx, c, out, head, run, i)
-			if err != nil {
-				return err
-			}
-			addUsage(&total, reply.Usage, i)
-		}
-		return nil
-	})
-	if err != nil {
-		out.fail(err)
-		return
-	}
+	var usageEvent func(*usage) any
 	if includeUsage {
-		ev := head
-		ev.Choices = []textChoice{}
-		ev.Usage = toUsage(total)
-		if out.send(ev) != nil {
-			return
+		usageEvent = func(u *usage) any {
+			ev := head
+			ev.Choices = []textChoice{}
+			ev.Usage = u
+			return ev
 		}
 	}
-	out.done()
+	s.streamChoices(ctx, out, prompt, run.n, func(ctx context.Context, c *conversation.Conversation, i int) (*conversation.Reply, error) {
+		return s.streamCompletionChoice(ctx, c, out, head, run, i)
+	}, usageEvent)
 }
 
 // streamCompletionChoice streams choice i of a completion on c.
