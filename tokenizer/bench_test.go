@@ -148,8 +148,8 @@ func BenchmarkEncodeModels(b *testing.B) {
 	}
 	cases := []benchCase{
 		file("wpm/bert-bge", filepath.Join(vocabDir, "ggml-vocab-bert-bge.gguf"), ""),
-		file("ugm/ugm-small", "testdata/ugm-small.gguf", ""),
 		file("ugm/nomic-bert-moe", filepath.Join(llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), ""),
+		built("ugm/ugm-spm", "ggml-vocab-llama-spm.gguf", testvocab.UGM),
 		built("rwkv/rwkv-small", "ggml-vocab-qwen2.gguf", testvocab.RWKV),
 		built("plamo2/plamo2", "ggml-vocab-llama-spm.gguf", testvocab.PLaMo2),
 		built("hybriddna/hybriddna", "ggml-vocab-qwen2.gguf", testvocab.HybridDNA),

@@ -281,13 +281,8 @@ func TestConcurrentEncode(t *testing.T) {
 	toks := []*Tokenizer{loadVocab(t, "qwen2"), regexTok,
 		loadBuilt(t, "ggml-vocab-qwen2.gguf", testvocab.RWKV),
 		loadBuilt(t, "ggml-vocab-qwen2.gguf", testvocab.HybridDNA),
-		loadBuilt(t, "ggml-vocab-llama-spm.gguf", testvocab.PLaMo2)}
-	g, err := gguf.Open("testdata/ugm-small.gguf")
-	require.NoError(t, err)
-	tok, err := FromGGUF(g)
-	require.NoError(t, err)
-	g.Close()
-	toks = append(toks, tok)
+		loadBuilt(t, "ggml-vocab-llama-spm.gguf", testvocab.PLaMo2),
+		loadBuilt(t, "ggml-vocab-llama-spm.gguf", testvocab.UGM)}
 	corpus := makeCorpus(64 << 10)
 	for _, tok := range toks {
 		want := tok.Encode(corpus, EncodeOptions{})

@@ -270,3 +270,40 @@ func byteDecoder() map[rune]byte {
 	}
 	return m
 }
+
+// UGM turns the llama-spm vocabulary (SentencePiece, with scores) into a
+// "t5" (Unigram) one: the same pieces and scores, byte tokens dropped to
+// unused (Unigram maps what no piece covers to <unk>), no precompiled
+// charsmap (llama.cpp then normalizes only spaces). The charsmap path is
+// checked on llama.cpp's nomic-bert-moe vocabulary when it is present.
+func UGM(spm *gguf.Model) (*gguf.Model, error) {
+	v, err := read(spm)
+	if err != nil {
+		return nil, fmt.Errorf("ugm from llama-spm: %w", err)
+	}
+	if len(v.tokens) < 3 || v.noScores {
+		return nil, fmt.Errorf("ugm from llama-spm: %d tokens, scores %t", len(v.tokens), !v.noScores)
+	}
+	for i := range v.types {
+		if v.types[i] == typeByte {
+			v.types[i] = typeUnused
+		}
+	}
+	m := &gguf.Model{Version: spm.Version}
+	for _, e := range spm.KV {
+		if strings.HasPrefix(e.Key, "general.") {
+			m.KV = append(m.KV, e)
+		}
+	}
+	m.Set("general.architecture", gguf.String("t5"))
+	m.Set("general.name", gguf.String("ugm-spm (from llama-spm)"))
+	m.Set("tokenizer.ggml.model", gguf.String("t5"))
+	m.Set("tokenizer.ggml.pre", gguf.String("default"))
+	v.write(m)
+	m.Set("tokenizer.ggml.unknown_token_id", gguf.Uint32(0))
+	m.Set("tokenizer.ggml.bos_token_id", gguf.Uint32(1))
+	m.Set("tokenizer.ggml.eos_token_id", gguf.Uint32(2))
+	m.Set("tokenizer.ggml.add_space_prefix", gguf.Bool(true))
+	m.Set("tokenizer.ggml.remove_extra_whitespaces", gguf.Bool(true))
+	return m, nil
+}

@@ -21,6 +21,13 @@ type builtVocab struct {
 }
 
 var built = []builtVocab{
+	{name: "ugm-spm", base: "ggml-vocab-llama-spm.gguf", build: testvocab.UGM, extra: []Case{
+		{Text: "  leading, doubled   and trailing spaces  "},
+		{Text: "Hello world", Add: true},
+		{Text: "<s>control</s> as text"},
+		{Text: "<s>control</s> parsed", Add: true, Parse: true},
+		{Text: "ꙁ𝔘 rare 🦙 code points become <unk>"},
+	}},
 	{name: "rwkv-small", base: "ggml-vocab-qwen2.gguf", build: testvocab.RWKV},
 	{name: "plamo2", base: "ggml-vocab-llama-spm.gguf", build: testvocab.PLaMo2, extra: []Case{
 		{Text: "\ufeffHello with a byte order mark"},

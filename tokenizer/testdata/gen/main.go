@@ -6,8 +6,8 @@
 //
 // For every tokenizer.ggml.pre name llama.cpp accepts it relabels the qwen2
 // vocabulary (only tokenizer.ggml.pre changes), runs llama.cpp on the corpus
-// and groups the names whose ids agree; it does the same for the small UGM
-// vocabulary in testdata, the fixtures, and the vocabularies of the other
+// and groups the names whose ids agree; it does the same for llama.cpp's
+// nomic-bert-moe vocabulary, the fixtures, and the vocabularies of the other
 // tokenizer models that tokenizer/internal/testvocab builds (built.go).
 package main
 
@@ -115,15 +115,11 @@ func main() {
 	out := flag.String("out", "tokenizer/testdata", "output folder")
 	llamaModels := flag.String("llama-models", "/work/llama.cpp/models", "llama.cpp's models folder (ggml-vocab-*.gguf)")
 	only := flag.String("only", "", "only this vocabulary (skip the pre-tokenizer names)")
-	small := flag.Bool("make-small", false, "first write testdata/ugm-small.gguf")
 	keep := flag.String("keep", "", "also write the vocabularies built from the fixtures to this folder (for tokdump --time)")
 	random := flag.Int("random", 0, "add this many random cases (for a held-out check; write them outside testdata with -out)")
 	flag.Parse()
 	if *random > 0 {
 		corpus = append(corpus, randomCases(*random)...)
-	}
-	if *small {
-		makeSmall(filepath.Join(*llamaModels, "ggml-vocab-nomic-bert-moe.gguf"), *out)
 	}
 
 	dir, err := os.MkdirTemp("", "pretok")
@@ -164,20 +160,17 @@ func main() {
 		log.Printf("%d names in %d groups", len(preNames), len(ref.Groups))
 	}
 
-	// Vocabularies of other tokenizer models: small ones committed in
-	// testdata, and llama.cpp's nomic-bert-moe (UGM, 6.8 MB, not committed).
+	// Vocabularies of other tokenizer models: llama.cpp's nomic-bert-moe
+	// (UGM with a charsmap, 6.8 MB, not committed).
 	// The fixture vocabularies of ../shared/testdata/vocab get the corpus
 	// too (their .inp/.out are llama.cpp's own cases).
-	others := []string{"ugm-small", "nomic-bert-moe"}
+	others := []string{"nomic-bert-moe"}
 	fixtures, _ := filepath.Glob(filepath.Join(*vocabs, "ggml-vocab-*.gguf"))
 	for _, p := range fixtures {
 		others = append(others, "fixture:"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "ggml-vocab-"), ".gguf"))
 	}
 	for _, v := range others {
-		path := filepath.Join("tokenizer/testdata", v+".gguf")
-		if v == "nomic-bert-moe" {
-			path = filepath.Join(*llamaModels, "ggml-vocab-"+v+".gguf")
-		}
+		path := filepath.Join(*llamaModels, "ggml-vocab-"+v+".gguf")
 		dst := filepath.Join(*out, v+"_ids.json")
 		if name, ok := strings.CutPrefix(v, "fixture:"); ok {
 			v = name
