@@ -40,6 +40,22 @@ type taggedRegion struct {
 	errAt   int   // where it failed
 }
 
+// add records the outcome of parsing one call: a finished call is appended
+// and add reports true; an error or a call still being written ends the
+// region, and add reports false.
+func (r *taggedRegion) add(c Call, pending *Call, err error, errAt int) bool {
+	switch {
+	case err != nil:
+		r.err, r.errAt = err, errAt
+		return false
+	case pending != nil:
+		r.pending = pending
+		return false
+	}
+	r.calls = append(r.calls, c)
+	return true
+}
+
 // taggedSpec is one tagged family: which markers open call regions, which
 // markers are dropped from the text, and how a region is parsed.
 type taggedSpec struct {
@@ -938,15 +954,9 @@ func (x *taggedJSONSyntax) region(s string, at int, final bool, _ taggedTools) t
 		switch {
 		case strings.HasPrefix(s[p:], x.callBegin):
 			c, end, pending, err, errAt := x.call(s, p+len(x.callBegin), final)
-			if err != nil {
-				r.err, r.errAt = err, errAt
+			if !r.add(c, pending, err, errAt) {
 				return r
 			}
-			if pending != nil {
-				r.pending = pending
-				return r
-			}
-			r.calls = append(r.calls, c)
 			pos = end
 			if !inSection {
 				r.done, r.end = true, pos
@@ -1219,13 +1229,8 @@ func (x *taggedXMLSyntax) region(s string, at int, final bool, tools taggedTools
 	var r taggedRegion
 	if x.blockOpen == "" {
 		c, end, pending, err, errAt := x.call(s, at, final, tools)
-		switch {
-		case err != nil:
-			r.err, r.errAt = err, errAt
-		case pending != nil:
-			r.pending = pending
-		default:
-			r.calls, r.done, r.end = []Call{c}, true, end
+		if r.add(c, pending, err, errAt) {
+			r.done, r.end = true, end
 		}
 		return r
 	}
@@ -1247,15 +1252,9 @@ func (x *taggedXMLSyntax) region(s string, at int, final bool, tools taggedTools
 			return r
 		case mOpen == taggedYes || (mOpen == taggedMore && mClose == taggedNo):
 			c, end, pending, err, errAt := x.call(s, p, final, tools)
-			switch {
-			case err != nil:
-				r.err, r.errAt = err, errAt
-				return r
-			case pending != nil:
-				r.pending = pending
+			if !r.add(c, pending, err, errAt) {
 				return r
 			}
-			r.calls = append(r.calls, c)
 			pos = end
 		case mOpen == taggedMore || mClose == taggedMore:
 			return r
@@ -1496,15 +1495,9 @@ func taggedBlockRegion(s string, at int, final bool, tools taggedTools, open, cl
 			return r
 		case strings.HasPrefix(rest, callOpen):
 			c, end, pending, err, errAt := call(s, p, final, tools)
-			switch {
-			case err != nil:
-				r.err, r.errAt = err, errAt
-				return r
-			case pending != nil:
-				r.pending = pending
+			if !r.add(c, pending, err, errAt) {
 				return r
 			}
-			r.calls = append(r.calls, c)
 			pos = end
 		case !final && (strings.HasPrefix(close, rest) || strings.HasPrefix(callOpen, rest)):
 			return r
