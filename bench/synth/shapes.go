@@ -271,9 +271,11 @@ func Lookup(name string) (Shape, error) {
 	return s, nil
 }
 
-// isSWA reports whether layer il uses sliding-window attention: in Gemma 3
-// every sixth layer (5, 11, 17, …) is global, in Gemma 2 every second (1,
-// 3, 5, …), as llama.cpp's set_swa_pattern(SWAPeriod) decides.
+// isSWA reports whether layer il uses sliding-window attention, as the
+// loader decides it from the file's keys (hparams.Params.IsLocal): in
+// Gemma 3 every sixth layer (5, 11, 17, …) is global, in Gemma 2 every
+// second (1, 3, 5, …), as llama.cpp's set_swa_pattern(SWAPeriod) decides.
 func (s Shape) isSWA(il int) bool {
-	return s.SlidingWin > 0 && s.SWAPeriod > 0 && il%s.SWAPeriod < s.SWAPeriod-1
+	p := s.Params(s.NVocab)
+	return p.IsLocal(il)
 }
