@@ -212,4 +212,5 @@ type attnParams struct {
 	softcap      float32
 	window       int32
 	causal       int32
+	sinks        unsafe.Pointer // [nHeads] float32, or nil
 }

@@ -155,6 +155,8 @@ typedef struct {
   int32_t window;    /* if > 0: key j is visible to query at pos p only if
                         p - j < window */
   int32_t causal;    /* 1: key j is visible only if j <= pos */
+  const float *sinks; /* NULL, or [n_heads] logits that join each head's
+                         softmax denominator without a value (gpt-oss) */
 } lrt_attn_params;
 
 /* lrt_attention computes, for each query token and head, softmax over the
