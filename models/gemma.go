@@ -97,7 +97,7 @@ func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap fl
 		ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
 		// post-attention rmsnorm, residual
 		ly.PostAttnNorm.Forward(b, xb2, xb2)
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
@@ -105,7 +105,7 @@ func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap fl
 		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb2, xb2)
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)

@@ -25,9 +25,7 @@ type Linear struct {
 func (l Linear) Forward(b native.Backend, out, x []float32, nTokens int) {
 	b.MatMul(out, l.W, x, nTokens)
 	if l.B != nil {
-		for t := range nTokens {
-			add(out[t*l.W.Rows:(t+1)*l.W.Rows], l.B)
-		}
+		b.AddRows(out[:nTokens*l.W.Rows], l.B)
 	}
 }
 
@@ -444,41 +442,24 @@ func embedInput(b native.Backend, w native.Weight, in Input, x []float32, tokenS
 		copy(x, in.Embeddings)
 		return
 	}
-	rs := w.RowBytes()
-	for t, id := range in.Tokens {
-		row := x[t*w.Cols : (t+1)*w.Cols]
-		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], row); err != nil {
-			panic(fmt.Sprintf("models: embedding of token %d: %v", id, err))
-		}
-		if tokenScale != 1 {
-			for i := range row {
-				row[i] *= tokenScale
-			}
-		}
+	x = x[:len(in.Tokens)*w.Cols]
+	b.Embed(x, w, in.Tokens)
+	if tokenScale != 1 {
+		b.Scale(x, tokenScale)
 	}
 }
 
-// add sets dst += src.
-func add(dst, src []float32) {
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += src[i]
+// addScaled sets dst += c·src (Granite's residual multiplier), scaling src
+// in place.
+func addScaled(b native.Backend, dst, src []float32, c float32) {
+	if c != 1 {
+		b.Scale(src, c)
 	}
+	b.Add(dst, src)
 }
 
-// addScaled sets dst += scale·src (Granite's residual multiplier).
-func addScaled(dst, src []float32, scale float32) {
-	if scale == 1 {
-		add(dst, src)
-		return
-	}
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += scale * src[i]
-	}
-}
-
-// scale sets x *= c.
+// scale sets x *= c, for the small host-side vectors of routing and
+// RoPE scaling; activations are scaled by Backend.Scale.
 func scale(x []float32, c float32) {
 	for i := range x {
 		x[i] *= c

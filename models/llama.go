@@ -105,7 +105,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 	// build_inp_embd applies to input embeddings too)
 	embedInput(b, m.TokEmbd, in, x, 1)
 	if m.embedScale != 1 {
-		scale(x, m.embedScale)
+		b.Scale(x, m.embedScale)
 	}
 	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
@@ -115,7 +115,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 		// self-attention over the cache (q/k/v, rope, store k/v, attend, output projection)
 		ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
 		// residual (× Granite's residual multiplier)
-		addScaled(x, xb2, m.residualScale)
+		addScaled(b, x, xb2, m.residualScale)
 		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
@@ -127,7 +127,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 			ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
 		}
 		// residual (× Granite's residual multiplier)
-		addScaled(x, xb2, m.residualScale)
+		addScaled(b, x, xb2, m.residualScale)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)
@@ -135,7 +135,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 		// final rmsnorm and classifier, last token only (÷ Granite's logit scale)
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
 		if m.logitScale != 1 {
-			scale(logits[:m.p.VocabSize], m.logitScale)
+			b.Scale(logits[:m.p.VocabSize], m.logitScale)
 		}
 	}
 }

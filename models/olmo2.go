@@ -102,13 +102,13 @@ func (m *PostNorm) Forward(s *State, in Input, logits []float32) {
 		ly.Attn.Forward(b, s, i, xb, x, pos0, n)
 		// post-attention rmsnorm, residual
 		ly.PostAttnNorm.Forward(b, xb, xb)
-		add(x, xb)
+		b.Add(x, xb)
 		s.traced("attention", i, x, dim, pos0)
 		// SwiGLU MLP of the un-normed stream
 		ly.FFN.Forward(b, xb, x, s.hb, s.hb2, n)
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb, xb)
-		add(x, xb)
+		b.Add(x, xb)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)
