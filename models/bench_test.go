@@ -29,16 +29,16 @@ func BenchmarkDecode(b *testing.B) {
 			be := native.NewGo(0)
 			defer be.Close()
 			m := openModel(b, path, be)
-			st, err := NewState(m.Params(), 32+b.N+1, 32, ggml.F32)
+			st, err := NewState(m, 32+b.N+1, 32, ggml.F32)
 			require.NoError(b, err)
 			logits := make([]float32, m.Params().VocabSize)
 			start := time.Now()
-			m.Forward(st, testTokens(32, m.Params().VocabSize), logits)
+			m.Forward(st, Tokens(testTokens(32, m.Params().VocabSize)), logits)
 			prefill := 32 / time.Since(start).Seconds()
 			b.ResetTimer()
 			start = time.Now()
 			for range b.N {
-				m.Forward(st, []int32{argmax(logits)}, logits)
+				m.Forward(st, Tokens([]int32{argmax(logits)}), logits)
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tok/s")
 			b.ReportMetric(prefill, "prefill-tok/s")
@@ -79,16 +79,16 @@ func BenchmarkMoE(b *testing.B) {
 			defer be.Close()
 			m := openModel(b, path, be)
 			const nPrompt = 64
-			st, err := NewState(m.Params(), nPrompt+b.N+1, nPrompt, ggml.F32)
+			st, err := NewState(m, nPrompt+b.N+1, nPrompt, ggml.F32)
 			require.NoError(b, err)
 			logits := make([]float32, m.Params().VocabSize)
 			start, cpu0 := time.Now(), cpuTime()
-			m.Forward(st, testTokens(nPrompt, m.Params().VocabSize), logits)
+			m.Forward(st, Tokens(testTokens(nPrompt, m.Params().VocabSize)), logits)
 			prefill, prefillCPU := nPrompt/time.Since(start).Seconds(), (cpuTime()-cpu0).Seconds()/nPrompt
 			b.ResetTimer()
 			start, cpu0 = time.Now(), cpuTime()
 			for range b.N {
-				m.Forward(st, []int32{argmax(logits)}, logits)
+				m.Forward(st, Tokens([]int32{argmax(logits)}), logits)
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tok/s")
 			b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/tok")

@@ -25,9 +25,7 @@ type Linear struct {
 func (l Linear) Forward(b native.Backend, out, x []float32, nTokens int) {
 	b.MatMul(out, l.W, x, nTokens)
 	if l.B != nil {
-		for t := range nTokens {
-			add(out[t*l.W.Rows:(t+1)*l.W.Rows], l.B)
-		}
+		b.AddRows(out[:nTokens*l.W.Rows], l.B)
 	}
 }
 
@@ -280,10 +278,10 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 		}
 	}
 	// save k, v at pos to the cache
-	b.StoreKV(s.kv[layer], pos0, k, v, nTokens)
+	b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	// attention of the queries over positions ≤ pos
 	att := s.att[:nTokens*nh*hd]
-	b.Attend(att, q, s.kv[layer], pos0, nTokens, a.Attn)
+	b.Attend(att, q, s.KV(layer), pos0, nTokens, a.Attn)
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
 }
@@ -429,44 +427,39 @@ func (l *loader) decoder(p Params) decoder {
 // Params returns the hyper-parameters.
 func (d *decoder) Params() Params { return d.p }
 
-// embed writes the embedding rows of tokens into x (rows of dim), scaled by
-// scale (1 for none).
-func embed(w native.Weight, tokens []int32, x []float32, scale float32) {
-	rs := w.RowBytes()
-	for t, id := range tokens {
-		row := x[t*w.Cols : (t+1)*w.Cols]
-		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], row); err != nil {
-			panic(fmt.Sprintf("models: embedding of token %d: %v", id, err))
-		}
-		if scale != 1 {
-			for i := range row {
-				row[i] *= scale
-			}
-		}
-	}
-}
+// Backend returns the backend the model runs on.
+func (d *decoder) Backend() native.Backend { return d.b }
 
-// add sets dst += src.
-func add(dst, src []float32) {
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += src[i]
-	}
-}
+// embedding returns the token embedding, token_embd.weight.
+func (d *decoder) embedding() native.Weight { return d.TokEmbd }
 
-// addScaled sets dst += scale·src (Granite's residual multiplier).
-func addScaled(dst, src []float32, scale float32) {
-	if scale == 1 {
-		add(dst, src)
+// embedInput writes the rows of in into the residual stream x (rows of
+// w.Cols): the rows of w of in's tokens, scaled by tokenScale (1 for
+// none), or in's embeddings as they are. Every architecture's forward
+// pass begins with it.
+func embedInput(b native.Backend, w native.Weight, in Input, x []float32, tokenScale float32) {
+	if in.Tokens == nil {
+		copy(x, in.Embeddings)
 		return
 	}
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += scale * src[i]
+	x = x[:len(in.Tokens)*w.Cols]
+	b.Embed(x, w, in.Tokens)
+	if tokenScale != 1 {
+		b.Scale(x, tokenScale)
 	}
 }
 
-// scale sets x *= c.
+// addScaled sets dst += c·src (Granite's residual multiplier), scaling src
+// in place.
+func addScaled(b native.Backend, dst, src []float32, c float32) {
+	if c != 1 {
+		b.Scale(src, c)
+	}
+	b.Add(dst, src)
+}
+
+// scale sets x *= c, for the small host-side vectors of routing and
+// RoPE scaling; activations are scaled by Backend.Scale.
 func scale(x []float32, c float32) {
 	for i := range x {
 		x[i] *= c
