@@ -21,7 +21,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	plan, aerr := s.planChat(&req)
+	plan, aerr := s.planChat(ctx, &req)
 	if aerr != nil {
 		writeError(w, aerr)
 		return

@@ -34,7 +34,7 @@ func FuzzChatRequest(f *testing.F) {
 		if json.Unmarshal(body, &req) != nil {
 			return
 		}
-		plan, aerr := s.planChat(&req)
+		plan, aerr := s.planChat(context.Background(), &req)
 		if aerr != nil {
 			if aerr.Status < 400 || aerr.Status >= 500 || aerr.Message == "" {
 				t.Fatalf("bad refusal %d %q for %s", aerr.Status, aerr.Message, body)

@@ -132,7 +132,7 @@ func TestChatCompletion(t *testing.T) {
 	hist, aerr := convertMessages([]chatMessage{
 		{Role: "system", Content: json.RawMessage(`"You are terse."`)},
 		{Role: "user", Content: json.RawMessage(`"Hello there"`)},
-	})
+	}, mediaSource{})
 	require.Nil(t, aerr)
 	prompt, err := s.prompter.Chat(context.Background(), hist, nil)
 	require.NoError(t, err)
