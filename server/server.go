@@ -182,7 +182,10 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	if id == "" {
 		id = "litert-go"
 	}
-	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat, ChatTemplate: cfg.ChatTemplate}
+	// The Prompter encodes a request's media to match it to a cached
+	// conversation, which then finds them encoded.
+	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat, ChatTemplate: cfg.ChatTemplate,
+		MediaCache: conversation.NewMediaCache(conversation.DefaultMediaCacheBytes)}
 	prompter, err := conversation.NewPrompter(eng, convCfg)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

@@ -136,7 +136,7 @@ func TestChatCompletion(t *testing.T) {
 	require.Nil(t, aerr)
 	prompt, err := s.prompter.Chat(context.Background(), hist, nil)
 	require.NoError(t, err)
-	assert.Equal(t, int64(len(prompt)), resp.Usage.PromptTokens)
+	assert.Equal(t, int64(prompt.Len()), resp.Usage.PromptTokens)
 	assert.Equal(t, resp.Usage.PromptTokens+resp.Usage.CompletionTokens, resp.Usage.TotalTokens)
 	// A random-weight model runs to the token budget unless it samples an
 	// end-of-turn token.
