@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -310,4 +311,70 @@ func TestMediaBadInput(t *testing.T) {
 	_, err = plain.SendMessage(ctx, Message{Role: RoleUser, Parts: []Part{{Type: "image", Blob: pngOf(t, 2, 2, color.White)}}})
 	assert.True(t, errors.Is(err, ErrNoEncoder), "%v", err)
 	assert.ErrorContains(t, err, "no vision encoder")
+}
+
+// TestMediaCacheBound: the cache holds at most its bound of embedding
+// bytes, dropping the least recently used, and refuses an entry larger
+// than the bound.
+func TestMediaCacheBound(t *testing.T) {
+	rows := func(n int) []MediaPiece { return []MediaPiece{{Text: "ab"}, {Embeddings: make([]float32, n), N: 1}} }
+	mc := NewMediaCache(4 * (25*4 + 2)) // four entries of 25 values and 2 bytes of text
+	for k := range uint64(4) {
+		mc.put(k, rows(25))
+	}
+	_, ok := mc.get(0) // 0 is now the most recent, 1 the least
+	require.True(t, ok)
+	mc.put(4, rows(25)) // over the bound: the least recent goes
+	for k, want := range []bool{true, false, true, true, true} {
+		_, ok := mc.get(uint64(k))
+		assert.Equal(t, want, ok, "key %d", k)
+	}
+	assert.LessOrEqual(t, mc.size, mc.max)
+	mc.put(5, rows(200))
+	_, ok = mc.get(5)
+	assert.False(t, ok, "an entry over the bound is not kept")
+}
+
+// TestMediaConcurrent: conversations sharing one MediaCache send images
+// at once (run with -race); each reply equals the one a lone conversation
+// gives.
+func TestMediaConcurrent(t *testing.T) {
+	eng := testEngine(t, "Qwen-Qwen2.5-7B-Instruct.jinja")
+	ctx := context.Background()
+	enc := newPatchEncoder(eng.Model().Params().Dim)
+	cfg := Config{Encoder: enc, MaxTokens: 3, MediaCache: NewMediaCache(1 << 20)}
+	imgs := [][]byte{pngOf(t, 6, 6, color.RGBA{255, 0, 0, 255}), pngOf(t, 5, 7, color.RGBA{0, 255, 0, 255})}
+	msg := func(i int) Message {
+		return Message{Role: RoleUser, Parts: []Part{{Type: "image", Blob: imgs[i%2]}, {Type: "text", Text: "?"}}}
+	}
+	want := make([]string, 2)
+	for i := range want {
+		c, err := New(ctx, eng, Config{Encoder: enc, MaxTokens: 3})
+		require.NoError(t, err)
+		r, err := c.SendMessage(ctx, msg(i))
+		require.NoError(t, err)
+		want[i] = r.Text
+	}
+	got := make([]string, 6)
+	errs := make([]error, 6)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			c, err := New(ctx, eng, cfg)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			r, err := c.SendMessage(ctx, msg(i))
+			if err == nil {
+				got[i] = r.Text
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		require.NoError(t, errs[i])
+		assert.Equal(t, want[i%2], got[i], "conversation %d", i)
+	}
 }
