@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/litert-go/litert-go/constrain"
@@ -195,6 +196,37 @@ func (p *Prompter) Chat(ctx context.Context, history []Message, decls []ToolDecl
 	}
 	if prompt.Len() == 0 {
 		return nil, errors.New("conversation: the chat template rendered an empty prompt")
+	}
+	return prompt, nil
+}
+
+// TextWithMedia returns the prompt of a raw text prompt in which each
+// occurrence of marker stands for the next of media, as llama.cpp's
+// mtmd_tokenize reads a prompt holding mtmd_default_marker() ("<__media__>"):
+// the text between markers tokenized piece by piece (special-token text
+// parsed, BOS added as Complete adds it) and each media's encoder pieces
+// in its place.
+func (p *Prompter) TextWithMedia(ctx context.Context, text, marker string, media []Part) (session.Prompt, error) {
+	if marker == "" {
+		return nil, errors.New("conversation: empty media marker")
+	}
+	loaded := make([]Media, len(media))
+	for i, part := range media {
+		m, err := LoadMedia(part)
+		if err != nil {
+			return nil, fmt.Errorf("conversation: media %d: %w", i, err)
+		}
+		loaded[i] = m
+	}
+	if n := strings.Count(text, marker); n != len(media) {
+		return nil, fmt.Errorf("conversation: the prompt holds %d media markers %q for %d media", n, marker, len(media))
+	}
+	prompt, err := p.c.prompt(ctx, strings.ReplaceAll(text, marker, p.c.marker), loaded, true)
+	if err != nil {
+		return nil, err
+	}
+	if prompt.Len() == 0 {
+		return nil, errors.New("conversation: the prompt has no tokens")
 	}
 	return prompt, nil
 }

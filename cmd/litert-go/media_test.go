@@ -53,3 +53,24 @@ func TestGenerateMediaFlags(t *testing.T) {
 	assert.Contains(t, errb.String(), "has no vision encoder")
 	assert.Empty(t, out.String())
 }
+
+// TestLogitsMediaFlags: --image needs -p and an encoder; the marker count
+// must match the media.
+func TestLogitsMediaFlags(t *testing.T) {
+	model := chatTestModel(t)
+	pic := writePNG(t, t.TempDir(), 4, 4)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ids", "1,2", "--image", pic}, "--image and --audio need the prompt as -p"},
+		{[]string{"-p", "What is it?", "--image", pic}, "has no vision encoder"},
+		{[]string{"-p", "<__media__> and <__media__>", "--image", pic}, `the prompt holds 2 media markers "<__media__>" for 1 media`},
+		{[]string{"-p", "x", "--image", pic + ".absent"}, "pic.png.absent"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), stdio{strings.NewReader(""), &out, &errb}, append([]string{"logits", "-m", model}, tc.args...))
+		assert.Equal(t, 1, code, tc.args)
+		assert.Contains(t, errb.String(), tc.want, tc.args)
+	}
+}
