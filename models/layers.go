@@ -732,7 +732,7 @@ func (l *loader) params() Params {
 	p.HiddenDim = l.int("feed_forward_length")
 	p.NLayers = l.int("block_count")
 	p.NHeads = l.int("attention.head_count")
-	p.NKVHeads = l.intOr("attention.head_count_kv", p.NHeads)
+	p.NKVHeads = l.kvHeads(p.NHeads)
 	p.CtxLen = l.int("context_length")
 	p.NormEps = float32(l.positiveFloatOr("attention.layer_norm_rms_epsilon", 1e-5))
 	if p.NormEps == 0 { // a positive float64 below float32's range
