@@ -63,8 +63,8 @@ func tinyHybrid(t Shape) Shape {
 	case "lfm2": // conv, conv, attention, conv, attention; 2:1 GQA
 		t.NLayer, t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 5, 4, 2, 32, 128, 384
 		h.AttnLayers = []int{2, 4}
-	case "qwen35": // DeltaNet ×2, attention, ×2; 2 key heads tiled over 4 value heads
-		t.NLayer, t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF, t.RopeDim = 6, 4, 2, 32, 128, 384, 8
+	case "qwen35": // DeltaNet ×2, attention, ×2; 4:1 GQA; 2 key heads tiled over 4 value heads
+		t.NLayer, t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF, t.RopeDim = 6, 4, 1, 32, 128, 384, 8
 		h.NKHeads, h.NVHeads, h.StateDim, h.FullAttnInterval = 2, 4, 32, 3
 		h.RopeSections = [4]int{2, 1, 1, 0}
 	}
