@@ -37,12 +37,12 @@ func TestHybridPrefillSplits(t *testing.T) {
 				p := m.Params()
 				prompt := hybridTokens(40, p.VocabSize)
 				run := func(pieces []int) []float32 {
-					st, err := NewState(p, 64, 40, ggml.F32)
+					st, err := NewState(m, 64, 40, ggml.F32)
 					require.NoError(t, err)
 					logits := make([]float32, p.VocabSize)
 					t0 := 0
 					for _, n := range pieces {
-						m.Forward(st, prompt[t0:t0+n], logits)
+						m.Forward(st, Tokens(prompt[t0:t0+n]), logits)
 						t0 += n
 					}
 					require.Equal(t, 40, st.Len())
@@ -120,6 +120,90 @@ func TestHybridLoadErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.ErrorContains(t, loadErr(t, rewrite(t, tc.path, tc.edit)), tc.want)
+		})
+	}
+}
+
+// hybridRun returns the logits after feeding the pieces of ids one call
+// each to a fresh State of m.
+func hybridRun(t *testing.T, m Model, ids []int32, pieces ...int) []float32 {
+	t.Helper()
+	st, err := NewState(m, 64, 64, ggml.F32)
+	require.NoError(t, err)
+	logits := make([]float32, m.Params().VocabSize)
+	t0 := 0
+	for _, n := range pieces {
+		m.Forward(st, Tokens(ids[t0:t0+n]), logits)
+		t0 += n
+	}
+	require.Equal(t, len(ids), t0)
+	return logits
+}
+
+// TestHybridRewindClone checks the State's checkpoints on the hybrids: a
+// rewind restores the newest checkpoint at or before the position asked
+// for, and re-feeding from there gives the logits of a fresh run; a clone
+// carries the conv and recurrent states, and the clone and the original
+// then diverge independently, each equal to a fresh run of its tokens.
+func TestHybridRewindClone(t *testing.T) {
+	for _, shape := range hybridShapes {
+		t.Run(shape, func(t *testing.T) {
+			path := writeTiny(t, shape, ggml.F32)
+			for _, b := range llamaCppBackends(t) {
+				m := openModel(t, path, b)
+				ids := hybridTokens(48, m.Params().VocabSize)
+				logits := make([]float32, m.Params().VocabSize)
+				const tol = 2e-5
+
+				// prefill 40 as one batch and mark the turn's end; rewind 10
+				st, err := NewState(m, 64, 64, ggml.F32)
+				require.NoError(t, err)
+				m.Forward(st, Tokens(ids[:40]), logits)
+				st.Checkpoint()
+				resume, err := st.Truncate(30)
+				require.NoError(t, err)
+				require.Equal(t, 0, resume, "%s: no checkpoint before 30: start over", b.Name())
+				m.Forward(st, Tokens(ids[resume:30]), logits)
+				m.Forward(st, Tokens(ids[30:41]), logits)
+				require.InDeltaSlice(t, hybridRun(t, m, ids[:41], 41), logits, tol, "%s: rewind 10, re-feed", b.Name())
+
+				// token by token with a checkpoint every 16 positions: the
+				// rewind to 30 resumes at 16
+				st, err = NewState(m, 64, 64, ggml.F32)
+				require.NoError(t, err)
+				st.CheckpointEvery = 16
+				for i := range 40 {
+					m.Forward(st, Tokens(ids[i:i+1]), logits)
+				}
+				require.Equal(t, []int{16, 32}, st.Checkpoints())
+				resume, err = st.Truncate(30)
+				require.NoError(t, err)
+				require.Equal(t, 16, resume)
+				require.Equal(t, 16, st.Len())
+				m.Forward(st, Tokens(ids[16:30]), logits)
+				require.InDeltaSlice(t, hybridRun(t, m, ids[:30], 30), logits, tol, "%s: resume at 16, re-feed to 30", b.Name())
+				m.Forward(st, Tokens(ids[30:40]), logits)
+				require.InDeltaSlice(t, hybridRun(t, m, ids[:40], 40), logits, tol, "%s: … and on to 40", b.Name())
+
+				// clone, then diverge: the original takes ids[40:44], the
+				// clone ids[44:48]
+				c, err := st.Clone()
+				require.NoError(t, err)
+				require.Equal(t, st.Checkpoints(), c.Checkpoints())
+				m.Forward(st, Tokens(ids[40:44]), logits)
+				fork := append(append([]int32(nil), ids[:40]...), ids[44:48]...)
+				cl := make([]float32, len(logits))
+				m.Forward(c, Tokens(ids[44:48]), cl)
+				require.InDeltaSlice(t, hybridRun(t, m, ids[:44], 44), logits, tol, "%s: original after the clone", b.Name())
+				require.InDeltaSlice(t, hybridRun(t, m, fork, 44), cl, tol, "%s: clone", b.Name())
+				// the clone's checkpoints are its own: its rewind to 20
+				// resumes at 16 with the states of 16
+				resume, err = c.Truncate(20)
+				require.NoError(t, err)
+				require.Equal(t, 16, resume)
+				m.Forward(c, Tokens(fork[16:20]), cl)
+				require.InDeltaSlice(t, hybridRun(t, m, fork[:20], 20), cl, tol, "%s: clone rewound to 20", b.Name())
+			}
 		})
 	}
 }

@@ -181,12 +181,12 @@ func (m *LFM2) Caches() []LayerCache {
 	return cs
 }
 
-// forward runs a batch through the model (see Model.Forward).
-func (m *LFM2) forward(s *State, in Input, logits []float32) {
-	s.begin(m.p, in.Tokens)
+// Forward runs a batch through the model (see Model.Forward).
+func (m *LFM2) Forward(s *State, in Input, logits []float32) {
+	s.begin(m.p, in)
 	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
-	embed(m.TokEmbd, in.Tokens, x, 1)
+	embedInput(b, m.TokEmbd, in, x, 1)
 	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
 		ly := &m.Layers[i]
@@ -203,7 +203,7 @@ func (m *LFM2) forward(s *State, in Input, logits []float32) {
 		add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
-	s.n += n
+	s.advance(n)
 	if logits != nil {
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
 	}
