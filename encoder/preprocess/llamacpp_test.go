@@ -129,11 +129,11 @@ func TestPreprocessImageMatchesLlamaCpp(t *testing.T) {
 			FNV  string
 		}
 		Configs []struct {
-			Name         string
-			GridX        int `json:"grid_x"`
-			GridY        int `json:"grid_y"`
-			Overview     *entry
-			Entries      []entry
+			Name     string
+			GridX    int `json:"grid_x"`
+			GridY    int `json:"grid_y"`
+			Overview *entry
+			Entries  []entry
 		}
 	}
 	readJSON(t, "testdata/llamacpp-image.json", &ref)
@@ -152,8 +152,10 @@ func TestPreprocessImageMatchesLlamaCpp(t *testing.T) {
 		"idefics3-max64": func() (Params, error) {
 			return NewParams("idefics3", 512, 16, half, half, Options{ScaleFactor: 4, PreprocImageSize: 1536, MaxTokens: 64})
 		},
-		"lfm2":       func() (Params, error) { return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2}) },
-		"lfm2-max64": func() (Params, error) { return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2, MaxTokens: 64}) },
+		"lfm2": func() (Params, error) { return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2}) },
+		"lfm2-max64": func() (Params, error) {
+			return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2, MaxTokens: 64})
+		},
 		"qwen25vl": func() (Params, error) {
 			return NewParams("qwen2.5vl_merger", 560, 14, clipMean, clipStd, Options{})
 		},

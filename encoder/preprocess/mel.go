@@ -89,10 +89,11 @@ func newFFTTables(nFFT, window int) *fftTables {
 	return t
 }
 
-// fft is mtmd-audio.cpp's recursive radix-2 FFT of real input, falling back
-// to a DFT at odd sizes; out holds N interleaved (re, im) pairs.
-func (t *fftTables) fft(in []float32, out []float32) {
-	n := len(in)
+// fft is mtmd-audio.cpp's recursive radix-2 FFT of n real inputs, falling
+// back to a DFT at odd sizes, with its buffer layout: in holds 2n values (the
+// upper half is scratch), out 8n (out[:2n] gets n interleaved (re, im) pairs,
+// the rest is scratch).
+func (t *fftTables) fft(in []float32, n int, out []float32) {
 	nv := len(t.sin)
 	if n == 1 {
 		out[0], out[1] = in[0], 0
@@ -103,8 +104,11 @@ func (t *fftTables) fft(in []float32, out []float32) {
 		step := nv / n
 		for k := 0; k < n; k++ {
 			var re, im float32
+			idx := 0 // (k·j·step) mod nv, kept incrementally
 			for j := 0; j < n; j++ {
-				idx := (k * j * step) % nv
+				if j > 0 {
+					idx = (idx + k*step) % nv
+				}
 				x := in[j]
 				re += float32(x * t.cos[idx])
 				im += float32(-x * t.sin[idx])
@@ -113,17 +117,17 @@ func (t *fftTables) fft(in []float32, out []float32) {
 		}
 		return
 	}
-	buf := make([]float32, half)
-	even := make([]float32, 2*half)
-	odd := make([]float32, 2*half)
-	for i := range buf {
+	buf := in[n:]
+	for i := 0; i < half; i++ {
 		buf[i] = in[2*i]
 	}
-	t.fft(buf, even)
-	for i := range buf {
+	even := out[2*n:]
+	t.fft(buf, half, even)
+	for i := 0; i < half; i++ {
 		buf[i] = in[2*i+1]
 	}
-	t.fft(buf, odd)
+	odd := even[n:]
+	t.fft(buf, half, odd)
 	step := nv / n
 	for k := 0; k < half; k++ {
 		re := t.cos[k*step]
@@ -175,28 +179,45 @@ func LogMel(pcm16k []float32, nMel int, filters []float32) ([]Mel, error) {
 	nLen := (np-nFFT)/hop + 1
 	t := newFFTTables(nFFT, nFFT)
 	data := make([]float32, nMel*nLen)
-	in := make([]float32, nFFT)
-	out := make([]float32, 2*nFFT)
+	in := make([]float32, 2*nFFT)
+	out := make([]float32, 8*nFFT)
 	nCompute := min(np/hop+1, nLen)
+	// the groups of four bins (llama.cpp's unrolled sum) where each filter is
+	// nonzero: the others add exactly 0 to the sum, so they are skipped
+	type span struct{ lo, hi int }
+	spans := make([]span, nMel)
+	for m := range spans {
+		f := filters[m*nBins:]
+		lo, hi := -1, 0
+		for k := 0; k < nBins-3; k += 4 {
+			if f[k] != 0 || f[k+1] != 0 || f[k+2] != 0 || f[k+3] != 0 {
+				if lo < 0 {
+					lo = k
+				}
+				hi = k + 4
+			}
+		}
+		spans[m] = span{max(lo, 0), hi}
+	}
+	tail := nBins / 4 * 4 // first bin past the unrolled groups
 	for i := 0; i < nCompute; i++ {
 		off := i * hop
 		valid := min(nFFT, max(0, np-off))
 		for j := 0; j < valid; j++ {
 			in[j] = t.hann[j] * padded[off+j]
 		}
-		clear(in[valid:])
-		t.fft(in, out)
+		clear(in[valid:nFFT])
+		t.fft(in, nFFT, out)
 		for j := 0; j < nBins; j++ {
 			out[j] = float32(out[2*j]*out[2*j]) + float32(out[2*j+1]*out[2*j+1])
 		}
 		for m := 0; m < nMel; m++ {
 			f := filters[m*nBins:]
 			sum := 0.0
-			k := 0
-			for ; k < nBins-3; k += 4 {
+			for k := spans[m].lo; k < spans[m].hi; k += 4 {
 				sum += float64(float32(out[k]*f[k]) + float32(out[k+1]*f[k+1]) + float32(out[k+2]*f[k+2]) + float32(out[k+3]*f[k+3]))
 			}
-			for ; k < nBins; k++ {
+			for k := tail; k < nBins; k++ {
 				sum += float64(out[k] * f[k])
 			}
 			sum = math.Max(sum, float64(float32(5.960464477539063e-08)))
