@@ -98,6 +98,12 @@ func decodeWAV(d []byte, lim Limits) ([]float32, int, error) {
 			if !haveFmt {
 				return nil, 0, errors.New("wav: data chunk before the fmt chunk")
 			}
+			if channels > 0 && bits > 0 {
+				// the declared length, refused before anything is read
+				if err := lim.checkLength("wav", size/int64(max(1, channels*bits/8)), rate, channels); err != nil {
+					return nil, 0, err
+				}
+			}
 			if int64(len(body)) < size {
 				return nil, 0, fmt.Errorf("wav: data chunk declares %d bytes but only %d follow (truncated file)", size, len(body))
 			}
@@ -147,9 +153,15 @@ func wavSamples(b []byte, format, channels, bits, rate int, lim Limits) ([]float
 		for i := range out {
 			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 		}
+		if err := checkFinite(out); err != nil {
+			return nil, 0, err
+		}
 	case format == 3 && bits == 64:
 		for i := range out {
 			out[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+		if err := checkFinite(out); err != nil {
+			return nil, 0, err
 		}
 	default:
 		return nil, 0, fmt.Errorf("wav: format tag %d with %d-bit samples is not supported (want PCM 8/16/24/32 or float 32/64)", format, bits)
@@ -160,7 +172,7 @@ func wavSamples(b []byte, format, channels, bits, rate int, lim Limits) ([]float
 func decodeMP3(d []byte, lim Limits) ([]float32, int, error) {
 	dec, err := mp3.NewDecoder(bytes.NewReader(d))
 	if err != nil {
-		return nil, 0, fmt.Errorf("mp3: %w", err)
+		return nil, 0, fmt.Errorf("mp3: no decodable frame (truncated or not MP3): %w", err)
 	}
 	rate := dec.SampleRate()
 	// go-mp3 always yields 16-bit stereo (a mono stream duplicated): 4 bytes a frame.
@@ -181,6 +193,9 @@ func decodeMP3(d []byte, lim Limits) ([]float32, int, error) {
 		// dr_mp3 (miniaudio's decoder) drops the Xing/Info frame, the encoder
 		// delay and the padding its LAME tag records; go-mp3 keeps them
 		total := int64(len(raw) / 4)
+		if got := int(total) / g.perFrame; g.frames > 0 && got < g.frames+1 {
+			return nil, 0, fmt.Errorf("mp3: truncated: its Xing/Info tag declares %d audio frames, the file holds %d", g.frames, max(0, got-1))
+		}
 		start := int64(g.skip)
 		end := total - int64(g.padding)
 		if start >= end {
@@ -223,6 +238,11 @@ func decodeFLAC(d []byte, lim Limits) ([]float32, int, error) {
 			return nil, 0, fmt.Errorf("flac: a frame has %d channels, the stream %d", len(f.Subframes), channels)
 		}
 		ns := len(f.Subframes[0].Samples)
+		for c, sf := range f.Subframes {
+			if len(sf.Samples) != ns {
+				return nil, 0, fmt.Errorf("flac: frame after sample %d: channel %d has %d samples, channel 0 %d", len(out)/channels, c, len(sf.Samples), ns)
+			}
+		}
 		for i := 0; i < ns; i++ {
 			for c := 0; c < channels; c++ {
 				out = append(out, float32(float64(f.Subframes[c].Samples[i])*scale))
@@ -241,7 +261,11 @@ func decodeFLAC(d []byte, lim Limits) ([]float32, int, error) {
 // mp3Gap is what dr_mp3 trims from a stream with a Xing/Info tag: skip
 // frames at the start (the tag frame itself plus the encoder delay + 529),
 // padding (the encoder padding − 529) at the end.
-type mp3Gap struct{ skip, padding int }
+type mp3Gap struct {
+	skip, padding int
+	perFrame      int // samples a frame
+	frames        int // audio frames the tag declares (0: not given)
+}
 
 // mp3Gapless reads the Xing/Info tag of the first MPEG audio frame, as
 // ma_dr_mp3_init_internal does.
@@ -281,6 +305,10 @@ func mp3Gapless(d []byte) (mp3Gap, bool) {
 	}
 	flags := d[p+7]
 	p += 8
+	frames := 0
+	if flags&1 != 0 && p+4 <= len(d) {
+		frames = int(binary.BigEndian.Uint32(d[p:]))
+	}
 	for _, f := range []struct {
 		bit  byte
 		size int
@@ -289,16 +317,17 @@ func mp3Gapless(d []byte) (mp3Gap, bool) {
 			p += f.size
 		}
 	}
+	g := mp3Gap{skip: samples, perFrame: samples, frames: frames}
 	if p >= len(d) || d[p] == 0 {
-		return mp3Gap{skip: samples}, true
+		return g, true
 	}
 	p += 21
 	if p+3 > len(d) || p-off+14 >= mp3FrameBytes(h) {
-		return mp3Gap{skip: samples}, true
+		return g, true
 	}
-	delay := (int(d[p])<<4 | int(d[p+1])>>4) + 528 + 1
-	pad := max(0, ((int(d[p+1])&0xF)<<8|int(d[p+2]))-(528+1))
-	return mp3Gap{skip: samples + delay, padding: pad}, true
+	g.skip += (int(d[p])<<4 | int(d[p+1])>>4) + 528 + 1
+	g.padding = max(0, ((int(d[p+1])&0xF)<<8|int(d[p+2]))-(528+1))
+	return g, true
 }
 
 // mp3FrameBytes is the size of a layer III frame from its header (0 if the
@@ -319,4 +348,15 @@ func mp3FrameBytes(h []byte) int {
 		coef, v = 144, 1
 	}
 	return coef*kbps[v][bi]*1000/rates[version][si] + int(h[2]>>1)&1
+}
+
+// checkFinite refuses float samples that are NaN or infinite (or overflow
+// float32), which no spectrogram survives.
+func checkFinite(v []float32) error {
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("wav: sample %d is %v", i, x)
+		}
+	}
+	return nil
 }
