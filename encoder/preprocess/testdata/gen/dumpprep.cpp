@@ -289,7 +289,7 @@ static void dump_mel(const std::vector<float> & pcm, int n_mel) {
     printf("[");
     for (size_t i = 0; i < mels.size(); i++) {
         printf("%s{\"n_mel\":%" PRId64 ",\"n_len\":%" PRId64 ",\"data\":", i ? "," : "", mels[i].n_mel, mels[i].n_len);
-        summary(mels[i].data.data(), mels[i].data.size(), 4096);
+        summary(mels[i].data.data(), mels[i].data.size(), 3072);
         printf("}");
     }
     printf("]");
@@ -312,11 +312,11 @@ static int cmd_audio(const char * mp3, const char * ours_wav, const char * ours1
     memcpy(pcm.data(), raw.data(), pcm.size() * 4);
 
     printf("{\"llama_pcm16k\":");
-    summary(llama_pcm.data(), llama_pcm.size(), 8192);
+    summary(llama_pcm.data(), llama_pcm.size(), 4096);
     printf(",\n\"llama_mel80\":");
     dump_mel(llama_pcm, 80);
     printf(",\n\"resampled_ours\":");
-    summary(resampled.data(), resampled.size(), 8192);
+    summary(resampled.data(), resampled.size(), 4096);
     printf(",\n\"mel80_ours\":");
     dump_mel(pcm, 80);
     printf(",\n\"mel128_ours\":");
