@@ -18,6 +18,7 @@ func FuzzDecodeImage(f *testing.F) {
 	f.Add(encodePNG(f, src))
 	f.Add(pngHeader(100000, 100000))
 	f.Add(pngHeader(0, 0))
+	f.Add(encodeJPEG(f, 19, 11))
 	if jpeg, err := os.ReadFile("testdata/test-1.jpeg"); err == nil {
 		f.Add(jpeg[:2000])
 	}

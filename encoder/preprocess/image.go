@@ -11,6 +11,8 @@ import (
 	_ "image/png"  // PNG decoder
 
 	_ "golang.org/x/image/webp" // WebP decoder
+
+	"github.com/litert-go/litert-go/encoder/preprocess/internal/stbjpeg"
 )
 
 // RGB8 is an 8-bit RGB image, pixels row by row, RGBRGB… (llama.cpp's
@@ -69,7 +71,12 @@ func DecodeImage(data []byte, lim Limits) (*RGB8, error) {
 		return nil, fmt.Errorf("%s image is %d×%d, over the limit of %d pixels a side and %d in all: %w",
 			format, cfg.Width, cfg.Height, lim.MaxSide, lim.MaxPixels, ErrImageTooLarge)
 	}
-	img, _, err := image.Decode(bytes.NewReader(data))
+	var img image.Image
+	if format == "jpeg" {
+		img, err = stbjpeg.Decode(bytes.NewReader(data)) // stb_image's IDCT
+	} else {
+		img, _, err = image.Decode(bytes.NewReader(data))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s image: %w", format, err)
 	}
@@ -81,7 +88,8 @@ func DecodeImage(data []byte, lim Limits) (*RGB8, error) {
 }
 
 // toRGB8 converts a decoded image to 8-bit RGB. JPEG's YCbCr goes through
-// stbYCbCr, the conversion stb_image (llama.cpp's decoder) does.
+// stbYCbCr, the conversion stb_image (llama.cpp's decoder) does; with the
+// planes from stbjpeg the result is stb_image's byte for byte.
 func toRGB8(img image.Image) *RGB8 {
 	if y, ok := img.(*image.YCbCr); ok {
 		return stbYCbCr(y)
@@ -102,9 +110,8 @@ func toRGB8(img image.Image) *RGB8 {
 // stbYCbCr converts JPEG YCbCr planes to RGB as stb_image does: chroma is
 // upsampled with its "fancy" triangle filter (stbi__resample_row_hv_2 and
 // friends, driven row by row as load_jpeg_image drives them) and converted
-// with its 20-bit fixed-point stbi__YCbCr_to_RGB_row. Go's decoder upsamples
-// by repetition, which differs from llama.cpp by up to tens of levels at
-// chroma edges; with this only the IDCT rounding differs.
+// with its 20-bit fixed-point stbi__YCbCr_to_RGB_row. (Go's image/jpeg
+// upsamples by repetition, tens of levels off llama.cpp's at chroma edges.)
 func stbYCbCr(m *image.YCbCr) *RGB8 {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	hs, vs := 1, 1

@@ -7,11 +7,13 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
+	"image/jpeg"
 	"image/png"
 	"math"
 	"os"
 	"testing"
 
+	"github.com/litert-go/litert-go/encoder/preprocess/internal/stbjpeg"
 	"github.com/mewkiz/flac"
 	"github.com/mewkiz/flac/frame"
 	"github.com/mewkiz/flac/meta"
@@ -263,4 +265,40 @@ func TestLogMelShapes(t *testing.T) {
 	require.ErrorContains(t, err, "no samples")
 	_, err = LogMel(make([]float32, 1000), 80, make([]float32, 10))
 	require.ErrorContains(t, err, "filter bank has 10 values")
+}
+
+func encodeJPEG(t testing.TB, w, h int) []byte {
+	src := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			src.SetRGBA(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), uint8((x*y + 40) % 256), 255})
+		}
+	}
+	var b bytes.Buffer
+	require.NoError(t, jpeg.Encode(&b, src, &jpeg.Options{Quality: 90}))
+	return b.Bytes()
+}
+
+// TestStbJPEGPlanes decodes a JPEG with the stb-IDCT fork and with Go's
+// image/jpeg: the two integer IDCTs agree to within a level or two on
+// every plane sample.
+func TestStbJPEGPlanes(t *testing.T) {
+	data := encodeJPEG(t, 37, 21)
+	a, err := stbjpeg.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
+	b, err := jpeg.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
+	ya, yb := a.(*image.YCbCr), b.(*image.YCbCr)
+	require.Equal(t, yb.Rect, ya.Rect)
+	require.Equal(t, yb.SubsampleRatio, ya.SubsampleRatio)
+	for _, p := range [][2][]uint8{{ya.Y, yb.Y}, {ya.Cb, yb.Cb}, {ya.Cr, yb.Cr}} {
+		require.Equal(t, len(p[1]), len(p[0]))
+		for i := range p[0] {
+			d := int(p[0][i]) - int(p[1][i])
+			require.LessOrEqual(t, max(d, -d), 2, "plane sample %d", i)
+		}
+	}
+	img, err := DecodeImage(data, Limits{})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{37, 21}, [2]int{img.W, img.H})
 }

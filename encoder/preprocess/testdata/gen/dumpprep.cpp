@@ -2,9 +2,15 @@
 // tools/mtmd/mtmd-audio.cpp and the miniaudio decode of tools/mtmd/mtmd-helper.cpp)
 // and prints what it produced as JSON for encoder/preprocess's tests.
 //
-//   dumpprep image IN.ppm       > ../llamacpp-image.json
-//   dumpprep stbcmp IN.jpeg IN.ppm > ../llamacpp-decode.json
+//   dumpprep image IN.jpeg > ../llamacpp-image.json
 //   dumpprep audio IN.mp3 OURS.wav OURS16K.f32 > ../llamacpp-audio.json
+//
+// image decodes IN.jpeg with stb_image as mtmd_helper_bitmap_init_from_buf
+// does (stbi_load_from_memory, 3 channels) and runs each projector's
+// preprocessor on it. audio decodes IN.mp3 with mtmd-helper's miniaudio
+// ma_decoder at 16 kHz mono and computes its whisper log-mel; and, for the
+// stage tests, resamples OURS.wav (encoder/preprocess's decode at the file's
+// rate) the same way and computes the log-mel of OURS16K.f32 (our resample).
 //
 // The clip hparams each projector gets are set here as clip.cpp's
 // clip_model_loader sets them for that projector (see the comments), since a
@@ -81,21 +87,6 @@ static void summary(const float * v, size_t n, size_t n_sample) {
     printf("]}");
 }
 
-static clip_image_u8 read_ppm(const char * path) {
-    auto buf = read_file(path);
-    int w = 0, h = 0, maxv = 0, off = 0;
-    if (sscanf((const char *) buf.data(), "P6 %d %d %d%n", &w, &h, &maxv, &off) != 3 || maxv != 255) {
-        fprintf(stderr, "%s: not a binary PPM\n", path);
-        exit(1);
-    }
-    off++;  // the single whitespace after maxval
-    clip_image_u8 img;
-    img.set_size({w, h}, false);
-    std::vector<uint8_t> px(buf.begin() + off, buf.begin() + off + (size_t) w * h * 3);
-    img.cpy_buf(px);
-    return img;
-}
-
 static void set_mean_std(clip_hparams & hp, const float m[3], const float s[3]) {
     for (int i = 0; i < 3; i++) {
         hp.image_mean[i] = m[i];
@@ -125,8 +116,18 @@ static void dump_preproc(const char * name, const fake_ctx & fc, const mtmd_imag
     printf("]}");
 }
 
-static int cmd_image(const char * ppm) {
-    clip_image_u8 img = read_ppm(ppm);
+static int cmd_image(const char * jpeg) {
+    auto buf = read_file(jpeg);
+    int nx, ny, nc;
+    uint8_t * data = stbi_load_from_memory(buf.data(), (int) buf.size(), &nx, &ny, &nc, 3);
+    if (!data) {
+        fprintf(stderr, "stb cannot decode %s\n", jpeg);
+        return 1;
+    }
+    clip_image_u8 img;
+    img.set_size({nx, ny}, false);
+    img.cpy_buf(std::vector<uint8_t>(data, data + (size_t) nx * ny * 3));
+    stbi_image_free(data);
     const auto & px = img.get_ro_buf();
     printf("{\"input\":{\"w\":%d,\"h\":%d,\"fnv\":\"%016" PRIx64 "\"},\"configs\":[\n", img.get_size().width,
            img.get_size().height, fnv(px.data(), px.size()));
@@ -201,40 +202,6 @@ static int cmd_image(const char * ppm) {
         dump_preproc(max_tok ? "qwen25vl-max256" : "qwen25vl", fc, pp, img, false);
     }
     printf("\n]}\n");
-    return 0;
-}
-
-// stbcmp compares stb_image's decode (what mtmd-helper uses) with ours.
-static int cmd_stbcmp(const char * jpeg, const char * ppm) {
-    auto buf = read_file(jpeg);
-    int nx, ny, nc;
-    uint8_t * data = stbi_load_from_memory(buf.data(), (int) buf.size(), &nx, &ny, &nc, 3);
-    if (!data) {
-        fprintf(stderr, "stb cannot decode %s\n", jpeg);
-        return 1;
-    }
-    clip_image_u8 ours = read_ppm(ppm);
-    if (ours.get_size().width != nx || ours.get_size().height != ny) {
-        fprintf(stderr, "size differs\n");
-        return 1;
-    }
-    const auto & o = ours.get_ro_buf();
-    size_t n = (size_t) nx * ny * 3, exact = 0;
-    int maxd = 0;
-    double sumd = 0;
-    for (size_t i = 0; i < n; i++) {
-        int d = abs((int) data[i] - (int) o[i]);
-        exact += d == 0;
-        maxd = d > maxd ? d : maxd;
-        sumd += d;
-    }
-    // every 61st byte of stb's RGB, for the test to compare ours with
-    printf("{\"w\":%d,\"h\":%d,\"stb_fnv\":\"%016" PRIx64 "\",\"ours_fnv\":\"%016" PRIx64
-           "\",\"exact_fraction\":%.6f,\"max_abs_diff\":%d,\"mean_abs_diff\":%.6f,\"stride\":61,\"stb_sample\":[",
-           nx, ny, fnv(data, n), fnv(o.data(), n), (double) exact / n, maxd, sumd / n);
-    for (size_t i = 0; i < n; i += 61) printf("%s%d", i ? "," : "", data[i]);
-    printf("]}\n");
-    stbi_image_free(data);
     return 0;
 }
 
@@ -327,8 +294,7 @@ static int cmd_audio(const char * mp3, const char * ours_wav, const char * ours1
 
 int main(int argc, char ** argv) {
     if (argc == 3 && !strcmp(argv[1], "image")) return cmd_image(argv[2]);
-    if (argc == 4 && !strcmp(argv[1], "stbcmp")) return cmd_stbcmp(argv[2], argv[3]);
     if (argc == 5 && !strcmp(argv[1], "audio")) return cmd_audio(argv[2], argv[3], argv[4]);
-    fprintf(stderr, "usage: %s image IN.ppm | stbcmp IN.jpeg IN.ppm | audio IN.mp3 OURS.wav OURS16K.f32\n", argv[0]);
+    fprintf(stderr, "usage: %s image IN.jpeg | audio IN.mp3 OURS.wav OURS16K.f32\n", argv[0]);
     return 2;
 }

@@ -5,8 +5,8 @@
 # dumpprep.cpp is compiled together with llama.cpp's own tools/mtmd/mtmd-image.cpp
 # and mtmd-audio.cpp (the sources libmtmd is built from) and links
 # libggml-base.a for GGML_ASSERT; miniaudio and stb_image come from llama.cpp's
-# vendor/. goprep (this package's decoders) writes the decoded image and audio
-# the stage references start from.
+# vendor/. goprep (this package's audio decoder and resampler) writes the PCM
+# the audio stage references start from.
 #
 # Usage (from the repository root):
 #   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build encoder/preprocess/testdata/gen/gen.sh
@@ -29,8 +29,7 @@ nice g++ $CXXFLAGS $INC -c "$GEN/dumpprep.cpp" -o "$TMP/dumpprep.o"
 g++ -o "$TMP/dumpprep" "$TMP/dumpprep.o" "$TMP/mtmd-image.o" "$TMP/mtmd-audio.o" \
 	"$LLAMA_BUILD/ggml/src/libggml-base.a" -lpthread -lm -ldl
 
-(cd "$TD/.." && go run ./testdata/gen/goprep testdata/test-1.jpeg testdata/test-2.mp3 "$TMP")
-"$TMP/dumpprep" image "$TMP/test-1.ppm" > "$TD/llamacpp-image.json"
-"$TMP/dumpprep" stbcmp "$TD/test-1.jpeg" "$TMP/test-1.ppm" > "$TD/llamacpp-decode.json"
+(cd "$TD/.." && go run ./testdata/gen/goprep testdata/test-2.mp3 "$TMP")
+"$TMP/dumpprep" image "$TD/test-1.jpeg" > "$TD/llamacpp-image.json"
 "$TMP/dumpprep" audio "$TD/test-2.mp3" "$TMP/test-2-native.wav" "$TMP/test-2-16k.f32" > "$TD/llamacpp-audio.json"
 ls -l "$TD"/llamacpp-*.json

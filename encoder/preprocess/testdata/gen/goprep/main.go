@@ -1,11 +1,12 @@
-// goprep writes what encoder/preprocess decodes from llama.cpp's test media,
-// for dumpprep (gen.sh) to run llama.cpp's preprocessing on the same input:
+// goprep writes what encoder/preprocess decodes from llama.cpp's test audio,
+// for dumpprep (gen.sh) to run llama.cpp's resampler and log-mel on the same
+// samples:
 //
-//	goprep test-1.jpeg test-2.mp3 OUTDIR
+//	goprep test-2.mp3 OUTDIR
 //
-// OUTDIR/test-1.ppm is the decoded RGB, OUTDIR/test-2-native.wav the decoded
-// mono PCM at the file's own rate (32-bit float WAV), OUTDIR/test-2-16k.f32
-// the same resampled to 16 kHz (raw little-endian float32).
+// OUTDIR/test-2-native.wav is the decoded mono PCM at the file's own rate
+// (32-bit float WAV), OUTDIR/test-2-16k.f32 the same resampled to 16 kHz
+// (raw little-endian float32).
 package main
 
 import (
@@ -19,33 +20,18 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: goprep IMAGE AUDIO OUTDIR")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: goprep AUDIO OUTDIR")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
+	if err := run(os.Args[1], os.Args[2]); err != nil {
 		fmt.Fprintln(os.Stderr, "goprep:", err)
 		os.Exit(1)
 	}
 }
 
-func run(imgPath, audioPath, dir string) error {
-	data, err := os.ReadFile(imgPath)
-	if err != nil {
-		return err
-	}
-	img, err := preprocess.DecodeImage(data, preprocess.Limits{})
-	if err != nil {
-		return err
-	}
-	ppm := append([]byte(fmt.Sprintf("P6\n%d %d\n255\n", img.W, img.H)), img.Pix...)
-	if err := os.WriteFile(filepath.Join(dir, "test-1.ppm"), ppm, 0o644); err != nil {
-		return err
-	}
-	if audioPath == "-" {
-		return nil
-	}
-	data, err = os.ReadFile(audioPath)
+func run(audioPath, dir string) error {
+	data, err := os.ReadFile(audioPath)
 	if err != nil {
 		return err
 	}
