@@ -104,10 +104,12 @@ func (t *fftTables) fft(in []float32, n int, out []float32) {
 		step := nv / n
 		for k := 0; k < n; k++ {
 			var re, im float32
-			idx := 0 // (k·j·step) mod nv, kept incrementally
+			idx := 0 // (k·j·step) mod nv, kept incrementally (k·step < nv)
 			for j := 0; j < n; j++ {
 				if j > 0 {
-					idx = (idx + k*step) % nv
+					if idx += k * step; idx >= nv {
+						idx -= nv
+					}
 				}
 				x := in[j]
 				re += float32(x * t.cos[idx])
@@ -250,4 +252,14 @@ func LogMel(pcm16k []float32, nMel int, filters []float32) ([]Mel, error) {
 		mels = append(mels, c)
 	}
 	return mels, nil
+}
+
+// WhisperMel is llama.cpp's whole audio front end for the Whisper-style
+// encoders: DecodeAudio, Resample to 16 kHz, LogMel with nMel bins.
+func WhisperMel(data []byte, nMel int, lim Limits) ([]Mel, error) {
+	pcm, rate, err := DecodeAudio(data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return LogMel(Resample(pcm, rate, WhisperSampleRate), nMel, nil)
 }
