@@ -243,3 +243,20 @@ func TestLogMelMatchesLlamaCpp(t *testing.T) {
 	assert.Less(t, worst, 0.06, "end-to-end max |ours - llama.cpp|")
 	t.Logf("log-mel from our decode vs llama.cpp's from its own: mean |d| %.2g, max %.2g", mean, worst)
 }
+
+// TestDecodeWAVMatchesMiniaudio decodes two stereo WAVs (s16 at 8 kHz, which
+// upsamples, and s24 at 48 kHz, which downsamples) to 16 kHz mono and
+// requires miniaudio's output (format conversion, channel mix, resampler)
+// bit for bit.
+func TestDecodeWAVMatchesMiniaudio(t *testing.T) {
+	var ref map[string]summary
+	readJSON(t, "testdata/llamacpp-wav.json", &ref)
+	require.Len(t, ref, 2)
+	for name, want := range ref {
+		data, err := os.ReadFile("testdata/" + name)
+		require.NoError(t, err)
+		pcm, rate, err := DecodeAudio(data, Limits{})
+		require.NoError(t, err, name)
+		checkSummary(t, name, Resample(pcm, rate, 16000), want, 0, true)
+	}
+}

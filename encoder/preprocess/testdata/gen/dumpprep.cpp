@@ -4,6 +4,7 @@
 //
 //   dumpprep image IN.jpeg > ../llamacpp-image.json
 //   dumpprep audio IN.mp3 OURS.wav OURS16K.f32 > ../llamacpp-audio.json
+//   dumpprep wav IN.wav... > ../llamacpp-wav.json
 //
 // image decodes IN.jpeg with stb_image as mtmd_helper_bitmap_init_from_buf
 // does (stbi_load_from_memory, 3 channels) and runs each projector's
@@ -292,9 +293,28 @@ static int cmd_audio(const char * mp3, const char * ours_wav, const char * ours1
     return 0;
 }
 
+// cmd_wav prints each file's full 16 kHz mono decode, as mtmd-helper makes it.
+static int cmd_wav(int n, char ** paths) {
+    printf("{");
+    for (int i = 0; i < n; i++) {
+        auto buf = read_file(paths[i]);
+        std::vector<float> pcm;
+        if (!decode_audio_from_buf(buf.data(), buf.size(), 16000, pcm)) {
+            fprintf(stderr, "miniaudio cannot decode %s\n", paths[i]);
+            return 1;
+        }
+        const char * base = strrchr(paths[i], '/');
+        printf("%s\n\"%s\":", i ? "," : "", base ? base + 1 : paths[i]);
+        summary(pcm.data(), pcm.size(), pcm.size());
+    }
+    printf("}\n");
+    return 0;
+}
+
 int main(int argc, char ** argv) {
     if (argc == 3 && !strcmp(argv[1], "image")) return cmd_image(argv[2]);
     if (argc == 5 && !strcmp(argv[1], "audio")) return cmd_audio(argv[2], argv[3], argv[4]);
-    fprintf(stderr, "usage: %s image IN.jpeg | audio IN.mp3 OURS.wav OURS16K.f32\n", argv[0]);
+    if (argc >= 3 && !strcmp(argv[1], "wav")) return cmd_wav(argc - 2, argv + 2);
+    fprintf(stderr, "usage: %s image IN.jpeg | audio IN.mp3 OURS.wav OURS16K.f32 | wav IN.wav...\n", argv[0]);
     return 2;
 }

@@ -32,4 +32,6 @@ g++ -o "$TMP/dumpprep" "$TMP/dumpprep.o" "$TMP/mtmd-image.o" "$TMP/mtmd-audio.o"
 (cd "$TD/.." && go run ./testdata/gen/goprep testdata/test-2.mp3 "$TMP")
 "$TMP/dumpprep" image "$TD/test-1.jpeg" > "$TD/llamacpp-image.json"
 "$TMP/dumpprep" audio "$TD/test-2.mp3" "$TMP/test-2-native.wav" "$TMP/test-2-16k.f32" > "$TD/llamacpp-audio.json"
+cp "$TMP/stereo-8k-s16.wav" "$TMP/stereo-48k-s24.wav" "$TD/"
+"$TMP/dumpprep" wav "$TD/stereo-8k-s16.wav" "$TD/stereo-48k-s24.wav" > "$TD/llamacpp-wav.json"
 ls -l "$TD"/llamacpp-*.json

@@ -6,7 +6,10 @@
 //
 // OUTDIR/test-2-native.wav is the decoded mono PCM at the file's own rate
 // (32-bit float WAV), OUTDIR/test-2-16k.f32 the same resampled to 16 kHz
-// (raw little-endian float32).
+// (raw little-endian float32). It also writes two small synthetic stereo
+// files for the WAV path (OUTDIR/stereo-8k-s16.wav: 0.25 s, upsampled to
+// 16 kHz; OUTDIR/stereo-48k-s24.wav: 0.1 s, downsampled), which gen.sh
+// copies into testdata.
 package main
 
 import (
@@ -42,7 +45,47 @@ func run(audioPath, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "test-2-native.wav"), floatWAV(pcm, rate), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "test-2-16k.f32"), f32(preprocess.Resample(pcm, rate, 16000)), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "test-2-16k.f32"), f32(preprocess.Resample(pcm, rate, 16000)), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stereo-8k-s16.wav"), stereoWAV(8000, 2000, 2), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "stereo-48k-s24.wav"), stereoWAV(48000, 4800, 3), 0o644)
+}
+
+// stereoWAV is n frames of integer PCM (bps bytes a sample) at rate: a
+// chirp on the left, a different chirp plus a little deterministic noise on
+// the right, near full scale so the clipping range is exercised.
+func stereoWAV(rate, n, bps int) []byte {
+	d := make([]byte, 0, n*2*bps)
+	seed := uint32(1)
+	full := float64(int64(1)<<(8*bps-1) - 1)
+	for i := 0; i < n; i++ {
+		t := float64(i) / float64(rate)
+		seed = seed*1664525 + 1013904223
+		noise := float64(int32(seed)>>8) / float64(1<<23) * 0.05
+		for _, v := range []float64{0.98 * math.Sin(2*math.Pi*(200+3000*t)*t), 0.7*math.Sin(2*math.Pi*(1500-2000*t)*t) + noise} {
+			x := int64(math.Round(v * full))
+			for b := 0; b < bps; b++ {
+				d = append(d, byte(x>>(8*b)))
+			}
+		}
+	}
+	h := make([]byte, 44)
+	copy(h, "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(d)))
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1) // PCM
+	binary.LittleEndian.PutUint16(h[22:], 2)
+	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(h[28:], uint32(rate*2*bps))
+	binary.LittleEndian.PutUint16(h[32:], uint16(2*bps))
+	binary.LittleEndian.PutUint16(h[34:], uint16(8*bps))
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], uint32(len(d)))
+	return append(h, d...)
 }
 
 func f32(v []float32) []byte {
