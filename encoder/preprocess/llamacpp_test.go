@@ -85,15 +85,16 @@ func decodeTestImage(t *testing.T) *RGB8 {
 	return img
 }
 
-// TestPreprocessImageMatchesLlamaCpp decodes test-1.jpeg, requires the RGB
-// bytes stb_image decodes (mtmd-helper.cpp's decoder), runs each family's
+// TestPreprocessImageMatchesLlamaCpp decodes test-1.jpeg (and a small
+// portrait PNG that takes the upscaling branches), requires the RGB bytes
+// stb_image decodes (mtmd-helper.cpp's decoder), runs each family's
 // preprocessing and requires llama.cpp's float tensors bit for bit.
 func TestPreprocessImageMatchesLlamaCpp(t *testing.T) {
 	type entry struct {
 		NX, NY int
 		Data   summary
 	}
-	var ref struct {
+	var ref map[string]struct {
 		Input struct {
 			W, H int
 			FNV  string
@@ -107,23 +108,20 @@ func TestPreprocessImageMatchesLlamaCpp(t *testing.T) {
 		}
 	}
 	readJSON(t, "testdata/llamacpp-image.json", &ref)
-	img := decodeTestImage(t)
-	require.Equal(t, [2]int{ref.Input.W, ref.Input.H}, [2]int{img.W, img.H})
-	require.Equal(t, ref.Input.FNV, fnvBytes(img.Pix), "our JPEG decode differs from stb_image's")
+	require.Len(t, ref, 2)
 
 	half := [3]float32{0.5, 0.5, 0.5}
 	clipMean := [3]float32{0.48145466, 0.4578275, 0.40821073}
 	clipStd := [3]float32{0.26862954, 0.26130258, 0.27577711}
 	// the mmproj values dumpprep.cpp gives each projector
+	idefics := Options{ScaleFactor: 4, PreprocImageSize: 1536}
+	idefics64 := idefics
+	idefics64.MaxTokens = 64
 	configs := map[string]func() (Params, error){
-		"gemma3": func() (Params, error) { return NewParams("gemma3", 896, 14, half, half, Options{}) },
-		"idefics3": func() (Params, error) {
-			return NewParams("idefics3", 512, 16, half, half, Options{ScaleFactor: 4, PreprocImageSize: 1536})
-		},
-		"idefics3-max64": func() (Params, error) {
-			return NewParams("idefics3", 512, 16, half, half, Options{ScaleFactor: 4, PreprocImageSize: 1536, MaxTokens: 64})
-		},
-		"lfm2": func() (Params, error) { return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2}) },
+		"gemma3":         func() (Params, error) { return NewParams("gemma3", 896, 14, half, half, Options{}) },
+		"idefics3":       func() (Params, error) { return NewParams("idefics3", 512, 16, half, half, idefics) },
+		"idefics3-max64": func() (Params, error) { return NewParams("idefics3", 512, 16, half, half, idefics64) },
+		"lfm2":           func() (Params, error) { return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2}) },
 		"lfm2-max64": func() (Params, error) {
 			return NewParams("lfm2", 512, 16, half, half, Options{ScaleFactor: 2, MaxTokens: 64})
 		},
@@ -133,30 +131,41 @@ func TestPreprocessImageMatchesLlamaCpp(t *testing.T) {
 		"qwen25vl-max256": func() (Params, error) {
 			return NewParams("qwen2.5vl_merger", 560, 14, clipMean, clipStd, Options{MaxTokens: 256})
 		},
+		"qwen25vl-min1024": func() (Params, error) {
+			return NewParams("qwen2.5vl_merger", 560, 14, clipMean, clipStd, Options{MinTokens: 1024})
+		},
 	}
-	require.Len(t, ref.Configs, len(configs))
-	for _, c := range ref.Configs {
-		t.Run(c.Name, func(t *testing.T) {
-			p, err := configs[c.Name]()
-			require.NoError(t, err)
-			out, err := PreprocessImage(img, p)
-			require.NoError(t, err)
-			assert.Equal(t, [2]int{c.GridX, c.GridY}, [2]int{out.GridX, out.GridY}, "grid")
-			check := func(what string, got *Image, want entry) {
-				require.Equal(t, [2]int{want.NX, want.NY}, [2]int{got.W, got.H}, "%s size", what)
-				checkSummary(t, what, got.HWC(), want.Data, 0, true)
-			}
-			if c.Overview == nil {
-				assert.Nil(t, out.Overview, "overview")
-			} else {
-				require.NotNil(t, out.Overview, "overview")
-				check("overview", out.Overview, *c.Overview)
-			}
-			require.Len(t, out.Entries, len(c.Entries))
-			for i, e := range c.Entries {
-				check(fmt.Sprintf("entry %d", i), out.Entries[i], e)
-			}
-		})
+	for file, r := range ref {
+		data, err := os.ReadFile("testdata/" + file)
+		require.NoError(t, err)
+		img, err := DecodeImage(data, Limits{})
+		require.NoError(t, err)
+		require.Equal(t, [2]int{r.Input.W, r.Input.H}, [2]int{img.W, img.H})
+		require.Equal(t, r.Input.FNV, fnvBytes(img.Pix), "%s: our decode differs from stb_image's", file)
+		require.Len(t, r.Configs, len(configs))
+		for _, c := range r.Configs {
+			t.Run(file+"/"+c.Name, func(t *testing.T) {
+				p, err := configs[c.Name]()
+				require.NoError(t, err)
+				out, err := PreprocessImage(img, p)
+				require.NoError(t, err)
+				assert.Equal(t, [2]int{c.GridX, c.GridY}, [2]int{out.GridX, out.GridY}, "grid")
+				check := func(what string, got *Image, want entry) {
+					require.Equal(t, [2]int{want.NX, want.NY}, [2]int{got.W, got.H}, "%s size", what)
+					checkSummary(t, what, got.HWC(), want.Data, 0, true)
+				}
+				if c.Overview == nil {
+					assert.Nil(t, out.Overview, "overview")
+				} else {
+					require.NotNil(t, out.Overview, "overview")
+					check("overview", out.Overview, *c.Overview)
+				}
+				require.Len(t, out.Entries, len(c.Entries))
+				for i, e := range c.Entries {
+					check(fmt.Sprintf("entry %d", i), out.Entries[i], e)
+				}
+			})
+		}
 	}
 }
 
@@ -244,14 +253,14 @@ func TestLogMelMatchesLlamaCpp(t *testing.T) {
 	t.Logf("log-mel from our decode vs llama.cpp's from its own: mean |d| %.2g, max %.2g", mean, worst)
 }
 
-// TestDecodeWAVMatchesMiniaudio decodes two stereo WAVs (s16 at 8 kHz, which
-// upsamples, and s24 at 48 kHz, which downsamples) to 16 kHz mono and
-// requires miniaudio's output (format conversion, channel mix, resampler)
-// bit for bit.
-func TestDecodeWAVMatchesMiniaudio(t *testing.T) {
+// TestDecodePCMMatchesMiniaudio decodes two stereo WAVs (s16 at 8 kHz, which
+// upsamples, and s24 at 48 kHz, which downsamples) and a stereo 16-bit FLAC
+// at 44.1 kHz to 16 kHz mono and requires miniaudio's output (dr_wav /
+// dr_flac, format conversion, channel mix, resampler) bit for bit.
+func TestDecodePCMMatchesMiniaudio(t *testing.T) {
 	var ref map[string]summary
-	readJSON(t, "testdata/llamacpp-wav.json", &ref)
-	require.Len(t, ref, 2)
+	readJSON(t, "testdata/llamacpp-pcm.json", &ref)
+	require.Len(t, ref, 3)
 	for name, want := range ref {
 		data, err := os.ReadFile("testdata/" + name)
 		require.NoError(t, err)

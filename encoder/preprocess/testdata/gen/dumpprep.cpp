@@ -2,11 +2,11 @@
 // tools/mtmd/mtmd-audio.cpp and the miniaudio decode of tools/mtmd/mtmd-helper.cpp)
 // and prints what it produced as JSON for encoder/preprocess's tests.
 //
-//   dumpprep image IN.jpeg > ../llamacpp-image.json
+//   dumpprep image IN.jpeg|IN.png... > ../llamacpp-image.json
 //   dumpprep audio IN.mp3 OURS.wav OURS16K.f32 > ../llamacpp-audio.json
-//   dumpprep wav IN.wav... > ../llamacpp-wav.json
+//   dumpprep wav IN.wav|IN.flac... > ../llamacpp-pcm.json
 //
-// image decodes IN.jpeg with stb_image as mtmd_helper_bitmap_init_from_buf
+// image decodes each image with stb_image as mtmd_helper_bitmap_init_from_buf
 // does (stbi_load_from_memory, 3 channels) and runs each projector's
 // preprocessor on it. audio decodes IN.mp3 with mtmd-helper's miniaudio
 // ma_decoder at 16 kHz mono and computes its whisper log-mel; and, for the
@@ -117,21 +117,22 @@ static void dump_preproc(const char * name, const fake_ctx & fc, const mtmd_imag
     printf("]}");
 }
 
-static int cmd_image(const char * jpeg) {
-    auto buf = read_file(jpeg);
+static int image_configs(const char * path) {
+    auto buf = read_file(path);
     int nx, ny, nc;
     uint8_t * data = stbi_load_from_memory(buf.data(), (int) buf.size(), &nx, &ny, &nc, 3);
     if (!data) {
-        fprintf(stderr, "stb cannot decode %s\n", jpeg);
+        fprintf(stderr, "stb cannot decode %s\n", path);
         return 1;
     }
+    const char * base = strrchr(path, '/');
     clip_image_u8 img;
     img.set_size({nx, ny}, false);
     img.cpy_buf(std::vector<uint8_t>(data, data + (size_t) nx * ny * 3));
     stbi_image_free(data);
     const auto & px = img.get_ro_buf();
-    printf("{\"input\":{\"w\":%d,\"h\":%d,\"fnv\":\"%016" PRIx64 "\"},\"configs\":[\n", img.get_size().width,
-           img.get_size().height, fnv(px.data(), px.size()));
+    printf("\"%s\":{\"input\":{\"w\":%d,\"h\":%d,\"fnv\":\"%016" PRIx64 "\"},\"configs\":[\n", base ? base + 1 : path,
+           img.get_size().width, img.get_size().height, fnv(px.data(), px.size()));
 
     const float half[3] = {0.5f, 0.5f, 0.5f};
     const float clip_mean[3] = {0.48145466f, 0.4578275f, 0.40821073f};
@@ -189,7 +190,8 @@ static int cmd_image(const char * jpeg) {
     }
     // qwen2.5-vl (clip.cpp PROJECTOR_TYPE_QWEN25VL: n_merge 2, bicubic, tokens
     // 8..4096; dyn_size preprocessor; patch 14, OpenAI CLIP mean/std).
-    for (int max_tok : {0, 256}) {
+    // (and with --image-min-tokens 1024, which llama.cpp suggests for grounding)
+    for (int tok : {0, 256, -1024}) {
         fake_ctx fc{};
         fc.proj = PROJECTOR_TYPE_QWEN25VL;
         fc.hp.image_size = 560;
@@ -197,12 +199,24 @@ static int cmd_image(const char * jpeg) {
         fc.hp.n_merge = 2;
         fc.hp.image_resize_algo = RESIZE_ALGO_BICUBIC;
         set_mean_std(fc.hp, clip_mean, clip_std);
-        if (max_tok > 0) fc.hp.custom_image_max_tokens = max_tok;
+        if (tok > 0) fc.hp.custom_image_max_tokens = tok;
+        if (tok < 0) fc.hp.custom_image_min_tokens = -tok;
         fc.hp.set_limit_image_tokens(8, 4096);
         mtmd_image_preprocessor_dyn_size pp((const clip_ctx *) &fc);
-        dump_preproc(max_tok ? "qwen25vl-max256" : "qwen25vl", fc, pp, img, false);
+        dump_preproc(tok > 0 ? "qwen25vl-max256" : tok < 0 ? "qwen25vl-min1024" : "qwen25vl", fc, pp, img, false);
     }
-    printf("\n]}\n");
+    printf("\n]}");
+    return 0;
+}
+
+// cmd_image prints {"FILE": {"input": …, "configs": […]}, …}.
+static int cmd_image(int n, char ** paths) {
+    printf("{");
+    for (int i = 0; i < n; i++) {
+        printf("%s\n", i ? "," : "");
+        if (image_configs(paths[i]) != 0) return 1;
+    }
+    printf("}\n");
     return 0;
 }
 
@@ -312,9 +326,9 @@ static int cmd_wav(int n, char ** paths) {
 }
 
 int main(int argc, char ** argv) {
-    if (argc == 3 && !strcmp(argv[1], "image")) return cmd_image(argv[2]);
+    if (argc >= 3 && !strcmp(argv[1], "image")) return cmd_image(argc - 2, argv + 2);
     if (argc == 5 && !strcmp(argv[1], "audio")) return cmd_audio(argv[2], argv[3], argv[4]);
     if (argc >= 3 && !strcmp(argv[1], "wav")) return cmd_wav(argc - 2, argv + 2);
-    fprintf(stderr, "usage: %s image IN.jpeg | audio IN.mp3 OURS.wav OURS16K.f32 | wav IN.wav...\n", argv[0]);
+    fprintf(stderr, "usage: %s image IMAGE... | audio IN.mp3 OURS.wav OURS16K.f32 | wav IN.wav...\n", argv[0]);
     return 2;
 }

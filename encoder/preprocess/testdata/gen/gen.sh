@@ -30,8 +30,9 @@ g++ -o "$TMP/dumpprep" "$TMP/dumpprep.o" "$TMP/mtmd-image.o" "$TMP/mtmd-audio.o"
 	"$LLAMA_BUILD/ggml/src/libggml-base.a" -lpthread -lm -ldl
 
 (cd "$TD/.." && go run ./testdata/gen/goprep testdata/test-2.mp3 "$TMP")
-"$TMP/dumpprep" image "$TD/test-1.jpeg" > "$TD/llamacpp-image.json"
+cp "$TMP/portrait.png" "$TD/"
+"$TMP/dumpprep" image "$TD/test-1.jpeg" "$TD/portrait.png" > "$TD/llamacpp-image.json"
 "$TMP/dumpprep" audio "$TD/test-2.mp3" "$TMP/test-2-native.wav" "$TMP/test-2-16k.f32" > "$TD/llamacpp-audio.json"
-cp "$TMP/stereo-8k-s16.wav" "$TMP/stereo-48k-s24.wav" "$TD/"
-"$TMP/dumpprep" wav "$TD/stereo-8k-s16.wav" "$TD/stereo-48k-s24.wav" > "$TD/llamacpp-wav.json"
+cp "$TMP/stereo-8k-s16.wav" "$TMP/stereo-48k-s24.wav" "$TMP/stereo-44k-s16.flac" "$TD/"
+"$TMP/dumpprep" wav "$TD/stereo-8k-s16.wav" "$TD/stereo-48k-s24.wav" "$TD/stereo-44k-s16.flac" > "$TD/llamacpp-pcm.json"
 ls -l "$TD"/llamacpp-*.json

@@ -9,17 +9,27 @@
 // (raw little-endian float32). It also writes two small synthetic stereo
 // files for the WAV path (OUTDIR/stereo-8k-s16.wav: 0.25 s, upsampled to
 // 16 kHz; OUTDIR/stereo-48k-s24.wav: 0.1 s, downsampled), which gen.sh
-// copies into testdata.
+// copies into testdata, with the same signal at 44.1 kHz as a 16-bit FLAC
+// (OUTDIR/stereo-44k-s16.flac); and OUTDIR/portrait.png, a small synthetic 150×260
+// image that takes the upscaling and portrait branches of the image
+// preprocessors.
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"image"
+	"image/color"
+	pngenc "image/png"
 	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/litert-go/litert-go/encoder/preprocess"
+	"github.com/mewkiz/flac"
+	"github.com/mewkiz/flac/frame"
+	"github.com/mewkiz/flac/meta"
 )
 
 func main() {
@@ -51,7 +61,71 @@ func run(audioPath, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "stereo-8k-s16.wav"), stereoWAV(8000, 2000, 2), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "stereo-48k-s24.wav"), stereoWAV(48000, 4800, 3), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "stereo-48k-s24.wav"), stereoWAV(48000, 4800, 3), 0o644); err != nil {
+		return err
+	}
+	fl, err := stereoFLAC(44100, 4410)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stereo-44k-s16.flac"), fl, 0o644); err != nil {
+		return err
+	}
+	var png bytes.Buffer
+	if err := pngenc.Encode(&png, portrait(150, 260)); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "portrait.png"), png.Bytes(), 0o644)
+}
+
+// stereoFLAC is stereoWAV's signal as a 16-bit FLAC (verbatim subframes,
+// 1024-sample blocks), written with mewkiz/flac's encoder.
+func stereoFLAC(rate, n int) ([]byte, error) {
+	w := stereoWAV(rate, n, 2)[44:]
+	var b bytes.Buffer
+	const block = 1024
+	info := &meta.StreamInfo{BlockSizeMin: block, BlockSizeMax: block, SampleRate: uint32(rate),
+		NChannels: 2, BitsPerSample: 16, NSamples: uint64(n)}
+	enc, err := flac.NewEncoder(&b, info)
+	if err != nil {
+		return nil, err
+	}
+	for start := 0; start < n; start += block {
+		m := min(block, n-start)
+		f := &frame.Frame{Header: frame.Header{HasFixedBlockSize: true, BlockSize: uint16(m), SampleRate: uint32(rate),
+			Channels: frame.ChannelsLR, BitsPerSample: 16, Num: uint64(start / block)}}
+		for c := 0; c < 2; c++ {
+			s := make([]int32, m)
+			for i := range s {
+				s[i] = int32(int16(binary.LittleEndian.Uint16(w[4*(start+i)+2*c:])))
+			}
+			f.Subframes = append(f.Subframes, &frame.Subframe{SubHeader: frame.SubHeader{Pred: frame.PredVerbatim}, Samples: s, NSamples: m})
+		}
+		if err := enc.WriteFrame(f); err != nil {
+			return nil, err
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// portrait is a w×h image of smooth gradients, a few hard edges and rings.
+func portrait(w, h int) image.Image {
+	m := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			r := uint8(x * 255 / w)
+			g := uint8(y * 255 / h)
+			b := uint8(128 + 127*math.Sin(math.Hypot(float64(x-w/2), float64(y-h/3))/6))
+			if (x/25+y/25)%2 == 0 {
+				r = 255 - r
+			}
+			m.SetNRGBA(x, y, color.NRGBA{r, g, b, 255})
+		}
+	}
+	return m
 }
 
 // stereoWAV is n frames of integer PCM (bps bytes a sample) at rate: a
