@@ -65,6 +65,10 @@ type Shape struct {
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
 	Llama3Rope *Llama3Rope
 
+	// Hybrid, when set, makes some layers recurrent or convolutional
+	// (lfm2, qwen35; hybrid.go).
+	Hybrid *Hybrid
+
 	vocab vocabStyle
 }
 
@@ -243,6 +247,8 @@ func tiny(s Shape) Shape {
 		t.NExpert, t.NExpertUsed, t.NFFExp, t.SlidingWin = 8, 2, 64, 16
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
+	case "lfm2-350m", "qwen3.5-0.8b":
+		t = tinyHybrid(t)
 	default: // 4:1 GQA, head dim 32
 		t.NHeadKV = 1
 		t.NHead, t.HeadDim, t.NEmbd, t.NFF = ratio, 32, 128, 384
@@ -258,7 +264,7 @@ func tiny(s Shape) Shape {
 // shapeTable returns every shape by name.
 func shapeTable() map[string]Shape {
 	m := map[string]Shape{}
-	for _, s := range baseShapes() {
+	for _, s := range append(baseShapes(), hybridShapes()...) {
 		m[s.Name] = s
 		t := tiny(s)
 		m[t.Name] = t
