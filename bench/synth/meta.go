@@ -67,6 +67,9 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 			gguf.KV{Key: a + "residual_scale", Value: gguf.Float32(g.Residual)},
 			gguf.KV{Key: a + "logit_scale", Value: gguf.Float32(g.Logit)})
 	}
+	if s.GemmaN != nil {
+		kv = s.gemmaNKV(kv)
+	}
 	kv = append(kv, gguf.KV{Key: "general.file_type", Value: gguf.Uint32(p.fileType)})
 	if p.quantized() {
 		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: gguf.Uint32(2)})

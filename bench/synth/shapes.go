@@ -65,6 +65,10 @@ type Shape struct {
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
 	Llama3Rope *Llama3Rope
 
+	// GemmaN holds Gemma 3n's and Gemma 4's additions (gemma3n.go); nil
+	// for other architectures.
+	GemmaN *GemmaN
+
 	vocab vocabStyle
 }
 
@@ -177,6 +181,9 @@ func baseShapes() []Shape {
 	}
 }
 
+// allBaseShapes returns baseShapes and the Gemma 3n / Gemma 4 shapes.
+func allBaseShapes() []Shape { return append(baseShapes(), gemmaNShapes()...) }
+
 // tiny shrinks a shape for unit tests: 4 layers (6 for Gemma 3, so one layer
 // is global), about 128 wide, the same GQA ratio and options, 512 tokens.
 func tiny(s Shape) Shape {
@@ -233,6 +240,8 @@ func tiny(s Shape) Shape {
 		t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
+	case "gemma3n-e2b", "gemma4-e2b":
+		tinyGemmaN(&t)
 	default: // 4:1 GQA, head dim 32
 		t.NHeadKV = 1
 		t.NHead, t.HeadDim, t.NEmbd, t.NFF = ratio, 32, 128, 384
@@ -243,7 +252,7 @@ func tiny(s Shape) Shape {
 // shapeTable returns every shape by name.
 func shapeTable() map[string]Shape {
 	m := map[string]Shape{}
-	for _, s := range baseShapes() {
+	for _, s := range allBaseShapes() {
 		m[s.Name] = s
 		t := tiny(s)
 		m[t.Name] = t
