@@ -73,18 +73,18 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 }
 
 // Forward runs a batch of tokens through the model (see Model.Forward).
-func (m *Gemma3) Forward(s *State, tokens []int32, logits []float32) {
-	m.forwardGemma(s, tokens, logits, 0)
+func (m *Gemma3) Forward(s *State, in Input, logits []float32) {
+	m.forwardGemma(s, in, logits, 0)
 }
 
 // forwardGemma is the forward pass of Gemma 2 and 3; Gemma 2 soft-caps the
 // logits at finalCap (0 for none).
-func (m *decoder) forwardGemma(s *State, tokens []int32, logits []float32, finalCap float32) {
-	s.begin(m.p, tokens)
-	b, n, pos0, dim := m.b, len(tokens), s.n, m.p.Dim
+func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap float32) {
+	s.begin(m.p, in)
+	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
-	// token embeddings scaled by √Dim
-	embed(m.TokEmbd, tokens, x, float32(math.Sqrt(float64(dim))))
+	// token embeddings scaled by √Dim (input embeddings are not scaled)
+	embedInput(b, m.TokEmbd, in, x, float32(math.Sqrt(float64(dim))))
 	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
 		ly := &m.Layers[i]
@@ -105,7 +105,7 @@ func (m *decoder) forwardGemma(s *State, tokens []int32, logits []float32, final
 		add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
-	s.n += n
+	s.advance(n)
 	if logits != nil {
 		// final rmsnorm and classifier, last token only
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)

@@ -70,6 +70,6 @@ func loadGemma2(f *gguf.File, b native.Backend) (Model, error) {
 }
 
 // Forward runs a batch of tokens through the model (see Model.Forward).
-func (m *Gemma2) Forward(s *State, tokens []int32, logits []float32) {
-	m.forwardGemma(s, tokens, logits, m.finalCap)
+func (m *Gemma2) Forward(s *State, in Input, logits []float32) {
+	m.forwardGemma(s, in, logits, m.finalCap)
 }

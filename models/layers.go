@@ -280,10 +280,10 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 		}
 	}
 	// save k, v at pos to the cache
-	b.StoreKV(s.kv[layer], pos0, k, v, nTokens)
+	b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	// attention of the queries over positions ≤ pos
 	att := s.att[:nTokens*nh*hd]
-	b.Attend(att, q, s.kv[layer], pos0, nTokens, a.Attn)
+	b.Attend(att, q, s.KV(layer), pos0, nTokens, a.Attn)
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
 }
@@ -429,18 +429,30 @@ func (l *loader) decoder(p Params) decoder {
 // Params returns the hyper-parameters.
 func (d *decoder) Params() Params { return d.p }
 
-// embed writes the embedding rows of tokens into x (rows of dim), scaled by
-// scale (1 for none).
-func embed(w native.Weight, tokens []int32, x []float32, scale float32) {
+// Backend returns the backend the model runs on.
+func (d *decoder) Backend() native.Backend { return d.b }
+
+// embedding returns the token embedding, token_embd.weight.
+func (d *decoder) embedding() native.Weight { return d.TokEmbd }
+
+// embedInput writes the rows of in into the residual stream x (rows of
+// w.Cols): the rows of w of in's tokens, scaled by tokenScale (1 for
+// none), or in's embeddings as they are. Every architecture's forward
+// pass begins with it.
+func embedInput(b native.Backend, w native.Weight, in Input, x []float32, tokenScale float32) {
+	if in.Tokens == nil {
+		copy(x, in.Embeddings)
+		return
+	}
 	rs := w.RowBytes()
-	for t, id := range tokens {
+	for t, id := range in.Tokens {
 		row := x[t*w.Cols : (t+1)*w.Cols]
 		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], row); err != nil {
 			panic(fmt.Sprintf("models: embedding of token %d: %v", id, err))
 		}
-		if scale != 1 {
+		if tokenScale != 1 {
 			for i := range row {
-				row[i] *= scale
+				row[i] *= tokenScale
 			}
 		}
 	}

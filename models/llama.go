@@ -105,12 +105,16 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 }
 
 // Forward runs a batch of tokens through the model (see Model.Forward).
-func (m *Llama) Forward(s *State, tokens []int32, logits []float32) {
-	s.begin(m.p, tokens)
-	b, n, pos0, dim := m.b, len(tokens), s.n, m.p.Dim
+func (m *Llama) Forward(s *State, in Input, logits []float32) {
+	s.begin(m.p, in)
+	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
-	// token embeddings (× Granite's embedding multiplier)
-	embed(m.TokEmbd, tokens, x, m.embedScale)
+	// token embeddings (× Granite's embedding multiplier, which llama.cpp
+	// build_inp_embd applies to input embeddings too)
+	embedInput(b, m.TokEmbd, in, x, 1)
+	if m.embedScale != 1 {
+		scale(x, m.embedScale)
+	}
 	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
 		ly := &m.Layers[i]
@@ -134,7 +138,7 @@ func (m *Llama) Forward(s *State, tokens []int32, logits []float32) {
 		addScaled(x, xb2, m.residualScale)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
-	s.n += n
+	s.advance(n)
 	if logits != nil {
 		// final rmsnorm and classifier, last token only (÷ Granite's logit scale)
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)

@@ -95,13 +95,15 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestStateErrors(t *testing.T) {
-	_, err := NewState(Params{NLayers: 1, NKVHeads: 1, HeadDim: 4}, 0, 1, ggml.F32)
+	m := shapeModel{p: Params{NLayers: 1, NKVHeads: 1, HeadDim: 4}}
+	_, err := NewState(m, 0, 1, ggml.F32)
 	require.Error(t, err)
-	_, err = NewState(Params{NLayers: 1, NKVHeads: 1, HeadDim: 4}, 8, 1, ggml.Q4_0)
+	_, err = NewState(m, 8, 1, ggml.Q4_0)
 	require.ErrorContains(t, err, "Q4_0")
-	st, err := NewState(Params{NLayers: 1, NKVHeads: 1, HeadDim: 4}, 8, 4, ggml.F16)
+	st, err := NewState(m, 8, 4, ggml.F16)
 	require.NoError(t, err)
-	require.Error(t, st.Truncate(1))
+	_, err = st.Truncate(1)
+	require.Error(t, err)
 	require.Equal(t, 2*2*8*4, st.Bytes())
 }
 

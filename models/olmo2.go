@@ -85,12 +85,12 @@ func loadPostNorm(f *gguf.File, b native.Backend, arch string) (Model, error) {
 }
 
 // Forward runs a batch of tokens through the model (see Model.Forward).
-func (m *PostNorm) Forward(s *State, tokens []int32, logits []float32) {
-	s.begin(m.p, tokens)
-	b, n, pos0, dim := m.b, len(tokens), s.n, m.p.Dim
+func (m *PostNorm) Forward(s *State, in Input, logits []float32) {
+	s.begin(m.p, in)
+	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
 	x, xb := s.x[:n*dim], s.xb[:n*dim]
 	// token embeddings
-	embed(m.TokEmbd, tokens, x, 1)
+	embedInput(b, m.TokEmbd, in, x, 1)
 	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
 		ly := &m.Layers[i]
@@ -107,7 +107,7 @@ func (m *PostNorm) Forward(s *State, tokens []int32, logits []float32) {
 		add(x, xb)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
-	s.n += n
+	s.advance(n)
 	if logits != nil {
 		// final rmsnorm and classifier, last token only
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
