@@ -160,16 +160,14 @@ func (m *Gemma3n) Caches() []LayerCache {
 	return gemmaCaches(attn)
 }
 
-// Forward runs a batch of tokens through the model (see Model.Forward).
-func (m *Gemma3n) Forward(s *State, tokens []int32, logits []float32) {
-	m.forward(s, tokens, nil, logits)
-}
+// Backend returns the backend the model runs on.
+func (m *Gemma3n) Backend() native.Backend { return m.b }
 
-// forward runs the tokens, or (tokens nil) the rows of input embeddings
-// emb, through the model.
-func (m *Gemma3n) forward(s *State, tokens []int32, emb []float32, logits []float32) {
-	s.begin(m.p, tokens)
-	b, n, pos0, dim, nl := m.b, len(tokens), s.n, m.p.Dim, m.p.NLayers
+// Forward runs a batch through the model (see Model.Forward). Rows of
+// input embeddings take token 0's per-layer embeddings, as llama.cpp's.
+func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
+	s.begin(m.p, in)
+	b, n, pos0, dim, nl := m.b, in.Len(), s.n, m.p.Dim, m.p.NLayers
 	const a = gemma3nStreams
 	nd := n * dim
 	x := s.Buffer(bufGemmaX, a*nd)[:a*nd] // the streams, [a][n][dim]
@@ -177,15 +175,11 @@ func (m *Gemma3n) forward(s *State, tokens []int32, emb []float32, logits []floa
 	stream := func(v []float32, i int) []float32 { return v[i*nd : (i+1)*nd] }
 	x0 := stream(x, 0)
 	// token embeddings scaled by √Dim (input embeddings as they are)
-	if tokens != nil {
-		embed(m.TokEmbd, tokens, x0, float32(math.Sqrt(float64(dim))))
-	} else {
-		copy(x0, emb[:nd])
-	}
+	embedInput(b, m.TokEmbd, in, x0, float32(math.Sqrt(float64(dim))))
 	s.traced("token_embd", -1, x0, dim, pos0)
 	pl := m.PerLayer.Size
 	ple := s.Buffer(bufGemmaPLE, nl*n*pl)[:nl*n*pl]
-	m.PerLayer.forward(b, s, ple, x0, tokens, n)
+	m.PerLayer.forward(b, s, ple, x0, in.Tokens, n)
 	// the other streams: projections of the first, at its magnitude
 	for i := 1; i < a; i++ {
 		xi := stream(x, i)
@@ -266,7 +260,7 @@ func (m *Gemma3n) forward(s *State, tokens []int32, emb []float32, logits []floa
 			add(stream(x, j), attn)
 		}
 	}
-	s.n += n
+	s.advance(n)
 	if logits == nil {
 		return
 	}

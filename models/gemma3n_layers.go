@@ -64,9 +64,9 @@ func (e *perLayerEmbedding) forward(b native.Backend, s *State, out, x []float32
 	e.Norm.Forward(b, proj, proj)
 	sel := float32(math.Sqrt(float64(pl)))
 	if tokens != nil {
-		embed(e.Embd, tokens, tmp, sel)
+		embedInput(b, e.Embd, Tokens(tokens), tmp, sel)
 	} else {
-		embed(e.Embd, []int32{0}, tmp[:w], sel)
+		embedInput(b, e.Embd, Tokens([]int32{0}), tmp[:w], sel)
 		for t := 1; t < nTokens; t++ {
 			copy(tmp[t*w:(t+1)*w], tmp[:w])
 		}
