@@ -511,6 +511,10 @@ type loader struct {
 	b    native.Backend
 	arch string
 	err  error
+	// perLayer is set by architectures that read per-layer head counts,
+	// head sizes and MLP widths themselves (gemma4): params then takes the
+	// largest of a per-layer array and leaves the per-layer checks to them.
+	perLayer bool
 }
 
 func (l *loader) fail(format string, args ...any) {
@@ -741,10 +745,10 @@ func (l *loader) stringOr(k, def string) string {
 func (l *loader) params() Params {
 	p := Params{Arch: l.arch}
 	p.Dim = l.int("embedding_length")
-	p.HiddenDim = l.int("feed_forward_length")
+	p.HiddenDim = l.largest("feed_forward_length", 0)
 	p.NLayers = l.int("block_count")
 	p.NHeads = l.int("attention.head_count")
-	p.NKVHeads = l.intOr("attention.head_count_kv", p.NHeads)
+	p.NKVHeads = l.largest("attention.head_count_kv", p.NHeads)
 	p.CtxLen = l.int("context_length")
 	p.NormEps = float32(l.positiveFloatOr("attention.layer_norm_rms_epsilon", 1e-5))
 	if p.NormEps == 0 { // a positive float64 below float32's range
@@ -773,7 +777,7 @@ func (l *loader) params() Params {
 	p.RopeDim = l.intOr("rope.dimension_count", p.HeadDim)
 	// Check the head shape against the first query projection before
 	// anything is sized by it (the RoPE table, the state's buffers).
-	if ti, ok := l.f.Tensor("blk.0.attn_q.weight"); ok && uint64(ti.Rows()) != uint64(p.NHeads)*uint64(p.HeadDim) {
+	if ti, ok := l.f.Tensor("blk.0.attn_q.weight"); ok && !l.perLayer && uint64(ti.Rows()) != uint64(p.NHeads)*uint64(p.HeadDim) {
 		l.fail("tensor %q has %d rows, want %d heads × %d", "blk.0.attn_q.weight", ti.Rows(), p.NHeads, p.HeadDim)
 		return p
 	}
