@@ -241,7 +241,7 @@ func (s Shape) gemmaNTensors(nVocab int) []tensorSpec {
 		}
 		norm(p+"post_attention_norm.weight", il, e)
 		if g.OutScale {
-			add(p+"layer_output_scale.weight", il, catOther, initNormal, 0.7, 0.1, 1)
+			add(p+"layer_output_scale.weight", il, catOther, initNormal, 0.9, 0.05, 1)
 		}
 		ff := uint64(s.ff(il))
 		norm(p+"ffn_norm.weight", il, e)
