@@ -163,6 +163,9 @@ func (m *Gemma3n) Caches() []LayerCache {
 // Backend returns the backend the model runs on.
 func (m *Gemma3n) Backend() native.Backend { return m.b }
 
+// embedding returns the token embedding, token_embd.weight.
+func (m *Gemma3n) embedding() native.Weight { return m.TokEmbd }
+
 // Forward runs a batch through the model (see Model.Forward). Rows of
 // input embeddings take token 0's per-layer embeddings, as llama.cpp's.
 func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {

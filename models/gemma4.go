@@ -187,6 +187,9 @@ func (m *Gemma4) Params() Params { return m.p }
 // Backend returns the backend the model runs on.
 func (m *Gemma4) Backend() native.Backend { return m.b }
 
+// embedding returns the token embedding, token_embd.weight.
+func (m *Gemma4) embedding() native.Weight { return m.TokEmbd }
+
 // Caches says which layers have a cache of their own, of which width, and
 // which share one.
 func (m *Gemma4) Caches() []LayerCache {
