@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -229,4 +230,17 @@ func TestGemmaNLoadErrors(t *testing.T) {
 			require.ErrorContains(t, loadErr(t, rewrite(t, tc.path, tc.edit)), tc.want)
 		})
 	}
+}
+
+// BenchmarkGemmaN times the GGUF named by LITERT_BENCH_GEMMA, a real-size
+// Gemma 3n or Gemma 4 (`litert-go synth --shape gemma3n-e2b --type q4_k_m
+// --vocab V -o FILE`: minutes of quantization, so the benchmark takes the
+// file rather than writing it), as BenchmarkMoE does; benchllama.cpp
+// times llama.cpp on the same file.
+func BenchmarkGemmaN(b *testing.B) {
+	path := os.Getenv("LITERT_BENCH_GEMMA")
+	if path == "" {
+		b.Skip("set LITERT_BENCH_GEMMA to a gemma3n or gemma4 GGUF")
+	}
+	benchPrefillDecode(b, path)
 }
