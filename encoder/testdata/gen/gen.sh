@@ -1,0 +1,35 @@
+#!/bin/sh
+# gen.sh writes llama.cpp's reference embeddings for the tiny synthetic
+# mmproj files (litert-go synth --mmproj KIND --seed 1) into ../llamacpp:
+# clip.cpp (libmtmd's encoder) run by dumpembd.cpp on a deterministic input,
+# 1 thread, flash attention off.
+#
+# Usage (from the repository root):
+#   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build encoder/testdata/gen/gen.sh
+# LLAMA_BUILD holds a static build of libmtmd and libllama
+# (cmake -DBUILD_SHARED_LIBS=OFF; the mtmd target).
+set -eu
+LLAMA=${LLAMA:-/work/llama.cpp}
+LLAMA_BUILD=${LLAMA_BUILD:-$LLAMA/build}
+GEN=$(cd "$(dirname "$0")" && pwd)
+OUT=$GEN/../llamacpp
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT"
+
+g++ -O2 -std=c++17 "$GEN/dumpembd.cpp" -I"$LLAMA/tools/mtmd" -I"$LLAMA/include" -I"$LLAMA/ggml/include" -o "$TMP/dumpembd" \
+	"$LLAMA_BUILD/tools/mtmd/libmtmd.a" "$LLAMA_BUILD/src/libllama.a" "$LLAMA_BUILD/ggml/src/libggml.a" \
+	"$LLAMA_BUILD/ggml/src/libggml-cpu.a" "$LLAMA_BUILD/ggml/src/libggml-base.a" -lpthread -lm -ldl
+go build -o "$TMP/litert-go" ./cmd/litert-go
+
+# kind, modality, and the input: image width and height, or mel bins and frames
+while read -r kind modality a b; do
+	"$TMP/litert-go" synth --mmproj "$kind" --seed 1 -o "$TMP/$kind.gguf" 2>/dev/null
+	"$TMP/dumpembd" "$TMP/$kind.gguf" "$modality" "$a" "$b" 2>/dev/null | sed "s|\"projector\":\"[^\"]*\"|\"projector\":\"$kind\"|" > "$OUT/$kind.json"
+	echo "$kind"
+done <<LIST
+gemma3 vision 64 64
+idefics3 vision 32 32
+ultravox audio 80 208
+voxtral audio 128 208
+LIST
