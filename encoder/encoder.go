@@ -11,8 +11,10 @@
 // tabulated GELU), so that the embeddings equal libmtmd's.
 //
 // Supported projectors: vision "gemma3" (SigLIP, 2-D average pooling, soft
-// embedding norm) and "idefics3" (SigLIP, pixel shuffle; SmolVLM); audio
-// "ultravox" and "voxtral" (Whisper encoder, frame stacking).
+// embedding norm), "idefics3" (SigLIP, pixel shuffle; SmolVLM) and "lfm2"
+// (SigLIP2 at dynamic resolution: interpolated position embeddings, pixel
+// unshuffle, MLP; LFM2-VL); audio "ultravox" and "voxtral" (Whisper
+// encoder, frame stacking).
 package encoder
 
 import (
@@ -116,8 +118,8 @@ func (e *Encoder) EmbeddingDim() int {
 }
 
 // Projector names the projector: that of the vision encoder when there is
-// one, else that of the audio encoder ("gemma3", "idefics3", "ultravox",
-// "voxtral").
+// one, else that of the audio encoder ("gemma3", "idefics3", "lfm2",
+// "ultravox", "voxtral").
 func (e *Encoder) Projector() string {
 	if e.vision != nil {
 		return e.vision.hp.proj
@@ -134,9 +136,10 @@ func (e *Encoder) CheckDim(dim int) error {
 	return nil
 }
 
-// ImageSize is the side, in pixels, of the square images (or image tiles)
-// the vision encoder takes, and the normalization it expects: pixel values
-// in [0,1] become (v-mean)/std per channel. It is 0 without a vision encoder.
+// ImageSize is clip.vision.image_size, the side in pixels of the square
+// images (or image tiles) the vision encoder takes (lfm2 takes other sizes
+// too), and the normalization it expects: pixel values in [0,1] become
+// (v-mean)/std per channel. It is 0 without a vision encoder.
 func (e *Encoder) ImageSize() (side int, mean, std [3]float32) {
 	if e.vision == nil {
 		return 0, mean, std
@@ -154,7 +157,7 @@ func (e *Encoder) MelBins() int {
 
 // projectors lists the projector types this package runs, by media.
 var projectors = map[Media][]string{
-	Image: {"gemma3", "idefics3"},
+	Image: {"gemma3", "idefics3", "lfm2"},
 	Audio: {"ultravox", "voxtral"},
 }
 
@@ -298,12 +301,18 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 
 	if m == Image {
 		if hp.merge == 0 {
-			hp.merge = map[string]int{"gemma3": 4, "idefics3": 2}[proj] // clip.cpp's defaults
+			hp.merge = 1 // clip.cpp's default, gemma3's is 4
+			if proj == "gemma3" {
+				hp.merge = 4
+			}
+		}
+		if hp.merge < 2 && (proj == "idefics3" || proj == "lfm2") {
+			return hp, fmt.Errorf("encoder: %s projector: clip.vision.projector.scale_factor is %d, want ≥ 2 (the pixel shuffle)", proj, hp.merge)
 		}
 		if hp.imageSize%hp.patchSize != 0 {
 			return hp, fmt.Errorf("encoder: clip.vision.image_size %d is not a multiple of clip.vision.patch_size %d", hp.imageSize, hp.patchSize)
 		}
-		if side := hp.imageSize / hp.patchSize; side%hp.merge != 0 {
+		if side := hp.imageSize / hp.patchSize; side%hp.merge != 0 && proj != "lfm2" {
 			return hp, fmt.Errorf("encoder: %d patches per side is not a multiple of clip.vision.projector.scale_factor %d", side, hp.merge)
 		}
 		for i, k := range []string{"clip.vision.image_mean", "clip.vision.image_std"} {

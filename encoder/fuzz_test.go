@@ -62,7 +62,7 @@ func FuzzOpen(f *testing.F) {
 			if err != nil {
 				t.Fatalf("opened encoder refuses an image of its own size: %v", err)
 			}
-			if want := e.vision.tokens(); n != want || len(out) != n*dim {
+			if want := e.vision.tokens(side, side); n != want || len(out) != n*dim {
 				t.Fatalf("image gave %d rows (%d values), want %d rows of %d", n, len(out), want, dim)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,7 +109,8 @@ func TestLlamaCpp(t *testing.T) {
 		require.NoError(t, json.Unmarshal(data, &ref))
 		require.Len(t, ref.Embd, ref.NTokens*ref.NEmbd, path)
 		for _, b := range testBackends(t) {
-			t.Run(ref.Projector+"/"+b.Name(), func(t *testing.T) {
+			name := strings.TrimSuffix(filepath.Base(path), ".json")
+			t.Run(name+"/"+b.Name(), func(t *testing.T) {
 				e, err := Open(synthFile(t, ref.Projector), b)
 				require.NoError(t, err)
 				require.Equal(t, ref.Projector, e.Projector())

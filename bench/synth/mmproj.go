@@ -28,13 +28,16 @@ type mmprojSpec struct {
 	imageSize, patchSize, merge int
 
 	// audio
-	nMel, stack, nPos, hidden int
+	nMel, stack, nPos int
+
+	hidden int // projector MLP width (lfm2, ultravox, voxtral)
 }
 
 // mmprojSpecs are the tiny mmproj shapes, one per projector. Their text
 // widths are those of the tiny language models of the same family:
 // tiny-gemma3-270m (128), tiny-smollm2-135m (192, SmolVLM's LM) and
-// tiny-llama3.2-1b (128, Ultravox's and Voxtral's LM family).
+// tiny-llama3.2-1b (128, Ultravox's and Voxtral's LM family; LFM2 has no
+// synthetic LM here).
 var mmprojSpecs = map[string]mmprojSpec{
 	// SigLIP 16×16 patches of 4 pixels, 4×4 average pooling: 16 tokens
 	// (the real model: 64×64 patches of 14 pixels, 256 tokens).
@@ -43,6 +46,10 @@ var mmprojSpecs = map[string]mmprojSpec{
 	// SigLIP 8×8 patches, pixel shuffle by 2: 16 tokens per tile.
 	"idefics3": {proj: "idefics3", nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 192,
 		imageSize: 32, patchSize: 4, merge: 2},
+	// SigLIP2 with an 8×8 table of position embeddings (32-pixel images),
+	// interpolated for other sizes; pixel unshuffle by 2, LayerNorm, MLP.
+	"lfm2": {proj: "lfm2", nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 128,
+		imageSize: 32, patchSize: 4, merge: 2, hidden: 64},
 	// Whisper conv stem on 80 mel bins, 2 layers, frames stacked by 8
 	// into a SwiGLU projector with RMS norms.
 	"ultravox": {proj: "ultravox", audio: true, nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 128,
@@ -138,6 +145,14 @@ func MMProj(kind string, seed uint64) (*gguf.Model, error) {
 	case "idefics3":
 		in := E * s.merge * s.merge
 		b.tensor("mm.model.fc.weight", ggml.F32, 1/math.Sqrt(float64(in)), 0, in, s.textDim)
+	case "lfm2":
+		in := E * s.merge * s.merge
+		b.tensor("mm.input_norm.weight", ggml.F32, 0.1, 1, in)
+		b.tensor("mm.input_norm.bias", ggml.F32, 0.1, 0, in)
+		b.tensor("mm.1.weight", ggml.F32, 1/math.Sqrt(float64(in)), 0, in, s.hidden)
+		b.tensor("mm.1.bias", ggml.F32, 0.1, 0, s.hidden)
+		b.tensor("mm.2.weight", ggml.F32, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
+		b.tensor("mm.2.bias", ggml.F32, 0.1, 0, s.textDim)
 	case "ultravox":
 		in := E * s.stack
 		b.tensor("mm.a.norm_pre.weight", ggml.F32, 0.1, 1, in)

@@ -23,13 +23,18 @@ g++ -O2 -std=c++17 "$GEN/dumpembd.cpp" -I"$LLAMA/tools/mtmd" -I"$LLAMA/include" 
 go build -o "$TMP/litert-go" ./cmd/litert-go
 
 # kind, modality, and the input: image width and height, or mel bins and frames
-while read -r kind modality a b; do
+# (name-WxH: another input size for the same kind)
+while read -r name modality a b; do
+	kind=${name%%-*}
 	"$TMP/litert-go" synth --mmproj "$kind" --seed 1 -o "$TMP/$kind.gguf" 2>/dev/null
-	"$TMP/dumpembd" "$TMP/$kind.gguf" "$modality" "$a" "$b" 2>/dev/null | sed "s|\"projector\":\"[^\"]*\"|\"projector\":\"$kind\"|" > "$OUT/$kind.json"
-	echo "$kind"
+	"$TMP/dumpembd" "$TMP/$kind.gguf" "$modality" "$a" "$b" 2>/dev/null | sed "s|\"projector\":\"[^\"]*\"|\"projector\":\"$kind\"|" > "$OUT/$name.json"
+	echo "$name"
 done <<LIST
 gemma3 vision 64 64
 idefics3 vision 32 32
+lfm2 vision 32 32
+lfm2-48x40 vision 48 40
+lfm2-24x20 vision 24 20
 ultravox audio 80 208
 voxtral audio 128 208
 LIST
