@@ -89,14 +89,17 @@ func conv1d(b native.Backend, w native.Weight, bias, x []float32, n, in, stride 
 	return matmul(b, w, cols, m, bias), m
 }
 
-// EncodeMel encodes a log-mel spectrogram of nMel bins (MelBins) by nFrames
-// frames, stored bin-major (mel[b*nFrames+f], as llama.cpp's mtmd-audio
-// produces it). It returns n rows of EmbeddingDim values.
-func (e *Encoder) EncodeMel(ctx context.Context, nMel, nFrames int, mel []float32) ([]float32, int, error) {
+// EncodeMel encodes one log-mel spectrogram (a 30 s window at most) of
+// MelBins bins. It returns n rows of EmbeddingDim values.
+func (e *Encoder) EncodeMel(ctx context.Context, m *Mel) ([]float32, int, error) {
 	a := e.audio
 	if a == nil {
 		return nil, 0, fmt.Errorf("encoder: %s mmproj has no audio encoder", e.Projector())
 	}
+	if m == nil {
+		return nil, 0, fmt.Errorf("encoder: no mel spectrogram")
+	}
+	nMel, nFrames, mel := m.NMel, m.NFrames, m.Data
 	hp := a.hp
 	if nMel != hp.nMel {
 		return nil, 0, fmt.Errorf("encoder: %s audio encoder takes %d mel bins, got %d", hp.proj, hp.nMel, nMel)

@@ -30,15 +30,32 @@ import (
 type Media int
 
 const (
-	Image Media = iota
-	Audio
+	MediaImage Media = iota
+	MediaAudio
 )
 
 func (m Media) String() string {
-	if m == Audio {
+	if m == MediaAudio {
 		return "audio"
 	}
 	return "image"
+}
+
+// Image is a preprocessed image or image tile: W×H pixels of C = 3 planes,
+// channel c, row y, column x at Data[(c·H+y)·W+x], resized and normalized
+// as the projector's preprocessing does (package encoder/preprocess; its
+// Image converts to this type).
+type Image struct {
+	W, H, C int
+	Data    []float32
+}
+
+// Mel is a log-mel spectrogram of NMel bins by NFrames frames, bin b,
+// frame f at Data[b·NFrames+f], as llama.cpp's mtmd-audio computes it
+// (package encoder/preprocess; its Mel converts to this type).
+type Mel struct {
+	NMel, NFrames int
+	Data          []float32
 }
 
 // Encoder is a loaded mmproj: a vision encoder, an audio encoder or both.
@@ -79,7 +96,7 @@ func Open(f *gguf.File, b native.Backend) (*Encoder, error) {
 		return nil, fmt.Errorf("encoder: neither clip.has_vision_encoder nor clip.has_audio_encoder is true")
 	}
 	if hasV {
-		hp, err := readHParams(f, Image)
+		hp, err := readHParams(f, MediaImage)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +105,7 @@ func Open(f *gguf.File, b native.Backend) (*Encoder, error) {
 		}
 	}
 	if hasA {
-		hp, err := readHParams(f, Audio)
+		hp, err := readHParams(f, MediaAudio)
 		if err != nil {
 			return nil, err
 		}
@@ -157,8 +174,8 @@ func (e *Encoder) MelBins() int {
 
 // projectors lists the projector types this package runs, by media.
 var projectors = map[Media][]string{
-	Image: {"gemma3", "idefics3", "lfm2"},
-	Audio: {"ultravox", "voxtral"},
+	MediaImage: {"gemma3", "idefics3", "lfm2"},
+	MediaAudio: {"ultravox", "voxtral"},
 }
 
 // ffnOp is the activation of the encoder's feed-forward blocks.
@@ -192,7 +209,7 @@ type hparams struct {
 func readHParams(f *gguf.File, m Media) (hparams, error) {
 	hp := hparams{media: m}
 	mod := "vision"
-	if m == Audio {
+	if m == MediaAudio {
 		mod = "audio"
 	}
 	proj, err := optString(f, "clip.projector_type")
@@ -225,7 +242,7 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 		{key("feed_forward_length"), &hp.nFF, 1, maxWidth, true},
 		{key("block_count"), &hp.nLayer, 1, maxLayers, true},
 	}
-	if m == Image {
+	if m == MediaImage {
 		ints = append(ints, []struct {
 			key      string
 			dst      *int
@@ -289,7 +306,7 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 	switch {
 	case gelu && useSilu:
 		return hp, fmt.Errorf("encoder: both clip.use_gelu and clip.use_silu are true")
-	case m == Audio: // clip.cpp sets GELU (erf) for every Whisper-style projector
+	case m == MediaAudio: // clip.cpp sets GELU (erf) for every Whisper-style projector
 		hp.ffn = geluErf
 	case gelu:
 		hp.ffn = geluTanh
@@ -299,7 +316,7 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 		hp.ffn = geluQuick
 	}
 
-	if m == Image {
+	if m == MediaImage {
 		if hp.merge == 0 {
 			hp.merge = 1 // clip.cpp's default, gemma3's is 4
 			if proj == "gemma3" {

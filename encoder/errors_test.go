@@ -130,24 +130,24 @@ func TestEncodeErrors(t *testing.T) {
 	aud, err := Open(synthFile(t, "voxtral"), b)
 	require.NoError(t, err)
 
-	_, _, err = vis.EncodeImageTensor(ctx, 0, 0, nil)
+	_, _, err = vis.EncodeImageTensor(ctx, &Image{W: 0, H: 0, C: 3, Data: nil})
 	require.ErrorContains(t, err, "takes 64×64 images, got 0×0")
-	_, _, err = vis.EncodeImageTensor(ctx, 100000, 100000, nil)
+	_, _, err = vis.EncodeImageTensor(ctx, &Image{W: 100000, H: 100000, C: 3, Data: nil})
 	require.ErrorContains(t, err, "got 100000×100000")
-	_, _, err = vis.EncodeImageTensor(ctx, 64, 64, make([]float32, 64*64))
-	require.ErrorContains(t, err, "needs 12288 values")
-	_, _, err = vis.EncodeMel(ctx, 128, 208, make([]float32, 128*208))
+	_, _, err = vis.EncodeImageTensor(ctx, &Image{W: 64, H: 64, C: 3, Data: make([]float32, 64*64)})
+	require.ErrorContains(t, err, "needs 3 planes of 4096 values, got 3 planes, 4096 values")
+	_, _, err = vis.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 208, Data: make([]float32, 128*208)})
 	require.ErrorContains(t, err, "no audio encoder")
 
-	_, _, err = aud.EncodeMel(ctx, 80, 208, make([]float32, 80*208))
+	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 80, NFrames: 208, Data: make([]float32, 80*208)})
 	require.ErrorContains(t, err, "takes 128 mel bins, got 80")
-	_, _, err = aud.EncodeMel(ctx, 128, 1, make([]float32, 128))
+	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 1, Data: make([]float32, 128)})
 	require.ErrorContains(t, err, "got 1")
-	_, _, err = aud.EncodeMel(ctx, 128, 3001, make([]float32, 128*3001))
+	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 3001, Data: make([]float32, 128*3001)})
 	require.ErrorContains(t, err, "2..3000 mel frames, got 3001")
-	_, _, err = aud.EncodeMel(ctx, 128, 208, make([]float32, 10))
+	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 208, Data: make([]float32, 10)})
 	require.ErrorContains(t, err, "needs 26624 values, got 10")
-	_, _, err = aud.EncodeImageTensor(ctx, 64, 64, make([]float32, 3*64*64))
+	_, _, err = aud.EncodeImageTensor(ctx, &Image{W: 64, H: 64, C: 3, Data: make([]float32, 3*64*64)})
 	require.ErrorContains(t, err, "no vision encoder")
 
 	require.NoError(t, vis.CheckDim(128))
@@ -155,7 +155,7 @@ func TestEncodeErrors(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, _, err = aud.EncodeMel(cancelled, 128, 208, make([]float32, 128*208))
+	_, _, err = aud.EncodeMel(cancelled, &Mel{NMel: 128, NFrames: 208, Data: make([]float32, 128*208)})
 	require.ErrorIs(t, err, context.Canceled)
 }
 

@@ -58,7 +58,7 @@ func FuzzOpen(f *testing.F) {
 		ctx := context.Background()
 		if e.Vision() {
 			side, _, _ := e.ImageSize()
-			out, n, err := e.EncodeImageTensor(ctx, side, side, make([]float32, 3*side*side))
+			out, n, err := e.EncodeImageTensor(ctx, &Image{W: side, H: side, C: 3, Data: make([]float32, 3*side*side)})
 			if err != nil {
 				t.Fatalf("opened encoder refuses an image of its own size: %v", err)
 			}
@@ -68,7 +68,7 @@ func FuzzOpen(f *testing.F) {
 		}
 		if e.Audio() {
 			const frames = 8
-			out, n, err := e.EncodeMel(ctx, e.MelBins(), frames, make([]float32, e.MelBins()*frames))
+			out, n, err := e.EncodeMel(ctx, &Mel{NMel: e.MelBins(), NFrames: frames, Data: make([]float32, e.MelBins()*frames)})
 			if err != nil {
 				t.Fatalf("opened encoder refuses %d frames: %v", frames, err)
 			}

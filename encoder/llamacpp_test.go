@@ -77,7 +77,7 @@ func encodeReference(t *testing.T, e *Encoder, ref reference) ([]float32, int) {
 		for i := range mel {
 			mel[i] = inputValue(i)
 		}
-		got, n, err := e.EncodeMel(ctx, ref.NY, ref.NX, mel)
+		got, n, err := e.EncodeMel(ctx, &Mel{NMel: ref.NY, NFrames: ref.NX, Data: mel})
 		require.NoError(t, err)
 		return got, n
 	}
@@ -90,7 +90,7 @@ func encodeReference(t *testing.T, e *Encoder, ref reference) ([]float32, int) {
 			}
 		}
 	}
-	got, n, err := e.EncodeImageTensor(ctx, w, h, rgb)
+	got, n, err := e.EncodeImageTensor(ctx, &Image{W: w, H: h, C: 3, Data: rgb})
 	require.NoError(t, err)
 	return got, n
 }

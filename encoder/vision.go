@@ -109,20 +109,23 @@ func (v *visionTower) tokens(w, h int) int {
 	return ((w/p + k - 1) / k) * ((h/p + k - 1) / k)
 }
 
-// EncodeImageTensor encodes a preprocessed image: planar RGB (3×h×w, the
-// channels one after the other), resized as the projector's preprocessing
-// does (to ImageSize for gemma3 and idefics3 tiles) and normalized. It
-// returns n rows of EmbeddingDim values.
-func (e *Encoder) EncodeImageTensor(ctx context.Context, w, h int, rgb []float32) ([]float32, int, error) {
+// EncodeImageTensor encodes one preprocessed image or tile, resized as the
+// projector's preprocessing does (to ImageSize for gemma3 and idefics3)
+// and normalized. It returns n rows of EmbeddingDim values.
+func (e *Encoder) EncodeImageTensor(ctx context.Context, img *Image) ([]float32, int, error) {
 	v := e.vision
 	if v == nil {
 		return nil, 0, fmt.Errorf("encoder: %s mmproj has no vision encoder", e.Projector())
 	}
+	if img == nil {
+		return nil, 0, fmt.Errorf("encoder: no image")
+	}
+	w, h, rgb := img.W, img.H, img.Data
 	if err := v.checkSize(w, h); err != nil {
 		return nil, 0, err
 	}
-	if len(rgb) != 3*w*h {
-		return nil, 0, fmt.Errorf("encoder: image of %d×%d needs %d values (3 planes), got %d", w, h, 3*w*h, len(rgb))
+	if img.C != 3 || len(rgb) != 3*w*h {
+		return nil, 0, fmt.Errorf("encoder: image of %d×%d needs 3 planes of %d values, got %d planes, %d values", w, h, w*h, img.C, len(rgb))
 	}
 	b, hp := e.b, v.hp
 	E, p := hp.nEmbd, hp.patchSize
