@@ -167,3 +167,12 @@ func (e *Encoder) EncodeAudioMels(ctx context.Context, mels []Mel) ([]Piece, err
 	out.text(l.end)
 	return out, nil
 }
+
+// NonCausal reports whether the language model attends over the embeddings
+// of a media item of kind m bidirectionally (every row sees every other
+// row of the same item, decoded as one batch), as llama.cpp does for Gemma
+// 3 images (mtmd_decode_use_non_causal); otherwise they are decoded with
+// the causal mask like text.
+func (e *Encoder) NonCausal(m Media) bool {
+	return m == MediaImage && e.vision != nil && e.vision.hp.proj == "gemma3"
+}

@@ -1,0 +1,94 @@
+package encoder
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/tokenizer"
+)
+
+// e2eReference is one of testdata/llamacpp/e2e/*.json: what libmtmd makes
+// of a prompt with one image for a tiny synthetic language model
+// (testdata/gen/dumpmedia.cpp). The logits after the prompt are there for
+// the session's end-to-end test; this package checks the rest.
+type e2eReference struct {
+	MMProj string `json:"mmproj"` // synth --mmproj kind
+	Model  string `json:"model"`  // synth --shape of the language model
+	W, H   int
+	Prompt string // with DefaultMarker where the image goes
+	Chunks []struct {
+		Tokens    []int32   `json:"tokens"`
+		NTokens   int       `json:"n_tokens"`
+		NonCausal bool      `json:"non_causal"`
+		Embd      []float32 `json:"embd"`
+	}
+	NVocab int       `json:"n_vocab"`
+	Logits []float32 `json:"logits"`
+}
+
+// e2eImage is dumpmedia.cpp's image, normalized as clip.cpp does an image
+// already of the encoder's size (no resize): v/255, then (v-mean)/std.
+func e2eImage(w, h int, mean, std [3]float32) *Image {
+	img := &Image{W: w, H: h, C: 3, Data: make([]float32, 3*w*h)}
+	for i := range 3 * w * h {
+		v := float32(uint8((uint32(i) * 2654435761) >> 24))
+		c, p := i%3, i/3
+		img.Data[c*w*h+p] = (v/255 - mean[c]) / std[c]
+	}
+	return img
+}
+
+// TestMediaLlamaCpp lays out a prompt with an image as libmtmd does and
+// checks it against mtmd_tokenize's chunks on the same synthetic model:
+// the text before and after the embeddings tokenizes to the same ids, the
+// embeddings equal libmtmd's within 1e-3 and the attention over them is
+// non-causal exactly when libmtmd's is.
+func TestMediaLlamaCpp(t *testing.T) {
+	data, err := os.ReadFile("testdata/llamacpp/e2e/gemma3.json")
+	require.NoError(t, err)
+	var ref e2eReference
+	require.NoError(t, json.Unmarshal(data, &ref))
+	require.Len(t, ref.Chunks, 3)
+	require.Len(t, ref.Logits, ref.NVocab)
+
+	lm, err := synth.Generate(ref.Model, synth.Options{Seed: 1})
+	require.NoError(t, err)
+	tok, err := tokenizer.FromGGUF(writeParse(t, lm))
+	require.NoError(t, err)
+
+	for _, b := range testBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			e, err := Open(synthFile(t, ref.MMProj), b)
+			require.NoError(t, err)
+			_, mean, std := e.ImageSize()
+			ps, err := e.EncodeImageSlices(context.Background(), nil, []*Image{e2eImage(ref.W, ref.H, mean, std)}, 0, 0)
+			require.NoError(t, err)
+			require.Len(t, ps, 3)
+
+			before, after, ok := strings.Cut(ref.Prompt, DefaultMarker)
+			require.True(t, ok)
+			opts := tokenizer.EncodeOptions{ParseSpecial: true}
+			require.Equal(t, ref.Chunks[0].Tokens, tok.Encode(before+ps[0].Text, tokenizer.EncodeOptions{AddSpecial: true, ParseSpecial: true}))
+			require.Equal(t, ref.Chunks[2].Tokens, tok.Encode(ps[2].Text+after, opts))
+
+			media := ref.Chunks[1]
+			require.Equal(t, media.NTokens, ps[1].N)
+			require.Equal(t, media.NonCausal, e.NonCausal(MediaImage))
+			require.Len(t, ps[1].Embeddings, len(media.Embd))
+			var maxRef, maxDiff float64
+			for i, r := range media.Embd {
+				maxRef = math.Max(maxRef, math.Abs(float64(r)))
+				maxDiff = math.Max(maxDiff, math.Abs(float64(ps[1].Embeddings[i]-r)))
+			}
+			t.Logf("%d×%d: max |Δ| %.2e (max |ref| %.2f)", ps[1].N, e.EmbeddingDim(), maxDiff, maxRef)
+			require.LessOrEqual(t, maxDiff, 1e-3*maxRef)
+		})
+	}
+}
