@@ -16,7 +16,7 @@ import (
 
 // edit returns the tiny mmproj of kind changed by fn.
 func edit(t *testing.T, kind string, fn func(m *gguf.Model)) *gguf.File {
-	m, err := synth.MMProj(kind, 1)
+	m, err := synth.MMProj(kind, 1, ggml.F32)
 	require.NoError(t, err)
 	fn(m)
 	return writeParse(t, m)
@@ -117,6 +117,21 @@ func TestUnsupportedType(t *testing.T) {
 	_, err := Open(f, b)
 	require.ErrorContains(t, err, `"v.blk.0.attn_k.weight"`)
 	require.ErrorContains(t, err, "I32")
+
+	// clip.cpp transposes gemma3's input projection, which ggml cannot
+	// do to a quantized tensor
+	m, err := synth.MMProj("gemma3", 1, ggml.F32)
+	require.NoError(t, err)
+	for i := range m.Tensors {
+		if ti := &m.Tensors[i]; ti.Info.Name == "mm.input_projection.weight" {
+			vals := make([]float32, ti.Info.Elements())
+			require.NoError(t, ggml.Dequantize(ggml.F32, ti.Data, vals))
+			ti.Info.Type, ti.Data = ggml.Q8_0, make([]byte, len(vals)/32*34)
+			require.NoError(t, ggml.Quantize(ggml.Q8_0, vals, ti.Data))
+		}
+	}
+	_, err = Open(writeParse(t, m), b)
+	require.ErrorContains(t, err, `"mm.input_projection.weight" is Q8_0`)
 }
 
 // TestEncodeErrors checks the inputs an encoder refuses, each before any
@@ -164,7 +179,7 @@ func TestEncodeErrors(t *testing.T) {
 func TestTruncated(t *testing.T) {
 	b := native.NewGo(1)
 	defer b.Close()
-	m, err := synth.MMProj("idefics3", 1)
+	m, err := synth.MMProj("idefics3", 1, ggml.F32)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, gguf.Write(&buf, m))

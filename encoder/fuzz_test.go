@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -21,7 +22,7 @@ func FuzzOpen(f *testing.F) {
 	kinds := synth.MMProjKinds()
 	var bodies [][]byte
 	for i, kind := range kinds {
-		m, err := synth.MMProj(kind, 1)
+		m, err := synth.MMProj(kind, 1, ggml.F32)
 		if err != nil {
 			f.Fatal(err)
 		}

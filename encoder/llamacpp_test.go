@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -22,6 +23,7 @@ import (
 // a tiny synthetic mmproj by testdata/gen/dumpembd.cpp.
 type reference struct {
 	Projector string    `json:"projector"` // the synth --mmproj kind
+	Type      string    `json:"type"`      // and its --type
 	Modality  string    `json:"modality"`  // "vision" or "audio"
 	NX        int       `json:"nx"`        // image width or mel frames
 	NY        int       `json:"ny"`        // image height or mel bins
@@ -53,9 +55,13 @@ func testBackends(t *testing.T) []native.Backend {
 	return bs
 }
 
-// synthFile returns the parsed tiny mmproj of kind, built in memory.
-func synthFile(t testing.TB, kind string) *gguf.File {
-	m, err := synth.MMProj(kind, 1)
+// synthFile returns the parsed tiny mmproj of kind with F32 weights,
+// built in memory.
+func synthFile(t testing.TB, kind string) *gguf.File { return synthFileOf(t, kind, ggml.F32) }
+
+// synthFileOf is synthFile for weights of type typ.
+func synthFileOf(t testing.TB, kind string, typ ggml.DType) *gguf.File {
+	m, err := synth.MMProj(kind, 1, typ)
 	require.NoError(t, err)
 	return writeParse(t, m)
 }
@@ -95,9 +101,20 @@ func encodeReference(t *testing.T, e *Encoder, ref reference) ([]float32, int) {
 	return got, n
 }
 
+// llamaCppTol bounds, by weight type, the embeddings' difference from
+// llama.cpp's: the largest |Δ| relative to the reference's largest
+// magnitude, and the L2 norm of the difference relative to the
+// reference's. Both F32 and F16 files are held to 1e-3 (measured: 1e-5 and
+// 3e-4 L2). For Q8_0 llama.cpp rounds every activation row to 8 bits
+// before its products, as matmul does here, but a summation-order
+// difference of one ulp that moves a value across a rounding step changes
+// it by a step, and the steps compound through the layers: measured
+// 5.5e-3 L2 (lfm2), so 2e-2 — well below a real bug, which moves the
+// embeddings by their own magnitude.
+var llamaCppTol = map[string]float64{"f32": 1e-3, "f16": 1e-3, "q8_0": 2e-2}
+
 // TestLlamaCpp checks the embeddings of each tiny mmproj against llama.cpp's
-// on the same input: every value within 1e-3 of the reference's largest
-// magnitude, and the whole within 1e-3 relative (L2), on both backends.
+// on the same input, on both backends, within llamaCppTol.
 func TestLlamaCpp(t *testing.T) {
 	files, err := filepath.Glob("testdata/llamacpp/*.json")
 	require.NoError(t, err)
@@ -111,7 +128,9 @@ func TestLlamaCpp(t *testing.T) {
 		for _, b := range testBackends(t) {
 			name := strings.TrimSuffix(filepath.Base(path), ".json")
 			t.Run(name+"/"+b.Name(), func(t *testing.T) {
-				e, err := Open(synthFile(t, ref.Projector), b)
+				typ, err := ggml.ParseDType(ref.Type)
+				require.NoError(t, err)
+				e, err := Open(synthFileOf(t, ref.Projector, typ), b)
 				require.NoError(t, err)
 				require.Equal(t, ref.Projector, e.Projector())
 				require.Equal(t, ref.NEmbd, e.EmbeddingDim())
@@ -128,8 +147,10 @@ func TestLlamaCpp(t *testing.T) {
 				}
 				rel := math.Sqrt(diff2 / ref2)
 				t.Logf("%d×%d: max |Δ| %.2e (max |ref| %.2f), L2 relative %.2e", n, ref.NEmbd, maxDiff, maxRef, rel)
-				require.LessOrEqual(t, maxDiff, 1e-3*maxRef)
-				require.LessOrEqual(t, rel, 1e-3)
+				tol, ok := llamaCppTol[ref.Type]
+				require.True(t, ok, "no tolerance for %s", ref.Type)
+				require.LessOrEqual(t, maxDiff, tol*maxRef)
+				require.LessOrEqual(t, rel, tol)
 			})
 		}
 	}

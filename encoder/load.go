@@ -158,6 +158,15 @@ func f32Weight(v []float32, rows, cols int) native.Weight {
 	return native.Weight{Type: ggml.F32, Rows: rows, Cols: cols, Data: f32Bytes(v)}
 }
 
+// f16Weight is f32Weight for values that are exact in F16, stored so.
+func f16Weight(v []float32, rows, cols int) native.Weight {
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(b[2*i:], ggml.F32ToF16(x))
+	}
+	return native.Weight{Type: ggml.F16, Rows: rows, Cols: cols, Data: b}
+}
+
 // f32Bytes encodes v as little-endian bytes.
 func f32Bytes(v []float32) []byte {
 	b := make([]byte, 4*len(v))

@@ -11,7 +11,14 @@ import (
 // backend computes them (ggml-cpu/vec.h, ops.cpp).
 
 // matmul returns n rows of w·x (w.Rows wide), plus bias when not nil.
+// The rows of x are first rounded to the type ggml's CPU backend converts
+// activations to for weights of w's type (its vec_dot_type: F16 for F16,
+// Q8_0 or Q8_K for the quantized types), so that the products are
+// llama.cpp's.
 func matmul(b native.Backend, w native.Weight, x []float32, n int, bias []float32) []float32 {
+	if at, ok := activationType[w.Type]; ok && w.Cols%at.BlockSize() == 0 {
+		x = roundTo(at, x, w.Cols)
+	}
 	out := make([]float32, n*w.Rows)
 	b.MatMul(out, w, x, n)
 	if bias != nil {
@@ -157,3 +164,30 @@ func exp32(v float32) float32 { return float32(math.Exp(float64(v))) }
 
 // siluF32 is ggml_silu_f32: x·sigmoid(x).
 func siluF32(v float32) float32 { return v / (1 + exp32(-v)) }
+
+// activationType is ggml-cpu's vec_dot_type of each weight type whose
+// activation type package ggml converts to (Q4_1 and Q5_1 take Q8_1,
+// which it does not).
+var activationType = map[ggml.DType]ggml.DType{
+	ggml.F16: ggml.F16, ggml.BF16: ggml.BF16,
+	ggml.Q4_0: ggml.Q8_0, ggml.Q5_0: ggml.Q8_0, ggml.Q8_0: ggml.Q8_0, ggml.IQ4_NL: ggml.Q8_0, ggml.MXFP4: ggml.Q8_0,
+	ggml.Q2_K: ggml.Q8_K, ggml.Q3_K: ggml.Q8_K, ggml.Q4_K: ggml.Q8_K, ggml.Q5_K: ggml.Q8_K, ggml.Q6_K: ggml.Q8_K,
+	ggml.IQ4_XS: ggml.Q8_K,
+}
+
+// roundTo returns a copy of x, rows of cols values, each row quantized to
+// t and back.
+func roundTo(t ggml.DType, x []float32, cols int) []float32 {
+	rs, err := t.RowSize(cols)
+	if err != nil {
+		return x
+	}
+	out := make([]float32, len(x))
+	buf := make([]byte, rs)
+	for r := 0; r+cols <= len(x); r += cols {
+		if ggml.Quantize(t, x[r:r+cols], buf) != nil || ggml.Dequantize(t, buf, out[r:r+cols]) != nil {
+			return x
+		}
+	}
+	return out
+}

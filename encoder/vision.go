@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/native"
 )
 
@@ -48,10 +49,16 @@ func loadVision(l *loader) (*visionTower, error) {
 	switch hp.proj {
 	case "gemma3":
 		v.softNorm = l.vector("mm.soft_emb_norm.weight", E)
-		// stored [text, vision] and multiplied by its transpose
+		// stored [text, vision] and multiplied by its transpose, which
+		// ggml makes (ggml_cont) in the tensor's own type: F32 or F16
 		const name = "mm.input_projection.weight"
-		if t, ok := l.f.Tensor(name); ok && len(t.Dims) == 2 && t.Dims[0] > 0 && t.Dims[0] <= maxWidth {
+		t, ok := l.f.Tensor(name)
+		if ok && len(t.Dims) == 2 && t.Dims[0] > 0 && t.Dims[0] <= maxWidth {
 			v.outDim = int(t.Dims[0])
+		}
+		if ok && t.Type != ggml.F32 && t.Type != ggml.F16 {
+			l.fail("tensor %q is %s; clip.cpp transposes it, which needs F32 or F16", name, t.Type)
+			break
 		}
 		w := l.floats(name, true, v.outDim, E)
 		if w == nil {
@@ -67,6 +74,9 @@ func loadVision(l *loader) (*visionTower, error) {
 			}
 		}
 		v.proj = f32Weight(wt, v.outDim, E)
+		if t.Type == ggml.F16 {
+			v.proj = f16Weight(wt, v.outDim, E)
+		}
 	case "idefics3":
 		v.outDim = l.outWidth("mm.model.fc.weight", in)
 		v.proj = l.matrix("mm.model.fc.weight", in, v.outDim)

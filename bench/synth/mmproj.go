@@ -71,14 +71,19 @@ func MMProjKinds() []string {
 }
 
 // MMProj returns a tiny mmproj of the given kind (MMProjKinds) with weights
-// drawn from seed: real key names and tensor layouts, small widths. Patch
-// and conv kernels are F16 as in released mmproj files; the rest is F32.
-func MMProj(kind string, seed uint64) (*gguf.Model, error) {
+// drawn from seed: real key names and tensor layouts, small widths. The
+// matrices of the transformer and the projector are stored as typ (F32,
+// F16 or a type ggml quantizes, as released mmproj files are); patch and
+// conv kernels are F16, norms, biases and position embeddings F32.
+func MMProj(kind string, seed uint64, typ ggml.DType) (*gguf.Model, error) {
 	s, ok := mmprojSpecs[kind]
 	if !ok {
 		return nil, fmt.Errorf("synth: unknown mmproj kind %q (have %v)", kind, MMProjKinds())
 	}
-	b := &mmprojBuilder{seed: seed}
+	if typ != ggml.F32 && typ != ggml.F16 && !ggml.CanQuantize(typ) {
+		return nil, fmt.Errorf("synth: mmproj weights cannot be %s", typ)
+	}
+	b := &mmprojBuilder{seed: seed, typ: typ}
 	b.kv("general.architecture", gguf.String("clip"))
 	b.kv("general.name", gguf.String("tiny-"+kind+"-mmproj"))
 	b.kv("clip.projector_type", gguf.String(s.proj))
@@ -121,7 +126,7 @@ func MMProj(kind string, seed uint64) (*gguf.Model, error) {
 	for i := range s.nLayer {
 		blk := fmt.Sprintf("%s.blk.%d.", pre, i)
 		for _, w := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
-			b.tensor(blk+w+".weight", ggml.F32, 1/math.Sqrt(float64(E)), 0, E, E)
+			b.tensor(blk+w+".weight", b.typ, 1/math.Sqrt(float64(E)), 0, E, E)
 			if !(s.audio && w == "attn_k") { // Whisper's k_proj has no bias
 				b.tensor(blk+w+".bias", ggml.F32, 0.1, 0, E)
 			}
@@ -130,9 +135,9 @@ func MMProj(kind string, seed uint64) (*gguf.Model, error) {
 			b.tensor(blk+ln+".weight", ggml.F32, 0.1, 1, E)
 			b.tensor(blk+ln+".bias", ggml.F32, 0.1, 0, E)
 		}
-		b.tensor(blk+"ffn_up.weight", ggml.F32, 1/math.Sqrt(float64(E)), 0, E, F)
+		b.tensor(blk+"ffn_up.weight", b.typ, 1/math.Sqrt(float64(E)), 0, E, F)
 		b.tensor(blk+"ffn_up.bias", ggml.F32, 0.1, 0, F)
-		b.tensor(blk+"ffn_down.weight", ggml.F32, 1/math.Sqrt(float64(F)), 0, F, E)
+		b.tensor(blk+"ffn_down.weight", b.typ, 1/math.Sqrt(float64(F)), 0, F, E)
 		b.tensor(blk+"ffn_down.bias", ggml.F32, 0.1, 0, E)
 	}
 	b.tensor(pre+".post_ln.weight", ggml.F32, 0.1, 1, E)
@@ -140,36 +145,44 @@ func MMProj(kind string, seed uint64) (*gguf.Model, error) {
 	switch s.proj {
 	case "gemma3":
 		b.tensor("mm.soft_emb_norm.weight", ggml.F32, 0.1, 1, E)
-		// stored [text, vision]: clip.cpp multiplies by its transpose
-		b.tensor("mm.input_projection.weight", ggml.F32, 1/math.Sqrt(float64(E)), 0, s.textDim, E)
+		// stored [text, vision]: clip.cpp multiplies by its transpose,
+		// which ggml cannot make of a quantized tensor: F16 then
+		pt := b.typ
+		if pt != ggml.F32 {
+			pt = ggml.F16
+		}
+		b.tensor("mm.input_projection.weight", pt, 1/math.Sqrt(float64(E)), 0, s.textDim, E)
 	case "idefics3":
 		in := E * s.merge * s.merge
-		b.tensor("mm.model.fc.weight", ggml.F32, 1/math.Sqrt(float64(in)), 0, in, s.textDim)
+		b.tensor("mm.model.fc.weight", b.typ, 1/math.Sqrt(float64(in)), 0, in, s.textDim)
 	case "lfm2":
 		in := E * s.merge * s.merge
 		b.tensor("mm.input_norm.weight", ggml.F32, 0.1, 1, in)
 		b.tensor("mm.input_norm.bias", ggml.F32, 0.1, 0, in)
-		b.tensor("mm.1.weight", ggml.F32, 1/math.Sqrt(float64(in)), 0, in, s.hidden)
+		b.tensor("mm.1.weight", b.typ, 1/math.Sqrt(float64(in)), 0, in, s.hidden)
 		b.tensor("mm.1.bias", ggml.F32, 0.1, 0, s.hidden)
-		b.tensor("mm.2.weight", ggml.F32, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
+		b.tensor("mm.2.weight", b.typ, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
 		b.tensor("mm.2.bias", ggml.F32, 0.1, 0, s.textDim)
 	case "ultravox":
 		in := E * s.stack
 		b.tensor("mm.a.norm_pre.weight", ggml.F32, 0.1, 1, in)
-		b.tensor("mm.a.mlp.1.weight", ggml.F32, 1/math.Sqrt(float64(in)), 0, in, 2*s.hidden)
+		b.tensor("mm.a.mlp.1.weight", b.typ, 1/math.Sqrt(float64(in)), 0, in, 2*s.hidden)
 		b.tensor("mm.a.norm_mid.weight", ggml.F32, 0.1, 1, s.hidden)
-		b.tensor("mm.a.mlp.2.weight", ggml.F32, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
+		b.tensor("mm.a.mlp.2.weight", b.typ, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
 	case "voxtral":
 		in := E * s.stack
-		b.tensor("mm.a.mlp.1.weight", ggml.F32, 1/math.Sqrt(float64(in)), 0, in, s.hidden)
-		b.tensor("mm.a.mlp.2.weight", ggml.F32, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
+		b.tensor("mm.a.mlp.1.weight", b.typ, 1/math.Sqrt(float64(in)), 0, in, s.hidden)
+		b.tensor("mm.a.mlp.2.weight", b.typ, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
+	}
+	if b.err != nil {
+		return nil, b.err
 	}
 	return &gguf.Model{KV: b.kvs, Tensors: b.tensors}, nil
 }
 
-// WriteMMProj writes MMProj(kind, seed) to the file at path.
-func WriteMMProj(path, kind string, seed uint64) error {
-	m, err := MMProj(kind, seed)
+// WriteMMProj writes MMProj(kind, seed, typ) to the file at path.
+func WriteMMProj(path, kind string, seed uint64, typ ggml.DType) error {
+	m, err := MMProj(kind, seed, typ)
 	if err != nil {
 		return err
 	}
@@ -186,6 +199,8 @@ func WriteMMProj(path, kind string, seed uint64) error {
 // mmprojBuilder accumulates the keys and seeded tensors of an mmproj.
 type mmprojBuilder struct {
 	seed    uint64
+	typ     ggml.DType // of the matrices
+	err     error      // the first quantization failure
 	kvs     []gguf.KV
 	tensors []gguf.Tensor
 }
@@ -195,7 +210,7 @@ func (b *mmprojBuilder) kv(key string, v gguf.Value) {
 }
 
 // tensor adds a tensor of ggml dims (Dims[0] fastest) filled with
-// mean + std·z from the tensor's own stream, stored as t (F32 or F16).
+// mean + std·z from the tensor's own stream, stored as t.
 func (b *mmprojBuilder) tensor(name string, t ggml.DType, std, mean float64, dims ...int) {
 	n := 1
 	ud := make([]uint64, len(dims))
@@ -206,16 +221,24 @@ func (b *mmprojBuilder) tensor(name string, t ggml.DType, std, mean float64, dim
 	vals := make([]float32, n)
 	normals(newStream(b.seed, name, 0), vals, float32(mean), float32(std))
 	var data []byte
-	switch t {
-	case ggml.F16:
+	switch {
+	case t == ggml.F16:
 		data = make([]byte, 2*n)
 		for i, v := range vals {
 			binary.LittleEndian.PutUint16(data[2*i:], ggml.F32ToF16(v))
 		}
-	default:
+	case t == ggml.F32 || dims[0]%t.BlockSize() != 0:
+		// a row that does not fill whole blocks stays F32, as llama.cpp's
+		// quantizer leaves it
+		t = ggml.F32
 		data = make([]byte, 4*n)
 		for i, v := range vals {
 			binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(v))
+		}
+	default:
+		data = make([]byte, n/t.BlockSize()*t.TypeSize())
+		if err := ggml.Quantize(t, vals, data); err != nil && b.err == nil {
+			b.err = fmt.Errorf("synth: quantize %s: %w", name, err)
 		}
 	}
 	b.tensors = append(b.tensors, gguf.Tensor{Info: gguf.TensorInfo{Name: name, Dims: ud, Type: t}, Data: data})

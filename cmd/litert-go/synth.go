@@ -24,7 +24,7 @@ func runSynth(ctx context.Context, sio stdio, args []string) error {
 	out := fs.String("o", "", "output GGUF `file`")
 	fs.Usage = func() {
 		fmt.Fprintln(sio.err, "usage: litert-go synth --shape S [--type T] [--vocab FILE.gguf] [--chat-template FILE.jinja] [--seed N] -o OUT.gguf")
-		fmt.Fprintln(sio.err, "       litert-go synth --mmproj KIND [--seed N] -o OUT.gguf")
+		fmt.Fprintln(sio.err, "       litert-go synth --mmproj KIND [--type T] [--seed N] -o OUT.gguf")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -37,10 +37,17 @@ func runSynth(ctx context.Context, sio stdio, args []string) error {
 		if *shape != "" {
 			return errors.New("--mmproj and --shape are exclusive: an mmproj is written alone")
 		}
-		if err := synth.WriteMMProj(*out, *mmproj, *seed); err != nil {
+		dtype, mix, err := synth.ParseType(*typ)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(sio.err, "wrote %s: tiny %s mmproj\n", *out, *mmproj)
+		if mix != "" {
+			return fmt.Errorf("--mmproj takes a single weight type, not the mix %s", mix)
+		}
+		if err := synth.WriteMMProj(*out, *mmproj, *seed, dtype); err != nil {
+			return err
+		}
+		fmt.Fprintf(sio.err, "wrote %s: tiny %s mmproj, %s\n", *out, *mmproj, *typ)
 		return nil
 	}
 	if *shape == "" || *out == "" {

@@ -27,21 +27,27 @@ g++ -O2 -std=c++17 "$GEN/dumpmedia.cpp" -I"$LLAMA/tools/mtmd" -I"$LLAMA/include"
 	"$LLAMA_BUILD/ggml/src/libggml.a" "$LLAMA_BUILD/ggml/src/libggml-cpu.a" "$LLAMA_BUILD/ggml/src/libggml-base.a" -lpthread -lm -ldl
 go build -o "$TMP/litert-go" ./cmd/litert-go
 
-# kind, modality, and the input: image width and height, or mel bins and frames
-# (name-WxH: another input size for the same kind)
-while read -r name modality a b; do
-	kind=${name%%-*}
-	"$TMP/litert-go" synth --mmproj "$kind" --seed 1 -o "$TMP/$kind.gguf" 2>/dev/null
-	"$TMP/dumpembd" "$TMP/$kind.gguf" "$modality" "$a" "$b" 2>/dev/null | sed "s|\"projector\":\"[^\"]*\"|\"projector\":\"$kind\"|" > "$OUT/$name.json"
+# file name, kind, weight type, modality, and the input: image width and
+# height, or mel bins and frames
+while read -r name kind typ modality a b; do
+	"$TMP/litert-go" synth --mmproj "$kind" --type "$typ" --seed 1 -o "$TMP/$kind.gguf" 2>/dev/null
+	"$TMP/dumpembd" "$TMP/$kind.gguf" "$modality" "$a" "$b" 2>/dev/null |
+		sed "s|\"projector\":\"[^\"]*\"|\"projector\":\"$kind\",\"type\":\"$typ\"|" > "$OUT/$name.json"
 	echo "$name"
 done <<LIST
-gemma3 vision 64 64
-idefics3 vision 32 32
-lfm2 vision 32 32
-lfm2-48x40 vision 48 40
-lfm2-24x20 vision 24 20
-ultravox audio 80 208
-voxtral audio 128 208
+gemma3 gemma3 f32 vision 64 64
+gemma3-f16 gemma3 f16 vision 64 64
+gemma3-q8_0 gemma3 q8_0 vision 64 64
+idefics3 idefics3 f32 vision 32 32
+idefics3-f16 idefics3 f16 vision 32 32
+lfm2 lfm2 f32 vision 32 32
+lfm2-48x40 lfm2 f32 vision 48 40
+lfm2-24x20 lfm2 f32 vision 24 20
+lfm2-q8_0 lfm2 q8_0 vision 48 40
+ultravox ultravox f32 audio 80 208
+ultravox-f16 ultravox f16 audio 80 208
+voxtral voxtral f32 audio 128 208
+voxtral-q8_0 voxtral q8_0 audio 128 208
 LIST
 
 # kind, language model shape, image size, prompt
