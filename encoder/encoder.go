@@ -191,7 +191,6 @@ const (
 // hparams are the hyper-parameters of one tower, read from the clip.* keys
 // as clip.cpp's load_hparams does.
 type hparams struct {
-	media        Media
 	proj         string
 	nEmbd, nHead int
 	headDim      int
@@ -205,9 +204,18 @@ type hparams struct {
 	nMel, stack  int
 }
 
+// intKey is an integer hyper-parameter: its key, where it goes, its range
+// and whether a file must have it.
+type intKey struct {
+	key      string
+	dst      *int
+	min, max int
+	required bool
+}
+
 // readHParams reads the hyper-parameters of the tower for media m.
 func readHParams(f *gguf.File, m Media) (hparams, error) {
-	hp := hparams{media: m}
+	var hp hparams
 	mod := "vision"
 	if m == MediaAudio {
 		mod = "audio"
@@ -230,12 +238,7 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 	}
 	hp.proj = proj
 	key := func(k string) string { return "clip." + mod + "." + k }
-	ints := []struct {
-		key      string
-		dst      *int
-		min, max int
-		required bool
-	}{
+	ints := []intKey{
 		{key("embedding_length"), &hp.nEmbd, 1, maxWidth, true},
 		{key("attention.head_count"), &hp.nHead, 1, maxWidth, true},
 		{key("attention.head_dim"), &hp.headDim, 1, maxWidth, false},
@@ -243,23 +246,13 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 		{key("block_count"), &hp.nLayer, 1, maxLayers, true},
 	}
 	if m == MediaImage {
-		ints = append(ints, []struct {
-			key      string
-			dst      *int
-			min, max int
-			required bool
-		}{
+		ints = append(ints, []intKey{
 			{"clip.vision.image_size", &hp.imageSize, 1, maxImage, true},
 			{"clip.vision.patch_size", &hp.patchSize, 1, maxImage, true},
 			{"clip.vision.projector.scale_factor", &hp.merge, 1, 64, false},
 		}...)
 	} else {
-		ints = append(ints, []struct {
-			key      string
-			dst      *int
-			min, max int
-			required bool
-		}{
+		ints = append(ints, []intKey{
 			{"clip.audio.num_mel_bins", &hp.nMel, 1, maxMel, true},
 			{"clip.audio.projector.stack_factor", &hp.stack, 1, 64, true},
 		}...)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -192,4 +193,38 @@ func TestTruncated(t *testing.T) {
 		_, err = Open(f, b)
 		require.Error(t, err, "truncated at %d of %d bytes", n, len(data))
 	}
+}
+
+// TestSwappedFFN checks that an idefics3 file converted with ffn_up and
+// ffn_down under each other's names (older convert_hf_to_gguf.py) encodes
+// as the correct one, clip.cpp's fix-up.
+func TestSwappedFFN(t *testing.T) {
+	b := native.NewGo(1)
+	defer b.Close()
+	img := zeroImage(32, 32)
+	for i := range img.Data {
+		img.Data[i] = inputValue(i)
+	}
+	want, _, err := mustOpen(t, synthFile(t, "idefics3"), b).EncodeImageTensor(context.Background(), img)
+	require.NoError(t, err)
+	swapped := edit(t, "idefics3", func(m *gguf.Model) {
+		for i := range m.Tensors {
+			n := &m.Tensors[i].Info.Name
+			switch {
+			case strings.Contains(*n, ".ffn_up."):
+				*n = strings.Replace(*n, ".ffn_up.", ".ffn_down.", 1)
+			case strings.Contains(*n, ".ffn_down."):
+				*n = strings.Replace(*n, ".ffn_down.", ".ffn_up.", 1)
+			}
+		}
+	})
+	got, _, err := mustOpen(t, swapped, b).EncodeImageTensor(context.Background(), img)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}
+
+func mustOpen(t *testing.T, f *gguf.File, b native.Backend) *Encoder {
+	e, err := Open(f, b)
+	require.NoError(t, err)
+	return e
 }

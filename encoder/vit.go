@@ -33,8 +33,8 @@ type transformer struct {
 }
 
 // ffnSwapped lists the projectors whose old conversions stored ffn_up and
-// ffn_down under each other's names; clip.cpp swaps them back when
-// ffn_down's input width is nEmbd.
+// ffn_down under each other's names; clip.cpp swaps them back whenever
+// ffn_down's input width is nEmbd (so always when nFF equals nEmbd).
 var ffnSwapped = []string{"gemma3", "idefics3"}
 
 // loadTransformer loads the layers under prefix ("v" or "a").
@@ -55,7 +55,7 @@ func loadTransformer(l *loader, prefix string) transformer {
 		b.o, b.oB = l.matrix(n("attn_out.weight"), A, E), l.optVector(n("attn_out.bias"), E)
 		b.ln2W, b.ln2B = l.vector(n("ln2.weight"), E), l.vector(n("ln2.bias"), E)
 		up, down := n("ffn_up"), n("ffn_down")
-		if slices.Contains(ffnSwapped, hp.proj) && E != F {
+		if slices.Contains(ffnSwapped, hp.proj) {
 			if t, ok := l.f.Tensor(down + ".weight"); ok && len(t.Dims) > 0 && t.Dims[0] == uint64(E) {
 				up, down = down, up
 			}
