@@ -153,15 +153,27 @@ func (e *Encoder) CheckDim(dim int) error {
 	return nil
 }
 
-// ImageSize is clip.vision.image_size, the side in pixels of the square
-// images (or image tiles) the vision encoder takes (lfm2 takes other sizes
-// too), and the normalization it expects: pixel values in [0,1] become
-// (v-mean)/std per channel. It is 0 without a vision encoder.
-func (e *Encoder) ImageSize() (side int, mean, std [3]float32) {
+// VisionParams are the mmproj's keys that image preprocessing reads, as
+// encoder/preprocess.NewParams takes them: the normalization turns pixel
+// values v in [0,1] into (v-Mean)/Std per channel.
+type VisionParams struct {
+	Projector        string
+	ImageSize        int // clip.vision.image_size: the side of square images and tiles
+	PatchSize        int // clip.vision.patch_size
+	ScaleFactor      int // clip.vision.projector.scale_factor, 0 when absent
+	PreprocImageSize int // clip.vision.preproc_image_size (idefics3's longest edge), 0 when absent
+	Mean, Std        [3]float32
+}
+
+// VisionParams returns the preprocessing keys of the vision encoder; false
+// without one.
+func (e *Encoder) VisionParams() (VisionParams, bool) {
 	if e.vision == nil {
-		return 0, mean, std
+		return VisionParams{}, false
 	}
-	return e.vision.hp.imageSize, e.vision.hp.mean, e.vision.hp.std
+	hp := e.vision.hp
+	return VisionParams{Projector: hp.proj, ImageSize: hp.imageSize, PatchSize: hp.patchSize,
+		ScaleFactor: hp.scaleKey, PreprocImageSize: hp.preprocSize, Mean: hp.mean, Std: hp.std}, true
 }
 
 // MelBins is the number of mel bins the audio encoder takes (0 without one).
@@ -199,7 +211,9 @@ type hparams struct {
 	ffn          ffnOp
 	imageSize    int
 	patchSize    int
-	merge        int // gemma3 pooling kernel, idefics3 shuffle factor
+	merge        int // gemma3 pooling kernel, idefics3 and lfm2 shuffle factor
+	scaleKey     int // clip.vision.projector.scale_factor as stored, 0 if absent
+	preprocSize  int // clip.vision.preproc_image_size, 0 if absent
 	mean, std    [3]float32
 	nMel, stack  int
 }
@@ -249,7 +263,8 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 		ints = append(ints, []intKey{
 			{"clip.vision.image_size", &hp.imageSize, 1, maxImage, true},
 			{"clip.vision.patch_size", &hp.patchSize, 1, maxImage, true},
-			{"clip.vision.projector.scale_factor", &hp.merge, 1, 64, false},
+			{"clip.vision.projector.scale_factor", &hp.scaleKey, 1, 64, false},
+			{"clip.vision.preproc_image_size", &hp.preprocSize, 1, 1 << 16, false},
 		}...)
 	} else {
 		ints = append(ints, []intKey{
@@ -310,6 +325,7 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 	}
 
 	if m == MediaImage {
+		hp.merge = hp.scaleKey
 		if hp.merge == 0 {
 			hp.merge = 1 // clip.cpp's default, gemma3's is 4
 			if proj == "gemma3" {

@@ -58,7 +58,8 @@ func FuzzOpen(f *testing.F) {
 		}
 		ctx := context.Background()
 		if e.Vision() {
-			side, _, _ := e.ImageSize()
+			vp, _ := e.VisionParams()
+			side := vp.ImageSize
 			out, n, err := e.EncodeImageTensor(ctx, &Image{W: side, H: side, C: 3, Data: make([]float32, 3*side*side)})
 			if err != nil {
 				t.Fatalf("opened encoder refuses an image of its own size: %v", err)

@@ -67,7 +67,9 @@ func TestMediaLlamaCpp(t *testing.T) {
 		t.Run(b.Name(), func(t *testing.T) {
 			e, err := Open(synthFile(t, ref.MMProj), b)
 			require.NoError(t, err)
-			_, mean, std := e.ImageSize()
+			vp, ok := e.VisionParams()
+			require.True(t, ok)
+			mean, std := vp.Mean, vp.Std
 			ps, err := e.EncodeImageSlices(context.Background(), nil, []*Image{e2eImage(ref.W, ref.H, mean, std)}, 0, 0)
 			require.NoError(t, err)
 			require.Len(t, ps, 3)

@@ -42,6 +42,11 @@ func TestPieces(t *testing.T) {
 	}
 
 	g := open("gemma3")
+	vp, ok := g.VisionParams()
+	require.True(t, ok)
+	require.Equal(t, VisionParams{Projector: "gemma3", ImageSize: 64, PatchSize: 4, ScaleFactor: 4,
+		Mean: [3]float32{0.5, 0.5, 0.5}, Std: [3]float32{0.5, 0.5, 0.5}}, vp)
+	require.Equal(t, 0, g.MelBins())
 	require.Equal(t, "<start_of_image>", g.Marker(MediaImage))
 	require.Equal(t, DefaultMarker, g.Marker(MediaAudio))
 	ps, err := g.EncodeImageSlices(ctx, nil, []*Image{zeroImage(64, 64)}, 0, 0)
@@ -73,6 +78,11 @@ func TestPieces(t *testing.T) {
 	}, texts(t, ps, 128))
 
 	v := open("voxtral")
+	_, ok = v.VisionParams()
+	require.False(t, ok)
+	require.Equal(t, 128, v.MelBins())
+	require.True(t, v.Audio())
+	require.False(t, v.Vision())
 	mel := Mel{NMel: 128, NFrames: 208, Data: make([]float32, 128*208)}
 	ps, err = v.EncodeAudioMels(ctx, []Mel{mel, mel})
 	require.NoError(t, err)
