@@ -8,7 +8,8 @@ import (
 )
 
 // audioTower is a Whisper encoder (tensors a.*) and its projector (mm.a.*),
-// as clip.cpp's clip_graph_whisper_enc builds it.
+// as clip.cpp's clip_graph_whisper_enc builds it: Ultravox and Voxtral
+// stack frames into an MLP, Qwen2-Audio projects each pooled frame.
 type audioTower struct {
 	hp           hparams
 	conv1, conv2 native.Weight // a.conv1d.{1,2}.weight [3, in, nEmbd], as F16
@@ -20,7 +21,8 @@ type audioTower struct {
 	outDim       int
 	normPre      []float32     // ultravox: mm.a.norm_pre.weight [nEmbd*stack]
 	normMid      []float32     // ultravox: mm.a.norm_mid.weight [hidden]
-	mm1, mm2     native.Weight // mm.a.mlp.1, mm.a.mlp.2
+	mm1, mm2     native.Weight // mm.a.mlp.1, mm.a.mlp.2; qwen2a: mm2 is mm.a.fc
+	mm2B         []float32     // qwen2a: mm.a.fc.bias
 	hidden       int
 }
 
@@ -45,9 +47,16 @@ func loadAudio(l *loader) (*audioTower, error) {
 		l.fail("tensor %q: want [%d, positions ≤ 65536]", posName, E)
 	}
 	a.tr = loadTransformer(l, "a")
-	a.tr.avgPool = hp.proj == "voxtral"
+	a.tr.avgPool = hp.proj == "voxtral" || hp.proj == "qwen2a"
 	in := E * hp.stack
 	switch hp.proj {
+	case "qwen2a":
+		a.outDim = l.outWidth("mm.a.fc.weight", E)
+		a.mm2, a.mm2B = l.matrix("mm.a.fc.weight", E, a.outDim), l.vector("mm.a.fc.bias", a.outDim)
+		if l.err != nil {
+			return nil, l.err
+		}
+		return a, nil
 	case "ultravox":
 		w := l.outWidth("mm.a.mlp.1.weight", in)
 		if w%2 != 0 {
@@ -130,6 +139,9 @@ func (e *Encoder) EncodeMel(ctx context.Context, m *Mel) ([]float32, int, error)
 	x, n, err := a.tr.forward(ctx, b, x, n)
 	if err != nil {
 		return nil, 0, err
+	}
+	if hp.proj == "qwen2a" {
+		return matmul(b, a.mm2, x, n, a.mm2B), n, nil
 	}
 	// stack frames: the rows joined stack at a time, zero-padded at the end
 	in := E * hp.stack

@@ -14,7 +14,7 @@
 // embedding norm), "idefics3" (SigLIP, pixel shuffle; SmolVLM) and "lfm2"
 // (SigLIP2 at dynamic resolution: interpolated position embeddings, pixel
 // unshuffle, MLP; LFM2-VL); audio "ultravox" and "voxtral" (Whisper
-// encoder, frame stacking).
+// encoder, frame stacking) and "qwen2a" (Whisper encoder, linear; Qwen2-Audio).
 package encoder
 
 import (
@@ -136,7 +136,7 @@ func (e *Encoder) EmbeddingDim() int {
 
 // Projector names the projector: that of the vision encoder when there is
 // one, else that of the audio encoder ("gemma3", "idefics3", "lfm2",
-// "ultravox", "voxtral").
+// "ultravox", "voxtral", "qwen2a").
 func (e *Encoder) Projector() string {
 	if e.vision != nil {
 		return e.vision.hp.proj
@@ -187,7 +187,7 @@ func (e *Encoder) MelBins() int {
 // projectors lists the projector types this package runs, by media.
 var projectors = map[Media][]string{
 	MediaImage: {"gemma3", "idefics3", "lfm2"},
-	MediaAudio: {"ultravox", "voxtral"},
+	MediaAudio: {"ultravox", "voxtral", "qwen2a"},
 }
 
 // ffnOp is the activation of the encoder's feed-forward blocks.
@@ -269,7 +269,7 @@ func readHParams(f *gguf.File, m Media) (hparams, error) {
 	} else {
 		ints = append(ints, []intKey{
 			{"clip.audio.num_mel_bins", &hp.nMel, 1, maxMel, true},
-			{"clip.audio.projector.stack_factor", &hp.stack, 1, 64, true},
+			{"clip.audio.projector.stack_factor", &hp.stack, 1, 64, proj != "qwen2a"},
 		}...)
 	}
 	for _, k := range ints {

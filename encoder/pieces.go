@@ -41,6 +41,7 @@ var layouts = map[string]layout{
 		ovStart: "<|img_thumbnail|>", tile: "<|img_row_%d_col_%d|>"},
 	"ultravox": {marker: "<|audio|>"},
 	"voxtral":  {marker: DefaultMarker, beg: "[BEGIN_AUDIO]"},
+	"qwen2a":   {marker: DefaultMarker, beg: "<|audio_bos|>", end: "<|audio_eos|>"},
 }
 
 // Marker returns the text the model family's chat template renders for a

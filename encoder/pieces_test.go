@@ -88,6 +88,9 @@ func TestPieces(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"[BEGIN_AUDIO]", "#13", "#13"}, texts(t, ps, 128))
 	require.Equal(t, "<|audio|>", open("ultravox").Marker(MediaAudio))
+	ps, err = open("qwen2a").EncodeAudioMels(ctx, []Mel{mel})
+	require.NoError(t, err)
+	require.Equal(t, []string{"<|audio_bos|>", "#52", "<|audio_eos|>"}, texts(t, ps, 128))
 
 	_, err = s.EncodeImageSlices(ctx, zeroImage(32, 32), tiles[:3], 2, 2)
 	require.ErrorContains(t, err, "3 image tiles for a grid of 2×2")

@@ -36,8 +36,8 @@ type mmprojSpec struct {
 // mmprojSpecs are the tiny mmproj shapes, one per projector. Their text
 // widths are those of the tiny language models of the same family:
 // tiny-gemma3-270m (128), tiny-smollm2-135m (192, SmolVLM's LM) and
-// tiny-llama3.2-1b (128, Ultravox's and Voxtral's LM family; LFM2 has no
-// synthetic LM here).
+// tiny-llama3.2-1b (128: Ultravox's LM; Voxtral's and Qwen2-Audio's are
+// as wide); LFM2 has no synthetic LM here.
 var mmprojSpecs = map[string]mmprojSpec{
 	// SigLIP 16×16 patches of 4 pixels, 4×4 average pooling: 16 tokens
 	// (the real model: 64×64 patches of 14 pixels, 256 tokens).
@@ -54,6 +54,10 @@ var mmprojSpecs = map[string]mmprojSpec{
 	// into a SwiGLU projector with RMS norms.
 	"ultravox": {proj: "ultravox", audio: true, nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 128,
 		nMel: 80, stack: 8, nPos: 1500, hidden: 48},
+	// Whisper conv stem on 128 mel bins, average pooling by 2, one linear
+	// layer (Qwen2-Audio).
+	"qwen2a": {proj: "qwen2a", audio: true, nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 128,
+		nMel: 128, nPos: 1500},
 	// Whisper conv stem on 128 mel bins, average pooling by 2, frames
 	// stacked by 4 into a GELU MLP.
 	"voxtral": {proj: "voxtral", audio: true, nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 128,
@@ -102,7 +106,9 @@ func MMProj(kind string, seed uint64, typ ggml.DType) (*gguf.Model, error) {
 	if s.audio {
 		b.kv("clip.audio.attention.layer_norm_epsilon", gguf.Float32(1e-5))
 		b.kv("clip.audio.num_mel_bins", gguf.Uint32(uint32(s.nMel)))
-		b.kv("clip.audio.projector.stack_factor", gguf.Uint32(uint32(s.stack)))
+		if s.stack > 0 {
+			b.kv("clip.audio.projector.stack_factor", gguf.Uint32(uint32(s.stack)))
+		}
 		// conv stem: kernel 3, padding 1, strides 1 and 2
 		b.tensor("a.conv1d.1.weight", ggml.F16, 1/math.Sqrt(float64(3*s.nMel)), 0, 3, s.nMel, E)
 		b.tensor("a.conv1d.1.bias", ggml.F32, 0.1, 0, 1, E)
@@ -169,6 +175,9 @@ func MMProj(kind string, seed uint64, typ ggml.DType) (*gguf.Model, error) {
 		b.tensor("mm.a.mlp.1.weight", b.typ, 1/math.Sqrt(float64(in)), 0, in, 2*s.hidden)
 		b.tensor("mm.a.norm_mid.weight", ggml.F32, 0.1, 1, s.hidden)
 		b.tensor("mm.a.mlp.2.weight", b.typ, 1/math.Sqrt(float64(s.hidden)), 0, s.hidden, s.textDim)
+	case "qwen2a":
+		b.tensor("mm.a.fc.weight", b.typ, 1/math.Sqrt(float64(E)), 0, E, s.textDim)
+		b.tensor("mm.a.fc.bias", ggml.F32, 0.1, 0, s.textDim)
 	case "voxtral":
 		in := E * s.stack
 		b.tensor("mm.a.mlp.1.weight", b.typ, 1/math.Sqrt(float64(in)), 0, in, s.hidden)

@@ -48,6 +48,7 @@ ultravox ultravox f32 audio 80 208
 ultravox-f16 ultravox f16 audio 80 208
 voxtral voxtral f32 audio 128 208
 voxtral-q8_0 voxtral q8_0 audio 128 208
+qwen2a qwen2a f32 audio 128 208
 LIST
 
 # kind, language model shape, image size, prompt
