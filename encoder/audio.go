@@ -140,6 +140,9 @@ func (e *Encoder) EncodeMel(ctx context.Context, m *Mel) ([]float32, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
+	if n == 0 {
+		return nil, 0, fmt.Errorf("encoder: %d mel frames are too few for the %s audio encoder: no embeddings", nFrames, hp.proj)
+	}
 	if hp.proj == "qwen2a" {
 		return matmul(b, a.mm2, x, n, a.mm2B), n, nil
 	}

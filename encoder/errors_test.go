@@ -159,6 +159,8 @@ func TestEncodeErrors(t *testing.T) {
 	require.ErrorContains(t, err, "takes 128 mel bins, got 80")
 	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 1, Data: make([]float32, 128)})
 	require.ErrorContains(t, err, "got 1")
+	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 2, Data: make([]float32, 256)})
+	require.ErrorContains(t, err, "2 mel frames are too few for the voxtral audio encoder")
 	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 3001, Data: make([]float32, 128*3001)})
 	require.ErrorContains(t, err, "2..3000 mel frames, got 3001")
 	_, _, err = aud.EncodeMel(ctx, &Mel{NMel: 128, NFrames: 208, Data: make([]float32, 10)})
