@@ -51,14 +51,15 @@ voxtral-q8_0 voxtral q8_0 audio 128 208
 qwen2a qwen2a f32 audio 128 208
 LIST
 
-# kind, language model shape, image size, prompt
+# file name, kind, language model shape, image size, prompt
 mkdir -p "$OUT/e2e"
-while read -r kind shape w h prompt; do
+while read -r name kind shape w h prompt; do
 	"$TMP/litert-go" synth --mmproj "$kind" --seed 1 -o "$TMP/$kind.gguf" 2>/dev/null
 	"$TMP/litert-go" synth --shape "$shape" --seed 1 -o "$TMP/$shape.gguf" 2>/dev/null
 	"$TMP/dumpmedia" "$TMP/$shape.gguf" "$TMP/$kind.gguf" image "$w" "$h" "$prompt" 2>/dev/null |
-		sed "s|^{|{\"mmproj\":\"$kind\",\"model\":\"$shape\",\"w\":$w,\"h\":$h,\"prompt\":\"$prompt\",|" > "$OUT/e2e/$kind.json"
-	echo "e2e $kind $shape"
+		sed "s|^{|{\"mmproj\":\"$kind\",\"model\":\"$shape\",\"w\":$w,\"h\":$h,\"prompt\":\"$prompt\",|" > "$OUT/e2e/$name.json"
+	echo "e2e $name $shape"
 done <<LIST
-gemma3 tiny-gemma3-270m 64 64 Look: <__media__> what is it?
+gemma3 gemma3 tiny-gemma3-270m 64 64 Look: <__media__> what is it?
+gemma3-80x48 gemma3 tiny-gemma3-270m 80 48 <__media__>Describe the picture.
 LIST
