@@ -64,6 +64,7 @@ type Encoder struct {
 	b      native.Backend
 	vision *visionTower
 	audio  *audioTower
+	file   *gguf.File // the file OpenFile mapped, closed by Close
 }
 
 // Limits on the hyper-parameters of a file, far above any released model,
@@ -117,6 +118,33 @@ func Open(f *gguf.File, b native.Backend) (*Encoder, error) {
 		return nil, fmt.Errorf("encoder: vision projector gives %d-wide embeddings, audio %d", e.vision.outDim, e.audio.outDim)
 	}
 	return e, nil
+}
+
+// OpenFile maps the mmproj GGUF file at path and loads it (Open); Close
+// unmaps it.
+func OpenFile(path string, b native.Backend) (*Encoder, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("encoder: %w", err)
+	}
+	e, err := Open(f, b)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	e.file = f
+	return e, nil
+}
+
+// Close releases the file OpenFile mapped; after it e must not be used. It
+// does nothing for an Encoder made by Open, whose file the caller owns.
+func (e *Encoder) Close() error {
+	if e.file == nil {
+		return nil
+	}
+	f := e.file
+	e.file = nil
+	return f.Close()
 }
 
 // Vision reports whether e encodes images.

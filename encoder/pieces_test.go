@@ -3,10 +3,13 @@ package encoder
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/native"
 )
 
@@ -104,4 +107,27 @@ func TestPieces(t *testing.T) {
 	require.ErrorContains(t, err, "whole 4-pixel patches")
 	_, err = l.EncodeImageSlices(ctx, nil, []*Image{zeroImage(4000, 4000)}, 0, 0)
 	require.ErrorContains(t, err, "at most 4096")
+}
+
+// TestOpenFile loads an mmproj that synth wrote to disk and refuses a file
+// that is not one, naming it.
+func TestOpenFile(t *testing.T) {
+	b := native.NewGo(1)
+	defer b.Close()
+	path := filepath.Join(t.TempDir(), "mmproj.gguf")
+	require.NoError(t, synth.WriteMMProj(path, "ultravox", 1, ggml.F16))
+	e, err := OpenFile(path, b)
+	require.NoError(t, err)
+	require.Equal(t, "ultravox", e.Projector())
+	require.NoError(t, e.CheckDim(128))
+	require.NoError(t, e.Close())
+	require.NoError(t, e.Close())
+
+	lm := filepath.Join(t.TempDir(), "lm.gguf")
+	require.NoError(t, synth.WriteFile(lm, "tiny-gemma3-270m", synth.Options{Seed: 1}))
+	_, err = OpenFile(lm, b)
+	require.ErrorContains(t, err, "lm.gguf")
+	require.ErrorContains(t, err, "not an mmproj")
+	_, err = OpenFile(filepath.Join(t.TempDir(), "missing.gguf"), b)
+	require.ErrorContains(t, err, "missing.gguf")
 }
