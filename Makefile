@@ -65,6 +65,9 @@ FUZZ_TARGETS = \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \
 	./server:FuzzChatRequest \
 	./encoder:FuzzOpen \
+	./encoder/preprocess:FuzzDecodeImage \
+	./encoder/preprocess:FuzzResize \
+	./encoder/preprocess:FuzzDecodeAudio \
 	./hub:FuzzPick
 
 fuzz:

@@ -185,7 +185,7 @@ func (e *Engine) Info() Info { return e.info }
 // NewState allocates a KV cache of the engine's context length and
 // activation buffers for batches of up to maxBatch tokens.
 func (e *Engine) NewState(maxBatch int) (*models.State, error) {
-	return models.NewState(e.model.Params(), e.info.ContextLength, maxBatch, e.info.KVType)
+	return models.NewState(e.model, e.info.ContextLength, maxBatch, e.info.KVType)
 }
 
 // Close stops the backend and unmaps the file. Sessions must not be used

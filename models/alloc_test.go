@@ -20,9 +20,9 @@ func TestDecodeAllocations(t *testing.T) {
 	m := openModel(t, path, b)
 	st := mustState(t, m, 256)
 	logits := make([]float32, m.Params().VocabSize)
-	m.Forward(st, []int32{1, 2, 3}, logits)
+	m.Forward(st, Tokens([]int32{1, 2, 3}), logits)
 	allocs := testing.AllocsPerRun(50, func() {
-		m.Forward(st, []int32{argmax(logits)}, logits)
+		m.Forward(st, Tokens([]int32{argmax(logits)}), logits)
 	})
 	t.Logf("%.0f allocations per decoded token", allocs)
 	assert.LessOrEqual(t, allocs, float64(16*m.Params().NLayers+4))

@@ -32,9 +32,14 @@ func (e *NonFiniteError) Error() string {
 // stage to name the first stage that produced a non-finite value, and
 // returns a *NonFiniteError; the state then holds the positions it held
 // before the call.
-func ForwardChecked(m Model, s *State, tokens []int32, logits []float32) error {
+//
+// A State with convolution or recurrent state cannot be set back by its
+// length alone: there the failed call's positions are dropped with
+// Truncate(pos0), which may resume earlier (the caller re-runs its tokens
+// from s.Len() on), and the stage is not searched for (Stage "output").
+func ForwardChecked(m Model, s *State, in Input, logits []float32) error {
 	pos0 := s.n
-	m.Forward(s, tokens, logits)
+	m.Forward(s, in, logits)
 	i := -1
 	if logits != nil {
 		i = firstNonFinite(logits)
@@ -43,15 +48,19 @@ func ForwardChecked(m Model, s *State, tokens []int32, logits []float32) error {
 		return nil
 	}
 	first := logits[i]
+	if s.stateful {
+		s.restore(pos0)
+		return &NonFiniteError{Arch: m.Params().Arch, Layer: -1, Stage: "output", Pos: pos0 + in.Len() - 1, Value: first}
+	}
 	s.n = pos0
 	s.trace = &NonFiniteError{Arch: m.Params().Arch, Layer: -1}
 	defer func() { s.trace, s.n = nil, pos0 }()
-	m.Forward(s, tokens, logits)
+	m.Forward(s, in, logits)
 	e := s.trace
 	if e.Stage == "" {
 		// The second run came out finite (a kernel's order of operations
 		// can differ between runs): report the logits of the first.
-		e.Stage, e.Pos, e.Value = "output", pos0+len(tokens)-1, first
+		e.Stage, e.Pos, e.Value = "output", pos0+in.Len()-1, first
 	}
 	return e
 }

@@ -79,11 +79,11 @@ func FuzzLoadParams(f *testing.F) {
 		p := model.Params()
 		require.Positive(t, p.NormEps)
 		require.Positive(t, p.RopeBase)
-		st, err := NewState(p, 8, 4, ggml.F32)
+		st, err := NewState(model, 8, 4, ggml.F32)
 		require.NoError(t, err)
 		logits := make([]float32, p.VocabSize)
 		for _, batch := range [][]int32{{1, 2, 3}, {4}} {
-			err := ForwardChecked(model, st, batch, logits)
+			err := ForwardChecked(model, st, Tokens(batch), logits)
 			if err != nil {
 				var nf *NonFiniteError
 				require.ErrorAs(t, err, &nf)

@@ -107,14 +107,14 @@ func TestStories260KLogits(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			m := openModel(t, filepath.Join(fixtures, tc.file), b)
-			st, err := NewState(m.Params(), 64, 16, ggml.F32)
+			st, err := NewState(m, 64, 16, ggml.F32)
 			require.NoError(t, err)
 			logits := make([]float32, m.Params().VocabSize)
-			m.Forward(st, ref.Prompt, logits)
+			m.Forward(st, Tokens(ref.Prompt), logits)
 			worst := 0.0
 			for i, step := range ref.Steps {
 				if i > 0 {
-					m.Forward(st, []int32{ref.Steps[i-1].Argmax}, logits)
+					m.Forward(st, Tokens([]int32{ref.Steps[i-1].Argmax}), logits)
 				}
 				for j, want := range step.Logits {
 					worst = math.Max(worst, math.Abs(float64(logits[j]-want)))
@@ -148,10 +148,10 @@ func TestStories260KGreedy(t *testing.T) {
 			defer f.Close()
 			pieces, err := f.Strings("tokenizer.ggml.tokens")
 			require.NoError(t, err)
-			st, err := NewState(m.Params(), 64, 16, ggml.F32)
+			st, err := NewState(m, 64, 16, ggml.F32)
 			require.NoError(t, err)
 			logits := make([]float32, m.Params().VocabSize)
-			m.Forward(st, ref.Prompt, logits)
+			m.Forward(st, Tokens(ref.Prompt), logits)
 			var text strings.Builder
 			for i := range 32 {
 				tok := argmax(logits)
@@ -159,7 +159,7 @@ func TestStories260KGreedy(t *testing.T) {
 					require.Equal(t, ref.Steps[i].Argmax, tok, "step %d", i)
 				}
 				text.WriteString(strings.ReplaceAll(pieces[tok], "\u2581", " "))
-				m.Forward(st, []int32{tok}, logits)
+				m.Forward(st, Tokens([]int32{tok}), logits)
 			}
 			require.Equal(t, tc.text, text.String())
 		})

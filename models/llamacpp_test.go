@@ -173,15 +173,15 @@ func checkLlamaCpp(t *testing.T, name string) {
 		p := m.Params()
 		require.Equal(t, ref.NVocab, p.VocabSize)
 		// 512 positions, as llama.cpp's n_ctx: Phi-3 picks its RoPE factors by it.
-		st, err := NewState(p, llamaCppCtx, len(ref.Prompt), ggml.F32)
+		st, err := NewState(m, llamaCppCtx, len(ref.Prompt), ggml.F32)
 		require.NoError(t, err)
 		logits := make([]float32, p.VocabSize)
 		worst, worstDeq := 0.0, 0.0
 		for step, want := range ref.Steps {
 			if step == 0 {
-				m.Forward(st, ref.Prompt, logits)
+				m.Forward(st, Tokens(ref.Prompt), logits)
 			} else {
-				m.Forward(st, ref.Feed[step-1:step], logits)
+				m.Forward(st, Tokens(ref.Feed[step-1:step]), logits)
 			}
 			worst = max(worst, requireLogits(t, logits, want, ref.Stride, tol, "%s backend, step %d", b.Name(), step))
 			if deq != nil && isGo {

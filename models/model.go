@@ -18,41 +18,77 @@ import (
 	"github.com/litert-go/litert-go/native"
 )
 
-// Params are the hyper-parameters every architecture shares, read from the
-// GGUF keys "<arch>.…".
-type Params struct {
-	Arch      string  // general.architecture
-	VocabSize int     // rows of token_embd.weight
-	Dim       int     // <arch>.embedding_length
-	HiddenDim int     // <arch>.feed_forward_length
-	NLayers   int     // <arch>.block_count
-	NHeads    int     // <arch>.attention.head_count
-	NKVHeads  int     // <arch>.attention.head_count_kv (default NHeads)
-	HeadDim   int     // <arch>.attention.key_length (default Dim/NHeads)
-	CtxLen    int     // <arch>.context_length: the training context
-	NormEps   float32 // <arch>.attention.layer_norm_rms_epsilon
-	RopeDim   int     // <arch>.rope.dimension_count (default HeadDim)
-	RopeBase  float64 // <arch>.rope.freq_base (default 10000)
-	Window    int     // <arch>.attention.sliding_window for local layers, 0 if none
-
-	// Mixture of experts (qwen3moe); zero for dense models.
-	NExperts        int // <arch>.expert_count
-	NExpertsUsed    int // <arch>.expert_used_count: experts each token is routed to
-	ExpertHiddenDim int // <arch>.expert_feed_forward_length (default HiddenDim/NExpertsUsed)
-}
-
 // Model is a loaded architecture: read-only weights and a forward pass. A
 // Model is safe for concurrent use by many States.
 type Model interface {
 	// Params returns the hyper-parameters.
 	Params() Params
-	// Forward runs tokens at positions s.Len(), s.Len()+1, … through the
-	// model, appends their keys and values to s and, if logits is not nil,
-	// writes the VocabSize logits of the last token into it. The caller
-	// guarantees len(tokens) ≤ s.MaxBatch(), room in the cache and token
-	// ids below VocabSize; Forward panics otherwise. ForwardChecked adds
-	// a check that the logits are finite.
-	Forward(s *State, tokens []int32, logits []float32)
+	// Backend returns the backend the model was loaded for, which runs
+	// its forward pass.
+	Backend() native.Backend
+	// Forward runs the rows of in at positions s.Len(), s.Len()+1, …
+	// through the model, appends what each layer carries (keys and
+	// values, convolution and recurrent states) to s and, if logits is
+	// not nil, writes the VocabSize logits of the last row into it. The
+	// caller guarantees in.Len() ≤ s.MaxBatch(), room in the cache and a
+	// valid in (Input.Check); Forward panics otherwise. ForwardChecked
+	// adds a check that the logits are finite.
+	Forward(s *State, in Input, logits []float32)
+}
+
+// Input is one Forward call's batch: token ids, or rows of input
+// embeddings (from a vision or audio encoder). Exactly one is set.
+type Input struct {
+	Tokens []int32 // token ids, each < VocabSize
+	// Embeddings holds Len() rows of Dim elements, entering where the
+	// token lookup's output would: after the lookup, before token-only
+	// scaling such as Gemma's ×√Dim (llama.cpp build_inp_embd scales only
+	// ubatch.token).
+	Embeddings []float32
+	// Dim is the width of one row of Embeddings: the model's Params.Dim.
+	// Embeds sets it.
+	Dim int
+}
+
+// Tokens returns the Input of token ids.
+func Tokens(ids []int32) Input { return Input{Tokens: ids} }
+
+// Embeds returns the Input of the rows of embeddings, each dim elements
+// (the model's Params.Dim).
+func Embeds(rows []float32, dim int) Input { return Input{Embeddings: rows, Dim: dim} }
+
+// Len is the number of rows of in: its tokens or its embedding rows.
+func (in Input) Len() int {
+	if in.Tokens != nil || in.Dim <= 0 {
+		return len(in.Tokens)
+	}
+	return len(in.Embeddings) / in.Dim
+}
+
+// Check reports whether in is a valid Input for a model of
+// hyper-parameters p: exactly one of Tokens and Embeddings set and not
+// empty, token ids below p.VocabSize, and whole embedding rows of p.Dim.
+func (in Input) Check(p Params) error {
+	switch {
+	case in.Tokens != nil && in.Embeddings != nil:
+		return fmt.Errorf("models: input of both %d tokens and %d embedding values", len(in.Tokens), len(in.Embeddings))
+	case in.Tokens != nil:
+		if len(in.Tokens) == 0 {
+			return fmt.Errorf("models: input of no tokens")
+		}
+		for i, t := range in.Tokens {
+			if t < 0 || int(t) >= p.VocabSize {
+				return fmt.Errorf("models: token %d at batch index %d is outside the vocabulary of %d", t, i, p.VocabSize)
+			}
+		}
+	case len(in.Embeddings) == 0:
+		return fmt.Errorf("models: empty input: neither tokens nor embeddings")
+	case in.Dim != p.Dim:
+		return fmt.Errorf("models: input embeddings of rows of %d, the model's are %d", in.Dim, p.Dim)
+	case len(in.Embeddings) == 0 || len(in.Embeddings)%p.Dim != 0:
+		return fmt.Errorf("models: %d input embedding values are not whole rows of %d", len(in.Embeddings), p.Dim)
+	}
+	return nil
 }
 
 // LoadFunc builds a Model from an open GGUF file. The model may keep

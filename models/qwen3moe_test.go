@@ -51,7 +51,7 @@ func TestQwen3MoEExpertReads(t *testing.T) {
 	defer c.Close()
 	m := openModel(t, writeTiny(t, "tiny-qwen3moe-30b-a3b", ggml.Q8_0), c).(*Llama)
 	p := m.Params()
-	st, err := NewState(p, 64, 40, ggml.F32)
+	st, err := NewState(m, 64, 40, ggml.F32)
 	require.NoError(t, err)
 	logits := make([]float32, p.VocabSize)
 	experts := func(ly Block, n int) {
@@ -70,13 +70,13 @@ func TestQwen3MoEExpertReads(t *testing.T) {
 	}
 
 	c.calls = map[*byte][]int{}
-	m.Forward(st, testTokens(40, p.VocabSize), logits)
+	m.Forward(st, Tokens(testTokens(40, p.VocabSize)), logits)
 	for _, ly := range m.Layers {
 		experts(ly, 40)
 	}
 
 	c.calls = map[*byte][]int{}
-	m.Forward(st, []int32{7}, logits)
+	m.Forward(st, Tokens([]int32{7}), logits)
 	for _, ly := range m.Layers {
 		experts(ly, 1)
 		read := 0

@@ -235,7 +235,7 @@ func TestAgainstReference(t *testing.T) {
 }
 
 func mustState(t *testing.T, m Model, ctxLen int) *State {
-	st, err := NewState(m.Params(), ctxLen, ctxLen, ggml.F32)
+	st, err := NewState(m, ctxLen, ctxLen, ggml.F32)
 	require.NoError(t, err)
 	return st
 }

@@ -121,10 +121,10 @@ func forwardChecked(t *testing.T, path string, newBackend func() native.Backend,
 	defer b.Close()
 	m, err := Load(f, b)
 	require.NoError(t, err)
-	st, err := NewState(m.Params(), 32, 8, ggml.F32)
+	st, err := NewState(m, 32, 8, ggml.F32)
 	require.NoError(t, err)
 	logits := make([]float32, m.Params().VocabSize)
-	err = ForwardChecked(m, st, prompt, logits)
+	err = ForwardChecked(m, st, Tokens(prompt), logits)
 	if err == nil {
 		assert.Negative(t, firstNonFinite(logits), "logits without an error are finite")
 	}

@@ -45,7 +45,7 @@ func run(m Model, st *State, ids []int32, batch int) []float32 {
 	logits := make([]float32, m.Params().VocabSize)
 	for len(ids) > 0 {
 		n := min(batch, len(ids))
-		m.Forward(st, ids[:n], logits)
+		m.Forward(st, Tokens(ids[:n]), logits)
 		ids = ids[n:]
 	}
 	return logits
@@ -65,7 +65,7 @@ func TestSynthetic(t *testing.T) {
 			p := m1.Params()
 			ids := testTokens(20, p.VocabSize) // longer than gemma's window of 16
 			state := func(kv ggml.DType) *State {
-				st, err := NewState(p, 64, 64, kv)
+				st, err := NewState(m1, 64, 64, kv)
 				require.NoError(t, err)
 				return st
 			}
@@ -89,7 +89,9 @@ func TestSynthetic(t *testing.T) {
 				{"rewind and replay", m1, ggml.F32, func(m Model, st *State) []float32 {
 					run(m, st, ids[:12], 64)
 					run(m, st, testTokens(9, 5), 64)
-					require.NoError(t, st.Truncate(12))
+					resume, err := st.Truncate(12)
+					require.NoError(t, err)
+					require.Equal(t, 12, resume)
 					return run(m, st, ids[12:], 64)
 				}, 1e-4},
 				{"clone", m1, ggml.F32, func(m Model, st *State) []float32 {

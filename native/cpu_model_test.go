@@ -42,15 +42,15 @@ func openSynth(t testing.TB, shape string, typ ggml.DType) *gguf.File {
 // nDecode of them one at a time, and returns the final logits.
 func forward(t testing.TB, m models.Model, kv ggml.DType, ids []int32, batch, nDecode int) []float32 {
 	t.Helper()
-	s, err := models.NewState(m.Params(), 64, batch, kv)
+	s, err := models.NewState(m, 64, batch, kv)
 	require.NoError(t, err)
 	logits := make([]float32, m.Params().VocabSize)
 	pre := ids[:len(ids)-nDecode]
 	for lo := 0; lo < len(pre); lo += batch {
-		m.Forward(s, pre[lo:min(lo+batch, len(pre))], logits)
+		m.Forward(s, models.Tokens(pre[lo:min(lo+batch, len(pre))]), logits)
 	}
 	for _, id := range ids[len(pre):] {
-		m.Forward(s, []int32{id}, logits)
+		m.Forward(s, models.Tokens([]int32{id}), logits)
 	}
 	return logits
 }
@@ -131,7 +131,7 @@ func BenchmarkForward(b *testing.B) {
 					continue // tens of seconds per batch: see BenchmarkMatMul instead
 				}
 				b.Run(typ.String()+"/"+mode.name+"/"+be.Name(), func(b *testing.B) {
-					s, err := models.NewState(m.Params(), 4096, mode.batch, ggml.F32)
+					s, err := models.NewState(m, 4096, mode.batch, ggml.F32)
 					require.NoError(b, err)
 					ids := make([]int32, mode.batch)
 					for i := range ids {
@@ -143,9 +143,10 @@ func BenchmarkForward(b *testing.B) {
 					for b.Loop() {
 						// prefill from position 0; decode at positions 0..511
 						if mode.batch > 1 || s.Len() >= 512 {
-							require.NoError(b, s.Truncate(0))
+							_, err := s.Truncate(0)
+							require.NoError(b, err)
 						}
-						m.Forward(s, ids, logits)
+						m.Forward(s, models.Tokens(ids), logits)
 						n += mode.batch
 					}
 					b.ReportMetric(float64(n)/time.Since(start).Seconds(), "tok/s")

@@ -26,9 +26,24 @@ type Config struct {
 	// BatchSize is the most tokens prefilled in one forward pass (a matrix
 	// product per weight); 0 means DefaultBatchSize.
 	BatchSize int
+	// CheckpointEvery is how often, in tokens, the state of a model with
+	// convolution or recurrent layers is checkpointed (besides the end of
+	// every Prefill and Append), so that Rewind re-runs at most that many
+	// tokens; 0 means models.DefaultCheckpointEvery, a negative value
+	// only at Prefill ends. Checkpoints cost State.CheckpointBytes each.
+	CheckpointEvery int
+	// MaxCheckpoints bounds the checkpoints kept (the oldest go first);
+	// 0 means models.DefaultMaxCheckpoints.
+	MaxCheckpoints int
 }
 
-// Session is a sequence of tokens and the model's KV cache for them.
+// Session is a sequence of tokens and the model's state for them (KV
+// caches, and convolution and recurrent states where the model has them).
+//
+// The state may hold fewer positions than the session has tokens: after a
+// Rewind on a model whose state is checkpointed rather than cut, it
+// resumes at a checkpoint, and the tokens from there on are run again,
+// with whatever comes next, by the next call that needs them.
 type Session struct {
 	eng    *engine.Engine
 	model  models.Model
@@ -48,9 +63,21 @@ func New(eng *engine.Engine, cfg Config) (*Session, error) {
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = DefaultBatchSize
 	}
+	if cfg.MaxCheckpoints < 0 {
+		return nil, fmt.Errorf("session: negative checkpoint count %d", cfg.MaxCheckpoints)
+	}
 	st, err := eng.NewState(cfg.BatchSize)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
+	}
+	switch {
+	case cfg.CheckpointEvery > 0:
+		st.CheckpointEvery = cfg.CheckpointEvery
+	case cfg.CheckpointEvery < 0:
+		st.CheckpointEvery = 0
+	}
+	if cfg.MaxCheckpoints > 0 {
+		st.MaxCheckpoints = cfg.MaxCheckpoints
 	}
 	m := eng.Model()
 	return &Session{eng: eng, model: m, st: st, cfg: cfg, logits: make([]float32, m.Params().VocabSize)}, nil
@@ -80,7 +107,9 @@ func (s *Session) Logits() []float32 {
 }
 
 // ensureLogits computes the logits of the last token if they are stale:
-// the last token is dropped from the cache and run again.
+// the state is set back before the last token (to a checkpoint at or
+// before it, for a model that needs one) and the tokens from there on are
+// run again.
 func (s *Session) ensureLogits(ctx context.Context) error {
 	if s.valid {
 		return nil
@@ -88,19 +117,36 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 	if len(s.tokens) == 0 {
 		return errors.New("session: no logits: prefill at least one token first")
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("session: %w", err)
+	if s.st.Len() == len(s.tokens) {
+		if _, err := s.st.Truncate(len(s.tokens) - 1); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
 	}
-	last := len(s.tokens) - 1
-	if err := s.st.Truncate(last); err != nil {
-		return fmt.Errorf("session: %w", err)
+	return s.catchUp(ctx, true)
+}
+
+// catchUp runs the session's tokens the state does not hold yet through
+// the model, in batches of Config.BatchSize tokens, with the logits of
+// the last one if logits is set. Cancellation is checked between batches.
+// After an error the state holds a prefix of the tokens (the rest are run
+// by the next call) and there are no logits.
+func (s *Session) catchUp(ctx context.Context, logits bool) error {
+	s.valid = false
+	for s.st.Len() < len(s.tokens) {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+		pos := s.st.Len()
+		n := min(len(s.tokens)-pos, s.st.MaxBatch())
+		var out []float32
+		if pos+n == len(s.tokens) && logits {
+			out = s.logits
+		}
+		if err := models.ForwardChecked(s.model, s.st, models.Tokens(s.tokens[pos:pos+n]), out); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+		s.valid = out != nil
 	}
-	if err := models.ForwardChecked(s.model, s.st, s.tokens[last:], s.logits); err != nil {
-		// Keep the cache whole: the last token goes back in, without logits.
-		s.model.Forward(s.st, s.tokens[last:], nil)
-		return fmt.Errorf("session: %w", err)
-	}
-	s.valid = true
 	return nil
 }
 
@@ -124,7 +170,7 @@ func (s *Session) check(ids []int32) error {
 // more. Cancellation is checked between batches; a cancelled prefill keeps
 // the batches already done (TokenCount says how many) and leaves no logits.
 func (s *Session) Prefill(ctx context.Context, ids []int32) error {
-	return s.prefill(ctx, ids, true)
+	return s.prefill(ctx, ids, true, true)
 }
 
 // Append is Prefill without computing the logits of the last token, for
@@ -132,43 +178,43 @@ func (s *Session) Prefill(ctx context.Context, ids []int32) error {
 // of a chat turn, say): it skips the output head. Logits computes them
 // later if they are asked for after all.
 func (s *Session) Append(ctx context.Context, ids []int32) error {
-	return s.prefill(ctx, ids, false)
+	return s.prefill(ctx, ids, false, true)
 }
 
-func (s *Session) prefill(ctx context.Context, ids []int32, logits bool) error {
+func (s *Session) prefill(ctx context.Context, ids []int32, logits, mark bool) error {
 	if err := s.check(ids); err != nil {
 		return err
 	}
-	for len(ids) > 0 {
-		if err := ctx.Err(); err != nil {
-			s.valid = false
-			return fmt.Errorf("session: prefill stopped after %d tokens: %w", len(s.tokens), err)
-		}
-		n := min(len(ids), s.st.MaxBatch())
-		var out []float32
-		if n == len(ids) && logits {
-			out = s.logits
-		}
-		if err := models.ForwardChecked(s.model, s.st, ids[:n], out); err != nil {
-			// The batch is not kept: the cache holds the tokens before it.
-			s.valid = false
-			return fmt.Errorf("session: prefill stopped after %d tokens: %w", len(s.tokens), err)
-		}
-		s.tokens = append(s.tokens, ids[:n]...)
-		s.valid = out != nil
-		ids = ids[n:]
+	if len(ids) == 0 {
+		return nil
+	}
+	before := len(s.tokens)
+	s.tokens = append(s.tokens, ids...)
+	if err := s.catchUp(ctx, logits); err != nil {
+		// The batch that failed is not kept: the session holds the
+		// tokens the state holds, and those it held before the call.
+		s.tokens = s.tokens[:max(before, s.st.Len())]
+		return fmt.Errorf("session: prefill stopped after %d tokens: %w", len(s.tokens), errors.Unwrap(err))
+	}
+	if mark {
+		// a turn boundary: where a later Rewind is likely to return
+		s.st.Checkpoint()
 	}
 	return nil
 }
 
 // Decode appends one token and computes the logits after it.
 func (s *Session) Decode(ctx context.Context, id int32) error {
-	return s.Prefill(ctx, []int32{id})
+	return s.prefill(ctx, []int32{id}, true, false)
 }
 
 // Rewind removes the last n tokens. The logits of the new last token are
 // computed when next needed (by Logits or Generate), so a Rewind followed
-// by Prefill costs nothing extra.
+// by Prefill costs nothing extra. On a model with convolution or recurrent
+// state, the state goes back to the newest checkpoint at or before the
+// new end (Prefill takes one at its end, and the state one every
+// models.State.CheckpointEvery tokens), and the tokens after it are run
+// again with the next Prefill or Logits.
 func (s *Session) Rewind(n int) error {
 	if n < 0 || n > len(s.tokens) {
 		return fmt.Errorf("session: rewind %d of %d tokens", n, len(s.tokens))
@@ -177,8 +223,10 @@ func (s *Session) Rewind(n int) error {
 		return nil
 	}
 	keep := len(s.tokens) - n
-	if err := s.st.Truncate(keep); err != nil {
-		return fmt.Errorf("session: %w", err)
+	if keep < s.st.Len() {
+		if _, err := s.st.Truncate(keep); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
 	}
 	s.tokens = s.tokens[:keep]
 	s.valid = false

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/models"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
@@ -160,7 +161,7 @@ func benchOnce(ctx context.Context, eng *engine.Engine, nPrompt, nGen, batch int
 		if hi == nPrompt {
 			out = logits
 		}
-		m.Forward(s, ids[lo:hi], out)
+		m.Forward(s, models.Tokens(ids[lo:hi]), out)
 	}
 	prefillTime := time.Since(start)
 	tok := argmax(logits)
@@ -171,7 +172,7 @@ func benchOnce(ctx context.Context, eng *engine.Engine, nPrompt, nGen, batch int
 		if err := ctx.Err(); err != nil {
 			return 0, 0, 0, err
 		}
-		m.Forward(s, []int32{tok}, logits)
+		m.Forward(s, models.Tokens([]int32{tok}), logits)
 		tok = argmax(logits)
 	}
 	decodeTime := time.Since(start)
