@@ -3,9 +3,12 @@
 // reads beside a language model (clip.* keys, v.* / a.* / mm.* tensors),
 // on the language model's native.Backend.
 //
-// An encoder turns a preprocessed image (planar RGB, normalized) or a log-mel
-// spectrogram into rows of embeddings of the language model's width, which
-// enter the prompt in place of token embeddings. The computation follows
+// An encoder turns an image or audio file (EncodeImage, EncodeAudio: decoded
+// and preprocessed by encoder/preprocess as llama.cpp's mtmd does), or an
+// already preprocessed image or log-mel spectrogram, into rows of
+// embeddings of the language model's width, which enter the prompt in
+// place of token embeddings, between the text the family's chat format
+// puts around them (Piece, Marker). The computation follows
 // llama.cpp's clip.cpp graph for each projector, down to the points where
 // ggml rounds to half precision (the im2col of its convolutions and its
 // tabulated GELU), so that the embeddings equal libmtmd's.

@@ -2,8 +2,9 @@
 // tokenizes the prompt around the media marker (mtmd_tokenize), encodes the
 // image (preprocessing included), evaluates every chunk on the language
 // model (mtmd_helper_eval_chunks, as llama-mtmd-cli does) and prints one
-// JSON object: {"chunks": [{"tokens": [...]} | {"n_tokens": N, "embd": [...]}],
-// "n_vocab": V, "logits": [V floats after the last prompt position]}.
+// JSON object: {"chunks": [{"tokens": [...]} | {"n_tokens": N, "embd_stride": S,
+// "embd": [every S-th value of the N rows]}], "n_vocab": V, "logits": [V
+// floats after the last prompt position]}.
 //
 // usage: dumpmedia MODEL.gguf MMPROJ.gguf image W H PROMPT
 //        dumpmedia MODEL.gguf MMPROJ.gguf audio N_SAMPLES PROMPT
@@ -44,7 +45,7 @@ int main(int argc, char ** argv) {
         return 1;
     }
     llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = cp.n_batch = cp.n_ubatch = 512;
+    cp.n_ctx = cp.n_batch = cp.n_ubatch = 1024;
     cp.n_seq_max = 1;
     cp.n_threads = cp.n_threads_batch = 1;
     cp.type_k = cp.type_v = GGML_TYPE_F32;
@@ -105,13 +106,16 @@ int main(int argc, char ** argv) {
             }
             const size_t n = mtmd_input_chunk_get_n_tokens(ch);
             const float * embd = mtmd_get_output_embd(mctx);
-            printf("\"n_tokens\":%zu,\"non_causal\":%s,\"embd\":[", n, mtmd_decode_use_non_causal(mctx, ch) ? "true" : "false");
-            for (size_t i = 0; i < n * n_embd; i++) printf(i ? ",%.8g" : "%.8g", embd[i]);
+            // every value of an image's rows; every 37th of a 30 s audio window's 750
+            const size_t stride = audio ? 37 : 1;
+            printf("\"n_tokens\":%zu,\"non_causal\":%s,\"embd_stride\":%zu,\"embd\":[", n,
+                   mtmd_decode_use_non_causal(mctx, ch) ? "true" : "false", stride);
+            for (size_t i = 0; i < n * n_embd; i += stride) printf(i ? ",%.8g" : "%.8g", embd[i]);
             printf("]}");
         }
     }
     llama_pos n_past = 0;
-    if (mtmd_helper_eval_chunks(mctx, lctx, chunks, 0, 0, 512, true, &n_past) != 0) {
+    if (mtmd_helper_eval_chunks(mctx, lctx, chunks, 0, 0, 1024, true, &n_past) != 0) {
         fprintf(stderr, "mtmd_helper_eval_chunks failed\n");
         return 1;
     }

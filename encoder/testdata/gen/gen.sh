@@ -51,15 +51,23 @@ voxtral-q8_0 voxtral q8_0 audio 128 208
 qwen2a qwen2a f32 audio 128 208
 LIST
 
-# file name, kind, language model shape, image size, prompt
+# file name, kind, language model shape, media (image W H, or audio N 0:
+# N samples), prompt
 mkdir -p "$OUT/e2e"
-while read -r name kind shape w h prompt; do
+while read -r name kind shape media a b prompt; do
 	"$TMP/litert-go" synth --mmproj "$kind" --seed 1 -o "$TMP/$kind.gguf" 2>/dev/null
 	"$TMP/litert-go" synth --shape "$shape" --seed 1 -o "$TMP/$shape.gguf" 2>/dev/null
-	"$TMP/dumpmedia" "$TMP/$shape.gguf" "$TMP/$kind.gguf" image "$w" "$h" "$prompt" 2>/dev/null |
-		sed "s|^{|{\"mmproj\":\"$kind\",\"model\":\"$shape\",\"w\":$w,\"h\":$h,\"prompt\":\"$prompt\",|" > "$OUT/e2e/$name.json"
+	if [ "$media" = image ]; then
+		args="image $a $b"
+	else
+		args="audio $a"
+	fi
+	# shellcheck disable=SC2086
+	"$TMP/dumpmedia" "$TMP/$shape.gguf" "$TMP/$kind.gguf" $args "$prompt" 2>/dev/null |
+		sed "s|^{|{\"mmproj\":\"$kind\",\"model\":\"$shape\",\"media\":\"$media\",\"w\":$a,\"h\":$b,\"prompt\":\"$prompt\",|" > "$OUT/e2e/$name.json"
 	echo "e2e $name $shape"
 done <<LIST
-gemma3 gemma3 tiny-gemma3-270m 64 64 Look: <__media__> what is it?
-gemma3-80x48 gemma3 tiny-gemma3-270m 80 48 <__media__>Describe the picture.
+gemma3 gemma3 tiny-gemma3-270m image 64 64 Look: <__media__> what is it?
+gemma3-80x48 gemma3 tiny-gemma3-270m image 80 48 <__media__>Describe the picture.
+qwen2a qwen2a tiny-llama3.2-1b audio 16000 0 Listen: <__media__> what is it?
 LIST
