@@ -3,6 +3,8 @@ package encoder
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/encoder/preprocess"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
@@ -229,4 +232,40 @@ func mustOpen(t *testing.T, f *gguf.File, b native.Backend) *Encoder {
 	e, err := Open(f, b)
 	require.NoError(t, err)
 	return e
+}
+
+// TestEncodeFileErrors checks that bad image and audio files fail with an
+// error, before anything is encoded.
+func TestEncodeFileErrors(t *testing.T) {
+	b := native.NewGo(1)
+	defer b.Close()
+	ctx := context.Background()
+	vis := mustOpen(t, synthFile(t, "gemma3"), b)
+	aud := mustOpen(t, synthFile(t, "qwen2a"), b)
+
+	_, err := vis.EncodeImage(ctx, []byte("not an image"))
+	require.ErrorContains(t, err, "encoder: ")
+	good := e2ePNG(t, 8, 8)
+	_, err = vis.EncodeImage(ctx, good[:len(good)/2])
+	require.Error(t, err, "truncated PNG")
+	// a PNG header declaring 100000×100000 pixels
+	huge := bytes.Clone(good)
+	binary.BigEndian.PutUint32(huge[16:], 100000)
+	binary.BigEndian.PutUint32(huge[20:], 100000)
+	binary.BigEndian.PutUint32(huge[29:], crc32.ChecksumIEEE(huge[12:29])) // IHDR's CRC
+	_, err = vis.EncodeImage(ctx, huge)
+	require.ErrorIs(t, err, preprocess.ErrImageTooLarge)
+	_, err = aud.EncodeImage(ctx, good)
+	require.ErrorContains(t, err, "no vision encoder")
+
+	wav := e2eWAV(1600)
+	_, err = aud.EncodeAudio(ctx, wav[:30])
+	require.ErrorContains(t, err, "encoder: ")
+	_, err = aud.EncodeAudio(ctx, []byte("RIFF\x00\x00\x00\x00WAVE"))
+	require.Error(t, err)
+	_, err = vis.EncodeAudio(ctx, wav)
+	require.ErrorContains(t, err, "no audio encoder")
+	ps, err := aud.EncodeAudio(ctx, wav)
+	require.NoError(t, err)
+	require.Len(t, ps, 3)
 }
