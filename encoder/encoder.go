@@ -10,8 +10,9 @@
 // place of token embeddings, between the text the family's chat format
 // puts around them (Piece, Marker). The computation follows
 // llama.cpp's clip.cpp graph for each projector, down to the points where
-// ggml rounds to half precision (the im2col of its convolutions and its
-// tabulated GELU), so that the embeddings equal libmtmd's.
+// ggml rounds (the F16 im2col of its convolutions, its tabulated GELU, the
+// activations it converts to F16 or 8 bits for F16 or quantized weights),
+// so that the embeddings equal libmtmd's.
 //
 // Supported projectors: vision "gemma3" (SigLIP, 2-D average pooling, soft
 // embedding norm), "idefics3" (SigLIP, pixel shuffle; SmolVLM) and "lfm2"
@@ -25,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/litert-go/litert-go/encoder/preprocess"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -46,20 +48,12 @@ func (m Media) String() string {
 
 // Image is a preprocessed image or image tile: W×H pixels of C = 3 planes,
 // channel c, row y, column x at Data[(c·H+y)·W+x], resized and normalized
-// as the projector's preprocessing does (package encoder/preprocess; its
-// Image converts to this type).
-type Image struct {
-	W, H, C int
-	Data    []float32
-}
+// as the projector's preprocessing does.
+type Image = preprocess.Image
 
 // Mel is a log-mel spectrogram of NMel bins by NFrames frames, bin b,
-// frame f at Data[b·NFrames+f], as llama.cpp's mtmd-audio computes it
-// (package encoder/preprocess; its Mel converts to this type).
-type Mel struct {
-	NMel, NFrames int
-	Data          []float32
-}
+// frame f at Data[b·NFrames+f], as llama.cpp's mtmd-audio computes it.
+type Mel = preprocess.Mel
 
 // Encoder is a loaded mmproj: a vision encoder, an audio encoder or both.
 // Its weights are read-only and an Encoder is safe for concurrent use.

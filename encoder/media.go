@@ -29,11 +29,7 @@ func (e *Encoder) EncodeImage(ctx context.Context, data []byte) ([]Piece, error)
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
-	entries := make([]*Image, len(pp.Entries))
-	for i, en := range pp.Entries {
-		entries[i] = (*Image)(en)
-	}
-	return e.EncodeImageSlices(ctx, (*Image)(pp.Overview), entries, pp.GridX, pp.GridY)
+	return e.EncodeImageSlices(ctx, pp.Overview, pp.Entries, pp.GridX, pp.GridY)
 }
 
 // EncodeAudio decodes an audio file (WAV, MP3 or FLAC, within
@@ -48,9 +44,5 @@ func (e *Encoder) EncodeAudio(ctx context.Context, data []byte) ([]Piece, error)
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
-	ms := make([]Mel, len(mels))
-	for i, m := range mels {
-		ms[i] = Mel(m)
-	}
-	return e.EncodeAudioMels(ctx, ms)
+	return e.EncodeAudioMels(ctx, mels)
 }
