@@ -80,7 +80,8 @@ func loadAudio(l *loader) (*audioTower, error) {
 
 // conv1d is ggml_conv_1d_ph with kernel convKernel: x holds n rows of in
 // channels (time-major), the result n' rows of w.Rows channels with bias,
-// n' = (n-1)/stride + 1. Inputs are rounded to F16 as ggml's im2col does.
+// n' = (n-1)/stride + 1. The kernel is F16, so matmul rounds the inputs to
+// F16 as ggml's im2col does.
 func conv1d(b native.Backend, w native.Weight, bias, x []float32, n, in, stride int) ([]float32, int) {
 	const pad = convKernel / 2
 	m := (n+2*pad-convKernel)/stride + 1
@@ -90,7 +91,7 @@ func conv1d(b native.Backend, w native.Weight, bias, x []float32, n, in, stride 
 		for c := range in {
 			for k := range convKernel {
 				if s := t*stride + k - pad; s >= 0 && s < n {
-					col[c*convKernel+k] = roundF16(x[s*in+c])
+					col[c*convKernel+k] = x[s*in+c]
 				}
 			}
 		}

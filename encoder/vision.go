@@ -141,8 +141,8 @@ func (e *Encoder) EncodeImageTensor(ctx context.Context, img *Image) ([]float32,
 	E, p := hp.nEmbd, hp.patchSize
 	px, py := w/p, h/p // patches per row and column
 
-	// patch embedding: conv2d of stride p as im2col + MatMul; ggml's im2col
-	// is F16, so the pixels are rounded to it
+	// patch embedding: conv2d of stride p as im2col + MatMul by the F16
+	// kernel (ggml's im2col is F16: matmul rounds the pixels to it)
 	cols := make([]float32, px*py*3*p*p)
 	for y := range py {
 		for x := range px {
@@ -150,7 +150,7 @@ func (e *Encoder) EncodeImageTensor(ctx context.Context, img *Image) ([]float32,
 			for c := range 3 {
 				for ky := range p {
 					for kx := range p {
-						col[(c*p+ky)*p+kx] = roundF16(rgb[(c*h+y*p+ky)*w+x*p+kx])
+						col[(c*p+ky)*p+kx] = rgb[(c*h+y*p+ky)*w+x*p+kx]
 					}
 				}
 			}
