@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/native"
 )
 
@@ -41,5 +42,35 @@ func BenchmarkEncode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkEncodeWide encodes a 224×224 image with Gemma 3's SigLIP at its
+// real widths (synth's gemma3-wide: 2 of the 27 layers, F16 weights) on one
+// thread of each backend, for comparison with llama.cpp's clip on one
+// thread (testdata/gen/dumpembd.cpp).
+func BenchmarkEncodeWide(b *testing.B) {
+	img := zeroImage(224, 224)
+	for i := range img.Data {
+		img.Data[i] = inputValue(i)
+	}
+	bs := []native.Backend{native.NewGo(1)}
+	if c, err := native.LoadCPU(1); err == nil {
+		bs = append(bs, c)
+	}
+	f := synthFileOf(b, "gemma3-wide", ggml.F16)
+	for _, be := range bs {
+		b.Run(be.Name(), func(b *testing.B) {
+			e, err := Open(f, be)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := e.EncodeImageTensor(context.Background(), img); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		be.Close()
 	}
 }

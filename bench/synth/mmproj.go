@@ -33,8 +33,9 @@ type mmprojSpec struct {
 	hidden int // projector MLP width (lfm2, ultravox, voxtral)
 }
 
-// mmprojSpecs are the tiny mmproj shapes, one per projector. Their text
-// widths are those of the tiny language models of the same family:
+// mmprojSpecs are the synthetic mmproj shapes: a tiny one per projector,
+// and real widths for benchmarks. The tiny ones' text widths are those of
+// the tiny language models of the same family:
 // tiny-gemma3-270m (128), tiny-smollm2-135m (192, SmolVLM's LM) and
 // tiny-llama3.2-1b (128: Ultravox's LM; Voxtral's and Qwen2-Audio's are
 // as wide); LFM2 has no synthetic LM here.
@@ -43,6 +44,12 @@ var mmprojSpecs = map[string]mmprojSpec{
 	// (the real model: 64×64 patches of 14 pixels, 256 tokens).
 	"gemma3": {proj: "gemma3", nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 128,
 		imageSize: 64, patchSize: 4, merge: 4},
+	// Gemma 3's SigLIP at its real widths (so400m: 1152 wide, 16 heads, 4304
+	// feed-forward) but 2 of its 27 layers and 224-pixel images (16×16
+	// patches of 14, 16 tokens), into tiny-gemma3-270m's real width 640:
+	// for speed comparisons.
+	"gemma3-wide": {proj: "gemma3", nEmbd: 1152, nHead: 16, nFF: 4304, nLayer: 2, textDim: 640,
+		imageSize: 224, patchSize: 14, merge: 4},
 	// SigLIP 8×8 patches, pixel shuffle by 2: 16 tokens per tile.
 	"idefics3": {proj: "idefics3", nEmbd: 32, nHead: 4, nFF: 64, nLayer: 2, textDim: 192,
 		imageSize: 32, patchSize: 4, merge: 2},
@@ -74,8 +81,9 @@ func MMProjKinds() []string {
 	return kinds
 }
 
-// MMProj returns a tiny mmproj of the given kind (MMProjKinds) with weights
-// drawn from seed: real key names and tensor layouts, small widths. The
+// MMProj returns a synthetic mmproj of the given kind (MMProjKinds) with
+// weights drawn from seed: real key names and tensor layouts, small widths
+// (real ones, with few layers, for the "-wide" kinds). The
 // matrices of the transformer and the projector are stored as typ (F32,
 // F16 or a type ggml quantizes, as released mmproj files are); patch and
 // conv kernels are F16, norms, biases and position embeddings F32.
@@ -89,7 +97,7 @@ func MMProj(kind string, seed uint64, typ ggml.DType) (*gguf.Model, error) {
 	}
 	b := &mmprojBuilder{seed: seed, typ: typ}
 	b.kv("general.architecture", gguf.String("clip"))
-	b.kv("general.name", gguf.String("tiny-"+kind+"-mmproj"))
+	b.kv("general.name", gguf.String("synthetic-"+kind+"-mmproj"))
 	b.kv("clip.projector_type", gguf.String(s.proj))
 	b.kv("clip.has_vision_encoder", gguf.Bool(!s.audio))
 	b.kv("clip.has_audio_encoder", gguf.Bool(s.audio))

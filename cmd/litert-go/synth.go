@@ -16,7 +16,7 @@ import (
 func runSynth(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("synth", sio)
 	shape := fs.String("shape", "", "architecture shape: "+strings.Join(synth.Shapes(), ", "))
-	mmproj := fs.String("mmproj", "", "write a tiny mmproj (vision/audio encoder) instead: "+strings.Join(synth.MMProjKinds(), ", "))
+	mmproj := fs.String("mmproj", "", "write a synthetic mmproj (vision/audio encoder) instead: "+strings.Join(synth.MMProjKinds(), ", "))
 	typ := fs.String("type", "f32", "weight type: "+strings.Join(synth.TypeNames(), ", "))
 	vocab := fs.String("vocab", "", "GGUF `file` whose tokenizer to copy (default: a synthetic one)")
 	tmpl := fs.String("chat-template", "", "Jinja chat template `file` to store")
@@ -47,7 +47,7 @@ func runSynth(ctx context.Context, sio stdio, args []string) error {
 		if err := synth.WriteMMProj(*out, *mmproj, *seed, dtype); err != nil {
 			return err
 		}
-		fmt.Fprintf(sio.err, "wrote %s: tiny %s mmproj, %s\n", *out, *mmproj, *typ)
+		fmt.Fprintf(sio.err, "wrote %s: synthetic %s mmproj, %s\n", *out, *mmproj, *typ)
 		return nil
 	}
 	if *shape == "" || *out == "" {
