@@ -69,5 +69,6 @@ while read -r name kind shape media a b prompt; do
 done <<LIST
 gemma3 gemma3 tiny-gemma3-270m image 64 64 Look: <__media__> what is it?
 gemma3-80x48 gemma3 tiny-gemma3-270m image 80 48 <__media__>Describe the picture.
+lfm2-80x48 lfm2 tiny-qwen3-0.6b image 80 48 What is in <__media__>?
 qwen2a qwen2a tiny-llama3.2-1b audio 16000 0 Listen: <__media__> what is it?
 LIST
