@@ -41,12 +41,16 @@ var layouts = map[string]layout{
 		ovStart: "<|img_thumbnail|>", tile: "<|img_row_%d_col_%d|>"},
 	"ultravox": {marker: "<|audio|>"},
 	"voxtral":  {marker: DefaultMarker, beg: "[BEGIN_AUDIO]"},
-	"qwen2a":   {marker: DefaultMarker, beg: "<|audio_bos|>", end: "<|audio_eos|>"},
+	"qwen2a":   {marker: "<|audio_bos|><|AUDIO|><|audio_eos|>", beg: "<|audio_bos|>", end: "<|audio_eos|>"},
 }
 
 // Marker returns the text the model family's chat template renders for a
-// media part of kind m, which the caller replaces by the item's pieces;
-// DefaultMarker when e has no encoder for m.
+// media part of kind m (Gemma 3's "<start_of_image>", Qwen2-Audio's
+// "<|audio_bos|><|AUDIO|><|audio_eos|>"…), which the caller replaces by the
+// item's pieces, themselves holding any begin and end tokens; DefaultMarker
+// when e has no encoder for m or the family's template is not known here
+// (voxtral), for a caller that renders media parts as that text, as
+// llama.cpp's server does.
 func (e *Encoder) Marker(m Media) string {
 	var proj string
 	switch {

@@ -91,7 +91,9 @@ func TestPieces(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"[BEGIN_AUDIO]", "#13", "#13"}, texts(t, ps, 128))
 	require.Equal(t, "<|audio|>", open("ultravox").Marker(MediaAudio))
-	ps, err = open("qwen2a").EncodeAudioMels(ctx, []Mel{mel})
+	q := open("qwen2a")
+	require.Equal(t, "<|audio_bos|><|AUDIO|><|audio_eos|>", q.Marker(MediaAudio))
+	ps, err = q.EncodeAudioMels(ctx, []Mel{mel})
 	require.NoError(t, err)
 	require.Equal(t, []string{"<|audio_bos|>", "#52", "<|audio_eos|>"}, texts(t, ps, 128))
 
