@@ -492,6 +492,10 @@ type loader struct {
 	b    native.Backend
 	arch string
 	err  error
+	// perLayer is set by architectures that read per-layer head counts,
+	// head sizes and MLP widths themselves (gemma4): params then takes the
+	// largest of a per-layer array and leaves the per-layer checks to them.
+	perLayer bool
 }
 
 func (l *loader) fail(format string, args ...any) {

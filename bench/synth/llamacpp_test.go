@@ -183,6 +183,10 @@ func requireLlamaCppLoadable(t *testing.T, f *gguf.File) {
 		requireHybridLoadable(t, f, arch) // hybrid_test.go
 		return
 	}
+	if arch, _ := f.Architecture(); arch == "gemma3n" || arch == "gemma4" {
+		requireGemmaNLoadable(t, f, arch)
+		return
+	}
 	arch, h := loadHparams(t, f)
 	required, optional := llamaCppTensors(arch, h)
 	require.NotEmpty(t, required, "unknown architecture %q", arch)

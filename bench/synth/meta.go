@@ -52,6 +52,9 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 	if s.Hybrid != nil {
 		kv = s.hybridKV(kv)
 	}
+	if s.GemmaN != nil {
+		kv = s.gemmaNKV(kv)
+	}
 	kv = append(kv, gguf.KV{Key: "general.file_type", Value: gguf.Uint32(p.fileType)})
 	if p.quantized() {
 		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: gguf.Uint32(2)})

@@ -72,6 +72,9 @@ func (s Shape) tensors(nVocab int) []tensorSpec {
 	if s.Hybrid != nil {
 		return s.hybridTensors(nVocab)
 	}
+	if s.GemmaN != nil {
+		return s.gemmaNTensors(nVocab)
+	}
 	e, q, kv, ff := uint64(s.NEmbd), uint64(s.NHead*s.HeadDim), uint64(s.NHeadKV*s.HeadDim), uint64(s.NFF)
 	// Output projections get GPT-2's residual scaling 1/sqrt(2·layers).
 	outStd := float32(weightStd / math.Sqrt(2*float64(s.NLayer)))
