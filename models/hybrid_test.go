@@ -3,6 +3,7 @@ package models
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,6 +255,42 @@ func BenchmarkHybrid(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tok/s")
 			b.ReportMetric(prefill, "prefill-tok/s")
 			b.Logf("%s backend", be.Name())
+		})
+	}
+}
+
+// TestHybridUnfusedDeltaRule checks tiny Qwen3.5 in F32 against
+// llama.cpp with its fused gated_delta_net op off
+// (testdata/llamacpp/unfused, written by ../gen/unfused.sh): the prompt
+// then runs llama.cpp's chunked form of the delta rule and each fed token
+// its autoregressive form, which our one sequential scan must match as it
+// matches the fused op (testdata/llamacpp/tiny-qwen3.5-0.8b-f32.jsonl).
+func TestHybridUnfusedDeltaRule(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(llamaCppDir, "unfused", "*-f32.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		shape := strings.TrimSuffix(filepath.Base(path), "-f32.jsonl")
+		t.Run(shape, func(t *testing.T) {
+			ref, err := readLlamaCppRef(path)
+			require.NoError(t, err)
+			model := writeTiny(t, shape, ggml.F32)
+			for _, b := range llamaCppBackends(t) {
+				m := openModel(t, model, b)
+				st, err := NewState(m, llamaCppCtx, len(ref.Prompt), ggml.F32)
+				require.NoError(t, err)
+				logits := make([]float32, m.Params().VocabSize)
+				worst := 0.0
+				for step, want := range ref.Steps {
+					in := ref.Prompt
+					if step > 0 {
+						in = ref.Feed[step-1 : step]
+					}
+					m.Forward(st, Tokens(in), logits)
+					worst = max(worst, requireLogits(t, logits, want, ref.Stride, llamaCppTol["f32"], "%s backend, step %d", b.Name(), step))
+				}
+				t.Logf("%s backend: max |Δlogit| %.2g against the unfused delta rule", b.Name(), worst)
+			}
 		})
 	}
 }
