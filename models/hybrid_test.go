@@ -101,9 +101,9 @@ func TestHybridLoadErrors(t *testing.T) {
 			`"lfm2.attention.head_count_kv" has 2 entries for 5 blocks`},
 		{"lfm2 mixed head counts", lfm, func(m *gguf.Model) {
 			m.Set("lfm2.attention.head_count_kv", gguf.Int32s([]int32{0, 0, 2, 0, 1}))
-		}, "layer 4 has 1 KV heads"},
+		}, "varies per layer (2 in layer 0, 1 in layer 4)"},
 		{"lfm2 no attention", lfm, func(m *gguf.Model) { m.Set("lfm2.attention.head_count_kv", gguf.Int32s(make([]int32, 5))) },
-			"no layer has attention"},
+			"head_count_kv\" is 0, want a positive count"},
 		{"lfm2 one tap", lfm, func(m *gguf.Model) { m.Set("lfm2.shortconv.l_cache", gguf.Uint32(1)) },
 			`"lfm2.shortconv.l_cache" is 1`},
 		{"lfm2 kernel shape", lfm, func(m *gguf.Model) { m.Set("lfm2.shortconv.l_cache", gguf.Uint32(4)) },

@@ -47,37 +47,6 @@ func init() {
 	Register("lfm2", loadLFM2)
 }
 
-// kvHeads reads <arch>.attention.head_count_kv (default def): a number,
-// or, for hybrids (LFM2), one number per layer, zero for the layers
-// without attention, of which the attention layers must agree.
-func (l *loader) kvHeads(def int) int {
-	v, ok := l.f.Lookup(l.key("attention.head_count_kv"))
-	if !ok || v.Type != gguf.TypeArray {
-		return l.intOr("attention.head_count_kv", def)
-	}
-	per, err := l.layerKVHeads()
-	if err != nil {
-		l.fail("%w", err)
-		return def
-	}
-	n := 0
-	for i, h := range per {
-		switch {
-		case h == 0:
-		case n == 0:
-			n = h
-		case h != n:
-			l.fail("key %q: layer %d has %d KV heads, layer before it %d; one count is supported", l.key("attention.head_count_kv"), i, h, n)
-			return def
-		}
-	}
-	if n == 0 {
-		l.fail("key %q: no layer has attention", l.key("attention.head_count_kv"))
-		return def
-	}
-	return n
-}
-
 // layerKVHeads returns the per-layer array <arch>.attention.head_count_kv,
 // one entry per block, each 0 or positive.
 func (l *loader) layerKVHeads() ([]int, error) {
@@ -196,11 +165,11 @@ func (m *LFM2) Forward(s *State, in Input, logits []float32) {
 		} else {
 			ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
 		}
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		ly.FFNNorm.Forward(b, xb, x)
 		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)

@@ -194,11 +194,11 @@ func (m *Qwen35) Forward(s *State, in Input, logits []float32) {
 		} else {
 			m.gated[i].Forward(b, s, i, xb2, xb, pos0, n)
 		}
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		ly.FFNNorm.Forward(b, xb, x)
 		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)
