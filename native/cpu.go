@@ -208,10 +208,8 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 	if nTokens == 0 {
 		return
 	}
-	if a.Sinks != nil {
-		// the C kernel has no sinks yet
-		c.fallback.Attend(out, q, cache, pos0, nTokens, a)
-		return
+	if a.Sinks != nil && len(a.Sinks) != a.NHeads {
+		panic(fmt.Sprintf("native: Attend with %d sinks for %d heads", len(a.Sinks), a.NHeads))
 	}
 	prm := &attnParams{
 		q: unsafe.Pointer(&q[0]), out: unsafe.Pointer(&out[0]),
@@ -219,6 +217,9 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 		nHeads: int32(a.NHeads), nKVHeads: int32(a.NKVHeads), headDim: int32(hd),
 		kvType: int32(cache.typ), kvStride: int64(cache.width),
 		scale: a.Scale, softcap: a.SoftCap, window: int32(a.Window), causal: 1,
+	}
+	if a.Sinks != nil {
+		prm.sinks = unsafe.Pointer(&a.Sinks[0])
 	}
 	if cache.typ == ggml.F16 {
 		prm.k, prm.v = unsafe.Pointer(&cache.k16[0]), unsafe.Pointer(&cache.v16[0])

@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
-const abiVersion = 7
+const abiVersion = 8
 
 // LibEnv is the environment variable naming the native kernel library. When
 // it is set, only that file is tried.
@@ -220,4 +220,5 @@ type attnParams struct {
 	softcap      float32
 	window       int32
 	causal       int32
+	sinks        unsafe.Pointer // [nHeads] float32, or nil
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
-#define LRT_ABI_VERSION 7
+#define LRT_ABI_VERSION 8
 
 /* LRT_API marks the exported symbols; everything else is hidden. */
 #if defined(__GNUC__)
@@ -150,6 +150,8 @@ typedef struct {
   int32_t window;    /* if > 0: key j is visible to query at pos p only if
                         p - j < window */
   int32_t causal;    /* 1: key j is visible only if j <= pos */
+  const float *sinks; /* NULL, or [n_heads] logits that join each head's
+                         softmax denominator without a value (gpt-oss) */
 } lrt_attn_params;
 
 /* lrt_attention computes, for each query token and head, softmax over the
