@@ -79,6 +79,7 @@ func TestRewindCloneEqualFresh(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, s.Prefill(ctx, ids[:20])) // a turn: checkpoint at 20 (and one past 16)
 			require.NoError(t, s.Append(ctx, ids[20:30]))
+			near(fresh(ids[:30]), s.Logits(), "logits after Append")
 			for _, keep := range []int{27, 21, 20, 12} {
 				require.NoError(t, s.Rewind(s.TokenCount()-keep))
 				require.Equal(t, keep, s.TokenCount())
