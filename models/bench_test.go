@@ -57,6 +57,14 @@ func BenchmarkMoE(b *testing.B) {
 	}
 	path := filepath.Join(b.TempDir(), "m.gguf")
 	require.NoError(b, synth.WriteFile(path, "qwen3moe-2b-a0.6b", synth.Options{Seed: 1, Type: ggml.Q4_K, Mix: "q4_k_m"}))
+	benchPrefillDecode(b, path)
+}
+
+// benchPrefillDecode times the model at path on the C kernels when built,
+// else the Go backend, on all cores: a 64-token prefill (its rate
+// reported as prefill-tok/s) and single-token decode (tok/s), as
+// testdata/gen/benchllama.cpp times llama.cpp.
+func benchPrefillDecode(b *testing.B, path string) {
 	var be native.Backend = native.NewGo(0)
 	if c, err := native.LoadCPU(0); err == nil {
 		be.Close()

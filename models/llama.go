@@ -26,7 +26,6 @@ type Llama struct {
 type llamaFlavor struct {
 	neox    bool // NeoX RoPE pairing
 	qkNorm  bool // per-head RMSNorm of q and k before RoPE (required)
-	noRoPE  int  // layer i has no RoPE when (i+1)%noRoPE == 0 (SmolLM3: 4); 0 for none
 	granite bool // read Granite's multipliers (granite.embedding_scale, …)
 	moe     bool // routed experts instead of the MLP (Qwen3-MoE, gpt-oss)
 	gptOSS  bool // gpt-oss's blocks (gptoss.go)
@@ -62,38 +61,31 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 	if fl.granite {
 		// llama.cpp granite.cpp: embeddings × embedding_scale, q·k ×
 		// attention.scale, block outputs × residual_scale, logits ÷
-		// logit_scale (required).
-		m.embedScale = float32(l.positiveFloatOr("embedding_scale", 1))
-		m.residualScale = float32(l.positiveFloatOr("residual_scale", 1))
-		attn.Scale = float32(l.positiveFloatOr("attention.scale", float64(attn.Scale)))
-		m.logitScale = float32(1 / l.positiveFloat("logit_scale"))
-		// Granite switches RoPE off with rope.scaling.finetuned = false.
-		if !l.boolOr("rope.scaling.finetuned", true) {
-			fl.noRoPE = 1
-		}
-	}
-	if l.err != nil {
-		return nil, l.err
+		// logit_scale.
+		m.embedScale, m.residualScale, attn.Scale = p.EmbeddingScale, p.ResidualScale, p.AttentionScale
+		m.logitScale = 1 / p.LogitScale
 	}
 	spec := blockSpec{preNorms: true, act: SiLU, moe: fl.moe}
 	if fl.qkNorm {
 		spec.qkNorm = qkPerHead
 	}
-	var local []bool // gpt-oss: the sliding-window layers
+	var localRope native.RoPE // gpt-oss: the sliding-window layers'
+	var localMScale float32
 	if fl.gptOSS {
-		spec, local = l.gptOSS(&p, spec)
-		if l.err != nil {
-			return nil, l.err
-		}
+		spec = l.gptOSS(spec)
+		localRope, localMScale = l.ropeAt(p, p.RopeBaseSWA, true, factors, fl.neox)
+	}
+	if l.err != nil {
+		return nil, l.err
 	}
 	m.decoder = l.decoder(p)
 	for i := range m.Layers {
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
-		if fl.gptOSS {
-			l.gptOSSBlock(i, p, &m.Layers[i], local[i])
-		}
-		m.Layers[i].Attn.NoPE = fl.noRoPE > 0 && (i+1)%fl.noRoPE == 0
+		m.Layers[i].Attn.NoPE = p.NoRoPE(i)
 		m.Layers[i].Attn.RopeMScale = mscale
+		if fl.gptOSS {
+			l.gptOSSBlock(i, p, &m.Layers[i], localRope, localMScale)
+		}
 		if l.err != nil {
 			return nil, l.err
 		}

@@ -26,6 +26,7 @@ type CPU struct {
 	isa      string
 	fallback *Go
 	once     sync.Once
+	ssm      ssmSyms // cpu_ssm.go
 }
 
 // LoadCPU loads the native library (see LibCandidates) and starts a pool of

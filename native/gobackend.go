@@ -26,6 +26,7 @@ type Go struct {
 	attends sync.Pool // *attendTask
 	rows    sync.Pool // *[]float32, dequantized weight rows
 	scores  sync.Pool // *[]float32, attention scores
+	ssm     sync.Pool // *ssmTask (go_ssm.go)
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads

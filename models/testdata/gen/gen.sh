@@ -4,11 +4,7 @@
 # one batch, then 16 teacher-forced tokens, every fourth logit, 1 thread.
 #
 # Usage (from the repository root):
-<<<<<<< HEAD
-#   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build [TYPES="f32 q8_0"] models/testdata/gen/gen.sh SHAPE...
-=======
 #   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build [TYPES="f32 q8_0 q4_k_m"] models/testdata/gen/gen.sh SHAPE...
->>>>>>> wt-quant
 # LLAMA_BUILD holds a static build of libllama (cmake -DBUILD_SHARED_LIBS=OFF).
 set -eu
 LLAMA=${LLAMA:-/work/llama.cpp}
