@@ -57,6 +57,16 @@ func gemmaNShapes() []Shape {
 			NVocab: 262144, NCtx: 131072, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512, SWAPeriod: 5,
 			QKNorm: true, PostNorms: true, Tied: true, FinalSoftcap: 30, vocab: vocabGemma,
 			GemmaN: &GemmaN{PerLayer: 256, SharedKV: 20, HeadDimSWA: 256, RopePartial: 0.25, WideShared: true, OutScale: true}},
+		// gemma-4-26B-A4B (text model), from the metadata of llama.cpp's
+		// ggml-vocab-gemma-4.gguf: 30 layers, every sixth global, 128
+		// experts of 704 (8 per token) beside a 2112-wide MLP in every
+		// layer, global layers of 2 KV heads of 512, sliding ones of 8 of
+		// 256, no per-layer embeddings or shared caches.
+		{Name: "gemma4-26b-a4b", Arch: "gemma4", NEmbd: 2816, NLayer: 30, NHead: 16, NHeadKV: 8, HeadDim: 512, NFF: 2112,
+			NVocab: 262144, NCtx: 262144, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 1024, SWAPeriod: 6,
+			QKNorm: true, PostNorms: true, Tied: true, FinalSoftcap: 30, vocab: vocabGemma,
+			NExpert: 128, NExpertUsed: 8, NFFExp: 704,
+			GemmaN: &GemmaN{HeadDimSWA: 256, NHeadKVGlobal: 2, RopePartial: 0.25, KEqV: true, OutScale: true}},
 	}
 }
 
@@ -71,6 +81,17 @@ func tinyGemmaN(t *Shape) {
 		t.NLayer, t.HeadDim = gemma3nKVLayers+5, 32
 		g.SharedKV = 5
 	case "gemma4":
+		if t.NExpert > 0 {
+			// 2:1 and 8:1 GQA; 4 experts of 64, every one used: the experts'
+			// sum is normed (post_ffw_norm_2), so a near-tie in the choice
+			// of fewer, which llama.cpp's activation rounding flips, moves
+			// the tiny logits by 0.1 to 0.3 (measured with 2 of 8)
+			t.NLayer, t.NHead, t.NHeadKV, t.HeadDim, t.NFF = 6, 8, 4, 64, 128
+			t.NExpert, t.NExpertUsed, t.NFFExp = 4, 4, 64
+			g.HeadDimSWA, g.NHeadKVGlobal = 32, 1
+			t.FinalSoftcap = 2
+			break
+		}
 		t.NLayer, t.NHead, t.HeadDim = 10, 8, 64
 		// and the 31B's global layers: two KV heads, values equal to keys
 		g.PerLayer, g.SharedKV, g.HeadDimSWA, g.NHeadKVGlobal, g.KEqV = 64, 5, 32, 2, true
@@ -249,6 +270,23 @@ func (s Shape) gemmaNTensors(nVocab int) []tensorSpec {
 		matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
 		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
 		norm(p+"post_ffw_norm.weight", il, e)
+		if s.NExpert > 0 {
+			x, fe := uint64(s.NExpert), uint64(s.NFFExp)
+			matrix(p+"ffn_gate_inp.weight", il, catOther, weightStd, e, x)
+			// The router sees rms_norm(x)/√Dim × this scale: a scale of
+			// √Dim gives its scores the spread of Qwen3-MoE's (about 0.2
+			// here); one of 1 would leave the experts all but tied, their
+			// choice flipped by any rounding.
+			rs := float32(math.Sqrt(float64(s.NEmbd)))
+			add(p+"ffn_gate_inp.scale", il, catOther, initNormal, rs, normStd*rs, e)
+			norm(p+"pre_ffw_norm_2.weight", il, e)
+			norm(p+"post_ffw_norm_1.weight", il, e)
+			norm(p+"post_ffw_norm_2.weight", il, e)
+			add(p+"ffn_gate_exps.weight", il, catFFNGate, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_up_exps.weight", il, catFFNUp, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_down_exps.weight", il, catFFNDown, initNormal, 0, outStd, fe, e, x)
+			add(p+"ffn_down_exps.scale", il, catOther, initNormal, 1, 0.1, x)
+		}
 		if g.PerLayer > 0 {
 			matrix(p+"inp_gate.weight", il, catOther, weightStd, e, pl)
 			matrix(p+"proj.weight", il, catOther, weightStd, pl, e)

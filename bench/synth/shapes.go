@@ -240,7 +240,7 @@ func tiny(s Shape) Shape {
 		t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
-	case "gemma3n-e2b", "gemma4-e2b":
+	case "gemma3n-e2b", "gemma4-e2b", "gemma4-26b-a4b":
 		tinyGemmaN(&t)
 	default: // 4:1 GQA, head dim 32
 		t.NHeadKV = 1
