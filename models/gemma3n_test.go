@@ -21,11 +21,13 @@ var gemmaNShapes = []string{"tiny-gemma3n-e2b", "tiny-gemma4-e2b", "tiny-gemma4-
 // the llama.cpp references (TestLlamaCpp holds a fresh run to llama.cpp),
 // that rewinding 10 positions and feeding them again, and cloning the
 // state then letting the original diverge, give the logits of a fresh run
-// bit for bit, on both backends, F32 and Q8_0. The shared-KV layers write
-// no cache, so these only hold if they read the layers they share.
+// bit for bit, on both backends, in Q8_0 (the cache does not depend on the
+// weights' type; F32 doubles the race detector's minutes). The shared-KV
+// layers write no cache, so these only hold if they read the layers they
+// share.
 func TestGemmaNSessionOps(t *testing.T) {
 	for _, shape := range gemmaNShapes {
-		for _, typ := range []string{"f32", "q8_0"} {
+		for _, typ := range []string{"q8_0"} {
 			t.Run(shape+"-"+typ, func(t *testing.T) {
 				ref, err := readLlamaCppRef(filepath.Join(llamaCppDir, shape+"-"+typ+".jsonl"))
 				require.NoError(t, err)
