@@ -82,11 +82,13 @@ func init() { Register("gemma3n", loadGemma3n) }
 // llama.cpp's load_arch_tensors is required but output (tied to token_embd
 // when absent).
 func loadGemma3n(f *gguf.File, b native.Backend) (Model, error) {
-	l := &loader{f: f, b: b, arch: "gemma3n"}
+	l := &loader{f: f, b: b, arch: "gemma3n", perLayer: true}
 	p := l.params()
 	if l.err != nil {
 		return nil, l.err
 	}
+	// convert_hf_to_gguf writes config.json's list of MLP widths
+	ff := l.perLayerInts("feed_forward_length", p.NLayers, 0)
 	p.Window = l.int("attention.sliding_window")
 	local := l.localLayers(p.NLayers, 5)
 	localBase := l.positiveFloatOr("rope.freq_base_swa", 10000)
@@ -124,9 +126,9 @@ func loadGemma3n(f *gguf.File, b native.Backend) (Model, error) {
 		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
 		ly.FFNNorm = l.norm(blk+"ffn_norm", p.Dim, p.NormEps)
 		ly.FFN = gemmaMLP{
-			Gate: l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim),
-			Up:   l.linear(blk+"ffn_up", p.HiddenDim, p.Dim),
-			Down: l.linear(blk+"ffn_down", p.Dim, p.HiddenDim),
+			Gate: l.linear(blk+"ffn_gate", ff[i], p.Dim),
+			Up:   l.linear(blk+"ffn_up", ff[i], p.Dim),
+			Down: l.linear(blk+"ffn_down", p.Dim, ff[i]),
 		}
 		if i < gemma3nSparse {
 			ly.FFN.SparseStd = gemma3nSparsityStd

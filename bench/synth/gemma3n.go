@@ -43,9 +43,10 @@ const (
 func gemmaNShapes() []Shape {
 	return []Shape{
 		// gemma-3n-E2B (text model): 30 layers, the last 10 reading the
-		// caches of layers 18 and 19.
+		// caches of layers 18 and 19; the vocabulary of 262400 that
+		// convert_hf_to_gguf pads both embeddings to.
 		{Name: "gemma3n-e2b", Arch: "gemma3n", NEmbd: 2048, NLayer: 30, NHead: 8, NHeadKV: 2, HeadDim: 256, NFF: 8192,
-			NVocab: 262144, NCtx: 32768, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512, SWAPeriod: 5,
+			NVocab: 262400, NCtx: 32768, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512, SWAPeriod: 5,
 			QKNorm: true, PostNorms: true, Tied: true, vocab: vocabGemma,
 			GemmaN: &GemmaN{PerLayer: 256, SharedKV: 10, AltUp: true}},
 		// gemma-4-E2B (text model), as its config.json describes it: 35
@@ -153,6 +154,15 @@ func (s Shape) gemmaNKV(kv []gguf.KV) []gguf.KV {
 		swa[il] = s.isSWA(il)
 	}
 	set("attention.sliding_window_pattern", gguf.Value{Type: gguf.TypeArray, Elem: gguf.TypeBool, Data: swa})
+	if g.WideShared || s.Arch == "gemma3n" {
+		// per layer, as convert_hf_to_gguf writes config.json's list
+		// (gemma3n) or the double-wide shared layers (gemma4)
+		ff := make([]int32, s.NLayer)
+		for il := range ff {
+			ff[il] = int32(s.ff(il))
+		}
+		set("feed_forward_length", gguf.Int32s(ff))
+	}
 	if s.Arch == "gemma3n" {
 		set("altup.active_idx", gguf.Uint32(0))
 		set("altup.num_inputs", gguf.Uint32(gemma3nAltUp))
@@ -167,13 +177,6 @@ func (s Shape) gemmaNKV(kv []gguf.KV) []gguf.KV {
 	set("rope.dimension_count", gguf.Uint32(uint32(s.HeadDim)))
 	set("rope.dimension_count_swa", gguf.Uint32(uint32(g.HeadDimSWA)))
 	set("final_logit_softcapping", gguf.Float32(s.FinalSoftcap))
-	if g.WideShared {
-		ff := make([]int32, s.NLayer)
-		for il := range ff {
-			ff[il] = int32(s.ff(il))
-		}
-		set("feed_forward_length", gguf.Int32s(ff))
-	}
 	if g.NHeadKVGlobal != 0 {
 		hkv := make([]int32, s.NLayer)
 		for il := range hkv {
