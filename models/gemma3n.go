@@ -117,7 +117,7 @@ func loadGemma3n(f *gguf.File, b native.Backend) (Model, error) {
 	for i := range m.Layers {
 		blk, ly := blockName(i), &m.Layers[i]
 		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
-		ly.Attn = l.loadGemmaAttention(i, p.Dim, p.NHeads, p.NKVHeads, p.HeadDim, p.NormEps, true, true, false)
+		ly.Attn = l.loadGemmaAttention(i, p.Dim, p.NHeads, p.NKVHeads, p.HeadDim, p.NormEps, true, false)
 		ly.Attn.Rope, ly.Attn.KVLayer = globalRope, l.sharedKVSource(i, kvLayers, local)
 		ly.Attn.Attn = native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: 1}
 		if local[i] {
@@ -172,18 +172,18 @@ func (m *Gemma3n) embedding() native.Weight { return m.TokEmbd }
 // input embeddings take token 0's per-layer embeddings, as llama.cpp's.
 func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 	s.begin(m.p, in)
-	b, n, pos0, dim, nl := m.b, in.Len(), s.n, m.p.Dim, m.p.NLayers
+	b, n, pos0, dim, nl := m.b, in.Len(), s.Len(), m.p.Dim, m.p.NLayers
 	const a = gemma3nStreams
 	nd := n * dim
-	x := s.Buffer(bufGemmaX, a*nd)[:a*nd] // the streams, [a][n][dim]
-	pred := s.Buffer(bufGemmaPred, a*nd)[:a*nd]
+	x := s.Buffer(bufGemmaX, a*nd) // the streams, [a][n][dim]
+	pred := s.Buffer(bufGemmaPred, a*nd)
 	stream := func(v []float32, i int) []float32 { return v[i*nd : (i+1)*nd] }
 	x0 := stream(x, 0)
 	// token embeddings scaled by √Dim (input embeddings as they are)
 	embedInput(b, m.TokEmbd, in, x0, float32(math.Sqrt(float64(dim))))
 	s.traced("token_embd", -1, x0, dim, pos0)
 	pl := m.PerLayer.Size
-	ple := s.Buffer(bufGemmaPLE, nl*n*pl)[:nl*n*pl]
+	ple := s.Buffer(bufGemmaPLE, nl*n*pl)
 	m.PerLayer.forward(b, s, ple, x0, in.Tokens, n)
 	// the other streams: projections of the first, at its magnitude
 	for i := 1; i < a; i++ {
@@ -194,12 +194,12 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		}
 	}
 
-	xb := s.Buffer(bufGemmaXB, nd)[:nd]
-	attn := s.Buffer(bufGemmaAttn, nd)[:nd]
-	ffn := s.Buffer(bufGemmaFFN, nd)[:nd]
-	laurel := s.Buffer(bufGemmaAux, nd)[:nd]
+	xb := s.Buffer(bufGemmaXB, nd)
+	attn := s.Buffer(bufGemmaAttn, nd)
+	ffn := s.Buffer(bufGemmaFFN, nd)
+	laurel := s.Buffer(bufGemmaAux, nd)
 	low := s.Buffer(bufGemmaAux2, n*max(gemma3nLaurelRank, pl))
-	small := s.Buffer(bufGemmaSmall, n*(a+a*a))[:n*(a+a*a)]
+	small := s.Buffer(bufGemmaSmall, n*(a+a*a))
 	for i := range m.Layers {
 		ly := &m.Layers[i]
 		// AltUp predict: pred[j] = x[j] + Σ_k x[k]·c[j][k]
@@ -290,7 +290,7 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 // out ([n][streams]): tanh(router · norm(x)/Dim).
 func (ly *gemma3nBlock) route(b native.Backend, s *State, out, x []float32, nTokens int) []float32 {
 	dim := len(ly.RouterNorm.W)
-	normed := s.Buffer(bufGemmaRoute, nTokens*dim)[:nTokens*dim]
+	normed := s.Buffer(bufGemmaRoute, nTokens*dim)
 	ly.RouterNorm.Forward(b, normed, x)
 	scale(normed, 1/float32(dim))
 	ly.Router.Forward(b, out, normed, nTokens)

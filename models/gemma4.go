@@ -149,7 +149,7 @@ func loadGemma4(f *gguf.File, b native.Backend) (Model, error) {
 			hd, rope = hdSWA, localRope
 		}
 		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
-		ly.Attn = l.loadGemmaAttention(i, p.Dim, nHead[i], nKV[i], hd, p.NormEps, i < kvLayers, false, true)
+		ly.Attn = l.loadGemmaAttention(i, p.Dim, nHead[i], nKV[i], hd, p.NormEps, i < kvLayers, true)
 		ly.Attn.Rope, ly.Attn.KVLayer = rope, l.sharedKVSource(i, kvLayers, local)
 		ly.Attn.Attn = native.Attention{NHeads: nHead[i], NKVHeads: nKV[i], HeadDim: hd, Scale: 1}
 		if local[i] {
@@ -278,7 +278,7 @@ func (m *Gemma4) Caches() []LayerCache {
 // input embeddings take token 0's per-layer embeddings, as llama.cpp's.
 func (m *Gemma4) Forward(s *State, in Input, logits []float32) {
 	s.begin(m.p, in)
-	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
+	b, n, pos0, dim := m.b, in.Len(), s.Len(), m.p.Dim
 	nd := n * dim
 	x := s.Buffer(bufGemmaX, nd)
 	// token embeddings scaled by √Dim (input embeddings as they are)
