@@ -202,19 +202,8 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 	small := s.Buffer(bufGemmaSmall, n*(a+a*a))
 	for i := range m.Layers {
 		ly := &m.Layers[i]
-		// AltUp predict: pred[j] = x[j] + Σ_k x[k]·c[j][k]
-		coefs := small[n*a:]
-		ly.Predict.Forward(b, coefs, ly.route(b, s, small[:n*a], x0, n), n)
-		for t := range n {
-			c := coefs[t*a*a : (t+1)*a*a]
-			for j := range a {
-				pj := stream(pred, j)[t*dim : (t+1)*dim]
-				copy(pj, stream(x, j)[t*dim:(t+1)*dim])
-				for k := range a {
-					axpy(pj, stream(x, k)[t*dim:(t+1)*dim], c[j*a+k])
-				}
-			}
-		}
+		// AltUp predict: the four streams from the first
+		ly.predict(b, s, pred, x, small, n)
 		active := stream(pred, 0)
 		// attention rmsnorm
 		ly.AttnNorm.Forward(b, xb, active)
@@ -239,23 +228,8 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		ly.PostFFNNorm.Forward(b, ffn, ffn)
 		add(ffn, attn)
 		s.traced("feed-forward", i, ffn, dim, pos0)
-		// AltUp correct: x[j] = pred[j] + (ffn - pred[0])·(c[j]+1)
-		corr := small[n*a : n*a+n*a]
-		ly.Correct.Forward(b, corr, ly.route(b, s, small[:n*a], ffn, n), n)
-		for t := range n {
-			row := func(v []float32) []float32 { return v[t*dim : (t+1)*dim] }
-			inno, act := row(ffn), row(active)
-			for j, v := range inno {
-				inno[j] = v - act[j]
-			}
-			for j := range a {
-				c := corr[t*a+j] + 1
-				xj, pj := row(stream(x, j)), row(stream(pred, j))
-				for e, v := range inno {
-					xj[e] = v*c + pj[e]
-				}
-			}
-		}
+		// AltUp correct: the four streams by the block's innovation
+		ly.correct(b, s, x, pred, ffn, small, n)
 		// per-layer embedding, from the first stream into the others
 		for e := range x0 {
 			xb[e] = x0[e] * ly.CorrectScale[e%dim]
@@ -284,6 +258,54 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 	scale(out, 1/float32(a))
 	head(b, s, m.OutNorm, m.Output, out, last(attn), pos0+n-1, 1, logits)
 	softCap(logits[:m.p.VocabSize], gemma3nFinalCap)
+}
+
+// predict writes AltUp's predictions of the nTokens rows of the streams x
+// ([streams][n][Dim]) into pred: pred[j] = x[j] + Σ_k x[k]·c[j][k], with
+// c = altup_predict_coef · route(x[0]). small is scratch of
+// n·(streams+streams²).
+func (ly *gemma3nBlock) predict(b native.Backend, s *State, pred, x, small []float32, nTokens int) {
+	const a = gemma3nStreams
+	dim := len(ly.CorrectScale)
+	nd := nTokens * dim
+	coefs := small[nTokens*a:]
+	ly.Predict.Forward(b, coefs, ly.route(b, s, small[:nTokens*a], x[:nd], nTokens), nTokens)
+	for t := range nTokens {
+		c := coefs[t*a*a : (t+1)*a*a]
+		for j := range a {
+			pj := pred[j*nd+t*dim : j*nd+(t+1)*dim]
+			copy(pj, x[j*nd+t*dim:j*nd+(t+1)*dim])
+			for k := range a {
+				axpy(pj, x[k*nd+t*dim:k*nd+(t+1)*dim], c[j*a+k])
+			}
+		}
+	}
+}
+
+// correct sets the streams x to AltUp's corrections of the predictions
+// pred by the block's output out (nTokens rows, overwritten by the
+// innovation out - pred[0]): x[j] = pred[j] + (out - pred[0])·(c[j]+1),
+// with c = altup_correct_coef · route(out). small is scratch as for
+// predict.
+func (ly *gemma3nBlock) correct(b native.Backend, s *State, x, pred, out, small []float32, nTokens int) {
+	const a = gemma3nStreams
+	dim := len(ly.CorrectScale)
+	nd := nTokens * dim
+	corr := small[nTokens*a : 2*nTokens*a]
+	ly.Correct.Forward(b, corr, ly.route(b, s, small[:nTokens*a], out, nTokens), nTokens)
+	for i, v := range out {
+		out[i] = v - pred[i]
+	}
+	for t := range nTokens {
+		inno := out[t*dim : (t+1)*dim]
+		for j := range a {
+			c := corr[t*a+j] + 1
+			xj, pj := x[j*nd+t*dim:j*nd+(t+1)*dim], pred[j*nd+t*dim:j*nd+(t+1)*dim]
+			for e, v := range inno {
+				xj[e] = v*c + pj[e]
+			}
+		}
+	}
 }
 
 // route writes the AltUp router's modalities of the nTokens rows of x into
