@@ -22,7 +22,8 @@ import (
 func FuzzLoadParams(f *testing.F) {
 	shapes := []string{"tiny-qwen3-0.6b", "tiny-gemma3-270m", "tiny-gemma2-2b", "tiny-granite3.3-2b",
 		"tiny-olmo2-1b", "tiny-exaone4-1.2b", "tiny-phi4-mini", "tiny-qwen3-0.6b-yarn", "tiny-smollm3-3b",
-		"tiny-qwen3moe-30b-a3b", "tiny-gpt-oss-20b", "tiny-lfm2-350m", "tiny-qwen3.5-0.8b"}
+		"tiny-qwen3moe-30b-a3b", "tiny-gpt-oss-20b", "tiny-lfm2-350m", "tiny-qwen3.5-0.8b",
+		"tiny-gemma3n-e2b", "tiny-gemma4-e2b", "tiny-gemma4-26b-a4b"}
 	files := make([][]byte, len(shapes))
 	for i, shape := range shapes {
 		src, err := gguf.Open(writeTiny(f, shape, ggml.F32))
@@ -43,6 +44,11 @@ func FuzzLoadParams(f *testing.F) {
 	f.Add(uint8(7), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(1), float32(0), float32(0), float32(1e9))
 	f.Add(uint8(11), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(4), float32(0), float32(0), float32(0))
 	f.Add(uint8(12), uint32(2), uint32(8), uint32(4), uint32(16), uint32(64), uint32(2), float32(0), float32(0), float32(0))
+	// gemma3n (fewer layers than its 20 with a cache), gemma4 (one KV-head
+	// count over per-layer ones, a wider head), gemma4 MoE (experts used)
+	f.Add(uint8(13), uint32(21), uint32(0), uint32(0), uint32(0), uint32(0), uint32(1), float32(0), float32(0), float32(0))
+	f.Add(uint8(14), uint32(0), uint32(0), uint32(1), uint32(32), uint32(0), uint32(0), float32(0), float32(0), float32(0.5))
+	f.Add(uint8(15), uint32(0), uint32(0), uint32(3), uint32(0), uint32(0), uint32(2), float32(0), float32(0), float32(0))
 	f.Fuzz(func(t *testing.T, shape uint8, blocks, heads, kvHeads, keyLen, ropeDim, window uint32, eps, ropeBase, extra float32) {
 		src, err := gguf.Parse(files[int(shape)%len(files)])
 		require.NoError(t, err)

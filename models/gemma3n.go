@@ -82,11 +82,13 @@ func init() { Register("gemma3n", loadGemma3n) }
 // llama.cpp's load_arch_tensors is required but output (tied to token_embd
 // when absent).
 func loadGemma3n(f *gguf.File, b native.Backend) (Model, error) {
-	l := &loader{f: f, b: b, arch: "gemma3n"}
+	l := &loader{f: f, b: b, arch: "gemma3n", perLayer: true}
 	p := l.params()
 	if l.err != nil {
 		return nil, l.err
 	}
+	// convert_hf_to_gguf writes config.json's list of MLP widths
+	ff := l.perLayerInts("feed_forward_length", p.NLayers, 0)
 	p.Window = l.int("attention.sliding_window")
 	local := l.localLayers(p.NLayers, 5)
 	localBase := l.positiveFloatOr("rope.freq_base_swa", 10000)
@@ -115,7 +117,7 @@ func loadGemma3n(f *gguf.File, b native.Backend) (Model, error) {
 	for i := range m.Layers {
 		blk, ly := blockName(i), &m.Layers[i]
 		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
-		ly.Attn = l.loadGemmaAttention(i, p.Dim, p.NHeads, p.NKVHeads, p.HeadDim, p.NormEps, true, true, false)
+		ly.Attn = l.loadGemmaAttention(i, p.Dim, p.NHeads, p.NKVHeads, p.HeadDim, p.NormEps, true, false)
 		ly.Attn.Rope, ly.Attn.KVLayer = globalRope, l.sharedKVSource(i, kvLayers, local)
 		ly.Attn.Attn = native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: 1}
 		if local[i] {
@@ -124,9 +126,9 @@ func loadGemma3n(f *gguf.File, b native.Backend) (Model, error) {
 		ly.PostAttnNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
 		ly.FFNNorm = l.norm(blk+"ffn_norm", p.Dim, p.NormEps)
 		ly.FFN = gemmaMLP{
-			Gate: l.linear(blk+"ffn_gate", p.HiddenDim, p.Dim),
-			Up:   l.linear(blk+"ffn_up", p.HiddenDim, p.Dim),
-			Down: l.linear(blk+"ffn_down", p.Dim, p.HiddenDim),
+			Gate: l.linear(blk+"ffn_gate", ff[i], p.Dim),
+			Up:   l.linear(blk+"ffn_up", ff[i], p.Dim),
+			Down: l.linear(blk+"ffn_down", p.Dim, ff[i]),
 		}
 		if i < gemma3nSparse {
 			ly.FFN.SparseStd = gemma3nSparsityStd
@@ -170,18 +172,18 @@ func (m *Gemma3n) embedding() native.Weight { return m.TokEmbd }
 // input embeddings take token 0's per-layer embeddings, as llama.cpp's.
 func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 	s.begin(m.p, in)
-	b, n, pos0, dim, nl := m.b, in.Len(), s.n, m.p.Dim, m.p.NLayers
+	b, n, pos0, dim, nl := m.b, in.Len(), s.Len(), m.p.Dim, m.p.NLayers
 	const a = gemma3nStreams
 	nd := n * dim
-	x := s.Buffer(bufGemmaX, a*nd)[:a*nd] // the streams, [a][n][dim]
-	pred := s.Buffer(bufGemmaPred, a*nd)[:a*nd]
+	x := s.Buffer(bufGemmaX, a*nd) // the streams, [a][n][dim]
+	pred := s.Buffer(bufGemmaPred, a*nd)
 	stream := func(v []float32, i int) []float32 { return v[i*nd : (i+1)*nd] }
 	x0 := stream(x, 0)
 	// token embeddings scaled by √Dim (input embeddings as they are)
 	embedInput(b, m.TokEmbd, in, x0, float32(math.Sqrt(float64(dim))))
 	s.traced("token_embd", -1, x0, dim, pos0)
 	pl := m.PerLayer.Size
-	ple := s.Buffer(bufGemmaPLE, nl*n*pl)[:nl*n*pl]
+	ple := s.Buffer(bufGemmaPLE, nl*n*pl)
 	m.PerLayer.forward(b, s, ple, x0, in.Tokens, n)
 	// the other streams: projections of the first, at its magnitude
 	for i := 1; i < a; i++ {
@@ -192,27 +194,16 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		}
 	}
 
-	xb := s.Buffer(bufGemmaXB, nd)[:nd]
-	attn := s.Buffer(bufGemmaAttn, nd)[:nd]
-	ffn := s.Buffer(bufGemmaFFN, nd)[:nd]
-	laurel := s.Buffer(bufGemmaAux, nd)[:nd]
+	xb := s.Buffer(bufGemmaXB, nd)
+	attn := s.Buffer(bufGemmaAttn, nd)
+	ffn := s.Buffer(bufGemmaFFN, nd)
+	laurel := s.Buffer(bufGemmaAux, nd)
 	low := s.Buffer(bufGemmaAux2, n*max(gemma3nLaurelRank, pl))
-	small := s.Buffer(bufGemmaSmall, n*(a+a*a))[:n*(a+a*a)]
+	small := s.Buffer(bufGemmaSmall, n*(a+a*a))
 	for i := range m.Layers {
 		ly := &m.Layers[i]
-		// AltUp predict: pred[j] = x[j] + Σ_k x[k]·c[j][k]
-		coefs := small[n*a:]
-		ly.Predict.Forward(b, coefs, ly.route(b, s, small[:n*a], x0, n), n)
-		for t := range n {
-			c := coefs[t*a*a : (t+1)*a*a]
-			for j := range a {
-				pj := stream(pred, j)[t*dim : (t+1)*dim]
-				copy(pj, stream(x, j)[t*dim:(t+1)*dim])
-				for k := range a {
-					axpy(pj, stream(x, k)[t*dim:(t+1)*dim], c[j*a+k])
-				}
-			}
-		}
+		// AltUp predict: the four streams from the first
+		ly.predict(b, s, pred, x, small, n)
 		active := stream(pred, 0)
 		// attention rmsnorm
 		ly.AttnNorm.Forward(b, xb, active)
@@ -237,23 +228,8 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		ly.PostFFNNorm.Forward(b, ffn, ffn)
 		b.Add(ffn, attn)
 		s.traced("feed-forward", i, ffn, dim, pos0)
-		// AltUp correct: x[j] = pred[j] + (ffn - pred[0])·(c[j]+1)
-		corr := small[n*a : n*a+n*a]
-		ly.Correct.Forward(b, corr, ly.route(b, s, small[:n*a], ffn, n), n)
-		for t := range n {
-			row := func(v []float32) []float32 { return v[t*dim : (t+1)*dim] }
-			inno, act := row(ffn), row(active)
-			for j, v := range inno {
-				inno[j] = v - act[j]
-			}
-			for j := range a {
-				c := corr[t*a+j] + 1
-				xj, pj := row(stream(x, j)), row(stream(pred, j))
-				for e, v := range inno {
-					xj[e] = v*c + pj[e]
-				}
-			}
-		}
+		// AltUp correct: the four streams by the block's innovation
+		ly.correct(b, s, x, pred, ffn, small, n)
 		// per-layer embedding, from the first stream into the others
 		for e := range x0 {
 			xb[e] = x0[e] * ly.CorrectScale[e%dim]
@@ -284,11 +260,59 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 	softCap(logits[:m.p.VocabSize], gemma3nFinalCap)
 }
 
+// predict writes AltUp's predictions of the nTokens rows of the streams x
+// ([streams][n][Dim]) into pred: pred[j] = x[j] + Σ_k x[k]·c[j][k], with
+// c = altup_predict_coef · route(x[0]). small is scratch of
+// n·(streams+streams²).
+func (ly *gemma3nBlock) predict(b native.Backend, s *State, pred, x, small []float32, nTokens int) {
+	const a = gemma3nStreams
+	dim := len(ly.CorrectScale)
+	nd := nTokens * dim
+	coefs := small[nTokens*a:]
+	ly.Predict.Forward(b, coefs, ly.route(b, s, small[:nTokens*a], x[:nd], nTokens), nTokens)
+	for t := range nTokens {
+		c := coefs[t*a*a : (t+1)*a*a]
+		for j := range a {
+			pj := pred[j*nd+t*dim : j*nd+(t+1)*dim]
+			copy(pj, x[j*nd+t*dim:j*nd+(t+1)*dim])
+			for k := range a {
+				axpy(pj, x[k*nd+t*dim:k*nd+(t+1)*dim], c[j*a+k])
+			}
+		}
+	}
+}
+
+// correct sets the streams x to AltUp's corrections of the predictions
+// pred by the block's output out (nTokens rows, overwritten by the
+// innovation out - pred[0]): x[j] = pred[j] + (out - pred[0])·(c[j]+1),
+// with c = altup_correct_coef · route(out). small is scratch as for
+// predict.
+func (ly *gemma3nBlock) correct(b native.Backend, s *State, x, pred, out, small []float32, nTokens int) {
+	const a = gemma3nStreams
+	dim := len(ly.CorrectScale)
+	nd := nTokens * dim
+	corr := small[nTokens*a : 2*nTokens*a]
+	ly.Correct.Forward(b, corr, ly.route(b, s, small[:nTokens*a], out, nTokens), nTokens)
+	for i, v := range out {
+		out[i] = v - pred[i]
+	}
+	for t := range nTokens {
+		inno := out[t*dim : (t+1)*dim]
+		for j := range a {
+			c := corr[t*a+j] + 1
+			xj, pj := x[j*nd+t*dim:j*nd+(t+1)*dim], pred[j*nd+t*dim:j*nd+(t+1)*dim]
+			for e, v := range inno {
+				xj[e] = v*c + pj[e]
+			}
+		}
+	}
+}
+
 // route writes the AltUp router's modalities of the nTokens rows of x into
 // out ([n][streams]): tanh(router · norm(x)/Dim).
 func (ly *gemma3nBlock) route(b native.Backend, s *State, out, x []float32, nTokens int) []float32 {
 	dim := len(ly.RouterNorm.W)
-	normed := s.Buffer(bufGemmaRoute, nTokens*dim)[:nTokens*dim]
+	normed := s.Buffer(bufGemmaRoute, nTokens*dim)
 	ly.RouterNorm.Forward(b, normed, x)
 	scale(normed, 1/float32(dim))
 	ly.Router.Forward(b, out, normed, nTokens)

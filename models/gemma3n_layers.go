@@ -35,15 +35,15 @@ const (
 	bufGemmaRoute               // gemma3n: the router's normed input [n][Dim]
 )
 
-// invSqrt2 is ggml's 1.0f/sqrtf(2.0f), by which Gemma 3n scales its
-// per-layer inputs and LAuReL sums.
-var invSqrt2 = float32(1 / math.Sqrt(2))
+// invSqrt2 is ggml's 1.0f/sqrtf(2.0f), by which Gemma 3n and Gemma 4
+// scale their per-layer inputs and Gemma 3n its LAuReL sums.
+const invSqrt2 float32 = 0.7071067811865476
 
 // perLayerEmbedding is the per-layer token embedding of Gemma 3n and Gemma
 // 4 (llama.cpp's build_inp_per_layer and project_per_layer_inputs): each
-// layer gets PerLayer values per token, the mean of the token's row of
-// per_layer_token_embd (×√PerLayer) and a normed projection of the scaled
-// token embedding (×1/√Dim), ×1/√2.
+// layer gets PerLayer values per token, the sum of its slice of the
+// token's row of per_layer_token_embd (×√PerLayer) and of a normed
+// projection of the scaled token embedding (×1/√Dim), ×1/√2.
 type perLayerEmbedding struct {
 	Embd native.Weight // per_layer_token_embd.weight [VocabSize][NLayers·PerLayer]
 	Proj Linear        // per_layer_model_proj.weight [NLayers·PerLayer][Dim]
@@ -58,10 +58,10 @@ type perLayerEmbedding struct {
 func (e *perLayerEmbedding) forward(b native.Backend, s *State, out, x []float32, tokens []int32, nTokens int) {
 	nl, pl := e.Embd.Cols/e.Size, e.Size
 	w := nl * pl
-	tmp := s.Buffer(bufGemmaPLETmp, nTokens*w)[:nTokens*w]
+	tmp := s.Buffer(bufGemmaPLETmp, nTokens*w)
 	proj := out[:nTokens*w] // the projection, token-major, before the transpose
 	e.Proj.Forward(b, proj, x, nTokens)
-	scale(proj, 1/float32(math.Sqrt(float64(s.p.Dim))))
+	scale(proj, 1/float32(math.Sqrt(float64(e.Proj.W.Cols))))
 	e.Norm.Forward(b, proj, proj)
 	sel := float32(math.Sqrt(float64(pl)))
 	if tokens != nil {
@@ -145,13 +145,13 @@ func (a *gemmaAttention) own(layer int) bool { return a.KVLayer == layer }
 // into out.
 func (a *gemmaAttention) forward(b native.Backend, s *State, layer int, out, x []float32, pos0, nTokens int) {
 	hd, nh, nkv := a.Attn.HeadDim, a.Attn.NHeads, a.Attn.NKVHeads
-	q := s.Buffer(bufGemmaQ, nTokens*nh*hd)[:nTokens*nh*hd]
+	q := s.Buffer(bufGemmaQ, nTokens*nh*hd)
 	a.Q.Forward(b, q, x, nTokens)
 	a.QNorm.Forward(b, q, q)
 	b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
 	if a.own(layer) {
-		k := s.Buffer(bufGemmaK, nTokens*nkv*hd)[:nTokens*nkv*hd]
-		v := s.Buffer(bufGemmaV, nTokens*nkv*hd)[:nTokens*nkv*hd]
+		k := s.Buffer(bufGemmaK, nTokens*nkv*hd)
+		v := s.Buffer(bufGemmaV, nTokens*nkv*hd)
 		a.K.Forward(b, k, x, nTokens)
 		if a.V.W.Data != nil {
 			a.V.Forward(b, v, x, nTokens)
@@ -163,26 +163,27 @@ func (a *gemmaAttention) forward(b native.Backend, s *State, layer int, out, x [
 		b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
 		b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	}
-	att := s.Buffer(bufGemmaAtt, nTokens*nh*hd)[:nTokens*nh*hd]
+	att := s.Buffer(bufGemmaAtt, nTokens*nh*hd)
 	b.Attend(att, q, s.KV(a.KVLayer), pos0, nTokens, a.Attn)
 	a.O.Forward(b, out, att, nTokens)
 }
 
 // loadGemmaAttention loads block i's attention of nHeads heads and nKV KV
-// heads of hd; own says whether the layer has its own cache (Gemma 4 may
-// then lack attn_k and attn_v; Gemma 3n always has them). noV allows
-// attn_v to be absent (values equal keys).
-func (l *loader) loadGemmaAttention(i, dim, nHeads, nKV, hd int, eps float32, own, needKV, noV bool) gemmaAttention {
+// heads of hd: attn_q, attn_output, attn_q_norm and, if withKV, attn_k,
+// attn_k_norm and attn_v, which optionalV lets be absent (values are then
+// the keys). Gemma 3n loads the keys and values of every layer, Gemma 4
+// only of the layers with a cache.
+func (l *loader) loadGemmaAttention(i, dim, nHeads, nKV, hd int, eps float32, withKV, optionalV bool) gemmaAttention {
 	blk := blockName(i)
 	a := gemmaAttention{
 		Q:     l.linear(blk+"attn_q", nHeads*hd, dim),
 		O:     l.linear(blk+"attn_output", dim, nHeads*hd),
 		QNorm: l.norm(blk+"attn_q_norm", hd, eps),
 	}
-	if own || needKV {
+	if withKV {
 		a.K = l.linear(blk+"attn_k", nKV*hd, dim)
 		a.KNorm = l.norm(blk+"attn_k_norm", hd, eps)
-		if !noV || l.has(blk+"attn_v.weight") {
+		if !optionalV || l.has(blk+"attn_v.weight") {
 			a.V = l.linear(blk+"attn_v", nKV*hd, dim)
 		}
 	}
@@ -223,8 +224,8 @@ type gemmaMLP struct {
 // forward writes the MLP of the nTokens rows of x into out.
 func (m *gemmaMLP) forward(b native.Backend, s *State, out, x []float32, nTokens int) {
 	h := m.Gate.W.Rows
-	gate := s.Buffer(bufGemmaGate, nTokens*h)[:nTokens*h]
-	up := s.Buffer(bufGemmaUp, nTokens*h)[:nTokens*h]
+	gate := s.Buffer(bufGemmaGate, nTokens*h)
+	up := s.Buffer(bufGemmaUp, nTokens*h)
 	m.Up.Forward(b, up, x, nTokens)
 	m.Gate.Forward(b, gate, x, nTokens)
 	if m.SparseStd > 0 {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"strings"
 
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
@@ -25,8 +26,16 @@ import (
 //   - an optional scalar per layer (layer_output_scale) and logits
 //     soft-capped at final_logit_softcapping (30 when absent).
 //
-// It follows llama.cpp src/models/gemma4.cpp and its load_arch_hparams;
-// the mixture-of-experts variant (26B-A4B, ffn_gate_inp) is refused.
+// The mixture-of-experts variant (26B-A4B) runs, in each layer with a
+// router (ffn_gate_inp), the MLP as a shared expert beside NExpertsUsed of
+// NExperts GeGLU experts: the router scores rms_norm(x)/√Dim ×
+// ffn_gate_inp.scale, the chosen experts' softmax probabilities are
+// renormalized to sum to 1 and each expert's output is scaled by
+// ffn_down_exps.scale when present; the MLP's and the experts' outputs
+// are normed (post_ffw_norm_1, post_ffw_norm_2) and summed before
+// post_ffw_norm.
+//
+// It follows llama.cpp src/models/gemma4.cpp and its load_arch_hparams.
 type Gemma4 struct {
 	p Params
 	b native.Backend
@@ -47,6 +56,12 @@ type gemma4Block struct {
 	FFN                    gemmaMLP
 	PerLayer               perLayerBlock // Gate.W.Data nil without per-layer embeddings
 	OutScale               float32       // layer_output_scale.weight, 1 when absent
+
+	// Mixture of experts (nil for a dense layer) beside the MLP
+	MoE                        *MoE
+	RouterScale                []float32 // ffn_gate_inp.scale [Dim]
+	PreMoENorm                 RMSNorm   // pre_ffw_norm_2 [Dim]: the experts' input
+	PostFFNNorm1, PostMoENorm2 RMSNorm   // post_ffw_norm_1, post_ffw_norm_2 [Dim]
 }
 
 func init() { Register("gemma4", loadGemma4) }
@@ -87,7 +102,15 @@ func loadGemma4(f *gguf.File, b native.Backend) (Model, error) {
 	globalScale := l.ropeScale()
 	finalCap := l.checkSoftCap("final_logit_softcapping", l.floatOr("final_logit_softcapping", 30))
 	if l.has("blk.0.ffn_gate_inp.weight") {
-		l.fail("Gemma 4's mixture-of-experts layers (ffn_gate_inp) are not supported")
+		l.expertParams(&p)
+	}
+	for _, ti := range l.f.Tensors {
+		// NVFP4's per-tensor scales (attn_q.scale, ffn_gate.scale, …)
+		// multiply outputs this loader does not scale.
+		if n := ti.Name; strings.HasSuffix(n, ".scale") && !strings.HasSuffix(n, "ffn_gate_inp.scale") && !strings.HasSuffix(n, "ffn_down_exps.scale") {
+			l.fail("tensor %q (a per-tensor scale of NVFP4 weights) is not supported", n)
+			break
+		}
 	}
 	if ropeSWA > hdSWA || ropeSWA%2 != 0 {
 		l.fail("rope dimension %d of sliding layers does not fit their heads of %d", ropeSWA, hdSWA)
@@ -126,7 +149,7 @@ func loadGemma4(f *gguf.File, b native.Backend) (Model, error) {
 			hd, rope = hdSWA, localRope
 		}
 		ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
-		ly.Attn = l.loadGemmaAttention(i, p.Dim, nHead[i], nKV[i], hd, p.NormEps, i < kvLayers, false, true)
+		ly.Attn = l.loadGemmaAttention(i, p.Dim, nHead[i], nKV[i], hd, p.NormEps, i < kvLayers, true)
 		ly.Attn.Rope, ly.Attn.KVLayer = rope, l.sharedKVSource(i, kvLayers, local)
 		ly.Attn.Attn = native.Attention{NHeads: nHead[i], NKVHeads: nKV[i], HeadDim: hd, Scale: 1}
 		if local[i] {
@@ -146,6 +169,9 @@ func loadGemma4(f *gguf.File, b native.Backend) (Model, error) {
 			Down: l.linear(blk+"ffn_down", p.Dim, ff[i]),
 		}
 		ly.PostFFNNorm = l.norm(blk+"post_ffw_norm", p.Dim, p.NormEps)
+		if l.has(blk + "ffn_gate_inp.weight") {
+			l.loadGemma4MoE(blk, p, ly)
+		}
 		if pl > 0 {
 			ly.PerLayer = l.loadPerLayerBlock(blk, p.Dim, pl, p.NormEps)
 		}
@@ -160,6 +186,54 @@ func loadGemma4(f *gguf.File, b native.Backend) (Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// loadGemma4MoE loads block prefix blk's experts, router and norms.
+func (l *loader) loadGemma4MoE(blk string, p Params, ly *gemma4Block) {
+	if p.NExperts == 0 {
+		l.fail("tensor %q: layer 0 has no router, so the file declares no experts", blk+"ffn_gate_inp.weight")
+		return
+	}
+	if l.has(blk + "ffn_gate_up_exps.weight") {
+		l.fail("tensor %q (gate and up experts fused) is not supported", blk+"ffn_gate_up_exps.weight")
+		return
+	}
+	e, h := p.NExperts, p.ExpertHiddenDim
+	ly.MoE = &MoE{
+		Router:   l.linear(blk+"ffn_gate_inp", e, p.Dim),
+		Gate:     l.experts(blk+"ffn_gate_exps.weight", e, h, p.Dim),
+		Up:       l.experts(blk+"ffn_up_exps.weight", e, h, p.Dim),
+		Down:     l.experts(blk+"ffn_down_exps.weight", e, p.Dim, h),
+		Act:      GELU,
+		NUsed:    p.NExpertsUsed,
+		NormTopK: true,
+	}
+	if l.has(blk + "ffn_down_exps.scale") {
+		ly.MoE.DownScale = l.vector(blk+"ffn_down_exps.scale", e)
+	}
+	ly.RouterScale = l.vector(blk+"ffn_gate_inp.scale", p.Dim)
+	ly.PreMoENorm = l.norm(blk+"pre_ffw_norm_2", p.Dim, p.NormEps)
+	ly.PostFFNNorm1 = l.norm(blk+"post_ffw_norm_1", p.Dim, p.NormEps)
+	ly.PostMoENorm2 = l.norm(blk+"post_ffw_norm_2", p.Dim, p.NormEps)
+}
+
+// experts adds, to the MLP's output ffn, a MoE layer's experts run on
+// attn (the attention block's output), both normed.
+func (m *Gemma4) experts(s *State, ly *gemma4Block, ffn, attn []float32, n int) {
+	b, dim := m.b, m.p.Dim
+	ly.PostFFNNorm1.Forward(b, ffn, ffn)
+	// the router's input: rms_norm(x)/√Dim × ffn_gate_inp.scale
+	rin := s.Buffer(bufGemmaAux, n*dim)
+	b.RMSNorm(rin, attn, ly.RouterScale, dim, m.p.NormEps)
+	scale(rin, 1/float32(math.Sqrt(float64(dim))))
+	route := s.Buffer(bufGemmaRoute, n*m.p.NExperts)
+	ly.MoE.Router.Forward(b, route, rin, n)
+	in := s.Buffer(bufGemmaPred, n*dim)
+	ly.PreMoENorm.Forward(b, in, attn)
+	out := s.Buffer(bufGemmaXB, n*dim)
+	ly.MoE.forwardRouted(b, s, out, in, route, n)
+	ly.PostMoENorm2.Forward(b, out, out)
+	b.Add(ffn, out)
 }
 
 // countOr returns the count key <arch>.k, from 0 to most, or def if
@@ -204,7 +278,7 @@ func (m *Gemma4) Caches() []LayerCache {
 // input embeddings take token 0's per-layer embeddings, as llama.cpp's.
 func (m *Gemma4) Forward(s *State, in Input, logits []float32) {
 	s.begin(m.p, in)
-	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
+	b, n, pos0, dim := m.b, in.Len(), s.Len(), m.p.Dim
 	nd := n * dim
 	x := s.Buffer(bufGemmaX, nd)
 	// token embeddings scaled by √Dim (input embeddings as they are)
@@ -228,9 +302,13 @@ func (m *Gemma4) Forward(s *State, in Input, logits []float32) {
 		ly.PostAttnNorm.Forward(b, attn, attn)
 		b.Add(attn, x)
 		s.traced("attention", i, attn, dim, pos0)
-		// ffn rmsnorm, GeGLU MLP, post-ffn rmsnorm, residual
+		// ffn rmsnorm, GeGLU MLP (beside the experts), post-ffn rmsnorm,
+		// residual
 		ly.FFNNorm.Forward(b, xb, attn)
 		ly.FFN.forward(b, s, ffn, xb, n)
+		if ly.MoE != nil {
+			m.experts(s, ly, ffn, attn, n)
+		}
 		ly.PostFFNNorm.Forward(b, ffn, ffn)
 		for j, v := range ffn {
 			x[j] = v + attn[j]

@@ -43,9 +43,10 @@ const (
 func gemmaNShapes() []Shape {
 	return []Shape{
 		// gemma-3n-E2B (text model): 30 layers, the last 10 reading the
-		// caches of layers 18 and 19.
+		// caches of layers 18 and 19; the vocabulary of 262400 that
+		// convert_hf_to_gguf pads both embeddings to.
 		{Name: "gemma3n-e2b", Arch: "gemma3n", NEmbd: 2048, NLayer: 30, NHead: 8, NHeadKV: 2, HeadDim: 256, NFF: 8192,
-			NVocab: 262144, NCtx: 32768, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512, SWAPeriod: 5,
+			NVocab: 262400, NCtx: 32768, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512, SWAPeriod: 5,
 			QKNorm: true, PostNorms: true, Tied: true, vocab: vocabGemma,
 			GemmaN: &GemmaN{PerLayer: 256, SharedKV: 10, AltUp: true}},
 		// gemma-4-E2B (text model), as its config.json describes it: 35
@@ -57,6 +58,16 @@ func gemmaNShapes() []Shape {
 			NVocab: 262144, NCtx: 131072, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512, SWAPeriod: 5,
 			QKNorm: true, PostNorms: true, Tied: true, FinalSoftcap: 30, vocab: vocabGemma,
 			GemmaN: &GemmaN{PerLayer: 256, SharedKV: 20, HeadDimSWA: 256, RopePartial: 0.25, WideShared: true, OutScale: true}},
+		// gemma-4-26B-A4B (text model), from the metadata of llama.cpp's
+		// ggml-vocab-gemma-4.gguf: 30 layers, every sixth global, 128
+		// experts of 704 (8 per token) beside a 2112-wide MLP in every
+		// layer, global layers of 2 KV heads of 512, sliding ones of 8 of
+		// 256, no per-layer embeddings or shared caches.
+		{Name: "gemma4-26b-a4b", Arch: "gemma4", NEmbd: 2816, NLayer: 30, NHead: 16, NHeadKV: 8, HeadDim: 512, NFF: 2112,
+			NVocab: 262144, NCtx: 262144, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 1024, SWAPeriod: 6,
+			QKNorm: true, PostNorms: true, Tied: true, FinalSoftcap: 30, vocab: vocabGemma,
+			NExpert: 128, NExpertUsed: 8, NFFExp: 704,
+			GemmaN: &GemmaN{HeadDimSWA: 256, NHeadKVGlobal: 2, RopePartial: 0.25, KEqV: true, OutScale: true}},
 	}
 }
 
@@ -71,6 +82,17 @@ func tinyGemmaN(t *Shape) {
 		t.NLayer, t.HeadDim = gemma3nKVLayers+5, 32
 		g.SharedKV = 5
 	case "gemma4":
+		if t.NExpert > 0 {
+			// 2:1 and 8:1 GQA; 4 experts of 64, every one used: the experts'
+			// sum is normed (post_ffw_norm_2), so a near-tie in the choice
+			// of fewer, which llama.cpp's activation rounding flips, moves
+			// the tiny logits by 0.1 to 0.3 (measured with 2 of 8)
+			t.NLayer, t.NHead, t.NHeadKV, t.HeadDim, t.NFF = 6, 8, 4, 64, 128
+			t.NExpert, t.NExpertUsed, t.NFFExp = 4, 4, 64
+			g.HeadDimSWA, g.NHeadKVGlobal = 32, 1
+			t.FinalSoftcap = 2
+			break
+		}
 		t.NLayer, t.NHead, t.HeadDim = 10, 8, 64
 		// and the 31B's global layers: two KV heads, values equal to keys
 		g.PerLayer, g.SharedKV, g.HeadDimSWA, g.NHeadKVGlobal, g.KEqV = 64, 5, 32, 2, true
@@ -132,6 +154,15 @@ func (s Shape) gemmaNKV(kv []gguf.KV) []gguf.KV {
 		swa[il] = s.isSWA(il)
 	}
 	set("attention.sliding_window_pattern", gguf.Value{Type: gguf.TypeArray, Elem: gguf.TypeBool, Data: swa})
+	if g.WideShared || s.Arch == "gemma3n" {
+		// per layer, as convert_hf_to_gguf writes config.json's list
+		// (gemma3n) or the double-wide shared layers (gemma4)
+		ff := make([]int32, s.NLayer)
+		for il := range ff {
+			ff[il] = int32(s.ff(il))
+		}
+		set("feed_forward_length", gguf.Int32s(ff))
+	}
 	if s.Arch == "gemma3n" {
 		set("altup.active_idx", gguf.Uint32(0))
 		set("altup.num_inputs", gguf.Uint32(gemma3nAltUp))
@@ -146,13 +177,6 @@ func (s Shape) gemmaNKV(kv []gguf.KV) []gguf.KV {
 	set("rope.dimension_count", gguf.Uint32(uint32(s.HeadDim)))
 	set("rope.dimension_count_swa", gguf.Uint32(uint32(g.HeadDimSWA)))
 	set("final_logit_softcapping", gguf.Float32(s.FinalSoftcap))
-	if g.WideShared {
-		ff := make([]int32, s.NLayer)
-		for il := range ff {
-			ff[il] = int32(s.ff(il))
-		}
-		set("feed_forward_length", gguf.Int32s(ff))
-	}
 	if g.NHeadKVGlobal != 0 {
 		hkv := make([]int32, s.NLayer)
 		for il := range hkv {
@@ -249,6 +273,23 @@ func (s Shape) gemmaNTensors(nVocab int) []tensorSpec {
 		matrix(p+"ffn_up.weight", il, catFFNUp, weightStd, e, ff)
 		matrix(p+"ffn_down.weight", il, catFFNDown, outStd, ff, e)
 		norm(p+"post_ffw_norm.weight", il, e)
+		if s.NExpert > 0 {
+			x, fe := uint64(s.NExpert), uint64(s.NFFExp)
+			matrix(p+"ffn_gate_inp.weight", il, catOther, weightStd, e, x)
+			// The router sees rms_norm(x)/√Dim × this scale: a scale of
+			// √Dim gives its scores the spread of Qwen3-MoE's (about 0.2
+			// here); one of 1 would leave the experts all but tied, their
+			// choice flipped by any rounding.
+			rs := float32(math.Sqrt(float64(s.NEmbd)))
+			add(p+"ffn_gate_inp.scale", il, catOther, initNormal, rs, normStd*rs, e)
+			norm(p+"pre_ffw_norm_2.weight", il, e)
+			norm(p+"post_ffw_norm_1.weight", il, e)
+			norm(p+"post_ffw_norm_2.weight", il, e)
+			add(p+"ffn_gate_exps.weight", il, catFFNGate, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_up_exps.weight", il, catFFNUp, initNormal, 0, weightStd, e, fe, x)
+			add(p+"ffn_down_exps.weight", il, catFFNDown, initNormal, 0, outStd, fe, e, x)
+			add(p+"ffn_down_exps.scale", il, catOther, initNormal, 1, 0.1, x)
+		}
 		if g.PerLayer > 0 {
 			matrix(p+"inp_gate.weight", il, catOther, weightStd, e, pl)
 			matrix(p+"proj.weight", il, catOther, weightStd, pl, e)

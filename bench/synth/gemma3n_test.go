@@ -108,6 +108,20 @@ func requireGemmaNLoadable(t *testing.T, f *gguf.File, arch string) {
 			}
 			optional[p+"attn_v.weight"] = u(e, hd*nKV[il])
 			optional[p+"layer_output_scale.weight"] = u(1)
+			if _, moe := f.Tensor(p + "ffn_gate_inp.weight"); moe {
+				// the experts beside the MLP: all required once the router is there
+				x, fe := get("expert_count"), get("expert_feed_forward_length")
+				require.Positive(t, get("expert_used_count"))
+				required[p+"ffn_gate_inp.weight"] = u(e, x)
+				required[p+"ffn_gate_inp.scale"] = u(e)
+				required[p+"pre_ffw_norm_2.weight"] = u(e)
+				required[p+"post_ffw_norm_1.weight"] = u(e)
+				required[p+"post_ffw_norm_2.weight"] = u(e)
+				required[p+"ffn_gate_exps.weight"] = u(e, fe, x)
+				required[p+"ffn_up_exps.weight"] = u(e, fe, x)
+				required[p+"ffn_down_exps.weight"] = u(fe, e, x)
+				optional[p+"ffn_down_exps.scale"] = u(x)
+			}
 		}
 	}
 	if pl > 0 {

@@ -256,7 +256,7 @@ func tiny(s Shape) Shape {
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
 	case "lfm2-350m", "qwen3.5-0.8b":
 		t = tinyHybrid(t)
-	case "gemma3n-e2b", "gemma4-e2b":
+	case "gemma3n-e2b", "gemma4-e2b", "gemma4-26b-a4b":
 		tinyGemmaN(&t)
 	default: // 4:1 GQA, head dim 32
 		t.NHeadKV = 1
