@@ -79,23 +79,24 @@ func TestLogitsMediaFlags(t *testing.T) {
 	}
 }
 
-// synthMMProj writes a tiny llama and the tiny LFM2-VL mmproj (seed 1),
-// the pair of conversation/testdata/llamacpp/e2e-lfm2.json.
-func synthMMProj(t *testing.T) (lm, mmproj string) {
+// synthMMProj writes the language model of shape and the tiny LFM2-VL
+// mmproj (seed 1).
+func synthMMProj(t *testing.T, shape string) (lm, mmproj string) {
 	dir := t.TempDir()
 	lm, mmproj = filepath.Join(dir, "lm.gguf"), filepath.Join(dir, "mmproj.gguf")
-	require.NoError(t, synth.WriteFile(lm, "tiny-llama3.2-1b", synth.Options{Seed: 1}))
+	require.NoError(t, synth.WriteFile(lm, shape, synth.Options{Seed: 1}))
 	require.NoError(t, synth.WriteMMProj(mmproj, "lfm2", 1, ggml.F32))
 	return lm, mmproj
 }
 
 // TestMMProjCommands: with --mmproj, logits of a raw prompt with an image
-// equal llama.cpp's libmtmd (the conversation package's e2e reference),
-// and generate and chat answer a message with an image.
+// equal llama.cpp's libmtmd (the encoder package's e2e reference), and
+// generate and chat answer a message with an image.
 func TestMMProjCommands(t *testing.T) {
-	data, err := os.ReadFile("../../conversation/testdata/llamacpp/e2e-lfm2.json")
+	data, err := os.ReadFile("../../encoder/testdata/llamacpp/e2e/lfm2-80x48.json")
 	require.NoError(t, err)
 	var ref struct {
+		Model  string
 		Prompt string
 		W, H   int
 		Chunks []struct {
@@ -105,7 +106,7 @@ func TestMMProjCommands(t *testing.T) {
 		Logits []float32
 	}
 	require.NoError(t, json.Unmarshal(data, &ref))
-	lm, mmproj := synthMMProj(t)
+	lm, mmproj := synthMMProj(t, ref.Model)
 	img := image.NewRGBA(image.Rect(0, 0, ref.W, ref.H))
 	for i := range 3 * ref.W * ref.H {
 		img.Pix[i/3*4+i%3] = uint8((uint32(i) * 2654435761) >> 24)
