@@ -55,18 +55,25 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	return e
 }
 
-// addMMProjFlag defines --mmproj, for the commands that take media.
+// addMMProjFlag defines --mmproj, for the commands that take media. A
+// Hub name in -m brings its repository's mmproj unless --mmproj names one.
 func (e *engineFlags) addMMProjFlag(fs *flag.FlagSet) {
-	e.mmproj = fs.String("mmproj", "", "multimodal projector `FILE` (an mmproj GGUF, as llama.cpp's mtmd loads) for image and audio input")
+	e.mmproj = fs.String("mmproj", "", "multimodal projector `FILE` (an mmproj GGUF, as llama.cpp's mtmd loads) for image and audio input (default: the mmproj of -m's Hub repository, if any)")
 }
 
 // resolve replaces a Hub model name in -m by its cached file's path,
-// pulling it first if needed.
+// pulling it first if needed, and fills an empty --mmproj with the
+// repository's mmproj file.
 func (e *engineFlags) resolve(ctx context.Context) error {
 	if *e.model == "" {
 		return errors.New("-m FILE is required")
 	}
-	return resolveModel(ctx, e.stderr, e.model)
+	mmproj, err := resolveModelFiles(ctx, e.stderr, e.model)
+	if err == nil && mmproj != "" && e.mmproj != nil && *e.mmproj == "" {
+		// as llama.cpp's -hf loads the repository's projector
+		*e.mmproj = mmproj
+	}
+	return err
 }
 
 func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {

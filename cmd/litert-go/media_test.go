@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/bench/synth"
+	"github.com/litert-go/litert-go/hub/hubtest"
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
@@ -140,4 +141,30 @@ func TestMMProjCommands(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.NotEmpty(t, stdout)
 	assert.Contains(t, stderr, "attached to the next message")
+}
+
+// TestHubMMProj: a Hub name in -m brings the repository's mmproj, as
+// llama.cpp's -hf does, so an image needs no --mmproj.
+func TestHubMMProj(t *testing.T) {
+	lm, mmproj := synthMMProj(t, "tiny-llama3.2-1b")
+	files := map[string][]byte{}
+	for name, path := range map[string]string{"tiny-F32.gguf": lm, "mmproj-tiny-F32.gguf": mmproj} {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		files[name] = b
+	}
+	h := hubtest.NewServer()
+	t.Cleanup(h.Close)
+	h.Add("someone/tiny-vl-GGUF", "0123456789abcdef0123456789abcdef01234567", files)
+	t.Setenv("HF_ENDPOINT", h.URL)
+	t.Setenv("HF_HOME", t.TempDir())
+	t.Setenv("HF_HUB_CACHE", "")
+	t.Setenv("HF_HUB_OFFLINE", "")
+	t.Setenv("HF_TOKEN", "")
+	pic := writePNG(t, t.TempDir(), 8, 8)
+	out, code := runModelCmd(t, "logits", "-m", "hf.co/someone/tiny-vl-GGUF", "--backend", "go", "--image", pic, "-p", "What is it?")
+	require.Equal(t, 0, code)
+	lines := readLogitsLines(t, []byte(out))
+	require.Len(t, lines, 2)
+	assert.Contains(t, lines[0].PromptTokens, int32(-1), "the image's positions")
 }
