@@ -29,6 +29,7 @@ type Go struct {
 	attends sync.Pool // *attendTask
 	rows    sync.Pool // *[]float32, dequantized weight rows
 	quants  sync.Pool // *[]byte, activations quantized to 8 bits
+	acts    sync.Pool // *[]float32, activations rounded to 8 bits
 	scores  sync.Pool // *[]float32, attention scores
 	// float keeps the activations float32 in every product (NewGoFloat)
 	float bool
@@ -45,6 +46,7 @@ func NewGo(threads int) *Go {
 	g.attends.New = func() any { return new(attendTask) }
 	g.rows.New = func() any { return new([]float32) }
 	g.quants.New = func() any { return new([]byte) }
+	g.acts.New = func() any { return new([]float32) }
 	g.scores.New = func() any { return new([]float32) }
 	return g
 }
@@ -108,8 +110,8 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 				quantizeQ8(w.Type, m.xq[t*m.xqRow:(t+1)*m.xqRow], x[t*w.Cols:(t+1)*w.Cols])
 			}
 		} else {
-			buf := g.rows.Get().(*[]float32)
-			defer g.rows.Put(buf)
+			buf := g.acts.Get().(*[]float32)
+			defer g.acts.Put(buf)
 			*buf = grow(*buf, nTokens*w.Cols)
 			m.x = *buf
 			for t := range nTokens {
