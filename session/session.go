@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models"
@@ -37,6 +38,7 @@ type Session struct {
 	tokens []int32
 	logits []float32
 	valid  bool // logits belong to the last token
+	stats  Stats
 }
 
 // New returns an empty session on eng with a KV cache of the engine's
@@ -95,11 +97,13 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 	if err := s.st.Truncate(last); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
+	start := time.Now()
 	if err := models.ForwardChecked(s.model, s.st, s.tokens[last:], s.logits); err != nil {
 		// Keep the cache whole: the last token goes back in, without logits.
 		s.model.Forward(s.st, s.tokens[last:], nil)
 		return fmt.Errorf("session: %w", err)
 	}
+	s.stats.add(false, 1, time.Since(start))
 	s.valid = true
 	return nil
 }
@@ -124,7 +128,7 @@ func (s *Session) check(ids []int32) error {
 // more. Cancellation is checked between batches; a cancelled prefill keeps
 // the batches already done (TokenCount says how many) and leaves no logits.
 func (s *Session) Prefill(ctx context.Context, ids []int32) error {
-	return s.prefill(ctx, ids, true)
+	return s.prefill(ctx, ids, true, false)
 }
 
 // Append is Prefill without computing the logits of the last token, for
@@ -132,10 +136,12 @@ func (s *Session) Prefill(ctx context.Context, ids []int32) error {
 // of a chat turn, say): it skips the output head. Logits computes them
 // later if they are asked for after all.
 func (s *Session) Append(ctx context.Context, ids []int32) error {
-	return s.prefill(ctx, ids, false)
+	return s.prefill(ctx, ids, false, false)
 }
 
-func (s *Session) prefill(ctx context.Context, ids []int32, logits bool) error {
+// prefill runs ids through the model in batches, computing the logits of
+// the last one if logits is set, and counts them as decode or prefill.
+func (s *Session) prefill(ctx context.Context, ids []int32, logits, decode bool) error {
 	if err := s.check(ids); err != nil {
 		return err
 	}
@@ -149,11 +155,13 @@ func (s *Session) prefill(ctx context.Context, ids []int32, logits bool) error {
 		if n == len(ids) && logits {
 			out = s.logits
 		}
+		start := time.Now()
 		if err := models.ForwardChecked(s.model, s.st, ids[:n], out); err != nil {
 			// The batch is not kept: the cache holds the tokens before it.
 			s.valid = false
 			return fmt.Errorf("session: prefill stopped after %d tokens: %w", len(s.tokens), err)
 		}
+		s.stats.add(decode, n, time.Since(start))
 		s.tokens = append(s.tokens, ids[:n]...)
 		s.valid = out != nil
 		ids = ids[n:]
@@ -163,7 +171,7 @@ func (s *Session) prefill(ctx context.Context, ids []int32, logits bool) error {
 
 // Decode appends one token and computes the logits after it.
 func (s *Session) Decode(ctx context.Context, id int32) error {
-	return s.Prefill(ctx, []int32{id})
+	return s.prefill(ctx, []int32{id}, true, true)
 }
 
 // Rewind removes the last n tokens. The logits of the new last token are
