@@ -175,3 +175,9 @@ func roundQ8aAVX2(dst, x *float32, nb int)
 //
 //go:noescape
 func roundQ8KAVX2(dst, x *float32, nb int)
+
+// dotQ5KQ8KAVX2 returns the dot product of nb Q5_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ5KQ8KAVX2(w, y *byte, nb int) float32

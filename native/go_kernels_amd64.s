@@ -1346,7 +1346,7 @@ GLOBL eightf<>(SB), RODATA|NOPTR, $4
 // Q4KQ8GROUP adds to Y1 the int32 products of 64 elements of a Q4_K
 // super-block (32 bytes of nibbles at qoff(SI), low nibbles first) with
 // the q8K quants at yoff(DI), each 32 times its sub-block's scale, the
-// int16 at soff(DX) and soff+2(DX). Needs Y15 = 0x0f…, Y13 = ones16.
+// int16 at soff(DX) and soff+2(DX). Needs Y15 = 0x0f….
 #define Q4KQ8GROUP(qoff, yoff, soff) \
 	VMOVDQU      qoff(SI), Y5;      \
 	VPSRLW       $4, Y5, Y6;        \
@@ -1360,6 +1360,37 @@ GLOBL eightf<>(SB), RODATA|NOPTR, $4
 	VPMADDWD     Y8, Y6, Y6;        \
 	VPADDD       Y5, Y1, Y1;        \
 	VPADDD       Y6, Y1, Y1
+
+// K4Q8SCALES stores the 8 scales of the Q4_K or Q5_K super-block at SI as
+// int16 at 0(DX) and leaves in Y10 the 8 floats min_j*(bsums of sub-block
+// j) against the q8K block at DI, and zeroes Y1 for the int32 sums.
+#define K4Q8SCALES \
+	Q4KUNPACK;                   \
+	MOVQ         AX, X2;         \
+	VPMOVZXBW    X2, X2;         \
+	VMOVDQU      X2, (DX);       \
+	MOVQ         BX, X3;         \
+	VPMOVZXBW    X3, X3;         \
+	VPUNPCKHWD   X3, X3, X4;     \
+	VPUNPCKLWD   X3, X3, X3;     \
+	VINSERTI128  $1, X4, Y3, Y3; \
+	VPMADDWD     260(DI), Y3, Y10; \
+	VCVTDQ2PS    Y10, Y10;       \
+	VPXOR        Y1, Y1, Y1
+
+// K4Q8FINISH adds to Y0 the super-block's d*dy times the int32 sums of Y1
+// less its dmin*dy times Y10.
+#define K4Q8FINISH \
+	VCVTDQ2PS    Y1, Y1;       \
+	VBROADCASTSS (DI), Y7;     \
+	VPBROADCASTW (SI), X4;     \
+	VCVTPH2PS    X4, Y4;       \
+	VMULPS       Y7, Y4, Y4;   \
+	VFMADD231PS  Y4, Y1, Y0;   \
+	VPBROADCASTW 2(SI), X5;    \
+	VCVTPH2PS    X5, Y5;       \
+	VMULPS       Y7, Y5, Y5;   \
+	VFNMADD231PS Y5, Y10, Y0
 
 // func dotQ4KQ8KAVX2(w, y *byte, nb int) float32
 // Returns the dot product of nb Q4_K super-blocks with nb q8K blocks:
@@ -1375,34 +1406,56 @@ TEXT ·dotQ4KQ8KAVX2(SB), NOSPLIT, $16-28
 loop:
 	CMPQ CX, $0
 	JEQ  done
-	Q4KUNPACK
-	// the 8 scales as int16 at 0(DX); the mins paired with the bsums
-	MOVQ         AX, X2
-	VPMOVZXBW    X2, X2
-	VMOVDQU      X2, (DX)
-	MOVQ         BX, X3
-	VPMOVZXBW    X3, X3
-	VPUNPCKHWD   X3, X3, X4
-	VPUNPCKLWD   X3, X3, X3
-	VINSERTI128  $1, X4, Y3, Y3
-	VPMADDWD     260(DI), Y3, Y3
-	VCVTDQ2PS    Y3, Y3
-	VXORPS       Y1, Y1, Y1
+	K4Q8SCALES
 	Q4KQ8GROUP(16, 4, 0)
 	Q4KQ8GROUP(48, 68, 4)
 	Q4KQ8GROUP(80, 132, 8)
 	Q4KQ8GROUP(112, 196, 12)
-	VCVTDQ2PS    Y1, Y1
-	VBROADCASTSS (DI), Y7
-	VPBROADCASTW (SI), X4
-	VCVTPH2PS    X4, Y4
-	VMULPS       Y7, Y4, Y4
-	VFMADD231PS  Y4, Y1, Y0
-	VPBROADCASTW 2(SI), X5
-	VCVTPH2PS    X5, Y5
-	VMULPS       Y7, Y5, Y5
-	VFNMADD231PS Y5, Y3, Y0
+	K4Q8FINISH
 	ADDQ $144, SI
+	ADDQ $292, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	HSUM
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Q5Q8DOT32 adds to Y1 the int32 products of the 32 unsigned 5-bit quants
+// of Yq with the q8K quants for the floats at xoff (Q5KGROUP's float
+// offsets, so byte xoff/4+4 of the q8K block at DI), times the int16
+// scale at soff/2(DX).
+#define Q5Q8DOT32(Yq, Xq, xoff, soff) \
+	VPMADDUBSW   4+((xoff)/4)(DI), Yq, Y9; \
+	VPBROADCASTW 0+((soff)/2)(DX), Y8;     \
+	VPMADDWD     Y8, Y9, Y9;               \
+	VPADDD       Y9, Y1, Y1
+
+// func dotQ5KQ8KAVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q5_K super-blocks with nb q8K blocks, as
+// dotQ4KQ8KAVX2 with 5-bit quants.
+TEXT ·dotQ5KQ8KAVX2(SB), NOSPLIT, $16-28
+	MOVQ    w+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU ones<>(SB), Y13
+	VXORPS  Y0, Y0, Y0
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	K4Q8SCALES
+	VMOVDQU 16(SI), Y7
+	Q5KGROUP(Q5Q8DOT32, 48, 0, 0)
+	Q5KGROUP(Q5Q8DOT32, 80, 256, 8)
+	Q5KGROUP(Q5Q8DOT32, 112, 512, 16)
+	Q5KGROUP(Q5Q8DOT32, 144, 768, 24)
+	K4Q8FINISH
+	ADDQ $176, SI
 	ADDQ $292, DI
 	DECQ CX
 	JMP  loop
