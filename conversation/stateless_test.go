@@ -94,6 +94,8 @@ func TestComplete(t *testing.T) {
 	assert.Equal(t, 5, r.Usage.CompletionTokens)
 	assert.Positive(t, r.Timings.Prefill, "prefill and decode are timed apart")
 	assert.Positive(t, r.Timings.Decode)
+	assert.InEpsilon(t, 5/r.Timings.Decode.Seconds(), r.DecodeTokensPerSecond(), 1e-9)
+	assert.InEpsilon(t, float64(r.Usage.PromptTokens-r.Usage.CachedTokens)/r.Timings.Prefill.Seconds(), r.PrefillTokensPerSecond(), 1e-9)
 	assert.Empty(t, c.History())
 
 	// Streaming gives the same text; the prompt is cached but its last token.

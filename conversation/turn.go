@@ -537,3 +537,24 @@ func (e *TurnError) Error() string {
 }
 
 func (e *TurnError) Unwrap() error { return e.Err }
+
+// PrefillTokensPerSecond is the reply's prefill rate, as LiteRT-LM's
+// BenchmarkInfo reports it: the prompt tokens not already cached per
+// second of Timings.Prefill (0 when nothing was prefilled).
+func (r *Reply) PrefillTokensPerSecond() float64 {
+	return perSecond(r.Usage.PromptTokens-r.Usage.CachedTokens, r.Timings.Prefill)
+}
+
+// DecodeTokensPerSecond is the reply's decode rate: CompletionTokens per
+// second of Timings.Decode (0 when nothing was generated).
+func (r *Reply) DecodeTokensPerSecond() float64 {
+	return perSecond(r.Usage.CompletionTokens, r.Timings.Decode)
+}
+
+// perSecond returns n per second of d, 0 when either is not positive.
+func perSecond(n int, d time.Duration) float64 {
+	if n <= 0 || d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}

@@ -174,7 +174,7 @@ func (s *Session) PrefillEmbeddings(ctx context.Context, emb []float32, n int, k
 		s.tokens = append(s.tokens, MediaToken)
 	}
 	s.media = append(s.media, mediaSpan{start: start, n: n, key: key, emb: emb})
-	if err := s.catchUp(ctx, true); err != nil {
+	if err := s.catchUp(ctx, true, false); err != nil {
 		// All or nothing: the chunk goes, and the state with it.
 		if s.st.Len() > start {
 			if _, terr := s.st.Truncate(start); terr != nil {

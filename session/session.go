@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models"
@@ -54,6 +55,7 @@ type Session struct {
 	logits []float32
 	valid  bool        // logits belong to the last token
 	media  []mediaSpan // the media chunks among the tokens, in order (media.go)
+	stats  Stats
 }
 
 // New returns an empty session on eng with a KV cache of the engine's
@@ -120,7 +122,7 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 		return errors.New("session: no logits: prefill at least one token first")
 	}
 	if s.st.Len() < len(s.tokens) {
-		return s.catchUp(ctx, true)
+		return s.catchUp(ctx, true, false)
 	}
 	// a checkpoint at the end (an Append's turn boundary) is dropped by
 	// the Truncate: take it again after
@@ -128,7 +130,7 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 	if _, err := s.st.Truncate(len(s.tokens) - 1); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
-	if err := s.catchUp(ctx, true); err != nil {
+	if err := s.catchUp(ctx, true, false); err != nil {
 		return err
 	}
 	if remark {
@@ -142,7 +144,10 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 // the last one if logits is set. Cancellation is checked between batches.
 // After an error the state holds a prefix of the tokens (the rest are run
 // by the next call) and there are no logits.
-func (s *Session) catchUp(ctx context.Context, logits bool) error {
+//
+// Each forward pass counts in the session's Stats: as decode if decode is
+// set, else as prefill.
+func (s *Session) catchUp(ctx context.Context, logits, decode bool) error {
 	s.valid = false
 	for s.st.Len() < len(s.tokens) {
 		if err := ctx.Err(); err != nil {
@@ -155,9 +160,11 @@ func (s *Session) catchUp(ctx context.Context, logits bool) error {
 		if pos+n == len(s.tokens) && logits {
 			out = s.logits
 		}
+		start := time.Now()
 		if err := models.ForwardChecked(s.model, s.st, in, out); err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
+		s.stats.add(decode, n, time.Since(start))
 		s.valid = out != nil
 	}
 	return nil
@@ -203,7 +210,7 @@ func (s *Session) prefill(ctx context.Context, ids []int32, logits, mark bool) e
 	}
 	before := len(s.tokens)
 	s.tokens = append(s.tokens, ids...)
-	if err := s.catchUp(ctx, logits); err != nil {
+	if err := s.catchUp(ctx, logits, !mark); err != nil {
 		// The batch that failed is not kept: the session holds the
 		// tokens the state holds, and those it held before the call.
 		s.tokens = s.tokens[:max(before, s.st.Len())]
