@@ -230,6 +230,14 @@ func TestCheckpointsBounded(t *testing.T) {
 	ids := testTokens(30, rsVocab)
 	run(m, st, ids, 1)
 	require.Equal(t, []int{27, 28, 29, 30}, st.Checkpoints())
+	kv := st.Bytes() - 5*st.CheckpointBytes()
+	st.MaxCheckpoints = 2
+	run(m, st, ids[:1], 1)
+	require.Equal(t, []int{30, 31}, st.Checkpoints(), "a lower bound applies at the next checkpoint")
+	require.Equal(t, kv+5*st.CheckpointBytes(), st.Bytes(), "the memory of the dropped ones is kept for reuse")
+	st.MaxCheckpoints = 4
+	_, err := st.Truncate(30)
+	require.NoError(t, err)
 	allocs := testing.AllocsPerRun(10, func() { run(m, st, ids[:1], 1); _, _ = st.Truncate(30) })
 	require.LessOrEqual(t, allocs, 1.0, "a checkpoint reuses the memory of the one dropped (only run's logits are new)")
 }
