@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bench: prefill and decode speed of synthetic smollm2-135m and
-# qwen2.5-0.5b models in F16, Q8_0, Q4_0 and Q4_K_M at 1 and 2 threads,
-# printed as a Markdown table. Models are generated once into $BENCH_DIR.
+# qwen2.5-0.5b models in F16, Q8_0, Q4_0 and Q4_K_M at 1 and 2 threads, on
+# the C kernels and on the pure-Go ones (BACKENDS, the bench command's
+# --backend values), printed as a Markdown table. Models are generated
+# once into $BENCH_DIR.
 #
 # Columns follow llama-bench: pp512 is prefill of a 512-token prompt, tg128
 # is decode of 128 tokens from an empty context; "decode after pp" is decode
@@ -17,6 +19,7 @@ BENCH_DIR=${BENCH_DIR:-build/bench-models}
 SHAPES=${SHAPES:-"smollm2-135m qwen2.5-0.5b"}
 TYPES=${TYPES:-"f16 q8_0 q4_0 q4_k_m"}
 THREADS=${THREADS:-"1 2"}
+BACKENDS=${BACKENDS:-"cpu go"}
 PROMPT=${PROMPT:-512}
 GEN=${GEN:-128}
 REPS=${REPS:-3}
@@ -42,18 +45,24 @@ for shape in $SHAPES; do
     model="$BENCH_DIR/$shape-$type.gguf"
     [ -f "$model" ] || "$BIN" synth --shape "$shape" --type "$type" --seed 1 -o "$model" >/dev/null 2>&1
     for t in $THREADS; do
-      pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --json)
-      tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --bw=false --json)
-      ours_pp=$(printf '%.1f' "$(echo "$pp" | field prefill_tps)")
-      ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
-      rest=$(printf '%.1f | %.0f | %.0f | %.0f' "$(echo "$pp" | field decode_tps)" "$(echo "$pp" | field decode_pct_of_bound)" \
-        "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
-      backend=$(echo "$pp" | field backend)
-      if [ -n "${LLAMA_BENCH:-}" ]; then
-        echo "| $shape | $type | $t | $backend | $ours_pp | $(llama "$PROMPT" 0) | $ours_tg | $(llama 0 "$GEN") | $rest |"
-      else
-        echo "| $shape | $type | $t | $backend | $ours_pp | $ours_tg | $rest |"
+      if [ -n "${LLAMA_BENCH:-}" ]; then # once for every backend's row
+        llama_pp=$(llama "$PROMPT" 0)
+        llama_tg=$(llama 0 "$GEN")
       fi
+      for be in $BACKENDS; do
+        pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
+        tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
+        ours_pp=$(printf '%.1f' "$(echo "$pp" | field prefill_tps)")
+        ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
+        rest=$(printf '%.1f | %.0f | %.0f | %.0f' "$(echo "$pp" | field decode_tps)" "$(echo "$pp" | field decode_pct_of_bound)" \
+          "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
+        backend=$(echo "$pp" | field backend)
+        if [ -n "${LLAMA_BENCH:-}" ]; then
+          echo "| $shape | $type | $t | $backend | $ours_pp | $llama_pp | $ours_tg | $llama_tg | $rest |"
+        else
+          echo "| $shape | $type | $t | $backend | $ours_pp | $ours_tg | $rest |"
+        fi
+      done
     done
   done
 done

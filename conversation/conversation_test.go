@@ -116,6 +116,7 @@ func TestDeltaPrefill(t *testing.T) {
 		assert.Equal(t, before, r.Usage.CachedTokens, "turn %d reuses the whole cache", i)
 		assert.Greater(t, r.Usage.PromptTokens, r.Usage.CachedTokens)
 		assert.LessOrEqual(t, r.Usage.CompletionTokens, 4)
+		assert.Positive(t, r.PrefillTokensPerSecond(), "turn %d prefills its new tokens", i)
 		checkKV(t, c)
 	}
 	assert.Equal(t, 0, c.Stats().Fallbacks, "ChatML extends its prompt, no fallback")

@@ -65,6 +65,15 @@ func BenchmarkMoE(b *testing.B) {
 		path = filepath.Join(b.TempDir(), "m.gguf")
 		require.NoError(b, synth.WriteFile(path, "qwen3moe-2b-a0.6b", synth.Options{Seed: 1, Type: ggml.Q4_K, Mix: "q4_k_m"}))
 	}
+	benchPrefillDecode(b, path)
+}
+
+// benchPrefillDecode times the model at path on the C kernels when built,
+// else the Go backend, at 1 thread and at all cores: a 64-token prefill
+// (its rate reported as prefill-tok/s) and single-token decode (tok/s),
+// with the process's CPU time per token of each, as
+// testdata/gen/benchllama.cpp times llama.cpp.
+func benchPrefillDecode(b *testing.B, path string) {
 	threads := []int{1}
 	if n := runtime.NumCPU(); n > 1 {
 		threads = append(threads, n)

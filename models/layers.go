@@ -98,6 +98,7 @@ type MoE struct {
 	GateB, UpB, DownB [][]float32
 	Act               Activation // the experts' gate nonlinearity
 	NUsed             int        // experts per token (expert_used_count)
+	DownScale         []float32  // optional ffn_down_exps.scale [NExperts]: multiplies each expert's output (Gemma 4)
 	NormTopK          bool       // renormalize the chosen probabilities to sum to 1
 	SoftmaxChosen     bool       // weights are the softmax of the chosen experts' scores
 }
@@ -118,9 +119,16 @@ const minWeightSum = 6.103515625e-5
 // Forward writes the experts' output for the nTokens rows of x into out,
 // using s's routing and expert buffers.
 func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int) {
-	nExp, k, dim := len(m.Gate), m.NUsed, len(out)/nTokens
-	route := s.route[:nTokens*nExp]
+	route := s.route[:nTokens*len(m.Gate)]
 	m.Router.Forward(b, route, x, nTokens)
+	m.forwardRouted(b, s, out, x, route, nTokens)
+}
+
+// forwardRouted is Forward with the router's scores of each token given
+// (route, nTokens rows of NExperts, overwritten): Gemma 4 routes on
+// another input than the experts'.
+func (m *MoE) forwardRouted(b native.Backend, s *State, out, x, route []float32, nTokens int) {
+	nExp, k, dim := len(m.Gate), m.NUsed, len(out)/nTokens
 	picked, weight := s.picked[:nTokens*k], s.weight[:nTokens*k]
 	var count [maxExperts + 1]int32 // count[e+1]: slots routed to expert e, then offsets
 	for t := range nTokens {
@@ -167,9 +175,13 @@ func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int)
 		}
 		expert := m.expert(e)
 		expert.Forward(b, ye, xe, s.hb, s.hb2, n)
+		c := float32(1)
+		if m.DownScale != nil {
+			c = m.DownScale[e]
+		}
 		for r, i := range slots {
 			t := int(i) / k
-			axpy(out[t*dim:(t+1)*dim], ye[r*dim:(r+1)*dim], weight[i])
+			axpy(out[t*dim:(t+1)*dim], ye[r*dim:(r+1)*dim], weight[i]*c)
 		}
 	}
 }
@@ -492,6 +504,10 @@ type loader struct {
 	b    native.Backend
 	arch string
 	err  error
+	// perLayer is set by architectures that read per-layer head counts,
+	// head sizes and MLP widths themselves (gemma4): params then takes the
+	// largest of a per-layer array and leaves the per-layer checks to them.
+	perLayer bool
 }
 
 func (l *loader) fail(format string, args ...any) {

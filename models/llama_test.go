@@ -103,7 +103,8 @@ func TestStories260KLogits(t *testing.T) {
 	}{
 		{"stories260K.gguf", 0.03},
 		{"stories260K-F16.gguf", 0.05},
-		{"stories260K-Q8_0.gguf", 0.35},
+		// Q8_0 weights, and activations rounded to 8 bits as ggml does (0.350 without)
+		{"stories260K-Q8_0.gguf", 0.4},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			m := openModel(t, filepath.Join(fixtures, tc.file), b)

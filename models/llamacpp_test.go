@@ -37,11 +37,11 @@ var llamaCppTol = map[string]float64{"f32": 1e-3, "q8_0": 0.06, "q4_k_m": 0.06,
 
 // llamaCppDequantTol applies to testdata/llamacpp/dequant: llama.cpp's
 // runs of F32 models holding the dequantized Q4_K_M weights, which take
-// its activation rounding away. The Go backend, which multiplies float32
-// activations, matches them to 1e-6 (Gemma 3: 3e-4, its GELU), so its
-// quantized path is held to the F32 tolerance. The C kernels round
-// activations to 8 bits as ggml does (0.005 to 0.02 off), so they are not
-// checked against these files.
+// its activation rounding away. The Go backend of native.NewGoFloat, which
+// multiplies float32 activations, matches them to 1e-6 (Gemma 3: 3e-4, its
+// GELU), so its quantized path is held to the F32 tolerance. The C kernels
+// and NewGo's matrix-vector products round activations to 8 bits as ggml
+// does (0.005 to 0.02 off), so they are not checked against these files.
 const llamaCppDequantTol = 1e-3
 
 // llamaCppCtx is the context size of llama.cpp's runs (n_ctx) and ours.
@@ -106,13 +106,21 @@ func readLlamaCppRef(path string) (llamaCppRef, error) {
 	return ref, nil
 }
 
+// llamaCppBackend is a backend to check and whether it multiplies float32
+// activations throughout (and so is held to the dequant/ files).
+type llamaCppBackend struct {
+	native.Backend
+	float bool
+}
+
 // llamaCppBackends returns single-threaded backends to check, closed when
-// t ends: the Go backend always, the C kernels when their library is
-// built.
-func llamaCppBackends(t *testing.T) []native.Backend {
-	bs := []native.Backend{native.NewGo(1)}
+// t ends: the Go backend always (as NewGo makes it, and as NewGoFloat does,
+// without the 8-bit activations of its matrix-vector products), the C
+// kernels when their library is built.
+func llamaCppBackends(t *testing.T) []llamaCppBackend {
+	bs := []llamaCppBackend{{native.NewGo(1), false}, {native.NewGoFloat(1), true}}
 	if c, err := native.LoadCPU(1); err == nil {
-		bs = append(bs, c)
+		bs = append(bs, llamaCppBackend{c, false})
 	} else if !errors.Is(err, native.ErrUnavailable) {
 		require.NoError(t, err)
 	}
@@ -167,8 +175,12 @@ func checkLlamaCpp(t *testing.T, name string) {
 
 	model := filepath.Join(t.TempDir(), "m.gguf")
 	require.NoError(t, synth.WriteFile(model, shape, synth.Options{Seed: 1, Type: typ, Mix: mix}))
-	for _, b := range llamaCppBackends(t) {
-		_, isGo := b.(*native.Go)
+	for _, lb := range llamaCppBackends(t) {
+		b, isFloat := lb.Backend, lb.float
+		name := b.Name()
+		if isFloat {
+			name += " (float activations)"
+		}
 		m := openModel(t, model, b)
 		p := m.Params()
 		require.Equal(t, ref.NVocab, p.VocabSize)
@@ -183,15 +195,15 @@ func checkLlamaCpp(t *testing.T, name string) {
 			} else {
 				m.Forward(st, Tokens(ref.Feed[step-1:step]), logits)
 			}
-			worst = max(worst, requireLogits(t, logits, want, ref.Stride, tol, "%s backend, step %d", b.Name(), step))
-			if deq != nil && isGo {
+			worst = max(worst, requireLogits(t, logits, want, ref.Stride, tol, "%s backend, step %d", name, step))
+			if deq != nil && isFloat {
 				worstDeq = max(worstDeq, requireLogits(t, logits, deq.Steps[step], deq.Stride, llamaCppDequantTol,
-					"%s backend, step %d, against dequant/", b.Name(), step))
+					"%s backend, step %d, against dequant/", name, step))
 			}
 		}
-		t.Logf("%s backend: max |Δlogit| %.2g over %d steps (tolerance %g)", b.Name(), worst, len(ref.Steps), tol)
-		if deq != nil && isGo {
-			t.Logf("%s backend: max |Δlogit| %.2g against dequant/ (tolerance %g)", b.Name(), worstDeq, llamaCppDequantTol)
+		t.Logf("%s backend: max |Δlogit| %.2g over %d steps (tolerance %g)", name, worst, len(ref.Steps), tol)
+		if deq != nil && isFloat {
+			t.Logf("%s backend: max |Δlogit| %.2g against dequant/ (tolerance %g)", name, worstDeq, llamaCppDequantTol)
 		}
 	}
 }

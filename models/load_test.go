@@ -58,7 +58,7 @@ func TestLoadErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown architecture", func(m *gguf.Model) { m.Set("general.architecture", gguf.String("mamba")) },
-			`architecture "mamba" is not supported (supported: exaone4, gemma2, gemma3, gpt-oss, granite, llama, olmo2, phi3, qwen2, qwen3, qwen3moe, smollm3)`},
+			`architecture "mamba" is not supported (supported: exaone4, gemma2, gemma3, gemma3n, gemma4, gpt-oss, granite, lfm2, llama, olmo2, phi3, qwen2, qwen3, qwen35, qwen3moe, smollm3)`},
 		{"missing tensor", dropTensor("blk.2.attn_k_norm.weight"), `required tensor "blk.2.attn_k_norm.weight" is missing`},
 		{"missing key", func(m *gguf.Model) {
 			for i, kv := range m.KV {

@@ -13,10 +13,20 @@ import (
 // model writer share.
 type Params = hparams.Params
 
+// hparams reads the file's hyper-parameters: hparams.Read, or
+// hparams.ReadVarying for architectures that read per-layer values
+// themselves (l.perLayer).
+func (l *loader) hparams() (Params, error) {
+	if l.perLayer {
+		return hparams.ReadVarying(l.f)
+	}
+	return hparams.Read(l.f)
+}
+
 // params reads the hyper-parameters (hparams.Read) and checks them against
 // each other and the file's tensors.
 func (l *loader) params() Params {
-	p, err := hparams.Read(l.f)
+	p, err := l.hparams()
 	if err != nil {
 		l.fail("%w", err)
 		return p
@@ -38,7 +48,7 @@ func (l *loader) params() Params {
 	}
 	// Check the head shape against the first query projection before
 	// anything is sized by it (the RoPE table, the state's buffers).
-	if ti, ok := l.f.Tensor("blk.0.attn_q.weight"); ok && uint64(ti.Rows()) != uint64(p.NHeads)*uint64(p.HeadDim) {
+	if ti, ok := l.f.Tensor("blk.0.attn_q.weight"); ok && !l.perLayer && uint64(ti.Rows()) != uint64(p.NHeads)*uint64(p.HeadDim) {
 		l.fail("tensor %q has %d rows, want %d heads × %d", "blk.0.attn_q.weight", ti.Rows(), p.NHeads, p.HeadDim)
 		return p
 	}
@@ -154,7 +164,7 @@ func (l *loader) expertParams(p *Params) {
 
 // ropeScale returns the file's linear position scale (freqScale).
 func (l *loader) ropeScale() float64 {
-	p, err := hparams.Read(l.f)
+	p, err := l.hparams()
 	if err != nil {
 		l.fail("%w", err)
 		return 1
@@ -166,7 +176,7 @@ func (l *loader) ropeScale() float64 {
 // from <arch>.attention.sliding_window_pattern when the file has it, else
 // by the period def (Params.IsLocal).
 func (l *loader) localLayers(nLayers, def int) []bool {
-	p, err := hparams.Read(l.f)
+	p, err := l.hparams()
 	if err != nil {
 		l.fail("%w", err)
 	}

@@ -199,7 +199,8 @@ func (s *State) MaxBatch() int { return s.maxBatch }
 func (s *State) KVType() ggml.DType { return s.kvType }
 
 // Bytes is the memory the cache, the convolution and recurrent states and
-// their checkpoints take.
+// their checkpoints take (those kept and those dropped whose memory waits
+// for reuse).
 func (s *State) Bytes() int {
 	n := 0
 	for _, c := range s.kv {
@@ -207,7 +208,7 @@ func (s *State) Bytes() int {
 			n += c.Bytes()
 		}
 	}
-	n += (1 + len(s.ckpts)) * s.CheckpointBytes()
+	n += (1 + len(s.ckpts) + len(s.spare)) * s.CheckpointBytes()
 	return n
 }
 
@@ -263,12 +264,13 @@ func (s *State) Checkpoint() {
 	if !s.stateful || s.n == 0 || (len(s.ckpts) > 0 && s.ckpts[len(s.ckpts)-1].pos == s.n) {
 		return
 	}
-	var c checkpoint
-	if len(s.ckpts) >= max(s.MaxCheckpoints, 1) {
-		// drop the oldest and reuse its memory
-		c = s.ckpts[0]
+	for len(s.ckpts) >= max(s.MaxCheckpoints, 1) {
+		// drop the oldest, keeping its memory for reuse
+		s.spare = append(s.spare, s.ckpts[0])
 		s.ckpts = append(s.ckpts[:0], s.ckpts[1:]...)
-	} else if k := len(s.spare); k > 0 {
+	}
+	var c checkpoint
+	if k := len(s.spare); k > 0 {
 		c, s.spare = s.spare[k-1], s.spare[:k-1]
 	} else {
 		c = s.newCheckpoint()

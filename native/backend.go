@@ -147,4 +147,18 @@ type Backend interface {
 
 	// Close releases the backend's threads and memory.
 	Close() error
+
+	// Recurrent and convolutional layers (LFM2, Qwen3.5; go_ssm.go has
+	// the specification of each).
+
+	// CausalConv runs a causal depthwise convolution of kernel taps over
+	// nTokens rows of channels, continuing from and updating state (the
+	// previous kernel-1 rows).
+	CausalConv(out, x, state, w []float32, channels, kernel, nTokens int)
+	// DeltaNet runs the gated delta rule of d over nTokens rows,
+	// continuing from and updating state; q and k are normalized in place.
+	DeltaNet(out, q, k, v, gate, beta, state []float32, d DeltaNet, nTokens int)
+	// GatedRMSNorm sets out = RMSNorm(x)·weight·silu(gate) in rows of
+	// len(weight).
+	GatedRMSNorm(out, x, gate, weight []float32, eps float32)
 }

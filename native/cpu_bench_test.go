@@ -27,8 +27,9 @@ var benchShapes = []struct {
 
 // BenchmarkMatMul reports, per weight type, shape and batch, the native
 // kernels against the pure-Go twin: MB/s is weight bytes streamed per second
-// (SetBytes counts one pass over the weights per call) and tok/s the tokens
-// of that layer multiplied per second.
+// (SetBytes counts one pass over the weights per call), tok/s the tokens
+// of that layer multiplied per second and cpu-tok/s per second of the
+// process's CPU time (the steadier measure on a shared machine).
 //
 // LITERT_BENCH_THREADS sets the thread count (default: every core); with 1,
 // `perf stat -e task-clock` gives a measure that other processes on the
@@ -63,10 +64,14 @@ func BenchmarkMatMul(b *testing.B) {
 					for _, be := range backends {
 						b.Run(fmt.Sprintf("b%d/%s", batch, be.Name()), func(b *testing.B) {
 							b.SetBytes(int64(len(w.Data)))
+							cpu0 := cpuTime()
 							for b.Loop() {
 								be.MatMul(out, w, x, batch)
 							}
 							b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "tok/s")
+							if d := cpuTime() - cpu0; d > 0 {
+								b.ReportMetric(float64(batch*b.N)/d.Seconds(), "cpu-tok/s")
+							}
 						})
 					}
 				}

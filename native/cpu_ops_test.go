@@ -208,6 +208,11 @@ func TestEmbedMatchesDequantize(t *testing.T) {
 		for _, b := range backends {
 			out := make([]float32, len(ids)*256)
 			b.Embed(out, w, ids)
+			odd := w
+			odd.Data = misalign(w.Data, 1)
+			outOdd := make([]float32, len(out))
+			b.Embed(outOdd, odd, ids)
+			require.Equal(t, out, outOdd, "%s %s rows at an odd address", b.Name(), typ)
 			for i, id := range ids {
 				require.Equal(t, all[int(id)*256:int(id+1)*256], out[i*256:(i+1)*256], "%s %s row %d", b.Name(), typ, id)
 			}

@@ -129,3 +129,55 @@ func deqQ4_1AVX2(dst *float32, w *byte, nb int)
 //
 //go:noescape
 func deqQ5_1AVX2(dst *float32, w *byte, nb int)
+
+// quantQ8aAVX2 quantizes 32*nb floats to nb q8a blocks at dst.
+//
+//go:noescape
+func quantQ8aAVX2(dst *byte, x *float32, nb int)
+
+// quantQ8KAVX2 quantizes 256*nb floats to nb q8K blocks at dst.
+//
+//go:noescape
+func quantQ8KAVX2(dst *byte, x *float32, nb int)
+
+// dotQ8_0Q8AVX2 returns the dot product of nb Q8_0 blocks with nb q8a
+// blocks.
+//
+//go:noescape
+func dotQ8_0Q8AVX2(w, y *byte, nb int) float32
+
+// dotQ4_0Q8AVX2 returns the dot product of nb Q4_0 blocks with nb q8a
+// blocks.
+//
+//go:noescape
+func dotQ4_0Q8AVX2(w, y *byte, nb int) float32
+
+// dotQ4KQ8KAVX2 returns the dot product of nb Q4_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ4KQ8KAVX2(w, y *byte, nb int) float32
+
+// dotQ6KQ8KAVX2 returns the dot product of nb Q6_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ6KQ8KAVX2(w, y *byte, nb int) float32
+
+// roundQ8aAVX2 sets 32*nb floats at dst to the values of the q8a blocks
+// quantQ8aAVX2 makes of x (dst may be x).
+//
+//go:noescape
+func roundQ8aAVX2(dst, x *float32, nb int)
+
+// roundQ8KAVX2 sets 256*nb floats at dst to the values of the q8K blocks
+// quantQ8KAVX2 makes of x (dst may be x).
+//
+//go:noescape
+func roundQ8KAVX2(dst, x *float32, nb int)
+
+// dotQ5KQ8KAVX2 returns the dot product of nb Q5_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ5KQ8KAVX2(w, y *byte, nb int) float32

@@ -520,8 +520,10 @@ BLOCKDEQ(·deqQ4_0AVX2, 18, Q4UNPACK, Q4CONST)
 // func deqQ5_0AVX2(dst *float32, w *byte, nb int)
 BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 
-// Q6WIDEN converts the 32 signed bytes of Yq to float32 in Y8..Y11.
+// Q6WIDEN converts the 32 unsigned 6-bit quants of Yq, less 32, to float32
+// in Y8..Y11. Needs Y13 = 0x20….
 #define Q6WIDEN(Yq, Xq) \
+	VPSUBB        Y13, Yq, Yq;           \
 	VEXTRACTI128  $1, Yq, X10;           \
 	VPSHUFD       $0xEE, Xq, X9;         \
 	VPSHUFD       $0xEE, X10, X11;       \
@@ -564,8 +566,8 @@ BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 	VMOVUPS       Y11, xoff+96(DI)
 
 // Q6HALF handles 128 elements of a Q6_K super-block, ql at qloff(SI) and
-// qh at qhoff(SI), passing each 32 values (offset by -32) to use. Needs
-// Y15 = 0x0f…, Y14 = 0x30…, Y13 = 0x20….
+// qh at qhoff(SI), passing each 32 unsigned quants (0..63, stored +32) to
+// use. Needs Y15 = 0x0f…, Y14 = 0x30….
 #define Q6HALF(use, qloff, qhoff, xoff, soff) \
 	VMOVDQU qloff(SI), Y5;      \
 	VMOVDQU qloff+32(SI), Y6;   \
@@ -574,26 +576,22 @@ BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 	VPSLLW  $4, Y7, Y3;         \
 	VPAND   Y14, Y3, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
-	VPSUBB  Y13, Y2, Y2;        \
 	use(Y2, X2, xoff, soff);    \
 	VPAND   Y15, Y6, Y2;        \
 	VPSLLW  $2, Y7, Y3;         \
 	VPAND   Y14, Y3, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
-	VPSUBB  Y13, Y2, Y2;        \
 	use(Y2, X2, xoff+128, soff+8);   \
 	VPSRLW  $4, Y5, Y2;         \
 	VPAND   Y15, Y2, Y2;        \
 	VPAND   Y14, Y7, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
-	VPSUBB  Y13, Y2, Y2;        \
 	use(Y2, X2, xoff+256, soff+16);  \
 	VPSRLW  $4, Y6, Y2;         \
 	VPAND   Y15, Y2, Y2;        \
 	VPSRLW  $2, Y7, Y3;         \
 	VPAND   Y14, Y3, Y3;        \
 	VPOR    Y3, Y2, Y2;         \
-	VPSUBB  Y13, Y2, Y2;        \
 	use(Y2, X2, xoff+384, soff+24)
 
 // Q6SCALES stores the 16 scales of the Q6_K super-block at SI, times its
@@ -715,10 +713,10 @@ done:
 	use(Y5, X5, xoff, soff); \
 	use(Y6, X6, xoff+128, soff+4)
 
-// Q4KSCALES unpacks the 8 6-bit scales and mins of the Q4_K super-block at
-// SI (ggml's get_scale_min_k4 on 32-bit words) and stores d*scale as 8
-// floats at 0(DX) and dmin*min as 8 floats at 32(DX).
-#define Q4KSCALES \
+// Q4KUNPACK unpacks the 8 6-bit scales and mins of the Q4_K (or Q5_K)
+// super-block at SI (ggml's get_scale_min_k4 on 32-bit words): scale j in
+// byte j of AX, min j in byte j of BX.
+#define Q4KUNPACK \
 	MOVL         4(SI), AX;           \
 	MOVL         8(SI), BX;           \
 	MOVL         12(SI), R12;         \
@@ -741,7 +739,12 @@ done:
 	SHLQ         $32, R12;            \
 	ORQ          R12, AX;             \
 	SHLQ         $32, R13;            \
-	ORQ          R13, BX;             \
+	ORQ          R13, BX
+
+// Q4KSCALES stores d*scale of the Q4_K super-block at SI as 8 floats at
+// 0(DX) and dmin*min as 8 floats at 32(DX).
+#define Q4KSCALES \
+	Q4KUNPACK;                        \
 	VPBROADCASTW (SI), X4;            \
 	VCVTPH2PS    X4, Y4;              \
 	VPBROADCASTW 2(SI), X5;           \
@@ -1019,6 +1022,596 @@ loop:
 	ADDQ    $1024, DI
 	DECQ    CX
 	JMP     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// ---- 8-bit activations ----
+//
+// The kernels below multiply weight blocks by activations quantized once
+// per MatMul to 8-bit blocks (the C library's block_q8a and block_q8K), as
+// ggml does: integer products of the quants, one float scale per block.
+// q8a blocks (40 bytes): d float32, s = d*Σqs float32, qs[32] int8.
+// q8K blocks (292 bytes): d float32, qs[256] int8, bsums[16] int16 (the
+// sums of each 16 quants).
+
+DATA absmask<>+0(SB)/8, $0x7fffffff7fffffff
+DATA absmask<>+8(SB)/8, $0x7fffffff7fffffff
+DATA absmask<>+16(SB)/8, $0x7fffffff7fffffff
+DATA absmask<>+24(SB)/8, $0x7fffffff7fffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $32
+
+DATA ones16<>+0(SB)/8, $0x0001000100010001
+DATA ones16<>+8(SB)/8, $0x0001000100010001
+DATA ones16<>+16(SB)/8, $0x0001000100010001
+DATA ones16<>+24(SB)/8, $0x0001000100010001
+GLOBL ones16<>(SB), RODATA|NOPTR, $32
+
+// packperm restores element order after VPACKSSDW/VPACKSSWB, which work
+// within 128-bit lanes.
+DATA packperm<>+0(SB)/8, $0x0000000400000000
+DATA packperm<>+8(SB)/8, $0x0000000500000001
+DATA packperm<>+16(SB)/8, $0x0000000600000002
+DATA packperm<>+24(SB)/8, $0x0000000700000003
+GLOBL packperm<>(SB), RODATA|NOPTR, $32
+
+// nibshift shifts the high 128-bit lane of a broadcast Q4_0 block by 4.
+DATA nibshift<>+0(SB)/8, $0
+DATA nibshift<>+8(SB)/8, $0
+DATA nibshift<>+16(SB)/8, $4
+DATA nibshift<>+24(SB)/8, $4
+GLOBL nibshift<>(SB), RODATA|NOPTR, $32
+
+DATA c127<>+0(SB)/4, $127.0
+DATA c1<>+0(SB)/4, $1.0
+GLOBL c127<>(SB), RODATA|NOPTR, $4
+GLOBL c1<>(SB), RODATA|NOPTR, $4
+
+// ABSMAX32 folds the |x| of the 32 floats at off(SI) into the running
+// maxima of Y4. Needs Y15 = absmask.
+#define ABSMAX32(off) \
+	VANDPS off(SI), Y15, Y5;    \
+	VANDPS off+32(SI), Y15, Y6; \
+	VMAXPS Y5, Y4, Y4;          \
+	VANDPS off+64(SI), Y15, Y5; \
+	VMAXPS Y6, Y4, Y4;          \
+	VANDPS off+96(SI), Y15, Y6; \
+	VMAXPS Y5, Y4, Y4;          \
+	VMAXPS Y6, Y4, Y4
+
+// HMAX sets every float of X4 to the largest of the 8 floats of Y4.
+#define HMAX \
+	VEXTRACTF128 $1, Y4, X5; \
+	VMAXPS       X5, X4, X4; \
+	VPERMILPS    $0x4e, X4, X5; \
+	VMAXPS       X5, X4, X4; \
+	VPERMILPS    $0xb1, X4, X5; \
+	VMAXPS       X5, X4, X4
+
+// QUANT32 rounds the 32 floats at off(SI) times Y3 to the nearest integer
+// (ties to even, the default MXCSR mode), stores them as 32 int8 at
+// qoff(DI) and leaves them as int32 in Y8..Y11. Needs Y14 = packperm.
+#define QUANT32(off, qoff) \
+	VMULPS     off(SI), Y3, Y8;     \
+	VMULPS     off+32(SI), Y3, Y9;  \
+	VMULPS     off+64(SI), Y3, Y10; \
+	VMULPS     off+96(SI), Y3, Y11; \
+	VCVTPS2DQ  Y8, Y8;              \
+	VCVTPS2DQ  Y9, Y9;              \
+	VCVTPS2DQ  Y10, Y10;            \
+	VCVTPS2DQ  Y11, Y11;            \
+	VPACKSSDW  Y9, Y8, Y5;          \
+	VPACKSSDW  Y11, Y10, Y6;        \
+	VPACKSSWB  Y6, Y5, Y5;          \
+	VPERMD     Y5, Y14, Y5;         \
+	VMOVDQU    Y5, qoff(DI)
+
+// INVSCALE sets X3 = 127/X4 and X2 = X4/127 (the scale d), X4 being the
+// block's largest |x| (X3 = 0 where that is 0), and broadcasts X3 to Y3.
+#define INVSCALE(skip) \
+	VMOVSS       c127<>(SB), X2;  \
+	VDIVSS       X4, X2, X3;      \
+	VDIVSS       X2, X4, X2;      \
+	VMOVD        X4, AX;          \
+	TESTL        AX, AX;          \
+	JNE          skip;            \
+	VXORPS       X3, X3, X3;      \
+skip:;                            \
+	VBROADCASTSS X3, Y3
+
+// func quantQ8aAVX2(dst *byte, x *float32, nb int)
+// Quantizes 32*nb floats to nb q8a blocks: d = max|x|/127, q =
+// round(x*127/max|x|), as the C library's quant_q8a.
+TEXT ·quantQ8aAVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU absmask<>(SB), Y15
+	VMOVDQU packperm<>(SB), Y14
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	VXORPS Y4, Y4, Y4
+	ABSMAX32(0)
+	HMAX
+	INVSCALE(nonzero)
+	QUANT32(0, 8)
+	VPADDD       Y9, Y8, Y8
+	VPADDD       Y11, Y10, Y10
+	VPADDD       Y10, Y8, Y8
+	VEXTRACTI128 $1, Y8, X9
+	VPADDD       X9, X8, X8
+	VPHADDD      X8, X8, X8
+	VPHADDD      X8, X8, X8
+	VCVTDQ2PS    X8, X8
+	VMULSS       X2, X8, X8
+	VMOVSS       X2, (DI)
+	VMOVSS       X8, 4(DI)
+	ADDQ $128, SI
+	ADDQ $40, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// BSUMS stores the sums of the quants in Y8..Y11 (32 of them) as two
+// int16 at off(DI).
+#define BSUMS(off) \
+	VPADDD       Y9, Y8, Y8;   \
+	VPADDD       Y11, Y10, Y10; \
+	VPHADDD      Y10, Y8, Y8;  \
+	VPHADDD      Y8, Y8, Y8;   \
+	VEXTRACTI128 $1, Y8, X9;   \
+	VPADDD       X9, X8, X8;   \
+	VPACKSSDW    X8, X8, X8;   \
+	VMOVD        X8, AX;       \
+	MOVL         AX, off(DI)
+
+// func quantQ8KAVX2(dst *byte, x *float32, nb int)
+// Quantizes 256*nb floats to nb q8K blocks: q = round(x*127/max|x|), d =
+// the inverse of that scale, as the C library's quant_q8K (all zero for an
+// all-zero block).
+TEXT ·quantQ8KAVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU absmask<>(SB), Y15
+	VMOVDQU packperm<>(SB), Y14
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	VXORPS Y4, Y4, Y4
+	ABSMAX32(0)
+	ABSMAX32(128)
+	ABSMAX32(256)
+	ABSMAX32(384)
+	ABSMAX32(512)
+	ABSMAX32(640)
+	ABSMAX32(768)
+	ABSMAX32(896)
+	HMAX
+	INVSCALE(nonzero)
+	// d = 1/iscale, 0 for an all-zero block
+	VMOVSS  c1<>(SB), X2
+	VDIVSS  X3, X2, X2
+	VMOVD   X3, AX
+	TESTL   AX, AX
+	JNE     dset
+	VXORPS  X2, X2, X2
+
+dset:
+	VMOVSS X2, (DI)
+	QUANT32(0, 4)
+	BSUMS(260)
+	QUANT32(128, 36)
+	BSUMS(264)
+	QUANT32(256, 68)
+	BSUMS(268)
+	QUANT32(384, 100)
+	BSUMS(272)
+	QUANT32(512, 132)
+	BSUMS(276)
+	QUANT32(640, 164)
+	BSUMS(280)
+	QUANT32(768, 196)
+	BSUMS(284)
+	QUANT32(896, 228)
+	BSUMS(288)
+	ADDQ $1024, SI
+	ADDQ $292, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// I8SUM sets Yd to the 8 int32 sums of 4 adjacent products of the 32
+// unsigned bytes of Yu and the signed bytes of Ys (int16 pair sums must
+// not saturate: |u| <= 128 with |s| <= 127, or u < 128). Needs Y13 =
+// ones16.
+#define I8SUM(Ys, Yu, Yd) \
+	VPMADDUBSW Ys, Yu, Yd; \
+	VPMADDWD   Y13, Yd, Yd
+
+// Q8Q8BLOCK adds to Yacc one Q8_0 block at boff(SI) times the q8a block
+// at yoff(DI): |w| against y with w's sign, scaled by dw*dy.
+#define Q8Q8BLOCK(boff, yoff, Yacc) \
+	VMOVDQU      boff+2(SI), Y2;    \
+	VMOVDQU      yoff+8(DI), Y3;    \
+	VPSIGNB      Y2, Y2, Y4;        \
+	VPSIGNB      Y2, Y3, Y3;        \
+	I8SUM(Y3, Y4, Y5);              \
+	VCVTDQ2PS    Y5, Y5;            \
+	VPBROADCASTW boff(SI), X6;      \
+	VCVTPH2PS    X6, Y6;            \
+	VBROADCASTSS yoff(DI), Y7;      \
+	VMULPS       Y7, Y6, Y6;        \
+	VFMADD231PS  Y6, Y5, Yacc
+
+// func dotQ8_0Q8AVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q8_0 blocks with nb q8a blocks.
+TEXT ·dotQ8_0Q8AVX2(SB), NOSPLIT, $0-28
+	MOVQ    w+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU ones16<>(SB), Y13
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+
+loop2:
+	CMPQ CX, $2
+	JLT  tail
+	Q8Q8BLOCK(0, 0, Y0)
+	Q8Q8BLOCK(34, 40, Y1)
+	ADDQ $68, SI
+	ADDQ $80, DI
+	SUBQ $2, CX
+	JMP  loop2
+
+tail:
+	CMPQ CX, $0
+	JEQ  done
+	Q8Q8BLOCK(0, 0, Y0)
+
+done:
+	VADDPS Y1, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// Q4Q8BLOCK adds to Yacc one Q4_0 block at boff(SI) times the q8a block
+// at yoff(DI), its unsigned nibbles u scaled by dw*dy, and to X9 the
+// block's dw*s_y (the value is d*(u-8), so the result takes -8 times X9).
+// Needs Y15 = 0x0f…, Y14 = nibshift.
+#define Q4Q8BLOCK(boff, yoff, Yacc) \
+	VBROADCASTI128 boff+2(SI), Y2;  \
+	VPSRLVQ      Y14, Y2, Y2;       \
+	VPAND        Y15, Y2, Y2;       \
+	I8SUM(yoff+8(DI), Y2, Y5);      \
+	VCVTDQ2PS    Y5, Y5;            \
+	VPBROADCASTW boff(SI), X6;      \
+	VCVTPH2PS    X6, Y6;            \
+	VFMADD231SS  yoff+4(DI), X6, X9; \
+	VBROADCASTSS yoff(DI), Y7;      \
+	VMULPS       Y7, Y6, Y6;        \
+	VFMADD231PS  Y6, Y5, Yacc
+
+// func dotQ4_0Q8AVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q4_0 blocks with nb q8a blocks.
+TEXT ·dotQ4_0Q8AVX2(SB), NOSPLIT, $0-28
+	MOVQ    w+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU ones16<>(SB), Y13
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU nibshift<>(SB), Y14
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  X9, X9, X9
+
+loop2:
+	CMPQ CX, $2
+	JLT  tail
+	Q4Q8BLOCK(0, 0, Y0)
+	Q4Q8BLOCK(18, 40, Y1)
+	ADDQ $36, SI
+	ADDQ $80, DI
+	SUBQ $2, CX
+	JMP  loop2
+
+tail:
+	CMPQ CX, $0
+	JEQ  done
+	Q4Q8BLOCK(0, 0, Y0)
+
+done:
+	VADDPS       Y1, Y0, Y0
+	HSUM
+	VMOVSS       eightf<>(SB), X1
+	VFNMADD231SS X1, X9, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
+
+DATA eightf<>+0(SB)/4, $8.0
+GLOBL eightf<>(SB), RODATA|NOPTR, $4
+
+// Q4KQ8GROUP adds to Y1 the int32 products of 64 elements of a Q4_K
+// super-block (32 bytes of nibbles at qoff(SI), low nibbles first) with
+// the q8K quants at yoff(DI), each 32 times its sub-block's scale, the
+// int16 at soff(DX) and soff+2(DX). Needs Y15 = 0x0f….
+#define Q4KQ8GROUP(qoff, yoff, soff) \
+	VMOVDQU      qoff(SI), Y5;      \
+	VPSRLW       $4, Y5, Y6;        \
+	VPAND        Y15, Y5, Y5;       \
+	VPAND        Y15, Y6, Y6;       \
+	VPMADDUBSW   yoff(DI), Y5, Y5;  \
+	VPMADDUBSW   yoff+32(DI), Y6, Y6; \
+	VPBROADCASTW soff(DX), Y7;      \
+	VPBROADCASTW soff+2(DX), Y8;    \
+	VPMADDWD     Y7, Y5, Y5;        \
+	VPMADDWD     Y8, Y6, Y6;        \
+	VPADDD       Y5, Y1, Y1;        \
+	VPADDD       Y6, Y1, Y1
+
+// K4Q8SCALES stores the 8 scales of the Q4_K or Q5_K super-block at SI as
+// int16 at 0(DX) and leaves in Y10 the 8 floats min_j*(bsums of sub-block
+// j) against the q8K block at DI, and zeroes Y1 for the int32 sums.
+#define K4Q8SCALES \
+	Q4KUNPACK;                   \
+	MOVQ         AX, X2;         \
+	VPMOVZXBW    X2, X2;         \
+	VMOVDQU      X2, (DX);       \
+	MOVQ         BX, X3;         \
+	VPMOVZXBW    X3, X3;         \
+	VPUNPCKHWD   X3, X3, X4;     \
+	VPUNPCKLWD   X3, X3, X3;     \
+	VINSERTI128  $1, X4, Y3, Y3; \
+	VPMADDWD     260(DI), Y3, Y10; \
+	VCVTDQ2PS    Y10, Y10;       \
+	VPXOR        Y1, Y1, Y1
+
+// K4Q8FINISH adds to Y0 the super-block's d*dy times the int32 sums of Y1
+// less its dmin*dy times Y10.
+#define K4Q8FINISH \
+	VCVTDQ2PS    Y1, Y1;       \
+	VBROADCASTSS (DI), Y7;     \
+	VPBROADCASTW (SI), X4;     \
+	VCVTPH2PS    X4, Y4;       \
+	VMULPS       Y7, Y4, Y4;   \
+	VFMADD231PS  Y4, Y1, Y0;   \
+	VPBROADCASTW 2(SI), X5;    \
+	VCVTPH2PS    X5, Y5;       \
+	VMULPS       Y7, Y5, Y5;   \
+	VFNMADD231PS Y5, Y10, Y0
+
+// func dotQ4KQ8KAVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q4_K super-blocks with nb q8K blocks:
+// per block, d*dy*Σ scale_j*Σ(q*qy) - dmin*dy*Σ min_j*bsum_j.
+TEXT ·dotQ4KQ8KAVX2(SB), NOSPLIT, $16-28
+	MOVQ    w+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+	VXORPS  Y0, Y0, Y0
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	K4Q8SCALES
+	Q4KQ8GROUP(16, 4, 0)
+	Q4KQ8GROUP(48, 68, 4)
+	Q4KQ8GROUP(80, 132, 8)
+	Q4KQ8GROUP(112, 196, 12)
+	K4Q8FINISH
+	ADDQ $144, SI
+	ADDQ $292, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	HSUM
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Q5Q8DOT32 adds to Y1 the int32 products of the 32 unsigned 5-bit quants
+// of Yq with the q8K quants for the floats at xoff (Q5KGROUP's float
+// offsets, so byte xoff/4+4 of the q8K block at DI), times the int16
+// scale at soff/2(DX).
+#define Q5Q8DOT32(Yq, Xq, xoff, soff) \
+	VPMADDUBSW   4+((xoff)/4)(DI), Yq, Y9; \
+	VPBROADCASTW 0+((soff)/2)(DX), Y8;     \
+	VPMADDWD     Y8, Y9, Y9;               \
+	VPADDD       Y9, Y1, Y1
+
+// func dotQ5KQ8KAVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q5_K super-blocks with nb q8K blocks, as
+// dotQ4KQ8KAVX2 with 5-bit quants.
+TEXT ·dotQ5KQ8KAVX2(SB), NOSPLIT, $16-28
+	MOVQ    w+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU ones<>(SB), Y13
+	VXORPS  Y0, Y0, Y0
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	K4Q8SCALES
+	VMOVDQU 16(SI), Y7
+	Q5KGROUP(Q5Q8DOT32, 48, 0, 0)
+	Q5KGROUP(Q5Q8DOT32, 80, 256, 8)
+	Q5KGROUP(Q5Q8DOT32, 112, 512, 16)
+	Q5KGROUP(Q5Q8DOT32, 144, 768, 24)
+	K4Q8FINISH
+	ADDQ $176, SI
+	ADDQ $292, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	HSUM
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// Q6Q8DOT32 adds to Y1 the int32 products of the 32 unsigned quants of Yq
+// with the q8K quants for the floats at xoff (Q6HALF's float offsets, so
+// byte xoff/4+4 of the q8K block at DI), each 16 times its int16 scale at
+// soff/2(DX) and soff/2+2(DX).
+#define Q6Q8DOT32(Yq, Xq, xoff, soff) \
+	VPBROADCASTW 0+((soff)/2)(DX), X8;      \
+	VPBROADCASTW 2+((soff)/2)(DX), X9;      \
+	VINSERTI128  $1, X9, Y8, Y8;            \
+	VPMADDUBSW   4+((xoff)/4)(DI), Yq, Y9;  \
+	VPMADDWD     Y8, Y9, Y9;             \
+	VPADDD       Y9, Y1, Y1
+
+// func dotQ6KQ8KAVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q6_K super-blocks with nb q8K blocks: per
+// block d*dy*(Σ scale_j*Σ(q*qy) - 32*Σ scale_j*bsum_j), the quants being
+// stored +32.
+TEXT ·dotQ6KQ8KAVX2(SB), NOSPLIT, $32-28
+	MOVQ    w+0(FP), SI
+	MOVQ    y+8(FP), DI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), DX
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU m30<>(SB), Y14
+	VXORPS  Y0, Y0, Y0
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	VPMOVSXBW   192(SI), Y10
+	VMOVDQU     Y10, (DX)
+	VPMADDWD    260(DI), Y10, Y11
+	VPSLLD      $5, Y11, Y11
+	VPXOR       Y1, Y1, Y1
+	Q6HALF(Q6Q8DOT32, 0, 128, 0, 0)
+	Q6HALF(Q6Q8DOT32, 64, 160, 512, 32)
+	VPSUBD       Y11, Y1, Y1
+	VCVTDQ2PS    Y1, Y1
+	VBROADCASTSS (DI), Y7
+	VPBROADCASTW 208(SI), X4
+	VCVTPH2PS    X4, Y4
+	VMULPS       Y7, Y4, Y4
+	VFMADD231PS  Y4, Y1, Y0
+	ADDQ $210, SI
+	ADDQ $292, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	HSUM
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// ROUND32 stores to off(DI) the 32 floats at off(SI) rounded to the 8-bit
+// grid of their block: Y2 (d) times the nearest integer of x times Y3.
+#define ROUND32(off) \
+	VMULPS    off(SI), Y3, Y8;     \
+	VMULPS    off+32(SI), Y3, Y9;  \
+	VMULPS    off+64(SI), Y3, Y10; \
+	VMULPS    off+96(SI), Y3, Y11; \
+	VCVTPS2DQ Y8, Y8;              \
+	VCVTPS2DQ Y9, Y9;              \
+	VCVTPS2DQ Y10, Y10;            \
+	VCVTPS2DQ Y11, Y11;            \
+	VCVTDQ2PS Y8, Y8;              \
+	VCVTDQ2PS Y9, Y9;              \
+	VCVTDQ2PS Y10, Y10;            \
+	VCVTDQ2PS Y11, Y11;            \
+	VMULPS    Y2, Y8, Y8;          \
+	VMULPS    Y2, Y9, Y9;          \
+	VMULPS    Y2, Y10, Y10;        \
+	VMULPS    Y2, Y11, Y11;        \
+	VMOVUPS   Y8, off(DI);         \
+	VMOVUPS   Y9, off+32(DI);      \
+	VMOVUPS   Y10, off+64(DI);     \
+	VMOVUPS   Y11, off+96(DI)
+
+// func roundQ8aAVX2(dst, x *float32, nb int)
+// Sets 32*nb floats to the values d*q of their quantizeQ8aAVX2 blocks.
+TEXT ·roundQ8aAVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU absmask<>(SB), Y15
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	VXORPS Y4, Y4, Y4
+	ABSMAX32(0)
+	HMAX
+	INVSCALE(nonzero)
+	VBROADCASTSS X2, Y2
+	ROUND32(0)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func roundQ8KAVX2(dst, x *float32, nb int)
+// Sets 256*nb floats to the values d*q of their quantizeQ8KAVX2 blocks.
+TEXT ·roundQ8KAVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU absmask<>(SB), Y15
+
+loop:
+	CMPQ CX, $0
+	JEQ  done
+	VXORPS Y4, Y4, Y4
+	ABSMAX32(0)
+	ABSMAX32(128)
+	ABSMAX32(256)
+	ABSMAX32(384)
+	ABSMAX32(512)
+	ABSMAX32(640)
+	ABSMAX32(768)
+	ABSMAX32(896)
+	HMAX
+	INVSCALE(nonzero)
+	VMOVSS  c1<>(SB), X2
+	VDIVSS  X3, X2, X2
+	VMOVD   X3, AX
+	TESTL   AX, AX
+	JNE     dset
+	VXORPS  X2, X2, X2
+
+dset:
+	VBROADCASTSS X2, Y2
+	ROUND32(0)
+	ROUND32(128)
+	ROUND32(256)
+	ROUND32(384)
+	ROUND32(512)
+	ROUND32(640)
+	ROUND32(768)
+	ROUND32(896)
+	ADDQ $1024, SI
+	ADDQ $1024, DI
+	DECQ CX
+	JMP  loop
 
 done:
 	VZEROUPPER

@@ -49,3 +49,13 @@ func dotQ4_1AVX2(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func dotQ5_1AVX2(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func deqQ4_1AVX2(dst *float32, w *byte, nb int)       { panic("unreachable") }
 func deqQ5_1AVX2(dst *float32, w *byte, nb int)       { panic("unreachable") }
+
+func quantQ8aAVX2(dst *byte, x *float32, nb int) { panic("unreachable") }
+func quantQ8KAVX2(dst *byte, x *float32, nb int) { panic("unreachable") }
+func dotQ8_0Q8AVX2(w, y *byte, nb int) float32   { panic("unreachable") }
+func dotQ4_0Q8AVX2(w, y *byte, nb int) float32   { panic("unreachable") }
+func dotQ4KQ8KAVX2(w, y *byte, nb int) float32   { panic("unreachable") }
+func dotQ6KQ8KAVX2(w, y *byte, nb int) float32   { panic("unreachable") }
+func roundQ8aAVX2(dst, x *float32, nb int)       { panic("unreachable") }
+func roundQ8KAVX2(dst, x *float32, nb int)       { panic("unreachable") }
+func dotQ5KQ8KAVX2(w, y *byte, nb int) float32   { panic("unreachable") }

@@ -21,6 +21,11 @@ type matmulTask struct {
 	rs      int // bytes per weight row
 	x, out  []float32
 	nTokens int
+	// xq holds the activations quantized to 8-bit blocks, xqRow bytes a
+	// token, where the weight type has kernels for them (q8Layout) and
+	// the batch is below tileTokens; else nil.
+	xq    []byte
+	xqRow int
 }
 
 func (m *matmulTask) run(lo, hi int) {
@@ -29,6 +34,16 @@ func (m *matmulTask) run(lo, hi int) {
 		return
 	}
 	cols, rows := m.w.Cols, m.w.Rows
+	if m.xq != nil {
+		nb := cols / m.w.Type.BlockSize()
+		for r := lo; r < hi; r++ {
+			row := m.w.Data[r*m.rs : (r+1)*m.rs]
+			for t := range m.nTokens {
+				m.out[t*rows+r] = dotRowQ8(m.w.Type, row, m.xq[t*m.xqRow:(t+1)*m.xqRow], nb)
+			}
+		}
+		return
+	}
 	for r := lo; r < hi; r++ {
 		row := m.w.Data[r*m.rs : (r+1)*m.rs]
 		for t := range m.nTokens {

@@ -38,6 +38,12 @@ func TestGoMatMulPaths(t *testing.T) {
 						g.MatMul(got, wm, x, ntok)
 						for tk := range ntok {
 							xt := x[tk*cols : (tk+1)*cols]
+							if elems, size, ok := q8Layout(typ); ok {
+								// the activations the 8-bit kernels multiply
+								xq := make([]byte, cols/elems*size)
+								quantizeQ8(typ, xq, xt)
+								xt = dequantizeQ8(elems, size, xq)
+							}
 							for i := range rows {
 								row := w.Data[i*rs : (i+1)*rs]
 								var mag float64 // Σ|w||x|, the scale of the rounding

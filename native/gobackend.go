@@ -15,17 +15,25 @@ import (
 //
 // On amd64 CPUs with AVX2, FMA and F16C the hot loops run Go assembly
 // (go_*_amd64.s, with AVX-512 variants where the CPU has it): weights are
-// unpacked in registers and multiplied by the float32 activations, which
-// are never rounded to 8 bits as ggml does, so results match the generic
-// Go code (ggml.Dot) up to summation order, and the exponentials of
-// softmax and SwiGLU are within 2 ulp of math.Exp. Build with -tags
-// purego to leave the assembly out.
+// unpacked in registers and multiplied by the float32 activations, so
+// results match the generic Go code (ggml.Dot) up to summation order,
+// except that products of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights first
+// round the activations to 8-bit blocks, once per call, as ggml and the C
+// kernels do (matrix-vector products then multiply integers); NewGoFloat
+// returns a backend without that rounding. The exponentials of softmax
+// and SwiGLU are within 2 ulp of math.Exp. Build with -tags purego to
+// leave the assembly out.
 type Go struct {
 	pool    *pool
 	matmuls sync.Pool // *matmulTask
 	attends sync.Pool // *attendTask
 	rows    sync.Pool // *[]float32, dequantized weight rows
+	quants  sync.Pool // *[]byte, activations quantized to 8 bits
+	acts    sync.Pool // *[]float32, activations rounded to 8 bits
 	scores  sync.Pool // *[]float32, attention scores
+	ssm     sync.Pool // *ssmTask (go_ssm.go)
+	// float keeps the activations float32 in every product (NewGoFloat)
+	float bool
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads
@@ -38,7 +46,20 @@ func NewGo(threads int) *Go {
 	g.matmuls.New = func() any { return new(matmulTask) }
 	g.attends.New = func() any { return new(attendTask) }
 	g.rows.New = func() any { return new([]float32) }
+	g.quants.New = func() any { return new([]byte) }
+	g.acts.New = func() any { return new([]float32) }
 	g.scores.New = func() any { return new([]float32) }
+	return g
+}
+
+// NewGoFloat returns a pure-Go backend like NewGo that multiplies the
+// float32 activations in every product: slower decode of Q8_0, Q4_0,
+// Q4_K, Q5_K and Q6_K weights, and results that equal ggml.Dot's up to summation
+// order. It is the reference
+// for checking model code against runs on dequantized weights.
+func NewGoFloat(threads int) *Go {
+	g := NewGo(threads)
+	g.float = true
 	return g
 }
 
@@ -75,9 +96,42 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	}
 	m := g.matmuls.Get().(*matmulTask)
 	*m = matmulTask{g: g, w: w, rs: rs, x: x, out: out, nTokens: nTokens}
+	// Where the weight type has 8-bit kernels, the activations are rounded
+	// to 8-bit blocks once, as ggml does: matrix-vector products multiply
+	// the blocks, batches their values as floats, so that a result does
+	// not depend on how the tokens were batched.
+	if elems, size, ok := q8Layout(w.Type); ok && !g.float {
+		if nTokens < tileTokens {
+			buf := g.quants.Get().(*[]byte)
+			defer g.quants.Put(buf)
+			m.xqRow = w.Cols / elems * size
+			*buf = grow(*buf, nTokens*m.xqRow)
+			m.xq = *buf
+			for t := range nTokens {
+				quantizeQ8(w.Type, m.xq[t*m.xqRow:(t+1)*m.xqRow], x[t*w.Cols:(t+1)*w.Cols])
+			}
+		} else {
+			buf := g.acts.Get().(*[]float32)
+			defer g.acts.Put(buf)
+			*buf = grow(*buf, nTokens*w.Cols)
+			m.x = *buf
+			for t := range nTokens {
+				roundQ8(w.Type, m.x[t*w.Cols:(t+1)*w.Cols], x[t*w.Cols:(t+1)*w.Cols])
+			}
+		}
+	}
 	g.pool.run(w.Rows, max(1, minWork/max(1, w.Cols*nTokens)), m)
 	*m = matmulTask{}
 	g.matmuls.Put(m)
+}
+
+// grow returns b resliced to n elements, reallocated if its capacity is
+// less.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
 }
 
 // RMSNorm normalizes rows of n elements, summing squares in float64 as

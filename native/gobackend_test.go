@@ -30,7 +30,8 @@ func assertClose(t *testing.T, want, got []float32, tol float64, msg string) {
 }
 
 // TestMatMul compares MatMul with dequantize-then-dot for each type, batch
-// size and thread count.
+// size and thread count (in float64, of the activations as the kernels
+// see them: rounded to 8 bits for the types with 8-bit kernels).
 func TestMatMul(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0, ggml.Q4_K, ggml.Q6_K} {
@@ -52,12 +53,19 @@ func TestMatMul(t *testing.T) {
 			g := NewGo(threads)
 			for _, n := range []int{1, 5} {
 				x := randVec(r, n*cols)
+				xref := x
+				if elems, size, ok := q8Layout(typ); ok {
+					// the activations rounded to 8 bits, as the kernels see them
+					xq := make([]byte, n*cols/elems*size)
+					quantizeQ8(typ, xq, x)
+					xref = dequantizeQ8(elems, size, xq)
+				}
 				want := make([]float32, n*rows)
 				for tk := range n {
 					for i := range rows {
 						var s float64
 						for j := range cols {
-							s += float64(deq[i*cols+j]) * float64(x[tk*cols+j])
+							s += float64(deq[i*cols+j]) * float64(xref[tk*cols+j])
 						}
 						want[tk*rows+i] = float32(s)
 					}

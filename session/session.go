@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models"
@@ -51,7 +53,9 @@ type Session struct {
 	cfg    Config
 	tokens []int32
 	logits []float32
-	valid  bool // logits belong to the last token
+	valid  bool        // logits belong to the last token
+	media  []mediaSpan // the media chunks among the tokens, in order (media.go)
+	stats  Stats
 }
 
 // New returns an empty session on eng with a KV cache of the engine's
@@ -117,12 +121,22 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 	if len(s.tokens) == 0 {
 		return errors.New("session: no logits: prefill at least one token first")
 	}
-	if s.st.Len() == len(s.tokens) {
-		if _, err := s.st.Truncate(len(s.tokens) - 1); err != nil {
-			return fmt.Errorf("session: %w", err)
-		}
+	if s.st.Len() < len(s.tokens) {
+		return s.catchUp(ctx, true, false)
 	}
-	return s.catchUp(ctx, true)
+	// a checkpoint at the end (an Append's turn boundary) is dropped by
+	// the Truncate: take it again after
+	remark := slices.Contains(s.st.Checkpoints(), len(s.tokens))
+	if _, err := s.st.Truncate(len(s.tokens) - 1); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	if err := s.catchUp(ctx, true, false); err != nil {
+		return err
+	}
+	if remark {
+		s.st.Checkpoint()
+	}
+	return nil
 }
 
 // catchUp runs the session's tokens the state does not hold yet through
@@ -130,21 +144,27 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 // the last one if logits is set. Cancellation is checked between batches.
 // After an error the state holds a prefix of the tokens (the rest are run
 // by the next call) and there are no logits.
-func (s *Session) catchUp(ctx context.Context, logits bool) error {
+//
+// Each forward pass counts in the session's Stats: as decode if decode is
+// set, else as prefill.
+func (s *Session) catchUp(ctx context.Context, logits, decode bool) error {
 	s.valid = false
 	for s.st.Len() < len(s.tokens) {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
 		pos := s.st.Len()
-		n := min(len(s.tokens)-pos, s.st.MaxBatch())
+		in := s.input(pos, s.st.MaxBatch())
+		n := in.Len()
 		var out []float32
 		if pos+n == len(s.tokens) && logits {
 			out = s.logits
 		}
-		if err := models.ForwardChecked(s.model, s.st, models.Tokens(s.tokens[pos:pos+n]), out); err != nil {
+		start := time.Now()
+		if err := models.ForwardChecked(s.model, s.st, in, out); err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
+		s.stats.add(decode, n, time.Since(start))
 		s.valid = out != nil
 	}
 	return nil
@@ -190,7 +210,7 @@ func (s *Session) prefill(ctx context.Context, ids []int32, logits, mark bool) e
 	}
 	before := len(s.tokens)
 	s.tokens = append(s.tokens, ids...)
-	if err := s.catchUp(ctx, logits); err != nil {
+	if err := s.catchUp(ctx, logits, !mark); err != nil {
 		// The batch that failed is not kept: the session holds the
 		// tokens the state holds, and those it held before the call.
 		s.tokens = s.tokens[:max(before, s.st.Len())]
@@ -208,9 +228,10 @@ func (s *Session) Decode(ctx context.Context, id int32) error {
 	return s.prefill(ctx, []int32{id}, true, false)
 }
 
-// Rewind removes the last n tokens. The logits of the new last token are
-// computed when next needed (by Logits or Generate), so a Rewind followed
-// by Prefill costs nothing extra. On a model with convolution or recurrent
+// Rewind removes the last n tokens, and the whole of a media chunk the
+// cut falls inside (TokenCount says where it fell). The logits of the new
+// last token are computed when next needed (by Logits or Generate), so a
+// Rewind followed by Prefill costs nothing extra. On a model with convolution or recurrent
 // state, the state goes back to the newest checkpoint at or before the
 // new end (Prefill takes one at its end, and the state one every
 // models.State.CheckpointEvery tokens), and the tokens after it are run
@@ -222,7 +243,7 @@ func (s *Session) Rewind(n int) error {
 	if n == 0 {
 		return nil
 	}
-	keep := len(s.tokens) - n
+	keep := s.mediaKeep(len(s.tokens) - n)
 	if keep < s.st.Len() {
 		if _, err := s.st.Truncate(keep); err != nil {
 			return fmt.Errorf("session: %w", err)
@@ -243,6 +264,7 @@ func (s *Session) Clone() (*Session, error) {
 	return &Session{
 		eng: s.eng, model: s.model, st: st, cfg: s.cfg,
 		tokens: append([]int32(nil), s.tokens...),
+		media:  append([]mediaSpan(nil), s.media...),
 		logits: append([]float32(nil), s.logits...),
 		valid:  s.valid,
 	}, nil

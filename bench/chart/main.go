@@ -24,6 +24,7 @@ import (
 // row is one line of the results table.
 type row struct {
 	model, typ, threads string
+	pureGo              bool    // the backend column says "go"
 	pp, tg              float64 // litert-go tokens/s
 	llamaPP, llamaTG    float64 // llama.cpp tokens/s, 0 when absent
 }
@@ -100,7 +101,7 @@ func parse(r io.Reader) (*table, error) {
 			}
 			return ""
 		}
-		rw := row{model: cell("model"), typ: cell("type"), threads: cell("threads")}
+		rw := row{model: cell("model"), typ: cell("type"), threads: cell("threads"), pureGo: cell("backend") == "go"}
 		var err error
 		for _, f := range []struct {
 			name string
@@ -228,11 +229,15 @@ func (t *table) svg(w io.Writer) error {
 	return err
 }
 
-// label names a row: "qwen2.5-0.5b q4_k_m, 2 threads".
+// label names a row: "qwen2.5-0.5b q4_k_m, 2 threads", with ", pure Go"
+// for the Go backend's rows.
 func label(r row) string {
 	th := r.threads + " threads"
 	if r.threads == "1" {
 		th = "1 thread"
+	}
+	if r.pureGo {
+		th += ", pure Go"
 	}
 	return r.model + " " + r.typ + ", " + th
 }

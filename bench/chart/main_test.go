@@ -101,13 +101,15 @@ func TestParseRunOutput(t *testing.T) {
 	tab, err := parse(strings.NewReader(out))
 	require.NoError(t, err)
 	require.Len(t, tab.rows, 2)
-	assert.Equal(t, row{model: "qwen2.5-0.5b", typ: "q4_k_m", threads: "2", pp: 200.5, tg: 40.2}, tab.rows[1])
+	assert.Equal(t, row{model: "qwen2.5-0.5b", typ: "q4_k_m", threads: "2", pureGo: true, pp: 200.5, tg: 40.2}, tab.rows[1])
 	var buf bytes.Buffer
 	require.NoError(t, tab.svg(&buf))
 	bars := barsOf(t, buf.Bytes())
 	assert.Len(t, bars, 4, "litert-go bars only")
 	assert.NotContains(t, buf.String(), "llama.cpp")
 	assert.Contains(t, buf.String(), "prefill pp64")
+	assert.Contains(t, buf.String(), "qwen2.5-0.5b q4_k_m, 2 threads, pure Go", "the Go backend's rows say so")
+	assert.Contains(t, buf.String(), "smollm2-135m q8_0, 2 threads<", "the C backend's rows name no backend")
 
 	_, err = parse(strings.NewReader(strings.Replace(out, "512.3", "fast", 1)))
 	assert.EqualError(t, err, `line 3: column 5: "fast" is not a speed`)

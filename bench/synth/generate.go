@@ -240,6 +240,8 @@ func (p *plan) values(t tensorSpec, j job, vals []float32) {
 		copy(vals, longRopeFactors(p.shape.ropeDim()/2, p.shape.LongRoPE.ShortMax))
 	case initRopeLong:
 		copy(vals, longRopeFactors(p.shape.ropeDim()/2, p.shape.LongRoPE.LongMax))
+	case initRopeProportional:
+		copy(vals, p.shape.ropeProportional()[j.row:])
 	default:
 		normals(newStream(p.seed, t.name, j.chunk), vals, t.mean, t.std)
 	}

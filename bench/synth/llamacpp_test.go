@@ -179,6 +179,14 @@ func llamaCppTensors(arch string, h llamaHparams) (required, optional map[string
 // consume (llama.cpp fails with "wrong number of tensors").
 func requireLlamaCppLoadable(t *testing.T, f *gguf.File) {
 	t.Helper()
+	if arch, _ := f.Architecture(); arch == "lfm2" || arch == "qwen35" {
+		requireHybridLoadable(t, f, arch) // hybrid_test.go
+		return
+	}
+	if arch, _ := f.Architecture(); arch == "gemma3n" || arch == "gemma4" {
+		requireGemmaNLoadable(t, f, arch)
+		return
+	}
 	arch, h := loadHparams(t, f)
 	required, optional := llamaCppTensors(arch, h)
 	require.NotEmpty(t, required, "unknown architecture %q", arch)

@@ -49,6 +49,12 @@ func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
 	if s.Arch == "llama" || s.Arch == "smollm3" || s.Arch == "granite" {
 		kv = append(kv, gguf.KV{Key: s.Arch + ".vocab_size", Value: gguf.Uint32(uint32(nVocab))})
 	}
+	if s.Hybrid != nil {
+		kv = s.hybridKV(kv)
+	}
+	if s.GemmaN != nil {
+		kv = s.gemmaNKV(kv)
+	}
 	kv = append(kv, gguf.KV{Key: "general.file_type", Value: gguf.Uint32(p.fileType)})
 	if p.quantized() {
 		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: gguf.Uint32(2)})

@@ -65,6 +65,14 @@ type Shape struct {
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
 	Llama3Rope *Llama3Rope
 
+	// Hybrid, when set, makes some layers recurrent or convolutional
+	// (lfm2, qwen35; hybrid.go).
+	Hybrid *Hybrid
+
+	// GemmaN holds Gemma 3n's and Gemma 4's additions (gemma3n.go); nil
+	// for other architectures.
+	GemmaN *GemmaN
+
 	vocab vocabStyle
 }
 
@@ -192,6 +200,9 @@ func baseShapes() []Shape {
 	}
 }
 
+// allBaseShapes returns baseShapes and the Gemma 3n / Gemma 4 shapes.
+func allBaseShapes() []Shape { return append(baseShapes(), gemmaNShapes()...) }
+
 // tiny shrinks a shape for unit tests: 4 layers (6 for Gemma 3, so one layer
 // is global), about 128 wide, the same GQA ratio and options, 512 tokens.
 func tiny(s Shape) Shape {
@@ -243,6 +254,10 @@ func tiny(s Shape) Shape {
 		t.NExpert, t.NExpertUsed, t.NFFExp, t.SlidingWin = 8, 2, 64, 16
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
+	case "lfm2-350m", "qwen3.5-0.8b":
+		t = tinyHybrid(t)
+	case "gemma3n-e2b", "gemma4-e2b", "gemma4-26b-a4b":
+		tinyGemmaN(&t)
 	default: // 4:1 GQA, head dim 32
 		t.NHeadKV = 1
 		t.NHead, t.HeadDim, t.NEmbd, t.NFF = ratio, 32, 128, 384
@@ -258,7 +273,7 @@ func tiny(s Shape) Shape {
 // shapeTable returns every shape by name.
 func shapeTable() map[string]Shape {
 	m := map[string]Shape{}
-	for _, s := range baseShapes() {
+	for _, s := range append(allBaseShapes(), hybridShapes()...) {
 		m[s.Name] = s
 		t := tiny(s)
 		m[t.Name] = t

@@ -155,7 +155,7 @@ var table = []entry{
 		def: func(p *Params) any { return p.HeadDim }},
 	{name: "rope.freq_base", check: positive, field: func(p *Params) any { return &p.RopeBase },
 		def: func(*Params) any { return float64(10000) }},
-	{name: "rope.freq_base_swa", archs: []string{"gemma3"}, check: positive, field: func(p *Params) any { return &p.RopeBaseSWA },
+	{name: "rope.freq_base_swa", archs: []string{"gemma3", "gemma3n", "gemma4"}, check: positive, field: func(p *Params) any { return &p.RopeBaseSWA },
 		def: func(*Params) any { return float64(10000) }},
 	{name: "rope.freq_base_swa", archs: []string{"gemma2", "gpt-oss", "exaone4"}, check: positive,
 		field: func(p *Params) any { return &p.RopeBaseSWA }, def: func(p *Params) any { return p.RopeBase }},
@@ -180,6 +180,7 @@ var table = []entry{
 			return 0
 		}},
 	{name: "attention.sliding_window", archs: []string{"gemma3", "olmo2", "phi3"}, check: nonNegative, field: func(p *Params) any { return &p.Window }},
+	{name: "attention.sliding_window", archs: []string{"gemma3n", "gemma4"}, required: true, check: positive, field: func(p *Params) any { return &p.Window }},
 	{name: "attention.sliding_window_pattern", check: nonNegative, field: func(p *Params) any { return &p.SWALayers },
 		def: func(p *Params) any {
 			switch p.Arch {
@@ -200,7 +201,7 @@ var table = []entry{
 		def: func(*Params) any { return true }},
 
 	{name: "attn_logit_softcapping", archs: []string{"gemma2"}, check: nonNegative, field: func(p *Params) any { return &p.AttnSoftcap }},
-	{name: "final_logit_softcapping", archs: []string{"gemma2", "gemma3"}, check: nonNegative, field: func(p *Params) any { return &p.FinalSoftcap }},
+	{name: "final_logit_softcapping", archs: []string{"gemma2", "gemma3", "gemma4"}, check: nonNegative, field: func(p *Params) any { return &p.FinalSoftcap }},
 
 	{name: "embedding_scale", archs: []string{"granite"}, check: positive, field: func(p *Params) any { return &p.EmbeddingScale },
 		def: func(*Params) any { return float32(1) }},
@@ -237,7 +238,15 @@ func (e *entry) reads(arch string) bool { return e.archs == nil || slices.Contai
 // (a *gguf.KeyError with an empty Have, see Incomplete), a key of the wrong
 // type, or a value out of range, each naming its key. A file without
 // general.architecture reads as zero Params and that error.
-func Read(f *gguf.File) (Params, error) {
+func Read(f *gguf.File) (Params, error) { return read(f, false) }
+
+// ReadVarying is Read for architectures that read their per-layer values
+// themselves (gemma4: head counts, head sizes and MLP widths per layer): a
+// per-layer key whose values differ gives its largest value, not a
+// PerLayerError.
+func ReadVarying(f *gguf.File) (Params, error) { return read(f, true) }
+
+func read(f *gguf.File, varying bool) (Params, error) {
 	var p Params
 	arch, err := f.Architecture()
 	if err != nil {
@@ -250,7 +259,7 @@ func Read(f *gguf.File) (Params, error) {
 		if !e.reads(arch) {
 			continue
 		}
-		if err := e.read(f, &p); err != nil {
+		if err := e.read(f, &p, varying); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -297,7 +306,7 @@ func Incomplete(err error) bool {
 }
 
 // read fills e's field of p from f, or from its default.
-func (e *entry) read(f *gguf.File, p *Params) error {
+func (e *entry) read(f *gguf.File, p *Params, varying bool) error {
 	key := p.Arch + "." + e.name
 	v, ok := f.Lookup(key)
 	if !ok && e.alt != "" {
@@ -325,9 +334,9 @@ func (e *entry) read(f *gguf.File, p *Params) error {
 			p.SWALayers = slices.Clone(bs)
 			return nil
 		}
-		return e.readInt(f, key, &p.SWAPeriod)
+		return e.readInt(f, key, &p.SWAPeriod, false)
 	case *int:
-		return e.readInt(f, key, dst)
+		return e.readInt(f, key, dst, varying)
 	case *float32:
 		x, err := e.readFloat(f, key)
 		*dst = float32(x)
@@ -344,8 +353,9 @@ func (e *entry) read(f *gguf.File, p *Params) error {
 }
 
 // readInt reads the integer key, or for perLayer entries an array of equal
-// integers, into dst, checking its range.
-func (e *entry) readInt(f *gguf.File, key string, dst *int) error {
+// integers (with varying, the largest of any integers), into dst,
+// checking its range.
+func (e *entry) readInt(f *gguf.File, key string, dst *int, varying bool) error {
 	var n int64
 	if v, _ := f.Lookup(key); v.Type == gguf.TypeArray && e.perLayer {
 		xs, err := f.Ints(key)
@@ -357,6 +367,10 @@ func (e *entry) readInt(f *gguf.File, key string, dst *int) error {
 		}
 		n = xs[0]
 		for il, x := range xs {
+			if varying {
+				n = max(n, x)
+				continue
+			}
 			if e.zeroLayers && n == 0 {
 				n = x
 			}

@@ -181,4 +181,11 @@ typedef struct {
 LRT_API int32_t lrt_eltwise(lrt_pool *p, int32_t op, float *y, const float *x, int64_t n,
                             int64_t period, const lrt_elt_params *prm);
 
+/* lrt_get_rows converts row ids[t] of w (rows rows of cols elements of type
+ * wtype, LRT_F32, LRT_F16, LRT_BF16 or LRT_Q8_0; others are
+ * LRT_EUNSUPPORTED) to floats in out[t*cols ...] for t < nids: the token
+ * embedding lookup. Every id must be below rows. */
+LRT_API int32_t lrt_get_rows(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
+                             const int32_t *ids, int64_t nids, float *out);
+
 #endif
