@@ -64,6 +64,10 @@ FUZZ_TARGETS = \
 	./conversation/toolcall:FuzzJSONFamilies ./conversation/toolcall:FuzzTaggedFamilies ./conversation/toolcall:FuzzOtherFamilies ./conversation/toolcall:FuzzThinking \
 	./tools:FuzzRunRaw ./tools/fs:FuzzPath \
 	./server:FuzzChatRequest \
+	./encoder:FuzzOpen \
+	./encoder/preprocess:FuzzDecodeImage \
+	./encoder/preprocess:FuzzResize \
+	./encoder/preprocess:FuzzDecodeAudio \
 	./hub:FuzzPick
 
 fuzz:

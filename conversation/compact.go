@@ -197,7 +197,15 @@ func (c *Conversation) historyTokens(ctx context.Context, msgs []Message) (int, 
 	if err != nil {
 		return 0, fmt.Errorf("conversation: chat template: %w", err)
 	}
-	return len(c.encodePrompt(text, true)), nil
+	media, err := mediaOf(msgs)
+	if err != nil {
+		return 0, fmt.Errorf("conversation: %w", err)
+	}
+	p, err := c.prompt(ctx, text, media, true)
+	if err != nil {
+		return 0, err
+	}
+	return p.Len(), nil
 }
 
 // summarize asks the model, in this conversation's session, for a summary
@@ -215,7 +223,7 @@ func (c *Conversation) summarize(ctx context.Context, msgs []Message, p CompactP
 	if err != nil {
 		return "", fmt.Errorf("conversation: compact: chat template: %w", err)
 	}
-	if _, _, err := c.sync(ctx, prompt); err != nil {
+	if _, _, err := c.sync(ctx, prompt, nil); err != nil {
 		return "", fmt.Errorf("conversation: compact: prefill: %w", err)
 	}
 	o := sendOptions{maxTokens: p.SummaryMaxTokens}

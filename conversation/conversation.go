@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,14 @@ type Config struct {
 	PrefillPreface bool
 	// Session configures the underlying session (batch size).
 	Session session.Config
+	// Encoder encodes image and audio parts; nil uses the engine's
+	// (engine.Settings.MMProj), if it has one.
+	Encoder Encoder
+	// MediaCache keeps the encoded media; conversations serving the same
+	// requests (a server's pool and its Prompter) share one so each media
+	// input is encoded once. nil: the conversation keeps its own, of
+	// DefaultMediaCacheBytes.
+	MediaCache *MediaCache
 }
 
 // Preface is what a conversation starts with.
@@ -163,8 +172,12 @@ type Conversation struct {
 	calls      *atomic.Int64 // tool-call IDs handed out, shared by clones
 	sess       *session.Session
 	history    []Message
-	kvText     string // the text the session's tokens spell; "" when unknown
+	kvText     string   // the text the session's tokens spell; "" when unknown
+	kvMedia    []uint64 // the keys of the media in kvText, in order
 	fallbacks  int
+	enc        Encoder     // nil: no media
+	mediaCache *MediaCache // encoded media
+	marker     string      // what the template renders for a media part
 }
 
 // New starts a conversation on eng.
@@ -183,19 +196,37 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 	if err != nil {
 		return nil, fmt.Errorf("conversation: %w", err)
 	}
-	c := &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: cf.tmpl, format: cf.format, textFormat: cf.text, cfg: cfg, sess: sess,
-		calls: new(atomic.Int64), history: append([]Message(nil), cfg.Preface.Messages...)}
+	c := newConversation(eng, cfg, cf)
+	c.sess, c.history = sess, append([]Message(nil), cfg.Preface.Messages...)
 	if cfg.PrefillPreface && len(c.history) > 0 {
 		text, err := c.render(ctx, c.history, false, nil, cfg.Preface.Tools)
 		if err != nil {
 			return nil, fmt.Errorf("conversation: preface: %w", err)
 		}
-		if _, _, err := c.sync(ctx, text); err != nil {
+		media, err := mediaOf(c.history)
+		if err != nil {
+			return nil, fmt.Errorf("conversation: preface: %w", err)
+		}
+		if _, _, err := c.sync(ctx, text, media); err != nil {
 			return nil, fmt.Errorf("conversation: preface: %w", err)
 		}
 	}
 	c.publish()
 	return c, nil
+}
+
+// newConversation returns a conversation on eng without a session or
+// history: what New and NewPrompter share.
+func newConversation(eng *engine.Engine, cfg Config, cf chatSetup) *Conversation {
+	c := &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: cf.tmpl, format: cf.format, textFormat: cf.text, cfg: cfg,
+		calls: new(atomic.Int64), enc: cfg.Encoder, mediaCache: cfg.MediaCache, marker: newMarker()}
+	if c.enc == nil {
+		c.enc = engineEncoder(eng)
+	}
+	if c.mediaCache == nil {
+		c.mediaCache = NewMediaCache(DefaultMediaCacheBytes)
+	}
+	return c
 }
 
 // chatSetup is a conversation's template and how it reads replies.
@@ -291,7 +322,8 @@ func (c *Conversation) Clone() (*Conversation, error) {
 		return nil, fmt.Errorf("conversation: clone: %w", err)
 	}
 	d := &Conversation{eng: c.eng, tok: c.tok, tmpl: c.tmpl, format: c.format, textFormat: c.textFormat, cfg: c.cfg, sess: s, calls: c.calls,
-		history: append([]Message(nil), c.history...), kvText: c.kvText, fallbacks: c.fallbacks}
+		history: append([]Message(nil), c.history...), kvText: c.kvText, kvMedia: c.kvMedia, fallbacks: c.fallbacks,
+		enc: c.enc, mediaCache: c.mediaCache, marker: c.marker}
 	d.publish()
 	return d, nil
 }
@@ -396,11 +428,12 @@ func (c *Conversation) SendMessageAsync(ctx context.Context, msg Message, callba
 	}()
 }
 
-// render formats messages with the chat template.
+// render formats messages with the chat template, media parts as the
+// conversation's marker (see prompt).
 func (c *Conversation) render(ctx context.Context, msgs []Message, addGen bool, extra map[string]any, decls []ToolDecl) (string, error) {
 	req := template.Request{AddGenerationPrompt: addGen, Kwargs: map[string]template.Value{}}
 	for i, m := range msgs {
-		b, err := json.Marshal(m)
+		b, err := json.Marshal(c.forTemplate(m))
 		if err == nil {
 			b, err = escapeJSON(b, c.tok.EscapeSpecial)
 		}
@@ -468,44 +501,51 @@ func (c *Conversation) encodePrompt(text string, first bool) []int32 {
 	return ids
 }
 
-// sync makes the session's tokens spell text: by prefilling the delta when
-// the session already holds a prefix of it, else by rewinding to the longest
-// common token prefix and prefilling the rest. It returns the prompt's
-// token count and how many of them were already cached.
-func (c *Conversation) sync(ctx context.Context, text string) (prompt, cached int, err error) {
+// sync makes the session hold the prompt of text, the template's
+// output, with media in place of its markers: by prefilling the delta when
+// the session already holds a prefix of it (its text and its media), else
+// by rewinding to the longest common prefix (tokens, and media chunks
+// whole) and prefilling the rest. Media are encoded before anything is
+// prefilled. It returns the prompt's length in positions and how many of
+// them were already cached.
+func (c *Conversation) sync(ctx context.Context, text string, media []Media) (prompt, cached int, err error) {
+	keys := mediaKeys(media)
 	have := c.sess.TokenCount()
-	if c.kvText != "" && have > 0 && len(text) > len(c.kvText) && strings.HasPrefix(text, c.kvText) {
-		delta := c.encodePrompt(text[len(c.kvText):], false)
+	if c.kvText != "" && have > 0 && len(text) > len(c.kvText) && strings.HasPrefix(text, c.kvText) &&
+		len(keys) >= len(c.kvMedia) && slices.Equal(keys[:len(c.kvMedia)], c.kvMedia) {
+		delta, err := c.prompt(ctx, text[len(c.kvText):], media[len(c.kvMedia):], false)
+		if err != nil {
+			return 0, 0, err
+		}
 		c.kvText = ""
-		if err := c.sess.Prefill(ctx, delta); err != nil {
+		if err := c.sess.PrefillPrompt(ctx, delta); err != nil {
 			_ = c.sess.Rewind(c.sess.TokenCount() - have)
 			return 0, 0, err
 		}
-		c.kvText = text
-		return have + len(delta), have, nil
+		c.kvText, c.kvMedia = text, keys
+		return have + delta.Len(), have, nil
 	}
-	full := c.encodePrompt(text, true)
-	if len(full) == 0 {
+	full, err := c.prompt(ctx, text, media, true)
+	if err != nil {
+		return 0, 0, err
+	}
+	if full.Len() == 0 {
 		return 0, 0, errors.New("the chat template rendered an empty prompt")
 	}
-	tokens := c.sess.Tokens()
-	n := 0
-	for n < len(tokens) && n < len(full) && tokens[n] == full[n] {
-		n++
-	}
+	n := c.sess.Common(full)
 	if have > 0 {
 		c.fallbacks++
 	}
-	c.kvText = ""
-	if err := c.sess.Rewind(len(tokens) - n); err != nil {
+	c.kvText, c.kvMedia = "", nil
+	if err := c.sess.Rewind(have - n); err != nil {
 		return 0, 0, err
 	}
-	if err := c.sess.Prefill(ctx, full[n:]); err != nil {
+	if err := c.sess.PrefillPrompt(ctx, full.From(n)); err != nil {
 		return 0, 0, err
 	}
-	c.kvText = text
-	// A prompt held whole still runs its last token again for fresh logits.
-	return len(full), min(n, len(full)-1), nil
+	c.kvText, c.kvMedia = text, keys
+	// A prompt held whole still runs its last position again for fresh logits.
+	return full.Len(), min(n, full.Len()-1), nil
 }
 
 // parseTemplate parses a chat template source; tests use it to swap

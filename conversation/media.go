@@ -20,10 +20,11 @@ const (
 // Media is a checked image or audio input, ready for a model's encoder.
 type Media struct {
 	Kind   string // "image" or "audio"
-	Format string // "png", "jpeg", "gif", "webp" or "wav"
+	Format string // "png", "jpeg", "gif", "webp"; "wav", "mp3" or "flac"
 	Width  int    // images
 	Height int
-	// Audio (WAV PCM).
+	// Audio: WAV and FLAC headers give all four; an MP3's first frame
+	// gives SampleRate and Channels.
 	SampleRate int
 	Channels   int
 	Bits       int
@@ -60,9 +61,14 @@ func LoadMedia(p Part) (Media, error) {
 	}
 	var m Media
 	var err error
-	if p.Type == "image" {
+	switch {
+	case p.Type == "image":
 		m, err = checkImage(data)
-	} else {
+	case AudioFormat(data) == "mp3":
+		m, err = checkMP3(data)
+	case AudioFormat(data) == "flac":
+		m, err = checkFLAC(data)
+	default:
 		m, err = checkWAV(data)
 	}
 	if err != nil {
@@ -119,10 +125,92 @@ func webpSize(d []byte) (int, int, error) {
 	return 0, 0, fmt.Errorf("WebP file has unknown chunk %q", d[12:16])
 }
 
+// AudioFormat names the audio format data starts with: "wav", "mp3" or
+// "flac", or "" for none of them.
+func AudioFormat(data []byte) string {
+	switch {
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WAVE":
+		return "wav"
+	case len(data) >= 4 && string(data[:4]) == "fLaC":
+		return "flac"
+	case len(data) >= 3 && string(data[:3]) == "ID3",
+		len(data) >= 4 && mp3Frame(data) != (mp3Header{}):
+		return "mp3"
+	}
+	return ""
+}
+
+// mp3Header is what an MPEG audio frame header says.
+type mp3Header struct{ rate, channels int }
+
+// mp3Frame reads the MPEG-1/2/2.5 Layer III frame header at the start of
+// d (ISO/IEC 11172-3 §2.4.1.3); the zero value when there is none.
+func mp3Frame(d []byte) mp3Header {
+	if len(d) < 4 || d[0] != 0xff || d[1]&0xe0 != 0xe0 {
+		return mp3Header{}
+	}
+	version, layer := d[1]>>3&3, d[1]>>1&3
+	bitrate, rateIdx := d[2]>>4, d[2]>>2&3
+	if version == 1 || layer != 1 || bitrate == 0 || bitrate == 15 || rateIdx == 3 {
+		return mp3Header{} // reserved version, not Layer III, free or bad bitrate, reserved rate
+	}
+	rate := [3]int{44100, 48000, 32000}[rateIdx]
+	switch version {
+	case 2: // MPEG-2
+		rate /= 2
+	case 0: // MPEG-2.5
+		rate /= 4
+	}
+	channels := 2
+	if d[3]>>6 == 3 {
+		channels = 1
+	}
+	return mp3Header{rate: rate, channels: channels}
+}
+
+// checkMP3 finds the first frame header, after an ID3v2 tag if there is one.
+func checkMP3(d []byte) (Media, error) {
+	pos := 0
+	if len(d) >= 10 && string(d[:3]) == "ID3" {
+		// The tag's size is four 7-bit bytes, after a 10-byte header (and a
+		// 10-byte footer when flag bit 4 is set).
+		size := int(d[6]&0x7f)<<21 | int(d[7]&0x7f)<<14 | int(d[8]&0x7f)<<7 | int(d[9]&0x7f)
+		pos = 10 + size
+		if d[5]&0x10 != 0 {
+			pos += 10
+		}
+	}
+	if pos >= len(d) {
+		return Media{}, fmt.Errorf("MP3 file ends inside its ID3 tag")
+	}
+	h := mp3Frame(d[pos:])
+	if h == (mp3Header{}) {
+		return Media{}, fmt.Errorf("no MPEG Layer III frame header at byte %d of the MP3 file", pos)
+	}
+	return Media{Kind: "audio", Format: "mp3", SampleRate: h.rate, Channels: h.channels}, nil
+}
+
+// checkFLAC reads the STREAMINFO block that must come first in a FLAC file
+// (RFC 9639 §8.2).
+func checkFLAC(d []byte) (Media, error) {
+	if len(d) < 8+34 || d[4]&0x7f != 0 {
+		return Media{}, fmt.Errorf("FLAC file has no STREAMINFO block")
+	}
+	si := d[8:]
+	rate := int(si[10])<<12 | int(si[11])<<4 | int(si[12])>>4
+	channels := int(si[12]>>1&7) + 1
+	bits := int(si[12]&1)<<4 | int(si[13])>>4 + 1
+	samples := int(si[13]&0xf)<<32 | int(binary.BigEndian.Uint32(si[14:]))
+	if rate == 0 {
+		return Media{}, fmt.Errorf("FLAC STREAMINFO has sample rate 0")
+	}
+	return Media{Kind: "audio", Format: "flac", SampleRate: rate, Channels: channels, Bits: bits, Samples: samples}, nil
+}
+
 // checkWAV reads a RIFF WAVE header with PCM data.
 func checkWAV(d []byte) (Media, error) {
 	if len(d) < 12 || string(d[:4]) != "RIFF" || string(d[8:12]) != "WAVE" {
-		return Media{}, fmt.Errorf("not a WAV file (want RIFF/WAVE)")
+		return Media{}, fmt.Errorf("not a WAV, MP3 or FLAC file")
 	}
 	m := Media{Kind: "audio", Format: "wav"}
 	var haveFmt bool

@@ -66,8 +66,44 @@ func TestLoadMedia(t *testing.T) {
 	assert.ErrorContains(t, err, "not a WAV")
 	_, err = LoadMedia(Part{Type: "audio", Blob: wav(16000, 1, 16, 10)[:30]})
 	assert.Error(t, err)
+	m, err = LoadMedia(Part{Type: "audio", Blob: flacHeader(48000, 2, 24, 123456789)})
+	require.NoError(t, err)
+	assert.Equal(t, Media{Kind: "audio", Format: "flac", SampleRate: 48000, Channels: 2, Bits: 24, Samples: 123456789}, Media{
+		Kind: m.Kind, Format: m.Format, SampleRate: m.SampleRate, Channels: m.Channels, Bits: m.Bits, Samples: m.Samples})
+	_, err = LoadMedia(Part{Type: "audio", Blob: flacHeader(48000, 2, 24, 1)[:20]})
+	assert.ErrorContains(t, err, "FLAC file has no STREAMINFO block")
+	_, err = LoadMedia(Part{Type: "audio", Blob: []byte("ID3\x04\x00\x00\x00\x00\x01\x00tag")})
+	assert.ErrorContains(t, err, "MP3 file ends inside its ID3 tag")
 	_, err = LoadMedia(Part{Type: "text", Text: "x"})
 	assert.ErrorContains(t, err, "not media")
+}
+
+// flacHeader is the start of a FLAC file: the marker and a STREAMINFO
+// block laid out as RFC 9639 §8.2 says (block sizes 4096, frame sizes
+// unknown, no MD5).
+func flacHeader(rate, channels, bits int, samples uint64) []byte {
+	b := []byte("fLaC\x80\x00\x00\x22") // last metadata block, type 0, 34 bytes
+	si := make([]byte, 34)
+	binary.BigEndian.PutUint16(si[0:], 4096)
+	binary.BigEndian.PutUint16(si[2:], 4096)
+	packed := uint64(rate)<<44 | uint64(channels-1)<<41 | uint64(bits-1)<<36 | samples
+	binary.BigEndian.PutUint64(si[10:], packed)
+	return append(b, si...)
+}
+
+// TestLoadMP3 reads llama.cpp's tools/mtmd/test-2.mp3 (copied beside the
+// encoder's preprocessing): an ID3v2 tag of 35 bytes, then MPEG-1 Layer
+// III frames at 44.1 kHz, mono.
+func TestLoadMP3(t *testing.T) {
+	const path = "../encoder/preprocess/testdata/test-2.mp3"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("llama.cpp's test-2.mp3 is absent: ", err)
+	}
+	m, err := LoadMedia(Part{Type: "audio", Path: path})
+	require.NoError(t, err)
+	assert.Equal(t, "mp3", m.Format)
+	assert.Equal(t, 44100, m.SampleRate)
+	assert.Equal(t, 1, m.Channels)
 }
 
 // FuzzLoadMedia loads arbitrary bytes as an image or audio part and
@@ -81,6 +117,8 @@ func FuzzLoadMedia(f *testing.F) {
 	f.Add([]byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x02\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"), true)
 	f.Add(wav(8000, 2, 8, 4), false)
 	f.Add(wav(16000, 1, 16, 160), false)
+	f.Add(flacHeader(44100, 2, 16, 1000), false)
+	f.Add([]byte("\xff\xfb\x50\xc0\x00\x00"), false)
 	img := image.NewPaletted(image.Rect(0, 0, 6, 4), color.Palette{color.Black, color.White})
 	img.SetColorIndex(2, 1, 1)
 	for _, enc := range []func(*bytes.Buffer) error{
@@ -111,8 +149,21 @@ func FuzzLoadMedia(f *testing.F) {
 		assert.Equal(t, m, again, "loading again gives another result")
 		assert.Equal(t, data, m.Data)
 		if !isImage {
-			require.Equal(t, "wav", m.Format)
+			require.Equal(t, AudioFormat(data), m.Format)
 			require.Positive(t, m.Channels)
+			require.Positive(t, m.SampleRate)
+			switch m.Format {
+			case "mp3":
+				require.Contains(t, []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}, m.SampleRate)
+				require.LessOrEqual(t, m.Channels, 2)
+				return
+			case "flac":
+				require.LessOrEqual(t, m.Channels, 8)
+				require.True(t, m.Bits >= 1 && m.Bits <= 32, "bits %d", m.Bits)
+				require.Less(t, m.SampleRate, 1<<20)
+				return
+			}
+			require.Equal(t, "wav", m.Format)
 			require.Positive(t, m.Bits)
 			require.Positive(t, m.SampleRate)
 			require.GreaterOrEqual(t, m.Samples, 0)

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/litert-go/litert-go/constrain"
 	"github.com/litert-go/litert-go/conversation/toolcall"
 	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/session"
 )
 
 // The stateless API serves requests that carry their whole history, as
@@ -67,18 +68,14 @@ func (c *Conversation) CompleteStream(ctx context.Context, prompt string, opts .
 	})
 }
 
-// CommonPrefix is the number of leading tokens of ids that the KV cache
-// already holds: what a request with that prompt would not prefill again.
-func (c *Conversation) CommonPrefix(ids []int32) int {
+// CommonPrefix is the number of leading positions of p that the KV cache
+// already holds (tokens, and media chunks whole): what a request with that
+// prompt would not prefill again.
+func (c *Conversation) CommonPrefix(p session.Prompt) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer c.publish()
-	have := c.sess.Tokens()
-	n := 0
-	for n < len(have) && n < len(ids) && have[n] == ids[n] {
-		n++
-	}
-	return n
+	return c.sess.Common(p)
 }
 
 // replace swaps in a request's history and tools. c.mu is held.
@@ -113,7 +110,7 @@ func (c *Conversation) complete(ctx context.Context, prompt string, opts []Optio
 	}
 	c.history = nil
 	prefillStart := time.Now()
-	promptTokens, cached, err := c.sync(ctx, prompt)
+	promptTokens, cached, err := c.sync(ctx, prompt, nil)
 	prefillTime := time.Since(prefillStart)
 	if err != nil {
 		return nil, fmt.Errorf("conversation: prefill: %w", err)
@@ -162,17 +159,17 @@ func NewPrompter(eng *engine.Engine, cfg Config) (*Prompter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Prompter{c: &Conversation{eng: eng, tok: eng.Tokenizer(), tmpl: cf.tmpl, format: cf.format, textFormat: cf.text, cfg: cfg, calls: new(atomic.Int64)}}, nil
+	return &Prompter{c: newConversation(eng, cfg, cf)}, nil
 }
 
 // ToolFormat is the tool-call syntax of the conversations.
 func (p *Prompter) ToolFormat() toolcall.Format { return p.c.format }
 
-// Chat returns the tokens of the prompt Respond(history, decls, opts...)
-// prefills, after checking every message (roles, and media the model has no
-// encoder for, which wraps ErrNoEncoder). Of the options only WithExtra
-// matters.
-func (p *Prompter) Chat(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) ([]int32, error) {
+// Chat returns the prompt Respond(history, decls, opts...) prefills, after
+// checking every message (roles, and media the model has no encoder for,
+// which wraps ErrNoEncoder); its media are encoded (into Config.MediaCache,
+// where Respond finds them). Of the options only WithExtra matters.
+func (p *Prompter) Chat(ctx context.Context, history []Message, decls []ToolDecl, opts ...Option) (session.Prompt, error) {
 	if len(history) == 0 {
 		return nil, errors.New("conversation: no messages")
 	}
@@ -189,12 +186,52 @@ func (p *Prompter) Chat(ctx context.Context, history []Message, decls []ToolDecl
 	if err != nil {
 		return nil, fmt.Errorf("conversation: chat template: %w", err)
 	}
-	ids := p.c.encodePrompt(text, true)
-	if len(ids) == 0 {
+	media, err := mediaOf(history)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	prompt, err := p.c.prompt(ctx, text, media, true)
+	if err != nil {
+		return nil, err
+	}
+	if prompt.Len() == 0 {
 		return nil, errors.New("conversation: the chat template rendered an empty prompt")
 	}
-	return ids, nil
+	return prompt, nil
 }
 
-// Text returns the tokens Complete(prompt) prefills.
-func (p *Prompter) Text(prompt string) []int32 { return p.c.encodePrompt(prompt, true) }
+// TextWithMedia returns the prompt of a raw text prompt in which each
+// occurrence of marker stands for the next of media, as llama.cpp's
+// mtmd_tokenize reads a prompt holding mtmd_default_marker() ("<__media__>"):
+// the text between markers tokenized piece by piece (special-token text
+// parsed, BOS added as Complete adds it) and each media's encoder pieces
+// in its place.
+func (p *Prompter) TextWithMedia(ctx context.Context, text, marker string, media []Part) (session.Prompt, error) {
+	if marker == "" {
+		return nil, errors.New("conversation: empty media marker")
+	}
+	loaded := make([]Media, len(media))
+	for i, part := range media {
+		m, err := LoadMedia(part)
+		if err != nil {
+			return nil, fmt.Errorf("conversation: media %d: %w", i, err)
+		}
+		loaded[i] = m
+	}
+	if n := strings.Count(text, marker); n != len(media) {
+		return nil, fmt.Errorf("conversation: the prompt holds %d media markers %q for %d media", n, marker, len(media))
+	}
+	prompt, err := p.c.prompt(ctx, strings.ReplaceAll(text, marker, p.c.marker), loaded, true)
+	if err != nil {
+		return nil, err
+	}
+	if prompt.Len() == 0 {
+		return nil, errors.New("conversation: the prompt has no tokens")
+	}
+	return prompt, nil
+}
+
+// Text returns the prompt Complete(prompt) prefills.
+func (p *Prompter) Text(prompt string) session.Prompt {
+	return session.TokenPrompt(p.c.encodePrompt(prompt, true))
+}

@@ -25,7 +25,7 @@ func TestRespondReusesCache(t *testing.T) {
 	assert.Zero(t, c.CommonPrefix(prompt))
 	r1, err := c.Respond(ctx, hist, nil)
 	require.NoError(t, err)
-	assert.Equal(t, len(prompt), r1.Usage.PromptTokens, "the Prompter tokenizes as Respond prefills")
+	assert.Equal(t, prompt.Len(), r1.Usage.PromptTokens, "the Prompter tokenizes as Respond prefills")
 	assert.Zero(t, r1.Usage.CachedTokens)
 	assert.Len(t, c.History(), 3, "the request's messages and the reply")
 
@@ -39,7 +39,7 @@ func TestRespondReusesCache(t *testing.T) {
 	r2, err := c.Respond(ctx, hist2, nil)
 	require.NoError(t, err)
 	assert.Equal(t, reuse, r2.Usage.CachedTokens)
-	assert.Equal(t, len(prompt2), r2.Usage.PromptTokens)
+	assert.Equal(t, prompt2.Len(), r2.Usage.PromptTokens)
 
 	// A different history falls back to the common token prefix.
 	other := []Message{SystemText("Be brief."), UserText("Something else")}
@@ -90,7 +90,7 @@ func TestComplete(t *testing.T) {
 	prompt := "Once upon a time"
 	r, err := c.Complete(ctx, prompt, WithMaxTokens(5), WithSampler(session.Sampler{}))
 	require.NoError(t, err)
-	assert.Equal(t, len(p.Text(prompt)), r.Usage.PromptTokens)
+	assert.Equal(t, p.Text(prompt).Len(), r.Usage.PromptTokens)
 	assert.Equal(t, 5, r.Usage.CompletionTokens)
 	assert.Positive(t, r.Timings.Prefill, "prefill and decode are timed apart")
 	assert.Positive(t, r.Timings.Decode)

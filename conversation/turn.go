@@ -77,8 +77,12 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if err != nil {
 			return t.fail("render", fmt.Errorf("conversation: chat template: %w", err))
 		}
+		media, err := mediaOf(t.hist)
+		if err != nil {
+			return t.fail("prefill", fmt.Errorf("conversation: %w", err))
+		}
 		prefillStart := time.Now()
-		promptTokens, cached, err := c.sync(ctx, prompt)
+		promptTokens, cached, err := c.sync(ctx, prompt, media)
 		t.reply.Timings.Prefill += time.Since(prefillStart)
 		if err != nil {
 			return t.fail("prefill", fmt.Errorf("conversation: prefill: %w", err))
@@ -225,11 +229,13 @@ func (c *Conversation) checkMessage(msg Message) error {
 		if p.Type == "text" {
 			continue
 		}
-		if _, err := LoadMedia(p); err != nil {
+		m, err := LoadMedia(p)
+		if err != nil {
 			return fmt.Errorf("conversation: part %d: %w", i, err)
 		}
-		kind := map[string]string{"image": "vision", "audio": "audio"}[p.Type]
-		return fmt.Errorf("conversation: model %q has no %s encoder: %w", c.eng.Info().Name, kind, ErrNoEncoder)
+		if err := c.checkMedia(m); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -459,7 +465,9 @@ func (c *Conversation) closeTurn(ctx context.Context, hist []Message, held strin
 		return
 	}
 	have := c.sess.TokenCount()
-	if suffix := closed[len(held):]; suffix != "" {
+	if suffix := closed[len(held):]; strings.Contains(suffix, c.marker) {
+		return // media after the reply: the next turn syncs them
+	} else if suffix != "" {
 		if err := c.sess.Append(ctx, c.encodePrompt(suffix, false)); err != nil {
 			_ = c.sess.Rewind(c.sess.TokenCount() - have)
 			return

@@ -13,13 +13,17 @@ import (
 // global layers, each kind with its own RoPE base.
 //
 // It follows llama.cpp src/models/gemma3.cpp (llm_build_gemma3<iswa=true>)
-// and the gemma3 case of llama_model::load_hparams: every sixth layer is
-// global (il % 6 == 5), local layers use RoPE base 10000 and no position
-// scaling, queries are scaled by 1/√key_length (1/√(Dim/NHeads) for the
-// 62-layer 27B model) and there is no final logit soft-capping. The GGUF
-// converter already stored Gemma's norm weights as 1+w.
+// and its load_arch_hparams: when the file gives attention.sliding_window,
+// every sixth layer is global (il % 6 == 5) unless
+// attention.sliding_window_pattern says otherwise, local layers use RoPE
+// base rope.freq_base_swa (10000) and no position scaling (with YaRN, only
+// its attn_factor), queries are scaled by 1/√key_length (1/√(Dim/NHeads)
+// for the 62-layer 27B model) and the logits are soft-capped only when the
+// file gives final_logit_softcapping. The GGUF converter already stored
+// Gemma's norm weights as 1+w.
 type Gemma3 struct {
 	decoder
+	finalCap float32 // final_logit_softcapping, which llama.cpp reads for gemma3 too; 0 for none
 }
 
 func init() { Register("gemma3", loadGemma3) }
@@ -37,15 +41,13 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	p.Window = l.int("attention.sliding_window")
-	local := l.localLayers(p.NLayers, 6)
-	localBase := l.positiveFloatOr("rope.freq_base_swa", 10000)
-	globalScale := l.ropeScale()
+	// local layers: base rope.freq_base_swa, no position scaling
+	// (llama.cpp's rope_freq_scale_train_swa stays 1 for gemma3)
+	globalRope, globalMScale := l.rope(p, nil, true)
+	localRope, localMScale := l.ropeAt(p, p.RopeBaseSWA, false, nil, true)
 	if l.err != nil {
 		return nil, l.err
 	}
-	globalRope := native.NewRoPE(p.RopeDim, p.RopeBase, globalScale, nil, true)
-	localRope := native.NewRoPE(p.RopeDim, localBase, 1, nil, true)
 	scale := invSqrt(p.HeadDim)
 	if p.NLayers == 62 { // 27B: query_pre_attn_scalar = Dim/NHeads
 		scale = invSqrt(p.Dim / p.NHeads)
@@ -53,15 +55,16 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 	spec := gemmaBlock
 	spec.qkNorm = qkPerHead
 
-	m := &Gemma3{decoder: l.decoder(p)}
+	m := &Gemma3{decoder: l.decoder(p), finalCap: p.FinalSoftcap}
 	for i := range m.Layers {
 		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: scale}
-		rope := globalRope
-		if local[i] {
+		rope, mscale := globalRope, globalMScale
+		if p.IsLocal(i) {
 			attn.Window = p.Window
-			rope = localRope
+			rope, mscale = localRope, localMScale
 		}
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
+		m.Layers[i].Attn.RopeMScale = mscale
 		if l.err != nil {
 			return nil, l.err
 		}
@@ -74,7 +77,7 @@ func loadGemma3(f *gguf.File, b native.Backend) (Model, error) {
 
 // Forward runs a batch of tokens through the model (see Model.Forward).
 func (m *Gemma3) Forward(s *State, in Input, logits []float32) {
-	m.forwardGemma(s, in, logits, 0)
+	m.forwardGemma(s, in, logits, m.finalCap)
 }
 
 // forwardGemma is the forward pass of Gemma 2 and 3; Gemma 2 soft-caps the
@@ -94,7 +97,7 @@ func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap fl
 		ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
 		// post-attention rmsnorm, residual
 		ly.PostAttnNorm.Forward(b, xb2, xb2)
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
@@ -102,7 +105,7 @@ func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap fl
 		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb2, xb2)
-		add(x, xb2)
+		b.Add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)
@@ -114,27 +117,4 @@ func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap fl
 			softCap(logits[:m.p.VocabSize], finalCap)
 		}
 	}
-}
-
-// localLayers says which layers use sliding-window attention: from
-// <arch>.attention.sliding_window_pattern when the file has it, either one
-// bool per layer or a period n (layer i is local unless i%n == n-1), else
-// from the period def, as llama.cpp's set_swa_pattern.
-func (l *loader) localLayers(nLayers, def int) []bool {
-	local := make([]bool, nLayers)
-	key := l.key("attention.sliding_window_pattern")
-	if v, ok := l.f.Lookup(key); ok {
-		if bs, ok := v.Data.([]bool); ok {
-			if len(bs) != nLayers {
-				l.fail("key %q has %d entries for %d layers", key, len(bs), nLayers)
-				return local
-			}
-			return bs
-		}
-		def = l.int("attention.sliding_window_pattern")
-	}
-	for i := range local {
-		local[i] = def > 0 && i%def < def-1
-	}
-	return local
 }

@@ -1,8 +1,6 @@
 package models
 
 import (
-	"math"
-
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -31,37 +29,31 @@ func loadGemma2(f *gguf.File, b native.Backend) (Model, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	p.Window = l.intOr("attention.sliding_window", 4096)
-	local := l.localLayers(p.NLayers, 2)
-	ropeScale := l.ropeScale()
-	localBase := l.positiveFloatOr("rope.freq_base_swa", p.RopeBase)
-	attnCap := float32(l.floatOr("attn_logit_softcapping", 0))
-	finalCap := float32(l.floatOr("final_logit_softcapping", 0))
-	if !(attnCap >= 0) || !(finalCap >= 0) || math.IsInf(float64(attnCap), 0) || math.IsInf(float64(finalCap), 0) {
-		l.fail("soft-capping %g (attention) and %g (logits), want finite numbers ≥ 0", attnCap, finalCap)
-	}
+	// local layers: base rope.freq_base_swa (default rope.freq_base) with
+	// the same position scaling (llama.cpp's rope_freq_scale_train_swa)
+	globalRope, globalMScale := l.rope(p, nil, true)
+	localRope, localMScale := l.ropeAt(p, p.RopeBaseSWA, true, nil, true)
 	if l.err != nil {
 		return nil, l.err
 	}
-	globalRope := native.NewRoPE(p.RopeDim, p.RopeBase, ropeScale, nil, true)
-	localRope := native.NewRoPE(p.RopeDim, localBase, ropeScale, nil, true)
 	scale := invSqrt(p.HeadDim)
 	if p.NLayers == 46 { // 27B: query_pre_attn_scalar = Dim/NHeads
 		scale = invSqrt(p.Dim / p.NHeads)
 	}
 
-	m := &Gemma2{finalCap: finalCap}
+	m := &Gemma2{finalCap: p.FinalSoftcap}
 	m.decoder = l.decoder(p)
 	// gemma2.cpp always multiplies by token_embd.
 	m.Output = Linear{W: m.TokEmbd}
 	for i := range m.Layers {
-		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: scale, SoftCap: attnCap}
-		rope := globalRope
-		if local[i] {
+		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: scale, SoftCap: p.AttnSoftcap}
+		rope, mscale := globalRope, globalMScale
+		if p.IsLocal(i) {
 			attn.Window = p.Window
-			rope = localRope
+			rope, mscale = localRope, localMScale
 		}
 		m.Layers[i] = l.block(i, p, gemmaBlock, rope, attn)
+		m.Layers[i].Attn.RopeMScale = mscale
 		if l.err != nil {
 			return nil, l.err
 		}

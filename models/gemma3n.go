@@ -211,12 +211,12 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		ly.LaurelL.Forward(b, low[:n*gemma3nLaurelRank], xb, n)
 		ly.LaurelR.Forward(b, laurel, low[:n*gemma3nLaurelRank], n)
 		ly.LaurelNorm.Forward(b, laurel, laurel)
-		add(laurel, xb)
+		b.Add(laurel, xb)
 		// self-attention (on an earlier layer's cache in the last layers)
 		ly.Attn.forward(b, s, i, attn, xb, pos0, n)
 		// post-attention rmsnorm, residual from the prediction, LAuReL
 		ly.PostAttnNorm.Forward(b, attn, attn)
-		add(attn, active)
+		b.Add(attn, active)
 		for j, v := range attn {
 			attn[j] = (v + laurel[j]) * invSqrt2
 		}
@@ -226,7 +226,7 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		ly.FFNNorm.Forward(b, xb, attn)
 		ly.FFN.forward(b, s, ffn, xb, n)
 		ly.PostFFNNorm.Forward(b, ffn, ffn)
-		add(ffn, attn)
+		b.Add(ffn, attn)
 		s.traced("feed-forward", i, ffn, dim, pos0)
 		// AltUp correct: the four streams by the block's innovation
 		ly.correct(b, s, x, pred, ffn, small, n)
@@ -236,7 +236,7 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 		}
 		ly.PerLayer.forward(b, attn, xb, ple[i*n*pl:(i+1)*n*pl], low, n)
 		for j := 1; j < a; j++ {
-			add(stream(x, j), attn)
+			b.Add(stream(x, j), attn)
 		}
 	}
 	s.advance(n)
@@ -253,7 +253,7 @@ func (m *Gemma3n) Forward(s *State, in Input, logits []float32) {
 	for j := 1; j < a; j++ {
 		m.Unembd[j-1].Forward(b, y, last(stream(x, j)), 1)
 		rescale(y, target)
-		add(out, y)
+		b.Add(out, y)
 	}
 	scale(out, 1/float32(a))
 	head(b, s, m.OutNorm, m.Output, out, last(attn), pos0+n-1, 1, logits)

@@ -233,7 +233,7 @@ func (m *Gemma4) experts(s *State, ly *gemma4Block, ffn, attn []float32, n int) 
 	out := s.Buffer(bufGemmaXB, n*dim)
 	ly.MoE.forwardRouted(b, s, out, in, route, n)
 	ly.PostMoENorm2.Forward(b, out, out)
-	add(ffn, out)
+	b.Add(ffn, out)
 }
 
 // countOr returns the count key <arch>.k, from 0 to most, or def if
@@ -300,7 +300,7 @@ func (m *Gemma4) Forward(s *State, in Input, logits []float32) {
 		ly.AttnNorm.Forward(b, xb, x)
 		ly.Attn.forward(b, s, i, attn, xb, pos0, n)
 		ly.PostAttnNorm.Forward(b, attn, attn)
-		add(attn, x)
+		b.Add(attn, x)
 		s.traced("attention", i, attn, dim, pos0)
 		// ffn rmsnorm, GeGLU MLP (beside the experts), post-ffn rmsnorm,
 		// residual
@@ -318,7 +318,7 @@ func (m *Gemma4) Forward(s *State, in Input, logits []float32) {
 		if ple != nil {
 			pl := m.PerLayer.Size
 			ly.PerLayer.forward(b, ffn, x, ple[i*n*pl:(i+1)*n*pl], s.Buffer(bufGemmaAux2, n*pl), n)
-			add(x, ffn)
+			b.Add(x, ffn)
 		}
 		if ly.OutScale != 1 {
 			scale(x, ly.OutScale)

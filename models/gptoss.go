@@ -16,7 +16,9 @@ import (
 //   - attention sinks: a learned logit per query head
 //     (attn_sinks.weight [NHeads]) in each softmax's denominator;
 //   - sliding-window attention (attention.sliding_window) in the even
-//     layers, global attention in the odd ones;
+//     layers, global attention in the odd ones, each kind with its RoPE
+//     base (rope.freq_base_swa, default rope.freq_base) and the same
+//     scaling;
 //   - post_attention_norm.weight is the norm before the experts (there is
 //     no ffn_norm);
 //   - the experts' weights are the softmax of the chosen experts' router
@@ -30,25 +32,22 @@ func init() {
 	})
 }
 
-// gptOSS reads gpt-oss's keys into p and returns its block spec and which
-// layers slide.
-func (l *loader) gptOSS(p *Params, spec blockSpec) (blockSpec, []bool) {
-	p.Window = l.int("attention.sliding_window")
-	if l.f.Has(l.key("rope.freq_base_swa")) && l.positiveFloatOr("rope.freq_base_swa", p.RopeBase) != p.RopeBase {
-		l.fail("key %q differs from %q, which is not supported", l.key("rope.freq_base_swa"), l.key("rope.freq_base"))
-	}
+// gptOSS checks gpt-oss's tensors outside the blocks and returns its block
+// spec.
+func (l *loader) gptOSS(spec blockSpec) blockSpec {
 	if !l.has("output.weight") {
 		l.fail("required tensor %q is missing", "output.weight")
 	}
 	spec.preNorms = false // attn_norm and post_attention_norm: gptOSSBlock
 	spec.act = SwiGLUClamp
 	spec.softmaxChosen = true
-	return spec, l.localLayers(p.NLayers, 2)
+	return spec
 }
 
 // gptOSSBlock loads block i's tensors that loader.block does not: the
-// norms, the sinks and the required output bias, and sets its window.
-func (l *loader) gptOSSBlock(i int, p Params, ly *Block, local bool) {
+// norms, the sinks and the required output bias, and sets its window and,
+// for a local layer, its RoPE (base rope.freq_base_swa).
+func (l *loader) gptOSSBlock(i int, p Params, ly *Block, localRope native.RoPE, localMScale float32) {
 	blk := blockName(i)
 	ly.AttnNorm = l.norm(blk+"attn_norm", p.Dim, p.NormEps)
 	ly.FFNNorm = l.norm(blk+"post_attention_norm", p.Dim, p.NormEps)
@@ -56,7 +55,8 @@ func (l *loader) gptOSSBlock(i int, p Params, ly *Block, local bool) {
 	if ly.Attn.O.B == nil {
 		l.fail("required tensor %q is missing", blk+"attn_output.bias")
 	}
-	if local {
+	if p.IsLocal(i) {
 		ly.Attn.Attn.Window = p.Window
+		ly.Attn.Rope, ly.Attn.RopeMScale = localRope, localMScale
 	}
 }

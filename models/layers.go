@@ -25,9 +25,7 @@ type Linear struct {
 func (l Linear) Forward(b native.Backend, out, x []float32, nTokens int) {
 	b.MatMul(out, l.W, x, nTokens)
 	if l.B != nil {
-		for t := range nTokens {
-			add(out[t*l.W.Rows:(t+1)*l.W.Rows], l.B)
-		}
+		b.AddRows(out[:nTokens*l.W.Rows], l.B)
 	}
 }
 
@@ -456,41 +454,24 @@ func embedInput(b native.Backend, w native.Weight, in Input, x []float32, tokenS
 		copy(x, in.Embeddings)
 		return
 	}
-	rs := w.RowBytes()
-	for t, id := range in.Tokens {
-		row := x[t*w.Cols : (t+1)*w.Cols]
-		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], row); err != nil {
-			panic(fmt.Sprintf("models: embedding of token %d: %v", id, err))
-		}
-		if tokenScale != 1 {
-			for i := range row {
-				row[i] *= tokenScale
-			}
-		}
+	x = x[:len(in.Tokens)*w.Cols]
+	b.Embed(x, w, in.Tokens)
+	if tokenScale != 1 {
+		b.Scale(x, tokenScale)
 	}
 }
 
-// add sets dst += src.
-func add(dst, src []float32) {
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += src[i]
+// addScaled sets dst += c·src (Granite's residual multiplier), scaling src
+// in place.
+func addScaled(b native.Backend, dst, src []float32, c float32) {
+	if c != 1 {
+		b.Scale(src, c)
 	}
+	b.Add(dst, src)
 }
 
-// addScaled sets dst += scale·src (Granite's residual multiplier).
-func addScaled(dst, src []float32, scale float32) {
-	if scale == 1 {
-		add(dst, src)
-		return
-	}
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += scale * src[i]
-	}
-}
-
-// scale sets x *= c.
+// scale sets x *= c, for the small host-side vectors of routing and
+// RoPE scaling; activations are scaled by Backend.Scale.
 func scale(x []float32, c float32) {
 	for i := range x {
 		x[i] *= c
@@ -750,151 +731,6 @@ func (l *loader) stringOr(k, def string) string {
 		l.fail("%w", err)
 	}
 	return v
-}
-
-// params reads the hyper-parameters every architecture shares and checks
-// them against each other and token_embd.weight.
-func (l *loader) params() Params {
-	p := Params{Arch: l.arch}
-	p.Dim = l.int("embedding_length")
-	p.HiddenDim = l.largest("feed_forward_length", 0)
-	p.NLayers = l.int("block_count")
-	p.NHeads = l.int("attention.head_count")
-	p.NKVHeads = l.largest("attention.head_count_kv", p.NHeads)
-	p.CtxLen = l.int("context_length")
-	p.NormEps = float32(l.positiveFloatOr("attention.layer_norm_rms_epsilon", 1e-5))
-	if p.NormEps == 0 { // a positive float64 below float32's range
-		l.fail("key %q underflows float32", l.key("attention.layer_norm_rms_epsilon"))
-	}
-	p.RopeBase = l.positiveFloatOr("rope.freq_base", 10000)
-	if l.err != nil {
-		return p
-	}
-	// Every block has tensors: a larger count is a corrupt file, which
-	// must fail here rather than allocate billions of layers.
-	if p.NLayers > len(l.f.Tensors) {
-		l.fail("key %q is %d, but the file has only %d tensors", l.key("block_count"), p.NLayers, len(l.f.Tensors))
-		return p
-	}
-	if !l.f.Has(l.key("attention.key_length")) && p.Dim%p.NHeads != 0 {
-		// llama.cpp asserts n_embd % n_head == 0 when the head size is implied.
-		l.fail("key %q is %d, which %d heads (key %q) do not divide; the file gives no %q",
-			l.key("embedding_length"), p.Dim, p.NHeads, l.key("attention.head_count"), l.key("attention.key_length"))
-		return p
-	}
-	p.HeadDim = l.intOr("attention.key_length", p.Dim/p.NHeads)
-	if vl := l.intOr("attention.value_length", p.HeadDim); vl != p.HeadDim {
-		l.fail("key length %d differs from value length %d, which is not supported", p.HeadDim, vl)
-	}
-	p.RopeDim = l.intOr("rope.dimension_count", p.HeadDim)
-	// Check the head shape against the first query projection before
-	// anything is sized by it (the RoPE table, the state's buffers).
-	if ti, ok := l.f.Tensor("blk.0.attn_q.weight"); ok && !l.perLayer && uint64(ti.Rows()) != uint64(p.NHeads)*uint64(p.HeadDim) {
-		l.fail("tensor %q has %d rows, want %d heads × %d", "blk.0.attn_q.weight", ti.Rows(), p.NHeads, p.HeadDim)
-		return p
-	}
-	switch {
-	case p.NKVHeads > p.NHeads:
-		l.fail("key %q is %d, more than the %d heads", l.key("attention.head_count_kv"), p.NKVHeads, p.NHeads)
-	case p.NHeads%p.NKVHeads != 0:
-		l.fail("%d heads are not a multiple of %d KV heads", p.NHeads, p.NKVHeads)
-	case p.RopeDim > p.HeadDim || p.RopeDim%2 != 0:
-		l.fail("rope dimension %d does not fit a head of %d", p.RopeDim, p.HeadDim)
-	}
-	if ti, ok := l.f.Tensor("token_embd.weight"); ok {
-		p.VocabSize = ti.Rows()
-	} else {
-		l.fail("required tensor %q is missing", "token_embd.weight")
-	}
-	return p
-}
-
-// expertParams reads the mixture-of-experts keys into p: expert_count and
-// expert_used_count (required) and expert_feed_forward_length (default
-// feed_forward_length / expert_used_count, as llama.cpp).
-func (l *loader) expertParams(p *Params) {
-	p.NExperts = l.int("expert_count")
-	p.NExpertsUsed = l.int("expert_used_count")
-	if l.err != nil {
-		return
-	}
-	switch {
-	case p.NExperts > maxExperts:
-		l.fail("key %q is %d, more than the %d experts supported", l.key("expert_count"), p.NExperts, maxExperts)
-	case p.NExpertsUsed > p.NExperts:
-		l.fail("key %q is %d, more than the %d experts (key %q)", l.key("expert_used_count"), p.NExpertsUsed, p.NExperts, l.key("expert_count"))
-	}
-	p.ExpertHiddenDim = l.intOr("expert_feed_forward_length", p.HiddenDim/max(p.NExpertsUsed, 1))
-}
-
-// ropeScale returns the linear position scale from <arch>.rope.scaling.*
-// (1 for none). YaRN is refused here: architectures that take it call
-// rope.
-func (l *loader) ropeScale() float64 {
-	typ, factor := l.ropeScaling()
-	switch {
-	case typ == "none" || factor == 1 || factor == 0:
-		return 1
-	case typ == "linear":
-		return 1 / factor
-	}
-	l.fail("rope scaling %q (factor %g) is not supported", typ, factor)
-	return 1
-}
-
-// ropeScaling returns <arch>.rope.scaling.type and its factor.
-func (l *loader) ropeScaling() (string, float64) {
-	typ := l.stringOr("rope.scaling.type", "none")
-	factor := l.floatOr("rope.scaling.factor", l.floatOr("rope.scale_linear", 1))
-	if !(factor >= 0) || math.IsInf(factor, 0) {
-		l.fail("key %q is %.6g, want a finite number ≥ 0", l.key("rope.scaling.factor"), factor)
-		return "none", 1
-	}
-	return typ, factor
-}
-
-// rope returns the RoPE of p's rotated dimensions with base p.RopeBase,
-// the optional per-pair divisors factors and the file's position scaling
-// (none, linear or YaRN), and the multiplier of the rotated elements (1
-// except with YaRN).
-//
-// YaRN is ggml_rope_ext with ext_factor 1 as llama.cpp runs it for these
-// architectures: beta_fast 32 and beta_slow 1 (llama.cpp reads no
-// rope.scaling.yarn_beta_* key for them), the correction dimensions of
-// ggml_rope_yarn_corr_dims over rope.scaling.original_context_length, and
-// each pair's angle interpolated between θ/factor and θ by ggml's ramp,
-// which, being linear in the position, is one more per-pair divisor. The
-// magnitude is rope.scaling.attn_factor × (1 + 0.1·ln factor).
-func (l *loader) rope(p Params, factors []float32, neox bool) (native.RoPE, float32) {
-	typ, factor := l.ropeScaling()
-	if typ != "yarn" || factor == 1 || factor == 0 {
-		return native.NewRoPE(p.RopeDim, p.RopeBase, l.ropeScale(), factors, neox), 1
-	}
-	if l.f.Has(l.key("rope.scaling.yarn_log_multiplier")) {
-		l.fail("YaRN with key %q (DeepSeek's mscale) is not supported", l.key("rope.scaling.yarn_log_multiplier"))
-	}
-	origCtx := l.intOr("rope.scaling.original_context_length", p.CtxLen)
-	attnFactor := l.positiveFloatOr("rope.scaling.attn_factor", 1)
-	freqScale := float32(1 / factor)
-	// ggml_rope_yarn_corr_dims, in float32 as ggml computes it
-	corrDim := func(nRot float32) float32 {
-		return float32(p.RopeDim) * float32(math.Log(float64(float32(origCtx)/(nRot*2*math.Pi)))) /
-			(2 * float32(math.Log(p.RopeBase)))
-	}
-	low := max(0, float32(math.Floor(float64(corrDim(32)))))
-	high := min(float32(p.RopeDim-1), float32(math.Ceil(float64(corrDim(1)))))
-	div := make([]float32, p.RopeDim/2)
-	for i := range div {
-		// rope_yarn_ramp(low, high, 2i)
-		y := (float32(i) - low) / max(0.001, high-low)
-		mix := 1 - min(1, max(0, y))
-		div[i] = 1 / (freqScale*(1-mix) + mix)
-		if factors != nil {
-			div[i] *= factors[i]
-		}
-	}
-	mscale := float32(attnFactor) * (1 + 0.1*float32(math.Log(float64(1/freqScale))))
-	return native.NewRoPE(p.RopeDim, p.RopeBase, 1, div, neox), mscale
 }
 
 // output returns the output projection, output.weight, or the token

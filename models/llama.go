@@ -26,7 +26,6 @@ type Llama struct {
 type llamaFlavor struct {
 	neox    bool // NeoX RoPE pairing
 	qkNorm  bool // per-head RMSNorm of q and k before RoPE (required)
-	noRoPE  int  // layer i has no RoPE when (i+1)%noRoPE == 0 (SmolLM3: 4); 0 for none
 	granite bool // read Granite's multipliers (granite.embedding_scale, …)
 	moe     bool // routed experts instead of the MLP (Qwen3-MoE, gpt-oss)
 	gptOSS  bool // gpt-oss's blocks (gptoss.go)
@@ -62,38 +61,31 @@ func loadLlama(f *gguf.File, b native.Backend, arch string, fl llamaFlavor) (*Ll
 	if fl.granite {
 		// llama.cpp granite.cpp: embeddings × embedding_scale, q·k ×
 		// attention.scale, block outputs × residual_scale, logits ÷
-		// logit_scale (required).
-		m.embedScale = float32(l.positiveFloatOr("embedding_scale", 1))
-		m.residualScale = float32(l.positiveFloatOr("residual_scale", 1))
-		attn.Scale = float32(l.positiveFloatOr("attention.scale", float64(attn.Scale)))
-		m.logitScale = float32(1 / l.positiveFloat("logit_scale"))
-		// Granite switches RoPE off with rope.scaling.finetuned = false.
-		if !l.boolOr("rope.scaling.finetuned", true) {
-			fl.noRoPE = 1
-		}
-	}
-	if l.err != nil {
-		return nil, l.err
+		// logit_scale.
+		m.embedScale, m.residualScale, attn.Scale = p.EmbeddingScale, p.ResidualScale, p.AttentionScale
+		m.logitScale = 1 / p.LogitScale
 	}
 	spec := blockSpec{preNorms: true, act: SiLU, moe: fl.moe}
 	if fl.qkNorm {
 		spec.qkNorm = qkPerHead
 	}
-	var local []bool // gpt-oss: the sliding-window layers
+	var localRope native.RoPE // gpt-oss: the sliding-window layers'
+	var localMScale float32
 	if fl.gptOSS {
-		spec, local = l.gptOSS(&p, spec)
-		if l.err != nil {
-			return nil, l.err
-		}
+		spec = l.gptOSS(spec)
+		localRope, localMScale = l.ropeAt(p, p.RopeBaseSWA, true, factors, fl.neox)
+	}
+	if l.err != nil {
+		return nil, l.err
 	}
 	m.decoder = l.decoder(p)
 	for i := range m.Layers {
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
-		if fl.gptOSS {
-			l.gptOSSBlock(i, p, &m.Layers[i], local[i])
-		}
-		m.Layers[i].Attn.NoPE = fl.noRoPE > 0 && (i+1)%fl.noRoPE == 0
+		m.Layers[i].Attn.NoPE = p.NoRoPE(i)
 		m.Layers[i].Attn.RopeMScale = mscale
+		if fl.gptOSS {
+			l.gptOSSBlock(i, p, &m.Layers[i], localRope, localMScale)
+		}
 		if l.err != nil {
 			return nil, l.err
 		}
@@ -113,7 +105,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 	// build_inp_embd applies to input embeddings too)
 	embedInput(b, m.TokEmbd, in, x, 1)
 	if m.embedScale != 1 {
-		scale(x, m.embedScale)
+		b.Scale(x, m.embedScale)
 	}
 	s.traced("token_embd", -1, x, dim, pos0)
 	for i := range m.Layers {
@@ -123,7 +115,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 		// self-attention over the cache (q/k/v, rope, store k/v, attend, output projection)
 		ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
 		// residual (× Granite's residual multiplier)
-		addScaled(x, xb2, m.residualScale)
+		addScaled(b, x, xb2, m.residualScale)
 		s.traced("attention", i, x, dim, pos0)
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
@@ -135,7 +127,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 			ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
 		}
 		// residual (× Granite's residual multiplier)
-		addScaled(x, xb2, m.residualScale)
+		addScaled(b, x, xb2, m.residualScale)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)
@@ -143,7 +135,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 		// final rmsnorm and classifier, last token only (÷ Granite's logit scale)
 		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
 		if m.logitScale != 1 {
-			scale(logits[:m.p.VocabSize], m.logitScale)
+			b.Scale(logits[:m.p.VocabSize], m.logitScale)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func TestLoadErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown architecture", func(m *gguf.Model) { m.Set("general.architecture", gguf.String("mamba")) },
-			`architecture "mamba" is not supported (supported: exaone4, gemma2, gemma3, gemma3n, gemma4, gpt-oss, granite, llama, olmo2, phi3, qwen2, qwen3, qwen3moe, smollm3)`},
+			`architecture "mamba" is not supported (supported: exaone4, gemma2, gemma3, gemma3n, gemma4, gpt-oss, granite, lfm2, llama, olmo2, phi3, qwen2, qwen3, qwen35, qwen3moe, smollm3)`},
 		{"missing tensor", dropTensor("blk.2.attn_k_norm.weight"), `required tensor "blk.2.attn_k_norm.weight" is missing`},
 		{"missing key", func(m *gguf.Model) {
 			for i, kv := range m.KV {
@@ -95,7 +95,9 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestStateErrors(t *testing.T) {
-	m := shapeModel{p: Params{NLayers: 1, NKVHeads: 1, HeadDim: 4}}
+	b := native.NewGo(1)
+	defer b.Close()
+	m := shapeModel{b: b, p: Params{NLayers: 1, NKVHeads: 1, HeadDim: 4}}
 	_, err := NewState(m, 0, 1, ggml.F32)
 	require.Error(t, err)
 	_, err = NewState(m, 8, 1, ggml.Q4_0)
@@ -105,6 +107,8 @@ func TestStateErrors(t *testing.T) {
 	_, err = st.Truncate(1)
 	require.Error(t, err)
 	require.Equal(t, 2*2*8*4, st.Bytes())
+	_, err = NewState(shapeModel{p: m.p}, 8, 4, ggml.F32)
+	require.ErrorContains(t, err, "no backend")
 }
 
 // A corrupt layer count fails before anything is sized by it (Gemma's

@@ -18,29 +18,6 @@ import (
 	"github.com/litert-go/litert-go/native"
 )
 
-// Params are the hyper-parameters every architecture shares, read from the
-// GGUF keys "<arch>.…".
-type Params struct {
-	Arch      string  // general.architecture
-	VocabSize int     // rows of token_embd.weight
-	Dim       int     // <arch>.embedding_length
-	HiddenDim int     // <arch>.feed_forward_length
-	NLayers   int     // <arch>.block_count
-	NHeads    int     // <arch>.attention.head_count
-	NKVHeads  int     // <arch>.attention.head_count_kv (default NHeads)
-	HeadDim   int     // <arch>.attention.key_length (default Dim/NHeads)
-	CtxLen    int     // <arch>.context_length: the training context
-	NormEps   float32 // <arch>.attention.layer_norm_rms_epsilon
-	RopeDim   int     // <arch>.rope.dimension_count (default HeadDim)
-	RopeBase  float64 // <arch>.rope.freq_base (default 10000)
-	Window    int     // <arch>.attention.sliding_window for local layers, 0 if none
-
-	// Mixture of experts (qwen3moe); zero for dense models.
-	NExperts        int // <arch>.expert_count
-	NExpertsUsed    int // <arch>.expert_used_count: experts each token is routed to
-	ExpertHiddenDim int // <arch>.expert_feed_forward_length (default HiddenDim/NExpertsUsed)
-}
-
 // Model is a loaded architecture: read-only weights and a forward pass. A
 // Model is safe for concurrent use by many States.
 type Model interface {

@@ -40,27 +40,30 @@ func loadPostNorm(f *gguf.File, b native.Backend, arch string) (Model, error) {
 		return nil, l.err
 	}
 	spec := blockSpec{postNorms: true, act: SiLU, qkNorm: qkPerHead}
-	var local []bool // nil: every layer global with RoPE
 	var factors []float32
 	switch arch {
 	case "olmo2":
 		spec.qkNorm = qkWhole
-		if l.f.Has(l.key("attention.sliding_window")) && l.intOr("attention.sliding_window", 0) > 0 {
+		if p.Window > 0 {
 			l.fail("olmo2 with sliding-window attention (OLMo 3) is not supported")
 		}
 		if !l.has("output.weight") {
 			l.fail("required tensor %q is missing", "output.weight")
 		}
 	case "exaone4":
-		if p.NLayers == 64 { // 32B: llama.cpp turns sliding windows on for it alone
-			p.Window = l.intOr("attention.sliding_window", 4096)
-			local = l.localLayers(p.NLayers, 4)
+		if p.NLayers != 64 { // 32B: llama.cpp turns sliding windows on for it alone
+			p.Window = 0
 		}
 		if l.has("rope_freqs.weight") {
 			factors = l.vector("rope_freqs.weight", p.RopeDim/2)
 		}
 	}
 	rope, mscale := l.rope(p, factors, true)
+	var localRope native.RoPE // exaone4's local layers
+	var localMScale float32
+	if arch == "exaone4" && p.Window > 0 {
+		localRope, localMScale = l.ropeAt(p, p.RopeBaseSWA, true, factors, true)
+	}
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -69,10 +72,11 @@ func loadPostNorm(f *gguf.File, b native.Backend, arch string) (Model, error) {
 		attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: invSqrt(p.HeadDim)}
 		m.Layers[i] = l.block(i, p, spec, rope, attn)
 		m.Layers[i].Attn.RopeMScale = mscale
-		if local != nil {
+		if arch == "exaone4" && p.Window > 0 {
 			// exaone4.cpp: RoPE on the local layers only
-			if local[i] {
+			if p.IsLocal(i) {
 				m.Layers[i].Attn.Attn.Window = p.Window
+				m.Layers[i].Attn.Rope, m.Layers[i].Attn.RopeMScale = localRope, localMScale
 			} else {
 				m.Layers[i].Attn.NoPE = true
 			}
@@ -98,13 +102,13 @@ func (m *PostNorm) Forward(s *State, in Input, logits []float32) {
 		ly.Attn.Forward(b, s, i, xb, x, pos0, n)
 		// post-attention rmsnorm, residual
 		ly.PostAttnNorm.Forward(b, xb, xb)
-		add(x, xb)
+		b.Add(x, xb)
 		s.traced("attention", i, x, dim, pos0)
 		// SwiGLU MLP of the un-normed stream
 		ly.FFN.Forward(b, xb, x, s.hb, s.hb2, n)
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb, xb)
-		add(x, xb)
+		b.Add(x, xb)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}
 	s.advance(n)

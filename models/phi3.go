@@ -30,9 +30,6 @@ func loadPhi3(f *gguf.File, b native.Backend) (Model, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	origCtx := l.intOr("rope.scaling.original_context_length", p.CtxLen)
-	mscale := float32(l.positiveFloatOr("rope.scaling.attn_factor", 1))
-	scale := l.ropeScale()
 	var short, long []float32
 	if l.has("rope_factors_short.weight") {
 		short = l.vector("rope_factors_short.weight", p.RopeDim/2)
@@ -43,11 +40,11 @@ func loadPhi3(f *gguf.File, b native.Backend) (Model, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	rope := native.NewRoPE(p.RopeDim, p.RopeBase, scale, short, true)
+	rope, mscale := l.rope(p, short, true)
 	attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: invSqrt(p.HeadDim)}
 	var longRope native.RoPE
 	if long != nil {
-		longRope = native.NewRoPE(p.RopeDim, p.RopeBase, scale, long, true)
+		longRope, _ = l.rope(p, long, true)
 	}
 	spec := blockSpec{preNorms: true, act: SiLU, gateUp: true}
 	m := &Llama{embedScale: 1, residualScale: 1, logitScale: 1}
@@ -57,7 +54,7 @@ func loadPhi3(f *gguf.File, b native.Backend) (Model, error) {
 		a := &m.Layers[i].Attn
 		a.RopeMScale = mscale
 		if long != nil {
-			a.LongRope, a.LongAfter = longRope, origCtx
+			a.LongRope, a.LongAfter = longRope, p.RopeOrigCtx
 		}
 		if l.err != nil {
 			return nil, l.err

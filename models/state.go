@@ -63,6 +63,7 @@ type State struct {
 	// NewState sets DefaultMaxCheckpoints.
 	MaxCheckpoints int
 
+	b        native.Backend // allocates everything below
 	p        Params
 	caches   []LayerCache
 	n        int // positions filled in the cache
@@ -74,6 +75,7 @@ type State struct {
 	rec      [][]float32       // per layer; nil for a layer without one
 	stateful bool              // some layer has a conv or recurrent state
 	ckpts    []checkpoint      // oldest first, positions increasing
+	spare    []checkpoint      // dropped by Truncate, for reuse
 	bufs     map[int][]float32 // Buffer's arch-local scratch
 	trace    *NonFiniteError   // set while ForwardChecked looks for a non-finite stage
 
@@ -105,17 +107,21 @@ type checkpoint struct {
 
 // NewState allocates, for model m, a cache of ctxLen positions of type
 // kvType (ggml.F32 or ggml.F16) laid out as m's Caches say (DefaultCaches
-// if m is not a Cacher), and buffers for batches of up to maxBatch tokens.
+// if m is not a Cacher), and buffers for batches of up to maxBatch tokens,
+// all of it through m's backend (Backend.NewKVCache and Backend.Alloc).
 func NewState(m Model, ctxLen, maxBatch int, kvType ggml.DType) (*State, error) {
 	p := m.Params()
 	caches := DefaultCaches(p)
 	if c, ok := m.(Cacher); ok {
 		caches = c.Caches()
 	}
-	return newState(p, caches, ctxLen, maxBatch, kvType)
+	if m.Backend() == nil {
+		return nil, fmt.Errorf("models: %s model has no backend to allocate its state", p.Arch)
+	}
+	return newState(m.Backend(), p, caches, ctxLen, maxBatch, kvType)
 }
 
-func newState(p Params, caches []LayerCache, ctxLen, maxBatch int, kvType ggml.DType) (*State, error) {
+func newState(b native.Backend, p Params, caches []LayerCache, ctxLen, maxBatch int, kvType ggml.DType) (*State, error) {
 	if ctxLen <= 0 || maxBatch <= 0 {
 		return nil, fmt.Errorf("models: state of %d positions in batches of %d", ctxLen, maxBatch)
 	}
@@ -128,7 +134,7 @@ func newState(p Params, caches []LayerCache, ctxLen, maxBatch int, kvType ggml.D
 	maxBatch = min(maxBatch, ctxLen)
 	s := &State{
 		CheckpointEvery: DefaultCheckpointEvery, MaxCheckpoints: DefaultMaxCheckpoints,
-		p: p, caches: caches, ctxLen: ctxLen, maxBatch: maxBatch, kvType: kvType,
+		b: b, p: p, caches: caches, ctxLen: ctxLen, maxBatch: maxBatch, kvType: kvType,
 		kv: make([]*native.KVCache, p.NLayers), conv: make([][]float32, p.NLayers), rec: make([][]float32, p.NLayers),
 	}
 	for i, lc := range caches {
@@ -143,39 +149,39 @@ func newState(p Params, caches []LayerCache, ctxLen, maxBatch int, kvType ggml.D
 			return nil, fmt.Errorf("models: layer %d both shares layer %d's KV cache and has its own", i, lc.SharedKV)
 		}
 		if lc.KVWidth > 0 {
-			c, err := native.NewKVCache(kvType, ctxLen, lc.KVWidth)
+			c, err := b.NewKVCache(kvType, ctxLen, lc.KVWidth)
 			if err != nil {
 				return nil, fmt.Errorf("models: layer %d: %w", i, err)
 			}
 			s.kv[i] = c
 		}
 		if lc.Conv > 0 {
-			s.conv[i] = make([]float32, lc.Conv)
+			s.conv[i] = b.Alloc(lc.Conv)
 			s.stateful = true
 		}
 		if lc.Recurrent > 0 {
-			s.rec[i] = make([]float32, lc.Recurrent)
+			s.rec[i] = b.Alloc(lc.Recurrent)
 			s.stateful = true
 		}
 	}
 	qw, kw := p.NHeads*p.HeadDim, p.NKVHeads*p.HeadDim
-	s.x = make([]float32, maxBatch*p.Dim)
-	s.xb = make([]float32, maxBatch*p.Dim)
-	s.xb2 = make([]float32, maxBatch*p.Dim)
-	s.q = make([]float32, maxBatch*qw)
-	s.k = make([]float32, maxBatch*kw)
-	s.v = make([]float32, maxBatch*kw)
-	s.att = make([]float32, maxBatch*qw)
+	s.x = b.Alloc(maxBatch * p.Dim)
+	s.xb = b.Alloc(maxBatch * p.Dim)
+	s.xb2 = b.Alloc(maxBatch * p.Dim)
+	s.q = b.Alloc(maxBatch * qw)
+	s.k = b.Alloc(maxBatch * kw)
+	s.v = b.Alloc(maxBatch * kw)
+	s.att = b.Alloc(maxBatch * qw)
 	hidden := max(p.HiddenDim, p.ExpertHiddenDim)
-	s.hb = make([]float32, maxBatch*hidden)
-	s.hb2 = make([]float32, maxBatch*hidden)
+	s.hb = b.Alloc(maxBatch * hidden)
+	s.hb2 = b.Alloc(maxBatch * hidden)
 	if p.NExperts > 0 {
-		s.route = make([]float32, maxBatch*p.NExperts)
+		s.route = b.Alloc(maxBatch * p.NExperts)
 		s.picked = make([]int32, maxBatch*p.NExpertsUsed)
-		s.weight = make([]float32, maxBatch*p.NExpertsUsed)
+		s.weight = b.Alloc(maxBatch * p.NExpertsUsed)
 		s.order = make([]int32, maxBatch*p.NExpertsUsed)
-		s.xe = make([]float32, maxBatch*p.Dim)
-		s.ye = make([]float32, maxBatch*p.Dim)
+		s.xe = b.Alloc(maxBatch * p.Dim)
+		s.ye = b.Alloc(maxBatch * p.Dim)
 	}
 	return s, nil
 }
@@ -241,12 +247,12 @@ func (s *State) Buffer(id, n int) []float32 {
 	if s.bufs == nil {
 		s.bufs = map[int][]float32{}
 	}
-	b := s.bufs[id]
-	if len(b) < n {
-		b = make([]float32, n)
-		s.bufs[id] = b
+	buf := s.bufs[id]
+	if len(buf) < n {
+		buf = s.b.Alloc(n)
+		s.bufs[id] = buf
 	}
-	return b[:n]
+	return buf[:n]
 }
 
 // Checkpoint records the convolution and recurrent states at the current
@@ -262,12 +268,10 @@ func (s *State) Checkpoint() {
 		// drop the oldest and reuse its memory
 		c = s.ckpts[0]
 		s.ckpts = append(s.ckpts[:0], s.ckpts[1:]...)
+	} else if k := len(s.spare); k > 0 {
+		c, s.spare = s.spare[k-1], s.spare[:k-1]
 	} else {
-		c = checkpoint{conv: make([][]float32, len(s.conv)), rec: make([][]float32, len(s.rec))}
-		for i := range s.conv {
-			c.conv[i] = cloneOrNil(s.conv[i])
-			c.rec[i] = cloneOrNil(s.rec[i])
-		}
+		c = s.newCheckpoint()
 	}
 	c.pos = s.n
 	for i := range s.conv {
@@ -286,11 +290,18 @@ func (s *State) Checkpoints() []int {
 	return ps
 }
 
-func cloneOrNil(v []float32) []float32 {
-	if v == nil {
-		return nil
+// newCheckpoint allocates a checkpoint of the State's layers.
+func (s *State) newCheckpoint() checkpoint {
+	c := checkpoint{conv: make([][]float32, len(s.conv)), rec: make([][]float32, len(s.rec))}
+	for i := range s.conv {
+		if s.conv[i] != nil {
+			c.conv[i] = s.b.Alloc(len(s.conv[i]))
+		}
+		if s.rec[i] != nil {
+			c.rec[i] = s.b.Alloc(len(s.rec[i]))
+		}
 	}
-	return make([]float32, len(v))
+	return c
 }
 
 // Truncate drops the cached positions from n on and returns the position
@@ -318,6 +329,7 @@ func (s *State) restore(n int) {
 	for k > 0 && s.ckpts[k-1].pos > n {
 		k--
 	}
+	s.spare = append(s.spare, s.ckpts[k:]...)
 	s.ckpts = s.ckpts[:k]
 	if k == 0 {
 		for i := range s.conv {
@@ -338,7 +350,7 @@ func (s *State) restore(n int) {
 // Clone returns an independent State with a copy of the cached positions,
 // the convolution and recurrent states and the checkpoints.
 func (s *State) Clone() (*State, error) {
-	c, err := newState(s.p, s.caches, s.ctxLen, s.maxBatch, s.kvType)
+	c, err := newState(s.b, s.p, s.caches, s.ctxLen, s.maxBatch, s.kvType)
 	if err != nil {
 		return nil, err
 	}
@@ -351,10 +363,11 @@ func (s *State) Clone() (*State, error) {
 		copy(c.rec[i], s.rec[i])
 	}
 	for _, ck := range s.ckpts {
-		cc := checkpoint{pos: ck.pos, conv: make([][]float32, len(ck.conv)), rec: make([][]float32, len(ck.rec))}
+		cc := c.newCheckpoint()
+		cc.pos = ck.pos
 		for i := range ck.conv {
-			cc.conv[i] = append([]float32(nil), ck.conv[i]...)
-			cc.rec[i] = append([]float32(nil), ck.rec[i]...)
+			copy(cc.conv[i], ck.conv[i])
+			copy(cc.rec[i], ck.rec[i])
 		}
 		c.ckpts = append(c.ckpts, cc)
 	}

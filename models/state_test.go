@@ -16,10 +16,11 @@ import (
 type shapeModel struct {
 	p      Params
 	caches []LayerCache
+	b      native.Backend
 }
 
 func (m shapeModel) Params() Params          { return m.p }
-func (m shapeModel) Backend() native.Backend { return nil }
+func (m shapeModel) Backend() native.Backend { return m.b }
 func (m shapeModel) Forward(s *State, in Input, logits []float32) {
 	s.begin(m.p, in)
 	s.advance(in.Len())
@@ -31,8 +32,10 @@ type cachedModel struct{ shapeModel }
 func (m cachedModel) Caches() []LayerCache { return m.caches }
 
 func TestStateLayout(t *testing.T) {
+	b := native.NewGo(1)
+	defer b.Close()
 	p := Params{NLayers: 4, NKVHeads: 2, HeadDim: 4, Dim: 8, VocabSize: 10}
-	m := cachedModel{shapeModel{p: p, caches: []LayerCache{
+	m := cachedModel{shapeModel{b: b, p: p, caches: []LayerCache{
 		{KVWidth: 8, SharedKV: -1},
 		{Conv: 6, SharedKV: -1},
 		{KVWidth: 16, SharedKV: -1},
@@ -50,9 +53,9 @@ func TestStateLayout(t *testing.T) {
 	require.Equal(t, 4*(6+5), st.CheckpointBytes())
 	require.Equal(t, 2*4*8*(8+16)+4*(6+5), st.Bytes())
 
-	b := st.Buffer(100, 7)
-	require.Len(t, b, 7)
-	b[0] = 1
+	buf := st.Buffer(100, 7)
+	require.Len(t, buf, 7)
+	buf[0] = 1
 	require.Equal(t, float32(1), st.Buffer(100, 3)[0], "a buffer is reused")
 	require.Len(t, st.Buffer(100, 20), 20)
 
@@ -64,7 +67,7 @@ func TestStateLayout(t *testing.T) {
 		{{KVWidth: 8, KeyWidth: 4, SharedKV: -1}, {SharedKV: -1}, {SharedKV: -1}, {SharedKV: -1}},
 		{{SharedKV: -1}},
 	} {
-		_, err := NewState(cachedModel{shapeModel{p: p, caches: bad}}, 8, 4, ggml.F32)
+		_, err := NewState(cachedModel{shapeModel{b: b, p: p, caches: bad}}, 8, 4, ggml.F32)
 		require.Error(t, err, "%+v", bad)
 	}
 }

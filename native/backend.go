@@ -124,6 +124,41 @@ type Backend interface {
 	// Softmax replaces x by softmax(x).
 	Softmax(x []float32)
 
+	// Embed sets row t of out (w.Cols elements) to row ids[t] of w,
+	// converted to float32: the token embedding lookup. The ids are
+	// below w.Rows.
+	Embed(out []float32, w Weight, ids []int32)
+	// Add sets dst[i] += src[i] for each element of dst: the residual add.
+	Add(dst, src []float32)
+	// AddRows adds row to each of the len(x)/len(row) rows of x: the bias
+	// add of a projection.
+	AddRows(x, row []float32)
+	// Scale sets x[i] *= c.
+	Scale(x []float32, c float32)
+
+	// NewKVCache allocates a KV cache of ctxLen positions of width
+	// elements in type t (ggml.F32 or ggml.F16) in the backend's memory.
+	NewKVCache(t ggml.DType, ctxLen, width int) (*KVCache, error)
+	// Alloc returns n zeroed float32 elements of the backend's memory, for
+	// a sequence's state (convolution and recurrent states, their
+	// checkpoints) and its activations. Host backends return Go memory,
+	// freed by the garbage collector.
+	Alloc(n int) []float32
+
 	// Close releases the backend's threads and memory.
 	Close() error
+
+	// Recurrent and convolutional layers (LFM2, Qwen3.5; go_ssm.go has
+	// the specification of each).
+
+	// CausalConv runs a causal depthwise convolution of kernel taps over
+	// nTokens rows of channels, continuing from and updating state (the
+	// previous kernel-1 rows).
+	CausalConv(out, x, state, w []float32, channels, kernel, nTokens int)
+	// DeltaNet runs the gated delta rule of d over nTokens rows,
+	// continuing from and updating state; q and k are normalized in place.
+	DeltaNet(out, q, k, v, gate, beta, state []float32, d DeltaNet, nTokens int)
+	// GatedRMSNorm sets out = RMSNorm(x)·weight·silu(gate) in rows of
+	// len(weight).
+	GatedRMSNorm(out, x, gate, weight []float32, eps float32)
 }

@@ -16,7 +16,7 @@ import (
 // for this CPU, a persistent pthread pool) called through purego, so it
 // works in CGO_ENABLED=0 builds. Operations the library does not cover
 // (weight types other than F32, F16, BF16, Q4_0-Q8_0, Q2_K-Q6_K, IQ4_NL,
-// IQ4_XS and MXFP4; StoreKV) run on an embedded pure-Go
+// IQ4_XS and MXFP4; StoreKV, Embed) run on an embedded pure-Go
 // backend. Calls from several goroutines are serialized by the C pool.
 type CPU struct {
 	lib      *lib
@@ -25,6 +25,7 @@ type CPU struct {
 	isa      string
 	fallback *Go
 	once     sync.Once
+	ssm      ssmSyms // cpu_ssm.go
 }
 
 // LoadCPU loads the native library (see LibCandidates) and starts a pool of
@@ -260,5 +261,59 @@ func (c *CPU) Softmax(x []float32) {
 	rc, _, _ := purego.SyscallN(c.lib.softmax, c.pool, uintptr(unsafe.Pointer(&x[0])), uintptr(len(x)), 1)
 	must("Softmax", rc)
 }
+
+// Embed converts the rows of w of ids into out (pure Go: one row
+// dequantized per token, too small to cross the boundary for).
+func (c *CPU) Embed(out []float32, w Weight, ids []int32) { c.fallback.Embed(out, w, ids) }
+
+// elt values of lrt.h.
+const (
+	eltAdd    = 0
+	eltAddRow = 1
+	eltScale  = 2
+)
+
+// eltwise calls lrt_eltwise.
+func (c *CPU) eltwise(op string, code uintptr, y, x []float32, period int, k float32) {
+	if len(y) == 0 {
+		return
+	}
+	var xp unsafe.Pointer
+	if x != nil {
+		xp = unsafe.Pointer(&x[0])
+	}
+	prm := &eltParams{c: k}
+	rc, _, _ := purego.SyscallN(c.lib.eltwise, c.pool, code, uintptr(unsafe.Pointer(&y[0])), uintptr(xp),
+		uintptr(len(y)), uintptr(period), uintptr(unsafe.Pointer(prm)))
+	must(op, rc)
+}
+
+// Add sets dst += src.
+func (c *CPU) Add(dst, src []float32) {
+	if len(src) < len(dst) {
+		panic(fmt.Sprintf("native: Add of %d floats to %d", len(src), len(dst)))
+	}
+	c.eltwise("Add", eltAdd, dst, src, 0, 0)
+}
+
+// AddRows adds row to each row of x.
+func (c *CPU) AddRows(x, row []float32) {
+	if len(row) == 0 || len(x)%len(row) != 0 {
+		panic(fmt.Sprintf("native: AddRows of a row of %d to %d floats", len(row), len(x)))
+	}
+	c.eltwise("AddRows", eltAddRow, x, row, len(row), 0)
+}
+
+// Scale sets x *= k.
+func (c *CPU) Scale(x []float32, k float32) { c.eltwise("Scale", eltScale, x, nil, 0, k) }
+
+// NewKVCache allocates a cache in Go memory, which the C kernels read
+// through pointers.
+func (c *CPU) NewKVCache(t ggml.DType, ctxLen, width int) (*KVCache, error) {
+	return NewKVCache(t, ctxLen, width)
+}
+
+// Alloc returns make([]float32, n): the C kernels work on Go memory.
+func (c *CPU) Alloc(n int) []float32 { return make([]float32, n) }
 
 var _ Backend = (*CPU)(nil)

@@ -139,3 +139,75 @@ func TestCPUAttendMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUEltwiseMatchesGo checks the residual add, bias add and scale of
+// the C kernels against the Go twin bit for bit (one float32 operation per
+// element, no reassociation), and the twin against the formula, on sizes
+// below and above the threshold where the pool splits the work.
+func TestCPUEltwiseMatchesGo(t *testing.T) {
+	ref := NewGo(1)
+	defer ref.Close()
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, c := range cpuKernelSets(t, 2) {
+		for _, n := range []int{0, 1, 7, 8, 33, 896, 70000} {
+			x, y := randFloats(r, n, 3), randFloats(r, n, 3)
+			want, got := slices.Clone(y), misalignF(y)
+			ref.Add(want, x)
+			c.Add(got, misalignF(x))
+			require.Equal(t, want, got, "%s Add n=%d", c.ISA(), n)
+			for i := range want {
+				require.Equal(t, y[i]+x[i], want[i], "Go Add n=%d i=%d", n, i)
+			}
+
+			k := 0.125 + r.Float32()
+			want, got = slices.Clone(y), misalignF(y)
+			ref.Scale(want, k)
+			c.Scale(got, k)
+			require.Equal(t, want, got, "%s Scale n=%d", c.ISA(), n)
+			for i := range want {
+				require.Equal(t, y[i]*k, want[i], "Go Scale n=%d i=%d", n, i)
+			}
+		}
+		for _, shape := range [][2]int{{1, 1}, {3, 7}, {64, 896}, {200, 1000}} {
+			rows, n := shape[0], shape[1]
+			x, bias := randFloats(r, rows*n, 3), randFloats(r, n, 1)
+			want, got := slices.Clone(x), misalignF(x)
+			ref.AddRows(want, bias)
+			c.AddRows(got, misalignF(bias))
+			require.Equal(t, want, got, "%s AddRows %d×%d", c.ISA(), rows, n)
+			for i := range want {
+				require.Equal(t, x[i]+bias[i%n], want[i], "Go AddRows %d×%d i=%d", rows, n, i)
+			}
+		}
+		require.Panics(t, func() { c.AddRows(make([]float32, 10), make([]float32, 3)) }, "rows of 3 do not tile 10")
+		require.Panics(t, func() { c.Add(make([]float32, 10), make([]float32, 3)) })
+	}
+}
+
+// TestEmbedMatchesDequantize checks the embedding lookup of both backends
+// against ggml.Dequantize of the whole matrix, for float and quantized
+// rows.
+func TestEmbedMatchesDequantize(t *testing.T) {
+	ref := NewGo(1)
+	defer ref.Close()
+	backends := []Backend{ref}
+	if c, err := LoadCPU(1); err == nil {
+		defer c.Close()
+		backends = append(backends, c)
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+		w := randWeight(t, r, typ, 50, 256)
+		all := make([]float32, 50*256)
+		require.NoError(t, ggml.Dequantize(typ, w.Data, all))
+		ids := []int32{49, 0, 7, 7, 31}
+		for _, b := range backends {
+			out := make([]float32, len(ids)*256)
+			b.Embed(out, w, ids)
+			for i, id := range ids {
+				require.Equal(t, all[int(id)*256:int(id+1)*256], out[i*256:(i+1)*256], "%s %s row %d", b.Name(), typ, id)
+			}
+			require.Panics(t, func() { b.Embed(out, w, []int32{50}) }, "row out of range")
+		}
+	}
+}

@@ -26,6 +26,7 @@ type Go struct {
 	attends sync.Pool // *attendTask
 	rows    sync.Pool // *[]float32, dequantized weight rows
 	scores  sync.Pool // *[]float32, attention scores
+	ssm     sync.Pool // *ssmTask (go_ssm.go)
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads
@@ -268,5 +269,62 @@ func softmax(x []float32) {
 		x[i] *= inv
 	}
 }
+
+// Embed dequantizes row ids[t] of w into row t of out.
+func (g *Go) Embed(out []float32, w Weight, ids []int32) {
+	rs := w.RowBytes()
+	if rs == 0 || len(w.Data) < rs*w.Rows || len(out) < len(ids)*w.Cols {
+		panic(fmt.Sprintf("native: Embed of %d rows of a %d×%d %s matrix (%d bytes) into %d floats",
+			len(ids), w.Rows, w.Cols, w.Type, len(w.Data), len(out)))
+	}
+	for t, id := range ids {
+		if id < 0 || int(id) >= w.Rows {
+			panic(fmt.Sprintf("native: Embed of row %d of %d", id, w.Rows))
+		}
+		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], out[t*w.Cols:(t+1)*w.Cols]); err != nil {
+			panic(fmt.Sprintf("native: Embed of row %d: %v", id, err))
+		}
+	}
+}
+
+// Add sets dst += src.
+func (g *Go) Add(dst, src []float32) {
+	if len(src) < len(dst) {
+		panic(fmt.Sprintf("native: Add of %d floats to %d", len(src), len(dst)))
+	}
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += src[i]
+	}
+}
+
+// AddRows adds row to each row of x.
+func (g *Go) AddRows(x, row []float32) {
+	n := len(row)
+	if n == 0 || len(x)%n != 0 {
+		panic(fmt.Sprintf("native: AddRows of a row of %d to %d floats", n, len(x)))
+	}
+	for r := 0; r < len(x); r += n {
+		xr := x[r : r+n]
+		for i := range xr {
+			xr[i] += row[i]
+		}
+	}
+}
+
+// Scale sets x *= c.
+func (g *Go) Scale(x []float32, c float32) {
+	for i := range x {
+		x[i] *= c
+	}
+}
+
+// NewKVCache allocates a cache in Go memory.
+func (g *Go) NewKVCache(t ggml.DType, ctxLen, width int) (*KVCache, error) {
+	return NewKVCache(t, ctxLen, width)
+}
+
+// Alloc returns make([]float32, n).
+func (g *Go) Alloc(n int) []float32 { return make([]float32, n) }
 
 func pow(x, y float64) float64 { return math.Pow(x, y) }

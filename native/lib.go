@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
-const abiVersion = 6
+const abiVersion = 7
 
 // LibEnv is the environment variable naming the native kernel library. When
 // it is set, only that file is tried.
@@ -40,6 +40,7 @@ type lib struct {
 	matmul, rmsnorm, rope, glu uintptr
 	softmax, attention         uintptr
 	readBytes                  uintptr
+	eltwise                    uintptr
 }
 
 // LibCandidates returns the paths tried, in order, for the native library:
@@ -148,6 +149,7 @@ func openLib(path string) (*lib, error) {
 	l.rmsnorm, l.rope = sym("lrt_rmsnorm"), sym("lrt_rope")
 	l.glu, l.softmax = sym("lrt_glu"), sym("lrt_softmax")
 	l.attention, l.readBytes = sym("lrt_attention"), sym("lrt_read_bytes")
+	l.eltwise = sym("lrt_eltwise")
 	if err != nil {
 		return fail(err)
 	}
@@ -162,6 +164,7 @@ func openLib(path string) (*lib, error) {
 	}{
 		{2, "lrt_attn_params", unsafe.Sizeof(attnParams{})},
 		{3, "lrt_norm_params", unsafe.Sizeof(normParams{})},
+		{4, "lrt_elt_params", unsafe.Sizeof(eltParams{})},
 	} {
 		if n, _, _ := purego.SyscallN(structSize, s.id); int64(n) != int64(s.size) {
 			return fail(fmt.Errorf("struct %s is %d bytes in C, %d in Go", s.name, int64(n), s.size))
@@ -196,6 +199,11 @@ func status(op string, rc uintptr) error {
 type normParams struct {
 	eps    float32
 	addOne int32
+}
+
+// eltParams mirrors lrt_elt_params.
+type eltParams struct {
+	c float32
 }
 
 // attnParams mirrors lrt_attn_params field for field.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/session"
 )
 
 // promptCache is a pool of conversations, each keeping the KV state of the
@@ -30,7 +31,7 @@ func newPromptCache(max int, newConv func(context.Context) (*conversation.Conver
 
 // get returns a conversation for a request whose prompt is prompt; the
 // caller gives it back with put (or drop).
-func (p *promptCache) get(ctx context.Context, prompt []int32) (*conversation.Conversation, error) {
+func (p *promptCache) get(ctx context.Context, prompt session.Prompt) (*conversation.Conversation, error) {
 	p.mu.Lock()
 	best, bestLen := -1, 0
 	for i, c := range p.idle {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/session"
 )
 
 // handleChat serves POST /v1/chat/completions.
@@ -21,7 +22,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	plan, aerr := s.planChat(&req)
+	plan, aerr := s.planChat(ctx, &req)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
@@ -36,7 +37,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, requestError("messages", err))
 		return
 	}
-	maxTokens, aerr := s.maxTokens(req.MaxTokens, len(prompt))
+	maxTokens, aerr := s.maxTokens(req.MaxTokens, prompt.Len())
 	if aerr != nil {
 		writeError(w, aerr)
 		return
@@ -109,7 +110,7 @@ func replyMessage(reply *conversation.Reply) *outMessage {
 
 // streamChat answers a chat request with chat.completion.chunk events, the
 // choices one after another.
-func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start time.Time, head chatCompletion, plan *chatPlan, prompt []int32,
+func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start time.Time, head chatCompletion, plan *chatPlan, prompt session.Prompt,
 	maxTokens int, includeUsage bool) {
 	head.Object = "chat.completion.chunk"
 	out := newSSE(w)
@@ -131,7 +132,7 @@ func (s *Server) streamChat(ctx context.Context, w http.ResponseWriter, start ti
 // conversation (each later one finds the prompt cached), then, when
 // usageEvent is set, the event carrying the usage summed over the choices,
 // then [DONE]. An error ends the stream with an error event.
-func (s *Server) streamChoices(ctx context.Context, out *sse, prompt []int32, n int,
+func (s *Server) streamChoices(ctx context.Context, out *sse, prompt session.Prompt, n int,
 	choice func(ctx context.Context, c *conversation.Conversation, i int) (*conversation.Reply, error), usageEvent func(*usage) any) {
 	var total conversation.Usage
 	err := s.withConversation(ctx, prompt, func(ctx context.Context, c *conversation.Conversation) error {
@@ -249,7 +250,7 @@ func historyText(history []conversation.Message) int {
 // withConversation runs fn on a pooled conversation once a slot is free.
 // The conversation goes back to the prompt cache afterwards, unless fn
 // failed unexpectedly.
-func (s *Server) withConversation(ctx context.Context, prompt []int32, fn func(context.Context, *conversation.Conversation) error) error {
+func (s *Server) withConversation(ctx context.Context, prompt session.Prompt, fn func(context.Context, *conversation.Conversation) error) error {
 	if err := s.lim.acquire(ctx); err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@ package server
 
 import (
 	"bytes"
-	"encoding/base64"
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -101,9 +101,10 @@ type chatPlan struct {
 
 var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-// plan checks everything a chat request asks for besides the prompt's
-// length, and turns it into conversation calls.
-func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
+// planChat checks everything a chat request asks for besides the prompt's
+// length, and turns it into conversation calls; remote media are fetched
+// within ctx.
+func (s *Server) planChat(ctx context.Context, req *chatRequest) (*chatPlan, *apiError) {
 	if err := req.check(s); err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
 		p.top = *req.TopLogprobs
 	}
 	var err *apiError
-	if p.history, err = convertMessages(req.Messages); err != nil {
+	if p.history, err = convertMessages(req.Messages, mediaSource{ctx: ctx, client: s.mediaClient}); err != nil {
 		return nil, err
 	}
 	if p.decls, err = convertTools(req.Tools); err != nil {
@@ -179,8 +180,9 @@ func (s *Server) planChat(req *chatRequest) (*chatPlan, *apiError) {
 	return p, nil
 }
 
-// convertMessages turns OpenAI messages into conversation messages.
-func convertMessages(msgs []chatMessage) ([]conversation.Message, *apiError) {
+// convertMessages turns OpenAI messages into conversation messages, their
+// media read through media.
+func convertMessages(msgs []chatMessage, media mediaSource) ([]conversation.Message, *apiError) {
 	out := make([]conversation.Message, 0, len(msgs))
 	toolNames := map[string]string{} // call id → function name
 	for i, m := range msgs {
@@ -201,7 +203,7 @@ func convertMessages(msgs []chatMessage) ([]conversation.Message, *apiError) {
 		default:
 			return nil, invalid(param+".role", "invalid_value", "%s: unknown role %q (want system, developer, user, assistant or tool)", param, m.Role)
 		}
-		text, parts, err := convertContent(m.Content, param+".content")
+		text, parts, err := convertContent(m.Content, param+".content", media)
 		if err != nil {
 			return nil, err
 		}
@@ -258,8 +260,9 @@ func callArguments(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // convertContent reads a message's content: null, a string, or a list of
-// text, image_url and input_audio parts. Text-only lists become text.
-func convertContent(raw json.RawMessage, param string) (string, []conversation.Part, *apiError) {
+// text, image_url and input_audio parts, the media read through media.
+// Text-only lists become text.
+func convertContent(raw json.RawMessage, param string, media mediaSource) (string, []conversation.Part, *apiError) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
@@ -279,7 +282,7 @@ func convertContent(raw json.RawMessage, param string) (string, []conversation.P
 	}
 	var parts []conversation.Part
 	var texts []string
-	media := false
+	hasMedia := false
 	for j, p := range list {
 		pp := fmt.Sprintf("%s[%d]", param, j)
 		switch p.Type {
@@ -290,48 +293,30 @@ func convertContent(raw json.RawMessage, param string) (string, []conversation.P
 			if p.ImageURL == nil || p.ImageURL.URL == "" {
 				return "", nil, invalid(pp+".image_url.url", "missing_required_parameter", "%s: missing image_url.url", pp)
 			}
-			data, err := dataURL(p.ImageURL.URL)
+			data, err := media.image(p.ImageURL.URL)
 			if err != nil {
 				return "", nil, invalid(pp+".image_url.url", "invalid_image_url", "%s: %v", pp, err)
 			}
 			parts = append(parts, conversation.Part{Type: "image", Blob: data})
-			media = true
+			hasMedia = true
 		case "input_audio":
 			if p.InputAudio == nil || p.InputAudio.Data == "" {
 				return "", nil, invalid(pp+".input_audio.data", "missing_required_parameter", "%s: missing input_audio.data", pp)
 			}
-			data, err := base64.StdEncoding.DecodeString(p.InputAudio.Data)
+			data, err := audio(p.InputAudio.Data, p.InputAudio.Format)
 			if err != nil {
-				return "", nil, invalid(pp+".input_audio.data", "invalid_value", "%s: audio data is not base64: %v", pp, err)
+				return "", nil, invalid(pp+".input_audio", "invalid_value", "%s: %v", pp, err)
 			}
 			parts = append(parts, conversation.Part{Type: "audio", Blob: data})
-			media = true
+			hasMedia = true
 		default:
 			return "", nil, invalid(pp+".type", "invalid_value", "%s: unsupported content part type %q (want text, image_url or input_audio)", pp, p.Type)
 		}
 	}
-	if !media {
+	if !hasMedia {
 		return strings.Join(texts, "\n"), nil, nil
 	}
 	return "", parts, nil
-}
-
-// dataURL decodes a base64 data: URL. Remote URLs are refused: the server
-// fetches nothing.
-func dataURL(u string) ([]byte, error) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return nil, fmt.Errorf("only base64 data: URLs are accepted (the server does not fetch %.40q)", u)
-	}
-	meta, payload, ok := strings.Cut(rest, ",")
-	if !ok || !strings.HasSuffix(meta, ";base64") {
-		return nil, fmt.Errorf("the data: URL must be base64 (data:image/png;base64,...)")
-	}
-	data, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil {
-		return nil, fmt.Errorf("the data: URL is not valid base64: %w", err)
-	}
-	return data, nil
 }
 
 // convertTools reads the request's tool declarations.

@@ -87,7 +87,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prompt := s.prompter.Text(text)
-	if len(prompt) == 0 {
+	if prompt.Len() == 0 {
 		writeError(w, invalid("prompt", "invalid_value", "the prompt has no tokens"))
 		return
 	}
@@ -99,7 +99,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	if req.MaxTokens == nil {
 		req.MaxTokens = ptr(defaultCompletionTokens)
 	}
-	maxTokens, aerr := s.maxTokens(req.MaxTokens, len(prompt))
+	maxTokens, aerr := s.maxTokens(req.MaxTokens, prompt.Len())
 	if aerr != nil {
 		writeError(w, aerr)
 		return
@@ -158,7 +158,7 @@ func (t *textRun) choiceOpts(i int, log *tokenLog) []conversation.Option {
 
 // streamCompletion answers a completion request with text_completion
 // events, the choices one after another.
-func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, head textCompletion, run *textRun, prompt []int32, includeUsage bool) {
+func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, head textCompletion, run *textRun, prompt session.Prompt, includeUsage bool) {
 	out := newSSE(w)
 	var usageEvent func(*usage) any
 	if includeUsage {

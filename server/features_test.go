@@ -100,7 +100,7 @@ func TestCompletionLogprobs(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, resp.Choices, 1)
 	lp := resp.Choices[0].Logprobs
-	prompt := s.prompter.Text("Once upon a time")
+	prompt := s.prompter.Text("Once upon a time").Tokens()
 	require.Equal(t, []int32{1, 403, 407, 261, 378}, prompt, "llama.cpp's tokens (fixtures README)")
 	toks, ref := refLogprobs(t, eng, prompt, steps)
 	assert.Equal(t, []int32{432, 383, 286, 261, 376, 298, 315, 421}, toks, "llama.cpp's greedy tokens")
@@ -172,7 +172,7 @@ func TestChatLogprobs(t *testing.T) {
 	assert.Equal(t, int(resp.Usage.CompletionTokens), len(content), "one entry per generated token")
 	prompt, err := s.prompter.Chat(context.Background(), []conversation.Message{conversation.UserText("Hi, how are you?")}, nil)
 	require.NoError(t, err)
-	toks, ref := refLogprobs(t, eng, prompt, len(content))
+	toks, ref := refLogprobs(t, eng, prompt.Tokens(), len(content))
 	text := ""
 	for i, e := range content {
 		piece := eng.Tokenizer().TokenPiece(toks[i])

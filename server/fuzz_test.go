@@ -34,7 +34,7 @@ func FuzzChatRequest(f *testing.F) {
 		if json.Unmarshal(body, &req) != nil {
 			return
 		}
-		plan, aerr := s.planChat(&req)
+		plan, aerr := s.planChat(context.Background(), &req)
 		if aerr != nil {
 			if aerr.Status < 400 || aerr.Status >= 500 || aerr.Message == "" {
 				t.Fatalf("bad refusal %d %q for %s", aerr.Status, aerr.Message, body)
@@ -45,7 +45,7 @@ func FuzzChatRequest(f *testing.F) {
 			t.Fatalf("planned n %d, logprobs %v, top %d outside the limits for %s", plan.n, plan.logprobs, plan.top, body)
 		}
 		if prompt, err := s.prompter.Chat(context.Background(), plan.history, plan.decls, plan.extra...); err == nil {
-			n, aerr := s.maxTokens(req.MaxTokens, len(prompt))
+			n, aerr := s.maxTokens(req.MaxTokens, prompt.Len())
 			if aerr != nil && aerr.Status != 400 {
 				t.Fatalf("bad refusal %d for %s", aerr.Status, body)
 			}
@@ -55,8 +55,8 @@ func FuzzChatRequest(f *testing.F) {
 			// The early refusal by length in bytes is sound: the prompt
 			// holds the messages' text, so it has at least text/tokenBytes
 			// tokens.
-			if text := historyText(plan.history); len(prompt)*s.tokenBytes < text {
-				t.Fatalf("%d bytes of message text became %d tokens of at most %d bytes: %s", text, len(prompt), s.tokenBytes, body)
+			if text := historyText(plan.history); prompt.Len()*s.tokenBytes < text {
+				t.Fatalf("%d bytes of message text became %d tokens of at most %d bytes: %s", text, prompt.Len(), s.tokenBytes, body)
 			}
 		} else if requestError("messages", err).Status != 400 {
 			t.Fatalf("prompt error %v is not a 400", err)

@@ -100,6 +100,11 @@ type Config struct {
 	// ChatTemplate replaces the model's chat template (Jinja source); ""
 	// uses the model's own (see conversation.Config).
 	ChatTemplate string
+	// AllowRemoteMedia lets image_url parts name http(s) URLs, which the
+	// server then fetches (RemoteMediaTimeout, conversation.MaxMediaBytes,
+	// RemoteMediaRedirects); by default only data: URLs are accepted.
+	// Turn it on only where the server may reach what clients name.
+	AllowRemoteMedia bool
 	// Logger receives one line per request and server events; nil
 	// discards them.
 	Logger *slog.Logger
@@ -108,14 +113,17 @@ type Config struct {
 // Server is an OpenAI-compatible HTTP server for one engine. Create it with
 // New; it is safe for concurrent use.
 type Server struct {
-	eng        *engine.Engine
-	cfg        Config
-	modelID    string
-	created    int64
-	prompter   *conversation.Prompter
-	lim        *limiter
-	cache      *promptCache
-	jsonObject *constrain.Grammar
+	eng      *engine.Engine
+	cfg      Config
+	modelID  string
+	created  int64
+	prompter *conversation.Prompter
+	// mediaClient fetches remote image_url URLs; nil unless
+	// Config.AllowRemoteMedia.
+	mediaClient *http.Client
+	lim         *limiter
+	cache       *promptCache
+	jsonObject  *constrain.Grammar
 	// tokenBytes is the most bytes of text one token stands for, so a text
 	// of n bytes has at least n/tokenBytes tokens; 0 where no such bound
 	// holds (WordPiece drops whitespace).
@@ -174,7 +182,10 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	if id == "" {
 		id = "litert-go"
 	}
-	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat, ChatTemplate: cfg.ChatTemplate}
+	// The Prompter encodes a request's media to match it to a cached
+	// conversation, which then finds them encoded.
+	convCfg := conversation.Config{Sampler: *cfg.Sampler, ToolFormat: cfg.ToolFormat, ChatTemplate: cfg.ChatTemplate,
+		MediaCache: conversation.NewMediaCache(conversation.DefaultMediaCacheBytes)}
 	prompter, err := conversation.NewPrompter(eng, convCfg)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -194,6 +205,9 @@ func New(eng *engine.Engine, cfg Config) (*Server, error) {
 	s := &Server{
 		eng: eng, cfg: cfg, modelID: id, created: time.Now().Unix(), prompter: prompter,
 		lim: newLimiter(cfg.Parallel, cfg.Queue, 1), jsonObject: jsonObject, tokenBytes: longestToken(eng.Tokenizer()), log: cfg.Logger,
+	}
+	if cfg.AllowRemoteMedia {
+		s.mediaClient = newMediaClient()
 	}
 	s.cache = newPromptCache(sessions, func(ctx context.Context) (*conversation.Conversation, error) {
 		return conversation.New(ctx, eng, convCfg)

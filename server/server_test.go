@@ -132,11 +132,11 @@ func TestChatCompletion(t *testing.T) {
 	hist, aerr := convertMessages([]chatMessage{
 		{Role: "system", Content: json.RawMessage(`"You are terse."`)},
 		{Role: "user", Content: json.RawMessage(`"Hello there"`)},
-	})
+	}, mediaSource{})
 	require.Nil(t, aerr)
 	prompt, err := s.prompter.Chat(context.Background(), hist, nil)
 	require.NoError(t, err)
-	assert.Equal(t, int64(len(prompt)), resp.Usage.PromptTokens)
+	assert.Equal(t, int64(prompt.Len()), resp.Usage.PromptTokens)
 	assert.Equal(t, resp.Usage.PromptTokens+resp.Usage.CompletionTokens, resp.Usage.TotalTokens)
 	// A random-weight model runs to the token budget unless it samples an
 	// end-of-turn token.

@@ -51,7 +51,8 @@ type Session struct {
 	cfg    Config
 	tokens []int32
 	logits []float32
-	valid  bool // logits belong to the last token
+	valid  bool        // logits belong to the last token
+	media  []mediaSpan // the media chunks among the tokens, in order (media.go)
 }
 
 // New returns an empty session on eng with a KV cache of the engine's
@@ -137,12 +138,13 @@ func (s *Session) catchUp(ctx context.Context, logits bool) error {
 			return fmt.Errorf("session: %w", err)
 		}
 		pos := s.st.Len()
-		n := min(len(s.tokens)-pos, s.st.MaxBatch())
+		in := s.input(pos, s.st.MaxBatch())
+		n := in.Len()
 		var out []float32
 		if pos+n == len(s.tokens) && logits {
 			out = s.logits
 		}
-		if err := models.ForwardChecked(s.model, s.st, models.Tokens(s.tokens[pos:pos+n]), out); err != nil {
+		if err := models.ForwardChecked(s.model, s.st, in, out); err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
 		s.valid = out != nil
@@ -208,9 +210,10 @@ func (s *Session) Decode(ctx context.Context, id int32) error {
 	return s.prefill(ctx, []int32{id}, true, false)
 }
 
-// Rewind removes the last n tokens. The logits of the new last token are
-// computed when next needed (by Logits or Generate), so a Rewind followed
-// by Prefill costs nothing extra. On a model with convolution or recurrent
+// Rewind removes the last n tokens, and the whole of a media chunk the
+// cut falls inside (TokenCount says where it fell). The logits of the new
+// last token are computed when next needed (by Logits or Generate), so a
+// Rewind followed by Prefill costs nothing extra. On a model with convolution or recurrent
 // state, the state goes back to the newest checkpoint at or before the
 // new end (Prefill takes one at its end, and the state one every
 // models.State.CheckpointEvery tokens), and the tokens after it are run
@@ -222,7 +225,7 @@ func (s *Session) Rewind(n int) error {
 	if n == 0 {
 		return nil
 	}
-	keep := len(s.tokens) - n
+	keep := s.mediaKeep(len(s.tokens) - n)
 	if keep < s.st.Len() {
 		if _, err := s.st.Truncate(keep); err != nil {
 			return fmt.Errorf("session: %w", err)
@@ -243,6 +246,7 @@ func (s *Session) Clone() (*Session, error) {
 	return &Session{
 		eng: s.eng, model: s.model, st: st, cfg: s.cfg,
 		tokens: append([]int32(nil), s.tokens...),
+		media:  append([]mediaSpan(nil), s.media...),
 		logits: append([]float32(nil), s.logits...),
 		valid:  s.valid,
 	}, nil

@@ -9,15 +9,15 @@ import (
 	"github.com/litert-go/litert-go/models/gguf"
 )
 
-// hparams are the hyperparameters llama.cpp's loader reads from metadata.
-type hparams struct {
+// llamaHparams are the hyperparameters llama.cpp's loader reads from metadata.
+type llamaHparams struct {
 	nEmbd, nLayer, nHead, nHeadKV, nFF, headK, headV, nRot, nVocab int
 	nExpert, nFFExp                                                int // qwen3moe
 }
 
 // loadHparams reads the keys llama.cpp's llm_load_hparams requires for arch,
 // failing the test on a missing one.
-func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
+func loadHparams(t *testing.T, f *gguf.File) (string, llamaHparams) {
 	t.Helper()
 	arch, err := f.Architecture()
 	require.NoError(t, err)
@@ -26,7 +26,7 @@ func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
 		require.NoError(t, err, "llama.cpp requires %s.%s", arch, key)
 		return int(v)
 	}
-	h := hparams{
+	h := llamaHparams{
 		nEmbd: get("embedding_length"), nLayer: get("block_count"), nHead: get("attention.head_count"),
 		nFF: get("feed_forward_length"),
 	}
@@ -75,7 +75,7 @@ func loadHparams(t *testing.T, f *gguf.File) (string, hparams) {
 
 // llamaCppTensors lists the tensors llama.cpp's llama_model::load_tensors
 // creates for arch, with their ggml dims; optional ones may be absent.
-func llamaCppTensors(arch string, h hparams) (required, optional map[string][]uint64) {
+func llamaCppTensors(arch string, h llamaHparams) (required, optional map[string][]uint64) {
 	u := func(xs ...int) []uint64 {
 		out := make([]uint64, len(xs))
 		for i, x := range xs {
@@ -179,6 +179,10 @@ func llamaCppTensors(arch string, h hparams) (required, optional map[string][]ui
 // consume (llama.cpp fails with "wrong number of tensors").
 func requireLlamaCppLoadable(t *testing.T, f *gguf.File) {
 	t.Helper()
+	if arch, _ := f.Architecture(); arch == "lfm2" || arch == "qwen35" {
+		requireHybridLoadable(t, f, arch) // hybrid_test.go
+		return
+	}
 	if arch, _ := f.Architecture(); arch == "gemma3n" || arch == "gemma4" {
 		requireGemmaNLoadable(t, f, arch)
 		return

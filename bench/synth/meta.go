@@ -1,71 +1,56 @@
 package synth
 
-import "github.com/litert-go/litert-go/models/gguf"
+import (
+	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/models/hparams"
+)
 
-// archKV returns the general.* and {arch}.* metadata of s, with the keys and
-// value types convert_hf_to_gguf writes.
-func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
-	a := s.Arch + "."
-	kv := []gguf.KV{
-		{Key: "general.architecture", Value: gguf.String(s.Arch)},
-		{Key: "general.type", Value: gguf.String("model")},
-		{Key: "general.name", Value: gguf.String("synthetic " + s.Name)},
-		{Key: a + "block_count", Value: gguf.Uint32(uint32(s.NLayer))},
-		{Key: a + "context_length", Value: gguf.Uint32(uint32(s.NCtx))},
-		{Key: a + "embedding_length", Value: gguf.Uint32(uint32(s.NEmbd))},
-		{Key: a + "feed_forward_length", Value: gguf.Uint32(uint32(s.NFF))},
-		{Key: a + "attention.head_count", Value: gguf.Uint32(uint32(s.NHead))},
-		{Key: a + "attention.head_count_kv", Value: gguf.Uint32(uint32(s.NHeadKV))},
-		{Key: a + "rope.freq_base", Value: gguf.Float32(s.RopeBase)},
-		{Key: a + "attention.layer_norm_rms_epsilon", Value: gguf.Float32(s.NormEps)},
-	}
-	if s.HeadDim*s.NHead != s.NEmbd || s.Arch == "qwen3" || s.Arch == "qwen3moe" || s.Arch == "gpt-oss" || s.Arch == "gemma3" || s.Arch == "gemma2" {
-		kv = append(kv,
-			gguf.KV{Key: a + "attention.key_length", Value: gguf.Uint32(uint32(s.HeadDim))},
-			gguf.KV{Key: a + "attention.value_length", Value: gguf.Uint32(uint32(s.HeadDim))})
-	}
-	if s.Arch == "llama" || s.Arch == "smollm3" || s.Arch == "granite" {
-		kv = append(kv,
-			gguf.KV{Key: a + "vocab_size", Value: gguf.Uint32(uint32(nVocab))},
-			gguf.KV{Key: a + "rope.dimension_count", Value: gguf.Uint32(uint32(s.HeadDim))})
-	}
-	if s.NExpert > 0 {
-		kv = append(kv,
-			gguf.KV{Key: a + "expert_count", Value: gguf.Uint32(uint32(s.NExpert))},
-			gguf.KV{Key: a + "expert_used_count", Value: gguf.Uint32(uint32(s.NExpertUsed))},
-			gguf.KV{Key: a + "expert_feed_forward_length", Value: gguf.Uint32(uint32(s.NFFExp))})
-	}
-	if s.RopeDim != 0 {
-		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: gguf.Uint32(uint32(s.RopeDim))})
-	}
-	if r := s.LongRoPE; r != nil {
-		kv = append(kv,
-			gguf.KV{Key: a + "rope.scaling.attn_factor", Value: gguf.Float32(r.AttnFactor)},
-			gguf.KV{Key: a + "rope.scaling.original_context_length", Value: gguf.Uint32(uint32(r.OriginalContext))})
-	}
-	if y := s.YaRN; y != nil {
-		kv = append(kv,
-			gguf.KV{Key: a + "rope.scaling.type", Value: gguf.String("yarn")},
-			gguf.KV{Key: a + "rope.scaling.factor", Value: gguf.Float32(y.Factor)},
-			gguf.KV{Key: a + "rope.scaling.original_context_length", Value: gguf.Uint32(uint32(y.OriginalContext))})
-	}
-	if s.SlidingWin > 0 {
-		kv = append(kv, gguf.KV{Key: a + "attention.sliding_window", Value: gguf.Uint32(uint32(s.SlidingWin))})
-	}
-	if s.RopeBaseSWA != 0 {
-		kv = append(kv, gguf.KV{Key: a + "rope.freq_base_swa", Value: gguf.Float32(s.RopeBaseSWA)})
-	}
-	if s.AttnSoftcap != 0 {
-		kv = append(kv,
-			gguf.KV{Key: a + "attn_logit_softcapping", Value: gguf.Float32(s.AttnSoftcap)},
-			gguf.KV{Key: a + "final_logit_softcapping", Value: gguf.Float32(s.FinalSoftcap)})
+// Params returns the hyper-parameters s describes for a vocabulary of
+// nVocab tokens, in the vocabulary the model loader reads (models.Params):
+// the fields s sets, and the hparams table's defaults for the rest. The
+// file Generate writes holds exactly these (Params.KV), so the loader reads
+// them back.
+func (s Shape) Params(nVocab int) hparams.Params {
+	p := hparams.Params{
+		Arch: s.Arch, VocabSize: nVocab,
+		Dim: s.NEmbd, HiddenDim: s.NFF, NLayers: s.NLayer, NHeads: s.NHead, NKVHeads: s.NHeadKV,
+		HeadDim: s.HeadDim, ValueDim: s.HeadDim, CtxLen: s.NCtx, NormEps: s.NormEps,
+		RopeDim: s.RopeDim, RopeBase: float64(s.RopeBase), RopeBaseSWA: float64(s.RopeBaseSWA),
+		Window: s.SlidingWin, SWAPeriod: s.SWAPeriod,
+		AttnSoftcap: s.AttnSoftcap, FinalSoftcap: s.FinalSoftcap,
+		NExperts: s.NExpert, NExpertsUsed: s.NExpertUsed, ExpertHiddenDim: s.NFFExp,
 	}
 	if g := s.Granite; g != nil {
-		kv = append(kv,
-			gguf.KV{Key: a + "embedding_scale", Value: gguf.Float32(g.Embedding)},
-			gguf.KV{Key: a + "attention.scale", Value: gguf.Float32(g.Attention)},
-			gguf.KV{Key: a + "residual_scale", Value: gguf.Float32(g.Residual)},
-			gguf.KV{Key: a + "logit_scale", Value: gguf.Float32(g.Logit)})
+		p.EmbeddingScale, p.AttentionScale, p.ResidualScale, p.LogitScale = g.Embedding, g.Attention, g.Residual, g.Logit
+	}
+	if r := s.LongRoPE; r != nil {
+		p.RopeAttnFactor, p.RopeOrigCtx = r.AttnFactor, r.OriginalContext
+	}
+	if y := s.YaRN; y != nil {
+		p.RopeScaling, p.RopeFactor, p.RopeOrigCtx = "yarn", y.Factor, y.OriginalContext
+	}
+	p.Default()
+	return p
+}
+
+// archKV returns the general.* and {arch}.* metadata of s: the keys of
+// s.Params (hparams.Params.KV, the table the loader reads), the general.*
+// keys and, for the llama family, vocab_size, as convert_hf_to_gguf writes
+// it.
+func (s Shape) archKV(nVocab int, p typePolicy) []gguf.KV {
+	hp := s.Params(nVocab)
+	arch := hp.KV()
+	kv := []gguf.KV{
+		arch[0], // general.architecture
+		{Key: "general.type", Value: gguf.String("model")},
+		{Key: "general.name", Value: gguf.String("synthetic " + s.Name)},
+	}
+	kv = append(kv, arch[1:]...)
+	if s.Arch == "llama" || s.Arch == "smollm3" || s.Arch == "granite" {
+		kv = append(kv, gguf.KV{Key: s.Arch + ".vocab_size", Value: gguf.Uint32(uint32(nVocab))})
+	}
+	if s.Hybrid != nil {
+		kv = s.hybridKV(kv)
 	}
 	if s.GemmaN != nil {
 		kv = s.gemmaNKV(kv)

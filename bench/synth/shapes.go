@@ -65,6 +65,10 @@ type Shape struct {
 	// per-frequency factors, as convert_hf_to_gguf computes it for Llama 3.
 	Llama3Rope *Llama3Rope
 
+	// Hybrid, when set, makes some layers recurrent or convolutional
+	// (lfm2, qwen35; hybrid.go).
+	Hybrid *Hybrid
+
 	// GemmaN holds Gemma 3n's and Gemma 4's additions (gemma3n.go); nil
 	// for other architectures.
 	GemmaN *GemmaN
@@ -130,6 +134,21 @@ func baseShapes() []Shape {
 		{Name: "qwen3-0.6b-yarn", Arch: "qwen3", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8, HeadDim: 128, NFF: 3072,
 			NVocab: 151936, NCtx: 131072, NormEps: 1e-6, RopeBase: 1e6, QKNorm: true, Tied: true, vocab: vocabChatML,
 			YaRN: &YaRN{Factor: 4, OriginalContext: 32768}},
+		// Gemma 2, Gemma 3 and Phi-4-mini with YaRN declared (not released
+		// configurations: llama.cpp applies YaRN to whichever architecture
+		// declares it, Gemma 3 to its global layers only), a factor of 8
+		// over their training context.
+		{Name: "gemma2-2b-yarn", Arch: "gemma2", NEmbd: 2304, NLayer: 26, NHead: 8, NHeadKV: 4, HeadDim: 256, NFF: 9216,
+			NVocab: 256000, NCtx: 65536, NormEps: 1e-6, RopeBase: 10000, SlidingWin: 4096, SWAPeriod: 2,
+			AttnSoftcap: 50, FinalSoftcap: 30, PostNorms: true, Tied: true, vocab: vocabGemma,
+			YaRN: &YaRN{Factor: 8, OriginalContext: 8192}},
+		{Name: "gemma3-270m-yarn", Arch: "gemma3", NEmbd: 640, NLayer: 18, NHead: 4, NHeadKV: 1, HeadDim: 256, NFF: 2048,
+			NVocab: 262144, NCtx: 262144, NormEps: 1e-6, RopeBase: 1e6, RopeBaseSWA: 10000, SlidingWin: 512,
+			QKNorm: true, PostNorms: true, Tied: true, SWAPeriod: 6, vocab: vocabGemma,
+			YaRN: &YaRN{Factor: 8, OriginalContext: 32768}},
+		{Name: "phi4-mini-yarn", Arch: "phi3", NEmbd: 3072, NLayer: 32, NHead: 24, NHeadKV: 8, HeadDim: 128, NFF: 8192,
+			NVocab: 200064, NCtx: 131072, NormEps: 1e-5, RopeBase: 10000, RopeDim: 96, Tied: true, vocab: vocabChatML,
+			FusedQKV: true, FusedGateUp: true, YaRN: &YaRN{Factor: 32, OriginalContext: 4096}},
 		// SmolLM3-3B: llama without RoPE in every fourth layer.
 		{Name: "smollm3-3b", Arch: "smollm3", NEmbd: 2048, NLayer: 36, NHead: 16, NHeadKV: 4, HeadDim: 128, NFF: 11008,
 			NVocab: 128256, NCtx: 65536, NormEps: 1e-6, RopeBase: 5e6, Tied: true, vocab: vocabChatML},
@@ -199,15 +218,10 @@ func tiny(s Shape) Shape {
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 7, 1, 32, 224, 512
 	case "qwen3-0.6b", "qwen3-0.6b-yarn": // 2:1 GQA, NHead*HeadDim != NEmbd as in the real model
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 2, 64, 128, 384
-		if s.YaRN != nil {
-			// An original context of 64 and factor 8, so that YaRN
-			// interpolates most pairs within the tests' 56 positions.
-			t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
-		}
-	case "gemma3-270m": // 4:1 GQA, head dim 64, small sliding window
+	case "gemma3-270m", "gemma3-270m-yarn": // 4:1 GQA, head dim 64, small sliding window
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 64, 128, 512
 		t.NLayer, t.SlidingWin = 6, 16
-	case "gemma2-2b": // 2:1 GQA, head dim 64, small sliding window
+	case "gemma2-2b", "gemma2-2b-yarn": // 2:1 GQA, head dim 64, small sliding window
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 2, 64, 128, 384
 		t.SlidingWin = 16
 		// Caps that bite at these widths (scores ~0.05, logits within ±3),
@@ -220,13 +234,15 @@ func tiny(s Shape) Shape {
 		t.NLayer, t.SlidingWin = 64, 16
 	case "smollm3-3b", "exaone4-1.2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 4, 1, 32, 128, 384
-	case "phi4-mini": // 3:1 GQA, head dim 32 of which 24 rotate
+	case "phi4-mini", "phi4-mini-yarn": // 3:1 GQA, head dim 32 of which 24 rotate
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF, t.RopeDim = 6, 2, 32, 192, 384, 24
-		// An original context below the 512 positions tests and llama.cpp
-		// runs use, so both rotate by the long factors.
-		lr := *s.LongRoPE
-		lr.OriginalContext = 256
-		t.LongRoPE = &lr
+		if s.LongRoPE != nil {
+			// An original context below the 512 positions tests and
+			// llama.cpp runs use, so both rotate by the long factors.
+			lr := *s.LongRoPE
+			lr.OriginalContext = 256
+			t.LongRoPE = &lr
+		}
 	case "qwen3moe-30b-a3b": // 8:1 GQA, head dim 32; 16 experts of 64, 4 per token
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 256
 		t.NExpert, t.NExpertUsed, t.NFFExp = 16, 4, 64
@@ -236,15 +252,20 @@ func tiny(s Shape) Shape {
 	case "gpt-oss-20b": // 8:1 GQA, head dim 32; 8 experts of 64, 2 per token; window 16
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 1, 32, 128, 64
 		t.NExpert, t.NExpertUsed, t.NFFExp, t.SlidingWin = 8, 2, 64, 16
-		// YaRN over an original context of 64, as tiny-qwen3-0.6b-yarn
-		t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
 	case "granite3.3-2b": // 4:1 GQA, head dim 32
 		t.NHead, t.NHeadKV, t.HeadDim, t.NEmbd, t.NFF = 8, 2, 32, 256, 512
+	case "lfm2-350m", "qwen3.5-0.8b":
+		t = tinyHybrid(t)
 	case "gemma3n-e2b", "gemma4-e2b", "gemma4-26b-a4b":
 		tinyGemmaN(&t)
 	default: // 4:1 GQA, head dim 32
 		t.NHeadKV = 1
 		t.NHead, t.HeadDim, t.NEmbd, t.NFF = ratio, 32, 128, 384
+	}
+	if s.YaRN != nil {
+		// An original context of 64 and factor 8, so that YaRN
+		// interpolates most pairs within the tests' 56 positions.
+		t.YaRN = &YaRN{Factor: 8, OriginalContext: 64}
 	}
 	return t
 }
@@ -252,7 +273,7 @@ func tiny(s Shape) Shape {
 // shapeTable returns every shape by name.
 func shapeTable() map[string]Shape {
 	m := map[string]Shape{}
-	for _, s := range allBaseShapes() {
+	for _, s := range append(allBaseShapes(), hybridShapes()...) {
 		m[s.Name] = s
 		t := tiny(s)
 		m[t.Name] = t
@@ -280,9 +301,11 @@ func Lookup(name string) (Shape, error) {
 	return s, nil
 }
 
-// isSWA reports whether layer il uses sliding-window attention: in Gemma 3
-// every sixth layer (5, 11, 17, …) is global, in Gemma 2 every second (1,
-// 3, 5, …), as llama.cpp's set_swa_pattern(SWAPeriod) decides.
+// isSWA reports whether layer il uses sliding-window attention, as the
+// loader decides it from the file's keys (hparams.Params.IsLocal): in
+// Gemma 3 every sixth layer (5, 11, 17, …) is global, in Gemma 2 every
+// second (1, 3, 5, …), as llama.cpp's set_swa_pattern(SWAPeriod) decides.
 func (s Shape) isSWA(il int) bool {
-	return s.SlidingWin > 0 && s.SWAPeriod > 0 && il%s.SWAPeriod < s.SWAPeriod-1
+	p := s.Params(s.NVocab)
+	return p.IsLocal(il)
 }

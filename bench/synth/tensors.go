@@ -41,6 +41,7 @@ type tensorSpec struct {
 	std   float32
 	layer int // block index, -1 outside blocks
 	cat   category
+	f32   bool // kept F32 by every type (conv kernels, as llama-quantize)
 }
 
 // cols is the row length.
@@ -68,6 +69,9 @@ const normStd = 0.02
 // tensors lists the tensors of s with vocabulary size nVocab, in the order
 // convert_hf_to_gguf writes them, with llama.cpp's names.
 func (s Shape) tensors(nVocab int) []tensorSpec {
+	if s.Hybrid != nil {
+		return s.hybridTensors(nVocab)
+	}
 	if s.GemmaN != nil {
 		return s.gemmaNTensors(nVocab)
 	}

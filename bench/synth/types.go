@@ -113,7 +113,7 @@ func (p typePolicy) quantized() bool { return p.base.BlockSize() > 1 }
 // llama-quantize's fallback for rows that are not a multiple of the block.
 func (p typePolicy) pureType(t tensorSpec) ggml.DType {
 	// The MoE router and the experts' (2-D) biases stay F32, as 1-D tensors.
-	if len(t.dims) < 2 || t.kind != initNormal || strings.HasSuffix(t.name, "ffn_gate_inp.weight") || strings.HasSuffix(t.name, ".bias") {
+	if len(t.dims) < 2 || t.kind != initNormal || t.f32 || strings.HasSuffix(t.name, "ffn_gate_inp.weight") || strings.HasSuffix(t.name, ".bias") {
 		return ggml.F32
 	}
 	return fallback(p.base, t.cols())

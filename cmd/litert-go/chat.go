@@ -112,6 +112,7 @@ type chat struct {
 	tty      bool
 	last     turnResult // the last successful turn
 	total    usageTotals
+	attached []conversation.Part // media for the next message (/image, /audio)
 	closeFns []func()
 }
 

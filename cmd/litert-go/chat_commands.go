@@ -15,6 +15,8 @@ const chatHelp = `commands:
   /tools          list the tools the model may call
   /stats          tokens, speed and context use
   /compact        summarize (or drop) older turns now
+  /image FILE     attach an image (PNG, JPEG, GIF, WebP) to the next message
+  /audio FILE     attach audio (WAV, MP3, FLAC) to the next message
   /exit           leave (also exit, quit or Ctrl-D)
 input:
   a line ending in \ continues on the next line; """ on its own line
@@ -64,6 +66,8 @@ func (c *chat) command(ctx context.Context, line string) (quit bool, err error) 
 		fmt.Fprintln(out, c.stats())
 	case "/compact":
 		return false, c.maybeCompact(ctx, true)
+	case "/image", "/audio":
+		return false, c.attach(name[1:], arg)
 	default:
 		return false, fmt.Errorf("unknown command %s (/help lists them; start a message with // to send a slash)", name)
 	}

@@ -95,7 +95,8 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	wait := &spinner{w: c.sio.out, label: "prefill", on: c.tty, delay: time.Second}
 	wait.start()
 	defer wait.end()
-	for ch, cerr := range c.conv.SendMessageStream(ctx, conversation.UserText(text), opts...) {
+	msg := c.userMessage(text)
+	for ch, cerr := range c.conv.SendMessageStream(ctx, msg, opts...) {
 		wait.end()
 		if cerr != nil {
 			err = cerr // the stream holds the conversation's lock until it ends
@@ -133,7 +134,7 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			if kerr := c.keepInterrupted(text, shown.String(), shownReasoning.String(), err); kerr != nil {
+			if kerr := c.keepInterrupted(msg, shown.String(), shownReasoning.String(), err); kerr != nil {
 				return nil, errors.Join(err, kerr)
 			}
 		}
@@ -184,6 +185,38 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 	return res, nil
 }
 
+// userMessage is the user's message of text, with the media attached by
+// /image and /audio since the last one (which it takes).
+func (c *chat) userMessage(text string) conversation.Message {
+	if len(c.attached) == 0 {
+		return conversation.UserText(text)
+	}
+	parts := append(c.attached, conversation.Part{Type: "text", Text: text})
+	c.attached = nil
+	return conversation.Message{Role: conversation.RoleUser, Parts: parts}
+}
+
+// attach checks the image or audio file at path and attaches it to the
+// next message.
+func (c *chat) attach(kind, path string) error {
+	if path == "" {
+		return fmt.Errorf("/%s needs a file name", kind)
+	}
+	p := conversation.Part{Type: kind, Path: path}
+	m, err := conversation.LoadMedia(p)
+	if err != nil {
+		return err
+	}
+	c.attached = append(c.attached, p)
+	switch kind {
+	case "image":
+		c.notice("[%s: %s image, %d×%d, attached to the next message]", path, m.Format, m.Width, m.Height)
+	default:
+		c.notice("[%s: %s audio, %d Hz, attached to the next message]", path, m.Format, m.SampleRate)
+	}
+	return nil
+}
+
 // keepInterrupted puts a reply that Ctrl-C stopped into the history, as
 // ollama and llama-cli keep it: the user's message (unless the
 // conversation kept it already, because tools ran) and an assistant
@@ -191,11 +224,11 @@ func (c *chat) turn(ctx context.Context, text string, out display) (*turnResult,
 // next prompt renders that message like any other reply, so the template
 // sees "partial text [interrupted by the user]" as the assistant's turn
 // and the roles still alternate.
-func (c *chat) keepInterrupted(user, text, reasoning string, err error) error {
+func (c *chat) keepInterrupted(user conversation.Message, text, reasoning string, err error) error {
 	hist := c.conv.History()
 	var te *conversation.TurnError
 	if !errors.As(err, &te) {
-		hist = append(hist, conversation.UserText(user))
+		hist = append(hist, user)
 	}
 	text = strings.TrimRight(text, " \t\r\n")
 	if text != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/conversation"
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/native"
@@ -150,6 +151,9 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	chatTemplate := addChatTemplateFlag(fs)
 	verbose := fs.Bool("v", false, "print the prompt and its token count to stderr")
 	fs.BoolVar(verbose, "verbose", false, "same as -v")
+	var media mediaFlags
+	fs.Var(media.of("image"), "image", "image `FILE` to put before the prompt (may be repeated; needs --mmproj); the prompt then goes through the chat template")
+	fs.Var(media.of("audio"), "audio", "audio `FILE` (WAV, MP3, FLAC) to put before the prompt, as --image")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -172,6 +176,9 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 		return err
 	}
 	defer eng.Close()
+	if len(media.parts) > 0 {
+		return generateWithMedia(ctx, sio, eng, tmplSrc, media.parts, *prompt, *n, smp.sampler(), *stop, g)
+	}
 	text, encode := *prompt, encodePrompt
 	if tmplSrc != "" {
 		if text, err = chatPrompt(ctx, eng, tmplSrc, text); err != nil {
@@ -229,6 +236,61 @@ func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	}
 	if isTerminal(sio.out) && !strings.HasSuffix(last, "\n") {
 		_, err = fmt.Fprintln(sio.out) // the shell's prompt starts on a line of its own
+	}
+	return err
+}
+
+// mediaFlags collects --image and --audio files, in order.
+type mediaFlags struct{ parts []conversation.Part }
+
+// of is the flag.Value adding files of kind ("image" or "audio").
+func (m *mediaFlags) of(kind string) flag.Value { return mediaFlag{m, kind} }
+
+type mediaFlag struct {
+	m    *mediaFlags
+	kind string
+}
+
+func (f mediaFlag) String() string { return "" }
+
+func (f mediaFlag) Set(path string) error {
+	f.m.parts = append(f.m.parts, conversation.Part{Type: f.kind, Path: path})
+	return nil
+}
+
+// generateWithMedia answers one user message of the media then text, as
+// llama.cpp's mtmd-cli does with -p and --image: through the chat
+// template (tmplSrc, or the model's), the media encoded by the engine's
+// mmproj, the reply streamed to stdout.
+func generateWithMedia(ctx context.Context, sio stdio, eng *engine.Engine, tmplSrc string, media []conversation.Part, text string,
+	n int, smp session.Sampler, stop string, g *constrain.Grammar) error {
+	c, err := conversation.New(ctx, eng, conversation.Config{Sampler: smp, MaxTokens: n, ChatTemplate: tmplSrc})
+	if err != nil {
+		return err
+	}
+	var opts []conversation.Option
+	if stop != "" {
+		opts = append(opts, conversation.WithStop(strings.Split(stop, "|")...))
+	}
+	if g != nil {
+		opts = append(opts, conversation.WithConstraint(g))
+	}
+	msg := conversation.Message{Role: conversation.RoleUser, Parts: append(media[:len(media):len(media)], conversation.Part{Type: "text", Text: text})}
+	var last string
+	for ch, err := range c.SendMessageStream(ctx, msg, opts...) {
+		if err != nil {
+			return err
+		}
+		if ch.Text == "" {
+			continue
+		}
+		if _, err := fmt.Fprint(sio.out, ch.Text); err != nil {
+			return err
+		}
+		last = ch.Text
+	}
+	if isTerminal(sio.out) && !strings.HasSuffix(last, "\n") {
+		_, err = fmt.Fprintln(sio.out)
 	}
 	return err
 }

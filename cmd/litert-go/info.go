@@ -80,7 +80,7 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 		fmt.Fprintf(&b, "%-18s "+format+"\n", append([]any{k + ":"}, args...)...)
 	}
 	line("file", "%s (%s, GGUF v%d, opened in %.2f ms)", i.Path, humanBytes(uint64(i.FileBytes)), i.GGUFVersion, i.OpenMillis)
-	arch := i.Architecture
+	arch := i.Arch
 	if arch == "" {
 		arch = "(none: vocabulary only)"
 	}
@@ -94,36 +94,36 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 		s := i.TensorTypes[t]
 		line("  "+t, "%d tensors, %s elements, %s", s.Tensors, humanCount(s.Elements), humanBytes(s.Bytes))
 	}
-	if i.Architecture != "" {
-		line("context length", "%d", i.ContextLength)
-		line("layers", "%d", i.NLayer)
-		line("embedding", "%d (FFN %d)", i.NEmbd, i.NFF)
-		line("heads", "%d (KV heads %d, head dim %d)", i.NHead, i.NHeadKV, i.HeadDim)
-		if i.NExpert != 0 {
-			line("experts", "%d per block, %d per token (expert FFN %d)", i.NExpert, i.NExpertUsed, i.NFFExpert)
+	if i.Arch != "" {
+		line("context length", "%d", i.CtxLen)
+		line("layers", "%d", i.NLayers)
+		line("embedding", "%d (FFN %d)", i.Dim, i.HiddenDim)
+		line("heads", "%d (KV heads %d, head dim %d)", i.NHeads, i.NKVHeads, i.HeadDim)
+		if i.NExperts != 0 {
+			line("experts", "%d per block, %d per token (expert FFN %d)", i.NExperts, i.NExpertsUsed, i.ExpertHiddenDim)
 		}
 		if i.NormEps != 0 {
 			line("norm eps", "%g", i.NormEps)
 		}
 		rope := "freq base default (10000)"
-		if i.RopeFreqBase != 0 {
-			rope = fmt.Sprintf("freq base %g", i.RopeFreqBase)
+		if i.RopeBase != 0 {
+			rope = fmt.Sprintf("freq base %g", i.RopeBase)
 		}
-		if i.RopeDimCount != 0 {
-			rope += fmt.Sprintf(", %d dims", i.RopeDimCount)
+		if i.RopeDim != 0 {
+			rope += fmt.Sprintf(", %d dims", i.RopeDim)
 		}
-		if i.RopeFreqBaseSWA != 0 {
-			rope += fmt.Sprintf(", local freq base %g", i.RopeFreqBaseSWA)
+		if i.RopeBaseSWA != 0 {
+			rope += fmt.Sprintf(", local freq base %g", i.RopeBaseSWA)
 		}
-		if i.RopeScalingType != "" {
-			rope += fmt.Sprintf(", scaling %s ×%g (original ctx %d)", i.RopeScalingType, i.RopeScaleFactor, i.RopeOrigCtx)
+		if i.RopeScaling != "" {
+			rope += fmt.Sprintf(", scaling %s ×%g (original ctx %d)", i.RopeScaling, i.RopeFactor, i.RopeOrigCtx)
 		}
 		if i.RopeFreqsTensor {
 			rope += ", rope_freqs tensor"
 		}
 		line("rope", "%s", rope)
-		if i.SlidingWindow != 0 {
-			line("sliding window", "%d", i.SlidingWindow)
+		if i.Window != 0 {
+			line("sliding window", "%d", i.Window)
 		}
 		if i.AttnSoftcap != 0 || i.FinalSoftcap != 0 {
 			line("soft-caps", "attention %g, logits %g", i.AttnSoftcap, i.FinalSoftcap)

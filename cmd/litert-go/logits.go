@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/session"
 )
 
@@ -25,6 +27,9 @@ func runLogits(ctx context.Context, sio stdio, args []string) error {
 	prompt := fs.String("p", "", "prompt text (tokenized with the model's tokenizer, BOS added as the model asks)")
 	steps := fs.Int("n", 1, "number of steps to print")
 	feedFlag := fs.String("feed", "", "comma-separated tokens to feed before steps 1, 2, … instead of each previous argmax")
+	var media mediaFlags
+	fs.Var(media.of("image"), "image", "image `FILE` for the next "+mediaMarker+" in -p (prepended if -p has none; may be repeated; needs --mmproj)")
+	fs.Var(media.of("audio"), "audio", "audio `FILE` for the next "+mediaMarker+" in -p, as --image")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,6 +38,9 @@ func runLogits(ctx context.Context, sio stdio, args []string) error {
 	}
 	if (*idsFlag == "") == (*prompt == "") {
 		return errors.New("give the prompt as exactly one of --ids or -p")
+	}
+	if len(media.parts) > 0 && *prompt == "" {
+		return errors.New("--image and --audio need the prompt as -p")
 	}
 	if *steps < 1 {
 		return fmt.Errorf("-n %d: need at least one step", *steps)
@@ -52,24 +60,35 @@ func runLogits(ctx context.Context, sio stdio, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	var ids []int32
-	if *idsFlag != "" {
-		if ids, err = parseIDs(*idsFlag); err != nil {
+	var p session.Prompt
+	switch {
+	case *idsFlag != "":
+		ids, err := parseIDs(*idsFlag)
+		if err != nil {
 			return fmt.Errorf("--ids: %w", err)
 		}
-	} else if ids, err = encodePrompt(eng, *prompt); err != nil {
-		return err
+		p = session.TokenPrompt(ids)
+	case len(media.parts) > 0:
+		if p, err = mediaPrompt(ctx, eng, *prompt, media.parts); err != nil {
+			return err
+		}
+	default:
+		ids, err := encodePrompt(eng, *prompt)
+		if err != nil {
+			return err
+		}
+		p = session.TokenPrompt(ids)
 	}
-	if len(ids) == 0 {
+	if p.Len() == 0 {
 		return errors.New("the prompt has no tokens")
 	}
-	s, err := session.New(eng, session.Config{BatchSize: len(ids)})
+	s, err := session.New(eng, session.Config{BatchSize: p.Len()})
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(sio.out)
-	fmt.Fprintf(w, `{"prompt_tokens":%s,"n_vocab":%d}`+"\n", formatIDs(ids), eng.Info().VocabSize)
-	if err := s.Prefill(ctx, ids); err != nil {
+	fmt.Fprintf(w, `{"prompt_tokens":%s,"n_vocab":%d}`+"\n", formatIDs(p.Tokens()), eng.Info().VocabSize)
+	if err := s.PrefillPrompt(ctx, p); err != nil {
 		return err
 	}
 	for step := range *steps {
@@ -85,6 +104,24 @@ func runLogits(ctx context.Context, sio stdio, args []string) error {
 		writeStep(w, step, s.Logits())
 	}
 	return w.Flush()
+}
+
+// mediaMarker stands for a media file in a raw prompt: llama.cpp's
+// mtmd_default_marker().
+const mediaMarker = "<__media__>"
+
+// mediaPrompt is the prompt of raw text and media, each media for the next
+// mediaMarker in text; a text without markers gets one per media in front,
+// as llama.cpp's mtmd-cli puts them.
+func mediaPrompt(ctx context.Context, eng *engine.Engine, text string, media []conversation.Part) (session.Prompt, error) {
+	if !strings.Contains(text, mediaMarker) {
+		text = strings.Repeat(mediaMarker, len(media)) + text
+	}
+	p, err := conversation.NewPrompter(eng, conversation.Config{})
+	if err != nil {
+		return nil, err
+	}
+	return p.TextWithMedia(ctx, text, mediaMarker, media)
 }
 
 func writeStep(w *bufio.Writer, step int, logits []float32) {

@@ -36,6 +36,7 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 	healthKey := fs.Bool("health-key", false, "require --api-key on /health too (by default a probe needs no key)")
 	strictModel := fs.Bool("strict-model", false, "refuse requests naming another model than the served one (404); by default any name is accepted")
 	noWebUI := fs.Bool("no-webui", false, "do not serve the chat page at /")
+	remoteMedia := fs.Bool("allow-remote-media", false, "fetch http(s) image_url parts (10 s, 32 MiB each); by default only data: URLs are accepted")
 	chatTemplate := addChatTemplateFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -75,22 +76,23 @@ func runServe(ctx context.Context, sio stdio, args []string) error {
 		level = slog.LevelInfo
 	}
 	srv, err := server.New(eng, server.Config{
-		ModelID:         id,
-		Parallel:        *parallel,
-		Queue:           *queue,
-		CacheSessions:   *cache,
-		CacheBytes:      max(*cacheMiB<<20, 1),
-		MaxBodyBytes:    *maxBody << 20,
-		RequestTimeout:  *timeout,
-		ShutdownTimeout: *grace,
-		MaxTokens:       *maxTokens,
-		APIKey:          *apiKey,
-		HealthNeedsKey:  *healthKey,
-		StrictModel:     *strictModel,
-		Metrics:         *metrics,
-		NoWebUI:         *noWebUI,
-		ChatTemplate:    tmplSrc,
-		Logger:          slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level})),
+		ModelID:          id,
+		Parallel:         *parallel,
+		Queue:            *queue,
+		CacheSessions:    *cache,
+		CacheBytes:       max(*cacheMiB<<20, 1),
+		MaxBodyBytes:     *maxBody << 20,
+		RequestTimeout:   *timeout,
+		ShutdownTimeout:  *grace,
+		MaxTokens:        *maxTokens,
+		APIKey:           *apiKey,
+		HealthNeedsKey:   *healthKey,
+		StrictModel:      *strictModel,
+		Metrics:          *metrics,
+		NoWebUI:          *noWebUI,
+		AllowRemoteMedia: *remoteMedia,
+		ChatTemplate:     tmplSrc,
+		Logger:           slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil {
 		return err

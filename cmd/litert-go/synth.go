@@ -16,6 +16,7 @@ import (
 func runSynth(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("synth", sio)
 	shape := fs.String("shape", "", "architecture shape: "+strings.Join(synth.Shapes(), ", "))
+	mmproj := fs.String("mmproj", "", "write a synthetic mmproj (vision/audio encoder) instead: "+strings.Join(synth.MMProjKinds(), ", "))
 	typ := fs.String("type", "f32", "weight type: "+strings.Join(synth.TypeNames(), ", "))
 	vocab := fs.String("vocab", "", "GGUF `file` whose tokenizer to copy (default: a synthetic one)")
 	tmpl := fs.String("chat-template", "", "Jinja chat template `file` to store")
@@ -23,6 +24,7 @@ func runSynth(ctx context.Context, sio stdio, args []string) error {
 	out := fs.String("o", "", "output GGUF `file`")
 	fs.Usage = func() {
 		fmt.Fprintln(sio.err, "usage: litert-go synth --shape S [--type T] [--vocab FILE.gguf] [--chat-template FILE.jinja] [--seed N] -o OUT.gguf")
+		fmt.Fprintln(sio.err, "       litert-go synth --mmproj KIND [--type T] [--seed N] -o OUT.gguf")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -30,6 +32,23 @@ func runSynth(ctx context.Context, sio stdio, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *mmproj != "" && *out != "" {
+		if *shape != "" {
+			return errors.New("--mmproj and --shape are exclusive: an mmproj is written alone")
+		}
+		dtype, mix, err := synth.ParseType(*typ)
+		if err != nil {
+			return err
+		}
+		if mix != "" {
+			return fmt.Errorf("--mmproj takes a single weight type, not the mix %s", mix)
+		}
+		if err := synth.WriteMMProj(*out, *mmproj, *seed, dtype); err != nil {
+			return err
+		}
+		fmt.Fprintf(sio.err, "wrote %s: synthetic %s mmproj, %s\n", *out, *mmproj, *typ)
+		return nil
 	}
 	if *shape == "" || *out == "" {
 		fs.Usage()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litert-go/litert-go/models/gguf"
+	"github.com/litert-go/litert-go/models/hparams"
 )
 
 // TypeStats counts the tensors of one element type.
@@ -23,51 +24,23 @@ type TypeStats struct {
 // Info is the summary of a model file. Fields a file does not define are
 // zero; JSON field names are stable.
 type Info struct {
-	Path          string  `json:"path,omitempty"`
-	FileBytes     int64   `json:"file_bytes"`
-	GGUFVersion   uint32  `json:"gguf_version"`
-	OpenMillis    float64 `json:"open_ms"`
-	Architecture  string  `json:"architecture"`
-	Name          string  `json:"name,omitempty"`
-	FileType      int64   `json:"file_type,omitempty"`
-	Quant         string  `json:"quant"` // general.file_type's name, else the main weight type (see Quant)
-	Parameters    uint64  `json:"parameters"`
-	NTensors      int     `json:"n_tensors"`
-	NKV           int     `json:"n_kv"`
-	ContextLength int64   `json:"context_length"`
-	NLayer        int64   `json:"n_layer"`
-	NEmbd         int64   `json:"n_embd"`
-	NFF           int64   `json:"n_ff"`
-	NHead         int64   `json:"n_head"`
-	NHeadKV       int64   `json:"n_head_kv"`
-	HeadDim       int64   `json:"head_dim"`
-	KeyLength     int64   `json:"key_length,omitempty"`
-	ValueLength   int64   `json:"value_length,omitempty"`
-	NormEps       float64 `json:"norm_eps,omitempty"`
-	SlidingWindow int64   `json:"sliding_window,omitempty"`
+	Path        string  `json:"path,omitempty"`
+	FileBytes   int64   `json:"file_bytes"`
+	GGUFVersion uint32  `json:"gguf_version"`
+	OpenMillis  float64 `json:"open_ms"`
+	Name        string  `json:"name,omitempty"`
+	FileType    int64   `json:"file_type,omitempty"`
+	Quant       string  `json:"quant"` // general.file_type's name, else the main weight type (see Quant)
+	Parameters  uint64  `json:"parameters"`
+	NTensors    int     `json:"n_tensors"`
+	NKV         int     `json:"n_kv"`
 
-	// Mixture of experts (Qwen3-MoE): experts per block, experts each token
-	// uses, and each expert's FFN width.
-	NExpert     int64 `json:"n_expert,omitempty"`
-	NExpertUsed int64 `json:"n_expert_used,omitempty"`
-	NFFExpert   int64 `json:"n_ff_expert,omitempty"`
+	// The hyper-parameters, as the model loader reads them (with its
+	// defaults); zero for a file without general.architecture.
+	hparams.Params
 
-	RopeFreqBase    float64 `json:"rope_freq_base,omitempty"`
-	RopeDimCount    int64   `json:"rope_dimension_count,omitempty"`
-	RopeScalingType string  `json:"rope_scaling_type,omitempty"`
-	RopeScaleFactor float64 `json:"rope_scaling_factor,omitempty"`
-	RopeOrigCtx     int64   `json:"rope_original_context_length,omitempty"`
-	RopeFreqBaseSWA float64 `json:"rope_freq_base_swa,omitempty"`
-	RopeFreqsTensor bool    `json:"rope_freqs_tensor,omitempty"`
-	TiedEmbeddings  bool    `json:"tied_embeddings"`
-
-	// Architecture-specific multipliers and caps (Gemma 2, Granite).
-	AttnSoftcap    float64 `json:"attn_logit_softcapping,omitempty"`
-	FinalSoftcap   float64 `json:"final_logit_softcapping,omitempty"`
-	EmbeddingScale float64 `json:"embedding_scale,omitempty"`
-	AttentionScale float64 `json:"attention_scale,omitempty"`
-	ResidualScale  float64 `json:"residual_scale,omitempty"`
-	LogitScale     float64 `json:"logit_scale,omitempty"`
+	RopeFreqsTensor bool `json:"rope_freqs_tensor,omitempty"`
+	TiedEmbeddings  bool `json:"tied_embeddings"`
 
 	TensorTypes map[string]TypeStats `json:"tensor_types"`
 
@@ -103,8 +76,11 @@ func Load(path string) (*Info, error) {
 	return info, nil
 }
 
-// Describe summarizes an opened file. Missing keys leave fields zero; a key
-// of the wrong type is an error naming it.
+// Describe summarizes an opened file. The hyper-parameters are read as the
+// loader reads them (hparams.Read, with its defaults); a required key
+// missing, or one that varies per layer, leaves its field zero (or the
+// first layer's value), and a key of the wrong type or out of range is an
+// error naming it. Other missing keys leave fields zero.
 func Describe(f *gguf.File) (*Info, error) {
 	info := &Info{
 		FileBytes:   f.Size,
@@ -114,48 +90,14 @@ func Describe(f *gguf.File) (*Info, error) {
 		TensorTypes: map[string]TypeStats{},
 	}
 	r := reader{f: f}
-	info.Architecture = r.str("general.architecture")
 	info.Name = r.str("general.name")
 	info.FileType = r.int("general.file_type")
-	a := info.Architecture + "."
-	if info.Architecture != "" {
-		info.ContextLength = r.int(a + "context_length")
-		info.NLayer = r.int(a + "block_count")
-		info.NEmbd = r.int(a + "embedding_length")
-		info.NFF = r.intOrFirst(a + "feed_forward_length")
-		info.NHead = r.intOrFirst(a + "attention.head_count")
-		info.NHeadKV = r.intOrFirst(a + "attention.head_count_kv")
-		info.KeyLength = r.int(a + "attention.key_length")
-		info.ValueLength = r.int(a + "attention.value_length")
-		info.NormEps = r.float(a + "attention.layer_norm_rms_epsilon")
-		if info.NormEps == 0 {
-			info.NormEps = r.float(a + "attention.layer_norm_epsilon")
+	if f.Has("general.architecture") {
+		p, err := hparams.Read(f)
+		if err != nil && !hparams.Incomplete(err) {
+			return nil, err
 		}
-		info.SlidingWindow = r.int(a + "attention.sliding_window")
-		info.NExpert = r.int(a + "expert_count")
-		info.NExpertUsed = r.int(a + "expert_used_count")
-		info.NFFExpert = r.int(a + "expert_feed_forward_length")
-		info.RopeFreqBase = r.float(a + "rope.freq_base")
-		info.RopeFreqBaseSWA = r.float(a + "rope.freq_base_swa")
-		info.RopeDimCount = r.int(a + "rope.dimension_count")
-		info.RopeScalingType = r.str(a + "rope.scaling.type")
-		info.RopeScaleFactor = r.float(a + "rope.scaling.factor")
-		info.RopeOrigCtx = r.int(a + "rope.scaling.original_context_length")
-		info.AttnSoftcap = r.float(a + "attn_logit_softcapping")
-		info.FinalSoftcap = r.float(a + "final_logit_softcapping")
-		info.EmbeddingScale = r.float(a + "embedding_scale")
-		info.AttentionScale = r.float(a + "attention.scale")
-		info.ResidualScale = r.float(a + "residual_scale")
-		info.LogitScale = r.float(a + "logit_scale")
-		if info.NHeadKV == 0 {
-			info.NHeadKV = info.NHead
-		}
-		switch {
-		case info.KeyLength > 0:
-			info.HeadDim = info.KeyLength
-		case info.NHead > 0:
-			info.HeadDim = info.NEmbd / info.NHead
-		}
+		info.Params = p
 	}
 	var hasOutput, hasEmbd bool
 	for _, t := range f.Tensors {
@@ -186,8 +128,8 @@ func Describe(f *gguf.File) (*Info, error) {
 	if v, ok := f.Lookup("tokenizer.ggml.merges"); ok {
 		info.NMerges = v.Len()
 	}
-	if info.NVocab == 0 && info.Architecture != "" {
-		info.NVocab = r.int(a + "vocab_size")
+	if info.NVocab == 0 && info.Arch != "" {
+		info.NVocab = r.int(info.Arch + ".vocab_size")
 	}
 	if info.NVocab == 0 {
 		if t, ok := f.Tensor("token_embd.weight"); ok && len(t.Dims) == 2 {

@@ -35,15 +35,15 @@ func TestStories260K(t *testing.T) {
 	}
 	info, err := Load(path)
 	require.NoError(t, err)
-	assert.Equal(t, "llama", info.Architecture)
-	assert.EqualValues(t, 5, info.NLayer)
-	assert.EqualValues(t, 64, info.NEmbd)
-	assert.EqualValues(t, 172, info.NFF)
-	assert.EqualValues(t, 8, info.NHead)
-	assert.EqualValues(t, 4, info.NHeadKV)
+	assert.Equal(t, "llama", info.Arch)
+	assert.EqualValues(t, 5, info.NLayers)
+	assert.EqualValues(t, 64, info.Dim)
+	assert.EqualValues(t, 172, info.HiddenDim)
+	assert.EqualValues(t, 8, info.NHeads)
+	assert.EqualValues(t, 4, info.NKVHeads)
 	assert.EqualValues(t, 8, info.HeadDim)
 	assert.EqualValues(t, 512, info.NVocab)
-	assert.EqualValues(t, 2048, info.ContextLength)
+	assert.EqualValues(t, 2048, info.CtxLen)
 	assert.Equal(t, "llama", info.TokenizerModel)
 	require.NotNil(t, info.BOS)
 	require.NotNil(t, info.EOS)
@@ -82,7 +82,7 @@ func TestAllFixtures(t *testing.T) {
 				assert.Zero(t, info.Parameters)
 			} else {
 				assert.Positive(t, info.Parameters)
-				assert.NotEmpty(t, info.Architecture)
+				assert.NotEmpty(t, info.Arch)
 			}
 		})
 	}
@@ -112,35 +112,35 @@ func TestSyntheticModels(t *testing.T) {
 		require.NoError(t, err)
 		info, err := Load(path)
 		require.NoError(t, err)
-		assert.Equal(t, s.Arch, info.Architecture)
-		assert.EqualValues(t, s.NLayer, info.NLayer)
-		assert.EqualValues(t, s.NHeadKV, info.NHeadKV)
+		assert.Equal(t, s.Arch, info.Arch)
+		assert.EqualValues(t, s.NLayer, info.NLayers)
+		assert.EqualValues(t, s.NHeadKV, info.NKVHeads)
 		assert.EqualValues(t, s.HeadDim, info.HeadDim)
 		assert.EqualValues(t, 512, info.NVocab)
 		assert.Equal(t, s.Tied, info.TiedEmbeddings)
 		assert.True(t, info.HasChatTemplate)
 		assert.False(t, info.ChatTemplateTools)
 		assert.EqualValues(t, 15, info.FileType)
-		assert.InDelta(t, float64(s.RopeBase), info.RopeFreqBase, 1e-3)
+		assert.InDelta(t, float64(s.RopeBase), info.RopeBase, 1e-3)
 		switch s.Arch {
 		case "gemma3":
-			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
-			assert.Equal(t, 10000.0, info.RopeFreqBaseSWA)
+			assert.EqualValues(t, s.SlidingWin, info.Window)
+			assert.Equal(t, 10000.0, info.RopeBaseSWA)
 		case "llama", "exaone4":
 			assert.True(t, info.RopeFreqsTensor)
 		case "gemma2":
-			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
+			assert.EqualValues(t, s.SlidingWin, info.Window)
 			assert.InDelta(t, float64(s.AttnSoftcap), info.AttnSoftcap, 1e-7)
 			assert.InDelta(t, float64(s.FinalSoftcap), info.FinalSoftcap, 1e-7)
 		case "qwen3moe":
-			assert.Equal(t, [3]int64{16, 4, 64}, [3]int64{info.NExpert, info.NExpertUsed, info.NFFExpert})
+			assert.Equal(t, [3]int{16, 4, 64}, [3]int{info.NExperts, info.NExpertsUsed, info.ExpertHiddenDim})
 		case "gpt-oss":
-			assert.Equal(t, [3]int64{8, 2, 64}, [3]int64{info.NExpert, info.NExpertUsed, info.NFFExpert})
-			assert.EqualValues(t, s.SlidingWin, info.SlidingWindow)
-			assert.Equal(t, "yarn", info.RopeScalingType)
+			assert.Equal(t, [3]int{8, 2, 64}, [3]int{info.NExperts, info.NExpertsUsed, info.ExpertHiddenDim})
+			assert.EqualValues(t, s.SlidingWin, info.Window)
+			assert.Equal(t, "yarn", info.RopeScaling)
 		case "granite":
-			assert.InDeltaSlice(t, []float64{12, 0.015625, 0.22, 8},
-				[]float64{info.EmbeddingScale, info.AttentionScale, info.ResidualScale, info.LogitScale}, 1e-7)
+			assert.Equal(t, []float32{12, 0.015625, 0.22, 8},
+				[]float32{info.EmbeddingScale, info.AttentionScale, info.ResidualScale, info.LogitScale})
 		}
 	}
 }
@@ -169,7 +169,7 @@ func TestVocabOnlyAndTemplate(t *testing.T) {
 	assert.True(t, info.ChatTemplateTools)
 	assert.EqualValues(t, 2, info.NVocab)
 	assert.EqualValues(t, 4, info.Parameters)
-	assert.Empty(t, info.Architecture)
+	assert.Empty(t, info.Arch)
 
 	_, err = Load(filepath.Join(dir, "missing.gguf"))
 	require.ErrorContains(t, err, "missing.gguf")

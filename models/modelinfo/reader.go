@@ -2,7 +2,6 @@ package modelinfo
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/litert-go/litert-go/models/gguf"
 )
@@ -50,33 +49,4 @@ func (r *reader) optInt(key string) *int64 {
 	}
 	i := r.int(key)
 	return &i
-}
-
-func (r *reader) float(key string) float64 {
-	x, err := r.f.Float(key)
-	if !r.keep(err) {
-		return 0
-	}
-	if v, _ := r.f.Lookup(key); v.Type == gguf.TypeFloat32 {
-		// Print float32 values with float32 precision (1e-5, not 9.99999974e-06).
-		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', -1, 32), 64)
-	}
-	return x
-}
-
-// intOrFirst reads an integer key that some architectures store per layer as
-// an array; for an array it returns the first element.
-func (r *reader) intOrFirst(key string) int64 {
-	v, ok := r.f.Lookup(key)
-	if !ok {
-		return 0
-	}
-	if v.Type == gguf.TypeArray {
-		xs, err := r.f.Ints(key)
-		if !r.keep(err) || len(xs) == 0 {
-			return 0
-		}
-		return xs[0]
-	}
-	return r.int(key)
 }

@@ -16,18 +16,13 @@
 #include <stdint.h>
 
 /* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
-#define LRT_ABI_VERSION 6
+#define LRT_ABI_VERSION 7
 
 /* LRT_API marks the exported symbols; everything else is hidden. */
 #if defined(__GNUC__)
 #define LRT_API __attribute__((visibility("default")))
 #else
 #define LRT_API
-/* lrt_read_bytes reads n bytes of buf (8-byte words; a tail under 8 bytes
- * is skipped) with every thread of p and stores their xor in *xor_out, so
- * the reads cannot be optimized away: a memory bandwidth probe. */
-LRT_API int32_t lrt_read_bytes(lrt_pool *p, const void *buf, int64_t n, uint64_t *xor_out);
-
 #endif
 
 /* Status codes. */
@@ -62,7 +57,7 @@ enum {
 LRT_API int32_t lrt_abi_version(void);
 
 /* lrt_struct_size returns sizeof the struct numbered which
- * (2: lrt_attn_params, 3: lrt_norm_params), or -1. */
+ * (2: lrt_attn_params, 3: lrt_norm_params, 4: lrt_elt_params), or -1. */
 LRT_API int64_t lrt_struct_size(int32_t which);
 
 /* lrt_isa_list copies the names of the kernel sets this CPU can run, best
@@ -166,5 +161,22 @@ LRT_API int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *prm);
  * is skipped) with every thread of p and stores their xor in *xor_out, so
  * the reads cannot be optimized away: a memory bandwidth probe. */
 LRT_API int32_t lrt_read_bytes(lrt_pool *p, const void *buf, int64_t n, uint64_t *xor_out);
+
+/* Element-wise operations of lrt_eltwise. */
+enum {
+  LRT_ELT_ADD = 0,     /* y[i] += x[i], i < n */
+  LRT_ELT_ADD_ROW = 1, /* y[r*period + j] += x[j]: x, one row of period, added to each row of y */
+  LRT_ELT_SCALE = 2,   /* y[i] *= c; x is not read */
+};
+
+/* lrt_elt_params configures lrt_eltwise. */
+typedef struct {
+  float c; /* LRT_ELT_SCALE's factor */
+} lrt_elt_params;
+
+/* lrt_eltwise applies op to the n floats of y (with LRT_ELT_ADD_ROW, n is a
+ * multiple of period > 0). x may not alias y except exactly (x == y). */
+LRT_API int32_t lrt_eltwise(lrt_pool *p, int32_t op, float *y, const float *x, int64_t n,
+                            int64_t period, const lrt_elt_params *prm);
 
 #endif

@@ -1,5 +1,6 @@
 /* ops.c: the element-wise and row-wise operations of a transformer layer:
- * RMSNorm, RoPE, softmax and the gated activations. Each splits its rows
+ * RMSNorm, RoPE, softmax, the gated activations and the residual add, bias
+ * add and scale. Each splits its rows
  * (or elements) over the pool when the work is large enough to pay for
  * waking the workers. */
 #include <math.h>
@@ -181,6 +182,55 @@ int32_t lrt_glu(lrt_pool *p, int32_t act, float *out, const float *gate, const f
   glu_task a = {act, out, gate, up, n};
   pool_begin(p);
   run(p, n, 1, glu_range, &a);
+  pool_end(p);
+  return LRT_OK;
+}
+
+/* ---- residual add, bias add, scale ---- */
+
+typedef struct {
+  int op;
+  float *y;
+  const float *x;
+  int64_t period;
+  float c;
+} elt_task;
+
+/* elt_range runs items lo..hi: elements, or rows of period for
+ * LRT_ELT_ADD_ROW. */
+static void elt_range(void *arg, int64_t lo, int64_t hi) {
+  const elt_task *a = arg;
+  float *y = a->y;
+  const float *x = a->x;
+  switch (a->op) {
+  case LRT_ELT_ADD:
+    for (int64_t i = lo; i < hi; i++) y[i] += x[i];
+    break;
+  case LRT_ELT_ADD_ROW:
+    for (int64_t r = lo; r < hi; r++) {
+      float *yr = y + r * a->period;
+      for (int64_t j = 0; j < a->period; j++) yr[j] += x[j];
+    }
+    break;
+  case LRT_ELT_SCALE:
+    for (int64_t i = lo; i < hi; i++) y[i] *= a->c;
+    break;
+  }
+}
+
+int32_t lrt_eltwise(lrt_pool *p, int32_t op, float *y, const float *x, int64_t n, int64_t period,
+                    const lrt_elt_params *prm) {
+  if (!p || !prm || n < 0) return LRT_EINVAL;
+  if (op != LRT_ELT_ADD && op != LRT_ELT_ADD_ROW && op != LRT_ELT_SCALE) return LRT_EUNSUPPORTED;
+  if (op == LRT_ELT_ADD_ROW && (period <= 0 || n % period != 0)) return LRT_EINVAL;
+  if (n == 0) return LRT_OK;
+  if (!y || (op != LRT_ELT_SCALE && !x)) return LRT_EINVAL;
+  elt_task a = {op, y, x, period, prm->c};
+  pool_begin(p);
+  if (op == LRT_ELT_ADD_ROW)
+    run(p, n / period, period, elt_range, &a);
+  else
+    run(p, n, 1, elt_range, &a);
   pool_end(p);
   return LRT_OK;
 }

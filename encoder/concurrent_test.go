@@ -1,0 +1,43 @@
+package encoder
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/litert-go/litert-go/native"
+)
+
+// TestConcurrent encodes on one Encoder from several goroutines at once
+// (run with -race): each result equals the serial one, bit for bit.
+func TestConcurrent(t *testing.T) {
+	b := native.NewGo(2)
+	defer b.Close()
+	e, err := Open(synthFile(t, "lfm2"), b)
+	require.NoError(t, err)
+	ctx := context.Background()
+	sizes := [][2]int{{32, 32}, {48, 40}, {24, 20}, {16, 28}}
+	imgs := make([]*Image, len(sizes))
+	want := make([][]float32, len(sizes))
+	for i, s := range sizes {
+		imgs[i] = zeroImage(s[0], s[1])
+		for j := range imgs[i].Data {
+			imgs[i].Data[j] = inputValue(j + i)
+		}
+		want[i], _, err = e.EncodeImageTensor(ctx, imgs[i])
+		require.NoError(t, err)
+	}
+	var wg sync.WaitGroup
+	got := make([][]float32, 2*len(sizes))
+	errs := make([]error, len(got))
+	for i := range got {
+		wg.Go(func() { got[i], _, errs[i] = e.EncodeImageTensor(ctx, imgs[i%len(imgs)]) })
+	}
+	wg.Wait()
+	for i := range got {
+		require.NoError(t, errs[i])
+		require.Equal(t, want[i%len(want)], got[i])
+	}
+}
