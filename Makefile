@@ -53,6 +53,7 @@ FUZZ_TARGETS = \
 	./models/gguf:FuzzRead \
 	./models/ggml:FuzzDequantize \
 	./models:FuzzLoadParams ./models/modelinfo:FuzzDescribe \
+	./models/hparams:FuzzRead \
 	./tokenizer:FuzzEncodeDecode \
 	./tokenizer:FuzzPreTokenizers \
 	./tokenizer:FuzzEmulatedSteps \

@@ -123,7 +123,8 @@ func pngOf(t *testing.T, w, h int, c color.Color) []byte {
 
 // handPrompt builds the prompt of one user message by hand: the template
 // rendered with markerX where the media go, the text between tokenized
-// piece by piece, and the encoder's pieces in place of each marker.
+// piece by piece, and the encoder's pieces in place of each marker; BOS
+// first if the model wants it and the template did not write it.
 func handPrompt(t *testing.T, c *Conversation, content string, media ...[]MediaPiece) session.Prompt {
 	msg, err := template.DecodeOrdered([]byte(fmt.Sprintf(`{"role":"user","content":%q}`, content)))
 	require.NoError(t, err)
@@ -152,6 +153,9 @@ func handPrompt(t *testing.T, c *Conversation, content string, media ...[]MediaP
 		ids = append(ids, c.tok.EncodeEscaped(segs[i+1])...)
 	}
 	flush()
+	if bos := c.tok.BOS(); c.eng.Info().AddBOS && bos >= 0 && (p[0].Embeddings != nil || p[0].Tokens[0] != bos) {
+		p = append(session.Prompt{{Tokens: []int32{bos}}}, p...)
+	}
 	return p
 }
 

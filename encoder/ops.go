@@ -2,6 +2,7 @@ package encoder
 
 import (
 	"math"
+	"sync"
 
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/native"
@@ -143,13 +144,7 @@ func attention(b native.Backend, q, k, v []float32, n, nHead, hd int, scale floa
 		}
 		// scores[t*n+s] = k_s · q_t
 		b.MatMul(scores, f32Weight(kh, n, hd), qh, n)
-		for t := range n {
-			row := scores[t*n : (t+1)*n]
-			for s := range row {
-				row[s] *= scale
-			}
-			b.Softmax(row)
-		}
+		softmaxRows(b, scores, n, scale)
 		// oh[t*hd+d] = Σ_s p[t,s] v[s,d]
 		b.MatMul(oh, f32Weight(vt, hd, n), scores, n)
 		for t := range n {
@@ -158,6 +153,34 @@ func attention(b native.Backend, q, k, v []float32, n, nHead, hd int, scale floa
 	}
 	return out
 }
+
+// softmaxRows replaces each n-wide row of x by softmax(scale·row), the
+// rows shared among the backend's threads when there are many.
+func softmaxRows(b native.Backend, x []float32, n int, scale float32) {
+	rows := len(x) / n
+	do := func(r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			row := x[r*n : (r+1)*n]
+			for i := range row {
+				row[i] *= scale
+			}
+			b.Softmax(row)
+		}
+	}
+	workers := min(b.Threads(), rows*n/minSoftmaxWork)
+	if workers <= 1 {
+		do(0, rows)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { do(w*rows/workers, (w+1)*rows/workers) })
+	}
+	wg.Wait()
+}
+
+// minSoftmaxWork is the number of scores below which a worker does not pay.
+const minSoftmaxWork = 1 << 16
 
 // exp32 is expf.
 func exp32(v float32) float32 { return float32(math.Exp(float64(v))) }

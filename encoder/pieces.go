@@ -98,6 +98,9 @@ func (e *Encoder) EncodeImageSlices(ctx context.Context, overview *Image, entrie
 		return nil, fmt.Errorf("encoder: an image with neither entries nor overview")
 	}
 	l := layouts[e.vision.hp.proj]
+	if tiled && l.tile == "" {
+		return nil, fmt.Errorf("encoder: the %s projector takes whole images, not an overview and tiles", e.vision.hp.proj)
+	}
 	var out pieces
 	out.text(l.beg)
 	encode := func(img *Image) error {

@@ -101,6 +101,8 @@ func TestPieces(t *testing.T) {
 	require.ErrorContains(t, err, "3 image tiles for a grid of 2×2")
 	_, err = s.EncodeImageSlices(ctx, zeroImage(32, 32), []*Image{zeroImage(32, 32), zeroImage(30, 32)}, 2, 1)
 	require.ErrorContains(t, err, "tile at row 1, column 2")
+	_, err = g.EncodeImageSlices(ctx, zeroImage(64, 64), []*Image{zeroImage(64, 64)}, 1, 1)
+	require.ErrorContains(t, err, "gemma3 projector takes whole images")
 	_, err = s.EncodeImageSlices(ctx, nil, nil, 0, 0)
 	require.ErrorContains(t, err, "neither entries nor overview")
 	_, err = v.EncodeAudioMels(ctx, nil)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/litert-go/litert-go/constrain"
+	"github.com/litert-go/litert-go/encoder"
 	"github.com/litert-go/litert-go/models"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
@@ -75,6 +76,11 @@ type Settings struct {
 	// trusted places of native.LibCandidates ($LITERT_NATIVE_LIB, beside
 	// the executable, its prefix's lib/), never the working directory.
 	NativeLib string
+	// MMProj is a multimodal projector GGUF (an mmproj, as llama.cpp's
+	// tools/mtmd loads) opened beside the model on the same backend: its
+	// vision and audio encoders turn image and audio parts into embeddings
+	// (Encoder). Its embedding width must be the model's. "": none.
+	MMProj string
 }
 
 // Engine is a loaded model shared by sessions. All methods are safe for
@@ -87,6 +93,7 @@ type Engine struct {
 	tok     *tokenizer.Tokenizer
 	chat    lazy[*template.Template] // parsed chat template
 	vocab   lazy[*constrain.Vocab]   // token bytes for constrained decoding
+	enc     *encoder.Encoder         // Settings.MMProj's; nil: none
 }
 
 // Open memory-maps the GGUF file at path and loads its model.
@@ -131,6 +138,13 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 		return nil, fmt.Errorf("engine: %s: the tokenizer has %d tokens but token_embd.weight has %d rows", path, tok.VocabSize(), m.Params().VocabSize)
 	}
 	e := &Engine{file: f, model: m, backend: b, tok: tok}
+	if s.MMProj != "" {
+		if e.enc, err = openMMProj(s.MMProj, b, m.Params().Dim); err != nil {
+			f.Close()
+			b.Close()
+			return nil, err
+		}
+	}
 	e.info = describe(f, m, tok, b, s, note)
 	if err := ctx.Err(); err != nil {
 		e.Close()
@@ -193,5 +207,26 @@ func (e *Engine) NewState(maxBatch int) (*models.State, error) {
 func (e *Engine) Close() error {
 	berr := e.backend.Close()
 	ferr := e.file.Close()
-	return errors.Join(berr, ferr)
+	var perr error
+	if e.enc != nil {
+		perr = e.enc.Close()
+	}
+	return errors.Join(berr, ferr, perr)
 }
+
+// openMMProj opens the mmproj at path on b and checks that its embeddings
+// are dim wide, the language model's width, before anything runs.
+func openMMProj(path string, b native.Backend, dim int) (*encoder.Encoder, error) {
+	enc, err := encoder.OpenFile(path, b)
+	if err != nil {
+		return nil, fmt.Errorf("engine: mmproj: %w", err)
+	}
+	if err := enc.CheckDim(dim); err != nil {
+		enc.Close()
+		return nil, fmt.Errorf("engine: mmproj %s: %w", path, err)
+	}
+	return enc, nil
+}
+
+// Encoder returns the encoders of Settings.MMProj, or nil without one.
+func (e *Engine) Encoder() *encoder.Encoder { return e.enc }

@@ -1,10 +1,15 @@
 package models
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/litert-go/litert-go/bench/synth"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
@@ -203,6 +208,88 @@ func TestHybridRewindClone(t *testing.T) {
 				require.Equal(t, 16, resume)
 				m.Forward(c, Tokens(fork[16:20]), cl)
 				require.InDeltaSlice(t, hybridRun(t, m, fork[:20], 20), cl, tol, "%s: clone rewound to 20", b.Name())
+			}
+		})
+	}
+}
+
+// BenchmarkHybrid measures the real-size synthetic LFM2-350M and
+// Qwen3.5-0.8B in Q4_K_M on the C kernels when built, else the Go
+// backend, on all cores: a 64-token prefill (its rate reported) and
+// single-token decode (tok/s), as testdata/gen/benchllama.cpp times
+// llama.cpp on the same files. Set LITERT_BENCH_HYBRID=1 to run it: it
+// writes 0.2 and 0.5 GB models (minutes of quantization on few cores), or
+// reads <dir>/<shape>-q4_k_m.gguf when LITERT_BENCH_HYBRID is a directory
+// holding them (`litert-go synth --shape <shape> --type q4_k_m --seed 1`).
+func BenchmarkHybrid(b *testing.B) {
+	dir := os.Getenv("LITERT_BENCH_HYBRID")
+	if dir == "" {
+		b.Skip("set LITERT_BENCH_HYBRID=1: writes 0.2 and 0.5 GB models")
+	}
+	for _, shape := range []string{"lfm2-350m", "qwen3.5-0.8b"} {
+		b.Run(shape+"-q4_k_m", func(b *testing.B) {
+			path := filepath.Join(dir, shape+"-q4_k_m.gguf")
+			if _, err := os.Stat(path); err != nil {
+				path = filepath.Join(b.TempDir(), "m.gguf")
+				require.NoError(b, synth.WriteFile(path, shape, synth.Options{Seed: 1, Type: ggml.Q4_K, Mix: "q4_k_m"}))
+			}
+			var be native.Backend = native.NewGo(0)
+			if c, err := native.LoadCPU(0); err == nil {
+				be.Close()
+				be = c
+			}
+			defer be.Close()
+			m := openModel(b, path, be)
+			const nPrompt = 64
+			st, err := NewState(m, nPrompt+b.N+1, nPrompt, ggml.F32)
+			require.NoError(b, err)
+			logits := make([]float32, m.Params().VocabSize)
+			start := time.Now()
+			m.Forward(st, Tokens(testTokens(nPrompt, m.Params().VocabSize)), logits)
+			prefill := nPrompt / time.Since(start).Seconds()
+			b.ResetTimer()
+			start = time.Now()
+			for range b.N {
+				m.Forward(st, Tokens([]int32{argmax(logits)}), logits)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tok/s")
+			b.ReportMetric(prefill, "prefill-tok/s")
+			b.Logf("%s backend", be.Name())
+		})
+	}
+}
+
+// TestHybridUnfusedDeltaRule checks tiny Qwen3.5 in F32 against
+// llama.cpp with its fused gated_delta_net op off
+// (testdata/llamacpp/unfused, written by ../gen/unfused.sh): the prompt
+// then runs llama.cpp's chunked form of the delta rule and each fed token
+// its autoregressive form, which our one sequential scan must match as it
+// matches the fused op (testdata/llamacpp/tiny-qwen3.5-0.8b-f32.jsonl).
+func TestHybridUnfusedDeltaRule(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(llamaCppDir, "unfused", "*-f32.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		shape := strings.TrimSuffix(filepath.Base(path), "-f32.jsonl")
+		t.Run(shape, func(t *testing.T) {
+			ref, err := readLlamaCppRef(path)
+			require.NoError(t, err)
+			model := writeTiny(t, shape, ggml.F32)
+			for _, b := range llamaCppBackends(t) {
+				m := openModel(t, model, b)
+				st, err := NewState(m, llamaCppCtx, len(ref.Prompt), ggml.F32)
+				require.NoError(t, err)
+				logits := make([]float32, m.Params().VocabSize)
+				worst := 0.0
+				for step, want := range ref.Steps {
+					in := ref.Prompt
+					if step > 0 {
+						in = ref.Feed[step-1 : step]
+					}
+					m.Forward(st, Tokens(in), logits)
+					worst = max(worst, requireLogits(t, logits, want, ref.Stride, llamaCppTol["f32"], "%s backend, step %d", b.Name(), step))
+				}
+				t.Logf("%s backend: max |Δlogit| %.2g against the unfused delta rule", b.Name(), worst)
 			}
 		})
 	}

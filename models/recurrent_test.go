@@ -233,3 +233,54 @@ func TestCheckpointsBounded(t *testing.T) {
 	allocs := testing.AllocsPerRun(10, func() { run(m, st, ids[:1], 1); _, _ = st.Truncate(30) })
 	require.LessOrEqual(t, allocs, 1.0, "a checkpoint reuses the memory of the one dropped (only run's logits are new)")
 }
+
+// qwen35Caches is the layer state of Qwen3.5-0.8B (config.json; llama.cpp
+// n_embd_r and n_embd_s): 18 gated-DeltaNet layers, each with a conv state
+// of (conv kernel 4 − 1) × (2·16·128 key + 16·128 value channels) and 16
+// recurrent 128×128 matrices, and every fourth layer attention with 2 KV
+// heads of 256.
+func qwen35Caches() (Params, []LayerCache) {
+	p := Params{Arch: "qwen35", VocabSize: 248320, Dim: 1024, NLayers: 24, NHeads: 8, NKVHeads: 2, HeadDim: 256, HiddenDim: 3584}
+	cs := make([]LayerCache, p.NLayers)
+	for i := range cs {
+		if i%4 == 3 {
+			cs[i] = LayerCache{KVWidth: 2 * 256, SharedKV: -1}
+			continue
+		}
+		cs[i] = LayerCache{Conv: 3 * (2*16*128 + 16*128), Recurrent: 16 * 128 * 128, SharedKV: -1}
+	}
+	return p, cs
+}
+
+// BenchmarkCheckpoint measures what checkpointing a Qwen3.5-0.8B-sized
+// state costs: taking one (a copy of every conv and recurrent state), and
+// restoring one by Truncate. The bytes per operation are
+// State.CheckpointBytes.
+func BenchmarkCheckpoint(b *testing.B) {
+	g := native.NewGo(1)
+	defer g.Close()
+	p, cs := qwen35Caches()
+	st, err := NewState(cachedModel{shapeModel{b: g, p: p, caches: cs}}, 4096, 1, ggml.F16)
+	require.NoError(b, err)
+	b.Logf("checkpoint %.1f MiB; KV cache %.1f MiB for 4096 F16 positions", float64(st.CheckpointBytes())/(1<<20),
+		float64(st.Bytes()-st.CheckpointBytes())/(1<<20))
+	st.CheckpointEvery, st.MaxCheckpoints = 0, 2
+	b.Run("take", func(b *testing.B) {
+		b.SetBytes(int64(st.CheckpointBytes()))
+		for i := range b.N {
+			st.n = 1 + i%2 // a new position each time, so Checkpoint copies
+			st.Checkpoint()
+		}
+	})
+	b.Run("restore", func(b *testing.B) {
+		b.SetBytes(int64(st.CheckpointBytes()))
+		st.n = 1
+		st.Checkpoint()
+		for range b.N {
+			st.n = 2
+			if _, err := st.Truncate(1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

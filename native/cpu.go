@@ -16,7 +16,8 @@ import (
 // for this CPU, a persistent pthread pool) called through purego, so it
 // works in CGO_ENABLED=0 builds. Operations the library does not cover
 // (weight types other than F32, F16, BF16, Q4_0-Q8_0, Q2_K-Q6_K, IQ4_NL,
-// IQ4_XS and MXFP4; StoreKV, Embed) run on an embedded pure-Go
+// IQ4_XS and MXFP4; StoreKV; Embed of other than F32, F16, BF16 and
+// Q8_0 rows) run on an embedded pure-Go
 // backend. Calls from several goroutines are serialized by the C pool.
 type CPU struct {
 	lib      *lib
@@ -208,10 +209,8 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 	if nTokens == 0 {
 		return
 	}
-	if a.Sinks != nil {
-		// the C kernel has no sinks yet
-		c.fallback.Attend(out, q, cache, pos0, nTokens, a)
-		return
+	if a.Sinks != nil && len(a.Sinks) != a.NHeads {
+		panic(fmt.Sprintf("native: Attend with %d sinks for %d heads", len(a.Sinks), a.NHeads))
 	}
 	prm := &attnParams{
 		q: unsafe.Pointer(&q[0]), out: unsafe.Pointer(&out[0]),
@@ -219,6 +218,9 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 		nHeads: int32(a.NHeads), nKVHeads: int32(a.NKVHeads), headDim: int32(hd),
 		kvType: int32(cache.typ), kvStride: int64(cache.width),
 		scale: a.Scale, softcap: a.SoftCap, window: int32(a.Window), causal: 1,
+	}
+	if a.Sinks != nil {
+		prm.sinks = unsafe.Pointer(&a.Sinks[0])
 	}
 	if cache.typ == ggml.F16 {
 		prm.k, prm.v = unsafe.Pointer(&cache.k16[0]), unsafe.Pointer(&cache.v16[0])
@@ -262,9 +264,33 @@ func (c *CPU) Softmax(x []float32) {
 	must("Softmax", rc)
 }
 
-// Embed converts the rows of w of ids into out (pure Go: one row
-// dequantized per token, too small to cross the boundary for).
-func (c *CPU) Embed(out []float32, w Weight, ids []int32) { c.fallback.Embed(out, w, ids) }
+// Embed converts the rows of w of ids into out: in C for F32, F16, BF16
+// and Q8_0 rows, through the Go fallback for the other types.
+func (c *CPU) Embed(out []float32, w Weight, ids []int32) {
+	switch w.Type {
+	case ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0:
+	default:
+		c.fallback.Embed(out, w, ids)
+		return
+	}
+	rs := w.RowBytes()
+	if rs == 0 || len(w.Data) < rs*w.Rows || len(out) < len(ids)*w.Cols {
+		panic(fmt.Sprintf("native: Embed of %d rows of a %d×%d %s matrix (%d bytes) into %d floats",
+			len(ids), w.Rows, w.Cols, w.Type, len(w.Data), len(out)))
+	}
+	for _, id := range ids {
+		if id < 0 || int(id) >= w.Rows {
+			panic(fmt.Sprintf("native: Embed of row %d of %d", id, w.Rows))
+		}
+	}
+	if len(ids) == 0 || w.Cols == 0 {
+		return
+	}
+	rc, _, _ := purego.SyscallN(c.lib.getRows, c.pool, uintptr(w.Type), uintptr(unsafe.Pointer(&w.Data[0])),
+		uintptr(w.Rows), uintptr(w.Cols), uintptr(unsafe.Pointer(&ids[0])), uintptr(len(ids)),
+		uintptr(unsafe.Pointer(&out[0])))
+	must("Embed", rc)
+}
 
 // elt values of lrt.h.
 const (

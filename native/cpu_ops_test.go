@@ -115,6 +115,10 @@ func TestCPUAttendMatchesGo(t *testing.T) {
 		{NHeads: 9, NKVHeads: 3, HeadDim: 64},
 		{NHeads: 4, NKVHeads: 1, HeadDim: 33, Window: 5},
 		{NHeads: 2, NKVHeads: 2, HeadDim: 24, SoftCap: 5},
+		// gpt-oss's attention sinks, around the scores' size and far
+		// above them, with and without a window
+		{NHeads: 4, NKVHeads: 2, HeadDim: 32, Sinks: []float32{-1, 0.5, 3, 12}},
+		{NHeads: 8, NKVHeads: 1, HeadDim: 64, Window: 16, Sinks: []float32{0, 1, 2, -3, 4, 0.25, 20, -20}},
 	}
 	for _, c := range cpuKernelSets(t, 2) {
 		for _, typ := range []ggml.DType{ggml.F32, ggml.F16} {
@@ -204,6 +208,11 @@ func TestEmbedMatchesDequantize(t *testing.T) {
 		for _, b := range backends {
 			out := make([]float32, len(ids)*256)
 			b.Embed(out, w, ids)
+			odd := w
+			odd.Data = misalign(w.Data, 1)
+			outOdd := make([]float32, len(out))
+			b.Embed(outOdd, odd, ids)
+			require.Equal(t, out, outOdd, "%s %s rows at an odd address", b.Name(), typ)
 			for i, id := range ids {
 				require.Equal(t, all[int(id)*256:int(id+1)*256], out[i*256:(i+1)*256], "%s %s row %d", b.Name(), typ, id)
 			}

@@ -1,8 +1,12 @@
 package native
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,6 +75,50 @@ func TestCPUGatedRMSNormMatchesGo(t *testing.T) {
 			ref.GatedRMSNorm(want, x, z, w, 1e-6)
 			c.GatedRMSNorm(got, x, z, w, 1e-6)
 			require.LessOrEqual(t, nmse(got, want), tolAct, "%s %+v", c.ISA(), sh)
+		}
+	}
+}
+
+// BenchmarkSSM times the DeltaNet scan and the causal convolution of one
+// Qwen3.5-0.8B DeltaNet layer (16 heads of 128, conv over 6144 channels,
+// 4 taps) for decode (1 token) and a 64-token prefill, on the pure-Go
+// backend and the C kernels when built, all cores (LITERT_BENCH_THREADS
+// to change). tok/s is tokens of that layer per second.
+func BenchmarkSSM(b *testing.B) {
+	threads := runtime.NumCPU()
+	if n, err := strconv.Atoi(os.Getenv("LITERT_BENCH_THREADS")); err == nil && n > 0 {
+		threads = n
+	}
+	backends := []Backend{NewGo(threads)}
+	if c, err := LoadCPU(threads); err == nil {
+		backends = append(backends, c)
+	}
+	defer func() {
+		for _, be := range backends {
+			be.Close()
+		}
+	}()
+	r := rand.New(rand.NewPCG(31, 32))
+	d := DeltaNet{NKHeads: 16, NVHeads: 16, HeadDim: 128, Eps: 1e-6}
+	const channels, kernel = 2*16*128 + 16*128, 4
+	for _, n := range []int{1, 64} {
+		q, k, v, gate, beta := deltaInputs(r, d, n)
+		x, w := randFloats(r, n*channels, 1), randFloats(r, channels*kernel, 1)
+		out, cout := make([]float32, len(v)), make([]float32, len(x))
+		state, cstate := make([]float32, d.StateSize()), make([]float32, (kernel-1)*channels)
+		for _, be := range backends {
+			b.Run(fmt.Sprintf("DeltaNet/%s/%d", be.Name(), n), func(b *testing.B) {
+				for range b.N {
+					be.DeltaNet(out, q, k, v, gate, beta, state, d, n)
+				}
+				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "tok/s")
+			})
+			b.Run(fmt.Sprintf("CausalConv/%s/%d", be.Name(), n), func(b *testing.B) {
+				for range b.N {
+					be.CausalConv(cout, x, cstate, w, channels, kernel, n)
+				}
+				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "tok/s")
+			})
 		}
 	}
 }

@@ -117,8 +117,8 @@ func convChannels(out, x, state, w []float32, channels, kernel, nTokens, lo, hi 
 	}
 }
 
-// DeltaNet runs the gated delta rule over nTokens rows, as
-// ggml_gated_delta_net computes it token by token. q and k hold nTokens
+// DeltaNet runs the gated delta rule over nTokens rows, token by token as
+// ggml_gated_delta_net (up to rounding: see deltaHead). q and k hold nTokens
 // rows of d.NKHeads heads, v and out rows of d.NVHeads heads, gate and beta
 // rows of d.NVHeads values: the log decay g ≤ 0 and the write strength β
 // of each head. q and k are normalized in place first: each head becomes
@@ -160,7 +160,13 @@ func l2Normalize(x []float32, n int, eps, c float32) {
 	}
 }
 
-// deltaHead scans value head h over the tokens.
+// deltaHead scans value head h over the tokens. Row j of the state (column
+// j of S) is all that value element j reads and writes, and the decay
+// factors out of the products: with a = e^g, δ[j] = β(v[j] − a·S[:,j]·k)
+// and out[j] = a·S[:,j]·q + δ[j]·(k·q), both from the row before the
+// update, which then is one pass S[:,j] = a·S[:,j] + δ[j]·k. The result is
+// ggml's up to rounding (llama.cpp's fused, chunked and autoregressive
+// forms differ from each other the same way).
 func deltaHead(out, q, k, v, gate, beta, state []float32, d DeltaNet, nTokens, h int) {
 	n, hk := d.HeadDim, h%d.NKHeads
 	s := state[h*n*n : (h+1)*n*n]
@@ -170,20 +176,16 @@ func deltaHead(out, q, k, v, gate, beta, state []float32, d DeltaNet, nTokens, h
 		kh := k[t*kw+hk*n : t*kw+(hk+1)*n]
 		vh := v[t*vw+h*n : t*vw+(h+1)*n]
 		oh := out[t*vw+h*n : t*vw+(h+1)*n]
-		decay := float32(math.Exp(float64(gate[t*d.NVHeads+h])))
+		a := float32(math.Exp(float64(gate[t*d.NVHeads+h])))
 		b := beta[t*d.NVHeads+h]
-		for i := range s {
-			s[i] *= decay
-		}
-		// row j of s is column j of S: δ[j] = β(v[j] − S[:,j]·k), kept in oh
+		kq := dotF32s(kh, qh)
 		for j := range n {
-			oh[j] = (vh[j] - dot(s[j*n:(j+1)*n], kh)) * b
-		}
-		for j := range n {
-			axpy(s[j*n:(j+1)*n], oh[j], kh)
-		}
-		for j := range n {
-			oh[j] = dot(s[j*n:(j+1)*n], qh)
+			row := s[j*n : (j+1)*n]
+			delta := (vh[j] - a*dotF32s(row, kh)) * b
+			oh[j] = a*dotF32s(row, qh) + delta*kq
+			for i, ki := range kh[:len(row)] {
+				row[i] = a*row[i] + delta*ki
+			}
 		}
 	}
 }

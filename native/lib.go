@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
-const abiVersion = 7
+const abiVersion = 8
 
 // LibEnv is the environment variable naming the native kernel library. When
 // it is set, only that file is tried.
@@ -40,7 +40,7 @@ type lib struct {
 	matmul, rmsnorm, rope, glu uintptr
 	softmax, attention         uintptr
 	readBytes                  uintptr
-	eltwise                    uintptr
+	eltwise, getRows           uintptr
 }
 
 // LibCandidates returns the paths tried, in order, for the native library:
@@ -149,7 +149,7 @@ func openLib(path string) (*lib, error) {
 	l.rmsnorm, l.rope = sym("lrt_rmsnorm"), sym("lrt_rope")
 	l.glu, l.softmax = sym("lrt_glu"), sym("lrt_softmax")
 	l.attention, l.readBytes = sym("lrt_attention"), sym("lrt_read_bytes")
-	l.eltwise = sym("lrt_eltwise")
+	l.eltwise, l.getRows = sym("lrt_eltwise"), sym("lrt_get_rows")
 	if err != nil {
 		return fail(err)
 	}
@@ -220,4 +220,5 @@ type attnParams struct {
 	softcap      float32
 	window       int32
 	causal       int32
+	sinks        unsafe.Pointer // [nHeads] float32, or nil
 }

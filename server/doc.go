@@ -5,7 +5,8 @@
 //
 //	GET  /v1/models              the served model
 //	GET  /v1/models/{id}
-//	POST /v1/chat/completions    messages (text; image and audio parts for models with encoders),
+//	POST /v1/chat/completions    messages (text; image_url and input_audio parts with an mmproj:
+//	                             data: URLs, http(s) with Config.AllowRemoteMedia),
 //	                             tools, tool_choice, parallel_tool_calls, response_format
 //	                             (json_object, json_schema), temperature, top_p, top_k, min_p,
 //	                             frequency/presence penalties, max_tokens / max_completion_tokens,

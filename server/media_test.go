@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -10,13 +11,17 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/litert-go/litert-go/bench/synth"
 	"github.com/litert-go/litert-go/conversation"
+	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/models/ggml"
 )
 
 // testWAV is 0.01 s of 16 kHz mono 16-bit silence.
@@ -127,4 +132,66 @@ func TestMediaParts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mmprojServer serves a tiny synthetic llama with the tiny LFM2-VL mmproj
+// (no chat template: ChatML).
+func mmprojServer(t *testing.T) (*Server, *httptest.Server) {
+	dir := t.TempDir()
+	lm, mp := filepath.Join(dir, "lm.gguf"), filepath.Join(dir, "mmproj.gguf")
+	require.NoError(t, synth.WriteFile(lm, "tiny-llama3.2-1b", synth.Options{Seed: 1}))
+	require.NoError(t, synth.WriteMMProj(mp, "lfm2", 1, ggml.F32))
+	eng, err := engine.Open(context.Background(), lm, engine.Settings{MMProj: mp, Backend: engine.CPUGo, Threads: 2, ContextLength: 1024})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	s, err := New(eng, Config{ModelID: "tiny"})
+	require.NoError(t, err)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+// TestMediaPartsWithEncoder: with an mmproj the server answers image_url
+// parts; usage counts the image's embedding positions as the Prompter
+// lays the prompt out, and a follow-up request finds the image in the
+// prompt cache.
+func TestMediaPartsWithEncoder(t *testing.T) {
+	s, ts := mmprojServer(t)
+	var pngData bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 48, 40))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	require.NoError(t, png.Encode(&pngData, img))
+	url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngData.Bytes())
+	first := `{"role":"user","content":[{"type":"image_url","image_url":{"url":"` + url + `"}},{"type":"text","text":"What is it?"}]}`
+	var reply struct {
+		Choices []struct {
+			Message struct{ Content string }
+		}
+		Usage usage
+	}
+	resp, data := postChat(t, ts.Client(), ts.URL, `{"model":"tiny","max_tokens":3,"messages":[`+first+`]}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", data)
+	require.NoError(t, json.Unmarshal(data, &reply))
+	var req chatRequest
+	require.NoError(t, json.Unmarshal([]byte(`{"messages":[`+first+`]}`), &req))
+	hist, aerr := convertMessages(req.Messages, mediaSource{})
+	require.Nil(t, aerr)
+	prompt, err := s.prompter.Chat(context.Background(), hist, nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, prompt.Media())
+	assert.Equal(t, prompt.Len(), reply.Usage.PromptTokens)
+	assert.Equal(t, 72, prompt[1].N, "LFM2-VL's tokens for 48×40")
+
+	follow := `{"model":"tiny","max_tokens":3,"messages":[` + first + `,{"role":"assistant","content":` + strconv.Quote(reply.Choices[0].Message.Content) +
+		`},{"role":"user","content":"And the colour?"}]}`
+	resp, data = postChat(t, ts.Client(), ts.URL, follow)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", data)
+	require.NoError(t, json.Unmarshal(data, &reply))
+	assert.Greater(t, reply.Usage.PromptTokensDetails.CachedTokens, prompt[0].Len()+prompt[1].N, "the image came from the prompt cache")
+
+	resp, data = postChat(t, ts.Client(), ts.URL, chatWithPart(audioPart(testWAV(), "wav")))
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Contains(t, string(data), "no audio encoder")
 }

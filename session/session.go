@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models"
@@ -118,12 +119,22 @@ func (s *Session) ensureLogits(ctx context.Context) error {
 	if len(s.tokens) == 0 {
 		return errors.New("session: no logits: prefill at least one token first")
 	}
-	if s.st.Len() == len(s.tokens) {
-		if _, err := s.st.Truncate(len(s.tokens) - 1); err != nil {
-			return fmt.Errorf("session: %w", err)
-		}
+	if s.st.Len() < len(s.tokens) {
+		return s.catchUp(ctx, true)
 	}
-	return s.catchUp(ctx, true)
+	// a checkpoint at the end (an Append's turn boundary) is dropped by
+	// the Truncate: take it again after
+	remark := slices.Contains(s.st.Checkpoints(), len(s.tokens))
+	if _, err := s.st.Truncate(len(s.tokens) - 1); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	if err := s.catchUp(ctx, true); err != nil {
+		return err
+	}
+	if remark {
+		s.st.Checkpoint()
+	}
+	return nil
 }
 
 // catchUp runs the session's tokens the state does not hold yet through

@@ -40,6 +40,7 @@ type chatFlags struct {
 func parseChatFlags(sio stdio, args []string) (*chatFlags, error) {
 	fs := newFlags("chat", sio)
 	f := &chatFlags{eng: addEngineFlags(fs)}
+	f.eng.addMMProjFlag(fs)
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.StringVar(&f.tools, "tools", "", "comma-separated tools: fs (all file tools), fs-ro (read-only file tools), a file tool's name (ListFiles, ReadFile, NewFile, EditFile, FindTextInFiles, DeleteFile), or command (see --allow)")
 	fs.StringVar(&f.root, "root", ".", "project root the file and command tools are confined to")

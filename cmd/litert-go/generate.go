@@ -29,6 +29,7 @@ type engineFlags struct {
 	ctxLen    *int
 	kv        *string
 	nativeLib *string
+	mmproj    *string   // addMMProjFlag; nil for commands without media
 	stderr    io.Writer // where open says it fell back to the Go kernels
 }
 
@@ -54,13 +55,25 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	return e
 }
 
+// addMMProjFlag defines --mmproj, for the commands that take media. A
+// Hub name in -m brings its repository's mmproj unless --mmproj names one.
+func (e *engineFlags) addMMProjFlag(fs *flag.FlagSet) {
+	e.mmproj = fs.String("mmproj", "", "multimodal projector `FILE` (an mmproj GGUF, as llama.cpp's mtmd loads) for image and audio input (default: the mmproj of -m's Hub repository, if any)")
+}
+
 // resolve replaces a Hub model name in -m by its cached file's path,
-// pulling it first if needed.
+// pulling it first if needed, and fills an empty --mmproj with the
+// repository's mmproj file.
 func (e *engineFlags) resolve(ctx context.Context) error {
 	if *e.model == "" {
 		return errors.New("-m FILE is required")
 	}
-	return resolveModel(ctx, e.stderr, e.model)
+	mmproj, err := resolveModelFiles(ctx, e.stderr, e.model)
+	if err == nil && mmproj != "" && e.mmproj != nil && *e.mmproj == "" {
+		// as llama.cpp's -hf loads the repository's projector
+		*e.mmproj = mmproj
+	}
+	return err
 }
 
 func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
@@ -75,7 +88,11 @@ func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--kv: %w", err)
 	}
-	eng, err := engine.Open(ctx, *e.model, engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv, NativeLib: *e.nativeLib})
+	s := engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv, NativeLib: *e.nativeLib}
+	if e.mmproj != nil {
+		s.MMProj = *e.mmproj
+	}
+	eng, err := engine.Open(ctx, *e.model, s)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +157,7 @@ func (f *samplerFlags) sampler() session.Sampler {
 func runGenerate(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("generate", sio)
 	eo := addEngineFlags(fs)
+	eo.addMMProjFlag(fs)
 	prompt := fs.String("p", "", "prompt text (required)")
 	n := fs.Int("n", 128, "most tokens to generate (0: until the context is full)")
 	fs.IntVar(n, "max-tokens", 128, "same as -n")

@@ -23,6 +23,7 @@ import (
 func runLogits(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("logits", sio)
 	eo := addEngineFlags(fs)
+	eo.addMMProjFlag(fs)
 	idsFlag := fs.String("ids", "", "prompt as comma-separated token ids")
 	prompt := fs.String("p", "", "prompt text (tokenized with the model's tokenizer, BOS added as the model asks)")
 	steps := fs.Int("n", 1, "number of steps to print")

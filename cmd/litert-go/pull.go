@@ -99,19 +99,26 @@ func pullModel(ctx context.Context, c *hub.Client, ref hub.Ref, w io.Writer) (*h
 // [:QUANT]) into the path of its cached file, pulling it first when it is
 // not cached; a file path is left as it is. Progress goes to w.
 func resolveModel(ctx context.Context, w io.Writer, model *string) error {
+	_, err := resolveModelFiles(ctx, w, model)
+	return err
+}
+
+// resolveModelFiles is resolveModel also returning the local path of the
+// repository's mmproj file ("" if it has none, or model is a file).
+func resolveModelFiles(ctx context.Context, w io.Writer, model *string) (mmproj string, err error) {
 	if !hub.IsRef(*model) {
-		return nil
+		return "", nil
 	}
 	ref, err := hub.ParseRef(*model)
 	if err != nil {
-		return fmt.Errorf("-m: %w", err)
+		return "", fmt.Errorf("-m: %w", err)
 	}
 	m, err := pullModel(ctx, hub.FromEnv(), ref, w)
 	if err != nil {
-		return fmt.Errorf("-m: %w", err)
+		return "", fmt.Errorf("-m: %w", err)
 	}
 	*model = m.Path
-	return nil
+	return m.MMProj, nil
 }
 
 // runLs implements "litert-go ls": the GGUF files in the Hugging Face

@@ -19,6 +19,7 @@ import (
 func runServe(ctx context.Context, sio stdio, args []string) error {
 	fs := newFlags("serve", sio)
 	eo := addEngineFlags(fs)
+	eo.addMMProjFlag(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
 	parallel := fs.Int("parallel", server.DefaultParallel, "requests generating at once")
 	queue := fs.Int("queue", 0, "requests that may be in the server beyond --parallel (reading, tokenizing, waiting) before 429 (0: 4 × parallel, -1: none)")

@@ -468,6 +468,13 @@ func (e *entry) isZero(p *Params) bool {
 	return true
 }
 
+// defaultIsZero reports whether e's default for p is zero.
+func (e *entry) defaultIsZero(p *Params) bool {
+	q := *p
+	e.setDefault(&q)
+	return e.isZero(&q)
+}
+
 // Default sets each zero field of p that p.Arch reads to its default, in
 // table order, as Read does for absent keys: a writer fills in the fields
 // it sets and calls Default for the rest. (A bool whose default is true,
@@ -481,14 +488,16 @@ func (p *Params) Default() {
 }
 
 // KV returns the metadata that describes p, with the key names and value
-// types convert_hf_to_gguf writes (integers as uint32, numbers as float32):
-// general.architecture, then each key of the table p.Arch reads whose field
-// is not zero. Read of a file with these keys returns p.
+// types convert_hf_to_gguf writes (integers as uint32, numbers as float32,
+// or float64 when float32 would round them): general.architecture, then
+// each key of the table p.Arch reads unless both its field and its default
+// are zero. Read of a file with these keys returns p (but VocabSize, which
+// comes from a tensor).
 func (p *Params) KV() []gguf.KV {
 	kv := []gguf.KV{{Key: "general.architecture", Value: gguf.String(p.Arch)}}
 	for i := range table {
 		e := &table[i]
-		if e.name == "" || !e.reads(p.Arch) || e.isZero(p) {
+		if e.name == "" || !e.reads(p.Arch) || (e.isZero(p) && e.defaultIsZero(p)) {
 			continue
 		}
 		var v gguf.Value
@@ -509,6 +518,9 @@ func (p *Params) KV() []gguf.KV {
 			v = gguf.Float32(*x)
 		case *float64:
 			v = gguf.Float32(float32(*x))
+			if float64(float32(*x)) != *x {
+				v = gguf.Value{Type: gguf.TypeFloat64, Data: *x}
+			}
 		}
 		kv = append(kv, gguf.KV{Key: p.Arch + "." + e.name, Value: v})
 	}

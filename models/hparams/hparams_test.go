@@ -120,3 +120,31 @@ func TestReadErrors(t *testing.T) {
 	_, err = hparams.Read(parse(t, nil))
 	require.ErrorContains(t, err, `"general.architecture" missing`)
 }
+
+// FuzzRead checks, on any file gguf.Parse accepts, that Read reports
+// problems as errors (no panic) and that what it reads round-trips: Read of
+// the keys Params.KV writes returns the same Params.
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"tiny-gemma2-2b", "tiny-gpt-oss-20b", "tiny-granite3.3-2b", "tiny-exaone4-32b", "tiny-smollm3-3b"} {
+		s, err := synth.Lookup(name)
+		require.NoError(f, err)
+		p := s.Params(s.NVocab)
+		var buf bytes.Buffer
+		require.NoError(f, gguf.Write(&buf, &gguf.Model{KV: p.KV()}))
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gf, err := gguf.Parse(data)
+		if err != nil {
+			return
+		}
+		p, err := hparams.Read(gf)
+		if err != nil {
+			return
+		}
+		p.VocabSize = 0
+		got, err := hparams.Read(parse(t, p.KV()))
+		require.NoError(t, err)
+		require.Equal(t, p, got)
+	})
+}

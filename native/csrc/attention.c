@@ -7,7 +7,9 @@
  * keep the running max m and denominator l, rescale the accumulator by
  * exp(m_old - m_new) when a block raises the max, add p.V (att_accum). The
  * cache is read once per (token, cache head), scores never leave a small
- * buffer, and (token, cache head) jobs are spread over the pool. */
+ * buffer, and (token, cache head) jobs are spread over the pool. A head's
+ * sink logit (gpt-oss), if given, joins its softmax's denominator at the
+ * end, relative to the running max as the scores are. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -82,6 +84,8 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
       k->att_accum(acc, hd, ng, s, ATT_BLOCK, vb, a->kv_stride, f16, nb, hd);
     }
     for (int g = 0; g < ng; g++) {
+      /* a sink joins the denominator: e^(sink - m), m the scores' max */
+      if (a->sinks) l[g] += expf(a->sinks[kvh * ng + g] - m[g]);
       const float inv = l[g] > 0 ? 1.0f / l[g] : 0.0f;
       for (int d = 0; d < hd; d++) o[(size_t)g * hd + d] = acc[(size_t)g * hd + d] * inv;
     }

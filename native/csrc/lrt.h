@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
-#define LRT_ABI_VERSION 7
+#define LRT_ABI_VERSION 8
 
 /* LRT_API marks the exported symbols; everything else is hidden. */
 #if defined(__GNUC__)
@@ -150,6 +150,8 @@ typedef struct {
   int32_t window;    /* if > 0: key j is visible to query at pos p only if
                         p - j < window */
   int32_t causal;    /* 1: key j is visible only if j <= pos */
+  const float *sinks; /* NULL, or [n_heads] logits that join each head's
+                         softmax denominator without a value (gpt-oss) */
 } lrt_attn_params;
 
 /* lrt_attention computes, for each query token and head, softmax over the
@@ -178,5 +180,12 @@ typedef struct {
  * multiple of period > 0). x may not alias y except exactly (x == y). */
 LRT_API int32_t lrt_eltwise(lrt_pool *p, int32_t op, float *y, const float *x, int64_t n,
                             int64_t period, const lrt_elt_params *prm);
+
+/* lrt_get_rows converts row ids[t] of w (rows rows of cols elements of type
+ * wtype, LRT_F32, LRT_F16, LRT_BF16 or LRT_Q8_0; others are
+ * LRT_EUNSUPPORTED) to floats in out[t*cols ...] for t < nids: the token
+ * embedding lookup. Every id must be below rows. */
+LRT_API int32_t lrt_get_rows(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
+                             const int32_t *ids, int64_t nids, float *out);
 
 #endif

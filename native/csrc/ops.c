@@ -234,3 +234,46 @@ int32_t lrt_eltwise(lrt_pool *p, int32_t op, float *y, const float *x, int64_t n
   pool_end(p);
   return LRT_OK;
 }
+
+/* ---- embedding lookup ---- */
+
+int32_t lrt_get_rows(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
+                     const int32_t *ids, int64_t nids, float *out) {
+  if (!p || rows < 0 || cols < 0 || nids < 0) return LRT_EINVAL;
+  if (wtype != LRT_F32 && wtype != LRT_F16 && wtype != LRT_BF16 && wtype != LRT_Q8_0)
+    return LRT_EUNSUPPORTED;
+  if (wtype == LRT_Q8_0 && cols % QK != 0) return LRT_EINVAL;
+  if (nids == 0 || cols == 0) return LRT_OK;
+  if (!w || !ids || !out) return LRT_EINVAL;
+  const int64_t rb = weight_row_bytes(wtype, cols);
+  for (int64_t t = 0; t < nids; t++) {
+    if (ids[t] < 0 || ids[t] >= rows) return LRT_EINVAL;
+    const uint8_t *row = (const uint8_t *)w + (int64_t)ids[t] * rb;
+    float *o = out + t * cols;
+    switch (wtype) {
+    case LRT_F32:
+      memcpy(o, row, (size_t)cols * sizeof(float));
+      break;
+    /* rows may sit at any byte offset: halves are read with memcpy */
+    case LRT_F16:
+    case LRT_BF16:
+      for (int64_t i = 0; i < cols; i++) {
+        uint16_t h;
+        memcpy(&h, row + 2 * i, 2);
+        o[i] = wtype == LRT_F16 ? lrt_f16_to_f32(h) : lrt_bf16_to_f32(h);
+      }
+      break;
+    case LRT_Q8_0:
+      for (int64_t b = 0; b < cols / QK; b++) {
+        const uint8_t *blk = row + b * (int64_t)sizeof(block_q8_0);
+        uint16_t dh;
+        memcpy(&dh, blk, 2);
+        const float d = lrt_f16_to_f32(dh);
+        const int8_t *qs = (const int8_t *)(blk + 2);
+        for (int j = 0; j < QK; j++) o[b * QK + j] = (float)qs[j] * d;
+      }
+      break;
+    }
+  }
+  return LRT_OK;
+}

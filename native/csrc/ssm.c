@@ -99,6 +99,10 @@ static void l2_range(void *arg, int64_t lo, int64_t hi) {
   }
 }
 
+/* delta_range scans value heads [lo, hi) as deltaHead of go_ssm.go: per
+ * row j of the state (column j of S), with a = e^g,
+ * d = beta (v[j] - a S[:,j].k), out[j] = a S[:,j].q + d (k.q), then
+ * S[:,j] = a S[:,j] + d k. */
 static void delta_range(void *arg, int64_t lo, int64_t hi) {
   const lrt_delta_params *a = arg;
   const int64_t n = a->dim, kw = a->nk * n, vw = a->nv * n;
@@ -111,14 +115,13 @@ static void delta_range(void *arg, int64_t lo, int64_t hi) {
       float *o = a->out + t * vw + h * n;
       const float decay = (float)exp((double)a->gate[t * a->nv + h]);
       const float b = a->beta[t * a->nv + h];
-      for (int64_t i = 0; i < n * n; i++) s[i] *= decay;
-      for (int64_t j = 0; j < n; j++) o[j] = (v[j] - dotf(s + j * n, k, n)) * b;
+      const float kq = dotf(k, q, n);
       for (int64_t j = 0; j < n; j++) {
         float *sj = s + j * n;
-        const float d = o[j];
-        for (int64_t i = 0; i < n; i++) sj[i] += d * k[i];
+        const float d = (v[j] - decay * dotf(sj, k, n)) * b;
+        o[j] = decay * dotf(sj, q, n) + d * kq;
+        for (int64_t i = 0; i < n; i++) sj[i] = decay * sj[i] + d * k[i];
       }
-      for (int64_t j = 0; j < n; j++) o[j] = dotf(s + j * n, q, n);
     }
   }
 }

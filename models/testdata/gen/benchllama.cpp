@@ -4,12 +4,18 @@
 // single-token decodes (the decode rate), after one untimed warm-up of
 // each. It prints one JSON line:
 //
-//   {"threads":T,"n_prompt":P,"n_gen":G,"prefill_tok_s":x,"decode_tok_s":y}
+//   {"threads":T,"n_prompt":P,"n_gen":G,"prefill_tok_s":x,"decode_tok_s":y,
+//    "prefill_cpu_ms_tok":a,"decode_cpu_ms_tok":b}
+//
+// where the cpu fields are the process's CPU time (all threads, from
+// clock()) per token of each phase: on a machine shared with other work,
+// the rates say how fast, the CPU time how much work.
 //
 // Usage: benchllama MODEL.gguf THREADS N_PROMPT N_GEN
 // Build it as gen.sh builds reflogits.cpp; it is not part of the Go build.
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <vector>
 
@@ -78,11 +84,17 @@ int main(int argc, char **argv) {
     decode(ctx, prompt, 0);
     decode(ctx, {prompt[0]}, nPrompt);
     llama_memory_clear(llama_get_memory(ctx), true);
+    const std::clock_t c0 = std::clock();
     const double pp = decode(ctx, prompt, 0);
+    const std::clock_t c1 = std::clock();
     double tg = 0;
     for (int j = 0; j < nGen; j++) tg += decode(ctx, {prompt[j % nPrompt]}, nPrompt + j);
-    printf("{\"threads\":%d,\"n_prompt\":%d,\"n_gen\":%d,\"prefill_tok_s\":%.2f,\"decode_tok_s\":%.2f}\n",
-           threads, nPrompt, nGen, nPrompt / pp, nGen / tg);
+    const std::clock_t c2 = std::clock();
+    const double msPerClock = 1000.0 / CLOCKS_PER_SEC;
+    printf("{\"threads\":%d,\"n_prompt\":%d,\"n_gen\":%d,\"prefill_tok_s\":%.2f,\"decode_tok_s\":%.2f,"
+           "\"prefill_cpu_ms_tok\":%.3f,\"decode_cpu_ms_tok\":%.3f}\n",
+           threads, nPrompt, nGen, nPrompt / pp, nGen / tg,
+           (c1 - c0) * msPerClock / nPrompt, (c2 - c1) * msPerClock / nGen);
     llama_free(ctx);
     llama_model_free(model);
     llama_backend_free();

@@ -1,0 +1,18 @@
+//go:build unix
+
+package models
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the CPU time the process has used, all threads, user and
+// system, for benchmarks to report beside wall-clock rates.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
