@@ -13,6 +13,7 @@ type attendTask struct {
 	q, out []float32
 	c      *KVCache
 	pos0   int
+	n      int // query rows
 	a      Attention
 }
 
@@ -22,13 +23,21 @@ func (at *attendTask) run(lo, hi int) {
 	// one score per visible position, reused for every head of the chunk
 	buf := at.g.scores.Get().(*[]float32)
 	defer at.g.scores.Put(buf)
-	if need := at.pos0 + hi/a.NHeads + 1; cap(*buf) < need {
+	need := at.pos0 + hi/a.NHeads + 1
+	if a.NonCausal {
+		need = at.pos0 + at.n
+	}
+	if cap(*buf) < need {
 		// the context grows a token at a time: leave room
 		*buf = make([]float32, max(need, 2*cap(*buf), 1024))
 	}
 	for i := lo; i < hi; i++ {
 		t, h := i/a.NHeads, i%a.NHeads
 		pos := at.pos0 + t
+		last := pos // causal: keys up to the query's own position
+		if a.NonCausal {
+			last = at.pos0 + at.n - 1 // the whole batch
+		}
 		first := 0
 		if a.Window > 0 {
 			first = max(0, pos-a.Window+1)
@@ -37,8 +46,8 @@ func (at *attendTask) run(lo, hi int) {
 		if a.Sinks != nil {
 			sink = a.Sinks[h]
 		}
-		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, pos,
-			a.Scale, a.SoftCap, sink, (*buf)[:pos-first+1])
+		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, last,
+			a.Scale, a.SoftCap, sink, (*buf)[:last-first+1])
 	}
 }
 

@@ -219,7 +219,7 @@ func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 	copy(c.v32[off:off+n], v[:n])
 }
 
-// Attend runs causal attention: for each query row and head, the scores
+// Attend runs attention (causal unless a.NonCausal): for each query row and head, the scores
 // against every visible key, their softmax, and the weighted sum of the
 // values (see attendHead). Query rows × heads are split over threads.
 func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
@@ -230,7 +230,7 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
 	at := g.attends.Get().(*attendTask)
-	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, a: a}
+	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a}
 	g.pool.run(nTokens*a.NHeads, max(1, minWork/max(1, 2*hd*(pos0+nTokens))), at)
 	*at = attendTask{}
 	g.attends.Put(at)
