@@ -107,7 +107,7 @@ type checkpoint struct {
 }
 
 // NewState allocates, for model m, a cache of ctxLen positions of type
-// kvType (ggml.F32 or ggml.F16) laid out as m's Caches say (DefaultCaches
+// kvType (one of native.KVTypes) laid out as m's Caches say (DefaultCaches
 // if m is not a Cacher), and buffers for batches of up to maxBatch tokens,
 // all of it through m's backend (Backend.NewKVCache and Backend.Alloc).
 func NewState(m Model, ctxLen, maxBatch int, kvType ggml.DType) (*State, error) {
@@ -129,8 +129,8 @@ func newState(b native.Backend, p Params, caches []LayerCache, ctxLen, maxBatch 
 	if len(caches) != p.NLayers {
 		return nil, fmt.Errorf("models: %d layer caches for %d layers", len(caches), p.NLayers)
 	}
-	if kvType != ggml.F32 && kvType != ggml.F16 {
-		return nil, fmt.Errorf("models: KV cache type %s is not supported (want F32 or F16)", kvType)
+	if err := native.CheckKVType(kvType, p.HeadDim); err != nil {
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	maxBatch = min(maxBatch, ctxLen)
 	s := &State{

@@ -209,6 +209,10 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 	if nTokens == 0 {
 		return
 	}
+	if cache.quantized() { // Q8_0 / Q4_0 blocks: the Go kernels read them
+		c.fallback.Attend(out, q, cache, pos0, nTokens, a)
+		return
+	}
 	if a.Sinks != nil && len(a.Sinks) != a.NHeads {
 		panic(fmt.Sprintf("native: Attend with %d sinks for %d heads", len(a.Sinks), a.NHeads))
 	}
