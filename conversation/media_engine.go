@@ -26,9 +26,11 @@ func (m mmproj) Audio() bool  { return m.e.Audio() }
 func (m mmproj) Encode(ctx context.Context, md Media) ([]MediaPiece, error) {
 	var ps []encoder.Piece
 	var err error
+	kind := encoder.MediaImage
 	if md.Kind == "image" {
 		ps, err = m.e.EncodeImage(ctx, md.Data)
 	} else {
+		kind = encoder.MediaAudio
 		ps, err = m.e.EncodeAudio(ctx, md.Data)
 	}
 	if err != nil {
@@ -36,7 +38,7 @@ func (m mmproj) Encode(ctx context.Context, md Media) ([]MediaPiece, error) {
 	}
 	out := make([]MediaPiece, len(ps))
 	for i, p := range ps {
-		out[i] = MediaPiece{Text: p.Text, Embeddings: p.Embeddings, N: p.N}
+		out[i] = MediaPiece{Text: p.Text, Embeddings: p.Embeddings, N: p.N, NonCausal: p.Embeddings != nil && m.e.NonCausal(kind)}
 	}
 	return out, nil
 }

@@ -27,11 +27,13 @@ type Encoder interface {
 
 // MediaPiece is one piece of a media input in the prompt: text (special
 // tokens in it are parsed, as the template's are), or N rows of input
-// embeddings of the model's width.
+// embeddings of the model's width, decoded as one non-causal batch if
+// NonCausal (see session.Chunk).
 type MediaPiece struct {
 	Text       string
 	Embeddings []float32
 	N          int
+	NonCausal  bool
 }
 
 // MediaKey identifies media by its bytes: the first 8 bytes of their
@@ -234,7 +236,7 @@ func (c *Conversation) prompt(ctx context.Context, text string, media []Media, f
 			}
 			// Each embedding run is its own chunk, keyed by the media and
 			// its place among them.
-			p = append(p, session.Chunk{Embeddings: pc.Embeddings, N: pc.N, Key: key + uint64(j)})
+			p = append(p, session.Chunk{Embeddings: pc.Embeddings, N: pc.N, Key: key + uint64(j), NonCausal: pc.NonCausal})
 		}
 		addTokens(c.tok.EncodeEscaped(segs[i+1]))
 	}

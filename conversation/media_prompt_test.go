@@ -148,7 +148,7 @@ func handPrompt(t *testing.T, c *Conversation, content string, media ...[]MediaP
 				continue
 			}
 			flush()
-			p = append(p, session.Chunk{Embeddings: pc.Embeddings, N: pc.N})
+			p = append(p, session.Chunk{Embeddings: pc.Embeddings, N: pc.N, NonCausal: pc.NonCausal})
 		}
 		ids = append(ids, c.tok.EncodeEscaped(segs[i+1])...)
 	}

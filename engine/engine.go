@@ -71,7 +71,7 @@ type Settings struct {
 	Backend       Backend
 	Threads       int        // 0: the number of physical cores
 	ContextLength int        // 0: the model's, capped at DefaultContextLength
-	KVType        ggml.DType // ggml.F32 (the zero value) or ggml.F16
+	KVType        ggml.DType // ggml.F32 (the zero value), F16, Q8_0 or Q4_0 (native.KVTypes)
 	// NativeLib is the native kernel library file; "" searches the
 	// trusted places of native.LibCandidates ($LITERT_NATIVE_LIB, beside
 	// the executable, its prefix's lib/), never the working directory.
@@ -101,8 +101,8 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if s.KVType != ggml.F32 && s.KVType != ggml.F16 {
-		return nil, fmt.Errorf("engine: KV cache type %s is not supported (want F32 or F16)", s.KVType)
+	if err := native.CheckKVType(s.KVType, 0); err != nil { // the head size is checked once the model is loaded
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if s.ContextLength < 0 || s.Threads < 0 {
 		return nil, fmt.Errorf("engine: negative context length %d or threads %d", s.ContextLength, s.Threads)
@@ -136,6 +136,11 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 		f.Close()
 		b.Close()
 		return nil, fmt.Errorf("engine: %s: the tokenizer has %d tokens but token_embd.weight has %d rows", path, tok.VocabSize(), m.Params().VocabSize)
+	}
+	if err := native.CheckKVType(s.KVType, m.Params().HeadDim); err != nil {
+		f.Close()
+		b.Close()
+		return nil, fmt.Errorf("engine: %s: %w", path, err)
 	}
 	e := &Engine{file: f, model: m, backend: b, tok: tok}
 	if s.MMProj != "" {

@@ -48,8 +48,11 @@ func TestOpenErrors(t *testing.T) {
 	_, err := Open(ctx, stories, Settings{Backend: GPU})
 	require.ErrorIs(t, err, native.ErrUnavailable)
 	require.ErrorContains(t, err, "gpu")
+	_, err = Open(ctx, stories, Settings{KVType: ggml.Q4_K})
+	require.ErrorContains(t, err, "KV cache type Q4_K is not supported")
+	// stories260K's heads of 8 elements are not whole blocks
 	_, err = Open(ctx, stories, Settings{KVType: ggml.Q8_0})
-	require.ErrorContains(t, err, "KV cache type Q8_0")
+	require.ErrorContains(t, err, "stories260K-Q8_0.gguf: native: a Q8_0 KV cache needs heads of a multiple of 32 elements, not 8")
 	_, err = Open(ctx, "does-not-exist.gguf", Settings{})
 	require.ErrorIs(t, err, os.ErrNotExist)
 	cancelled, cancel := context.WithCancel(ctx)

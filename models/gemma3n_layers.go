@@ -163,7 +163,7 @@ func (a *gemmaAttention) forward(b native.Backend, s *State, layer int, out, x [
 		b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	}
 	att := s.Buffer(bufGemmaAtt, nTokens*nh*hd)
-	b.Attend(att, q, s.KV(a.KVLayer), pos0, nTokens, a.Attn)
+	b.Attend(att, q, s.KV(a.KVLayer), pos0, nTokens, s.attention(a.Attn))
 	a.O.Forward(b, out, att, nTokens)
 }
 

@@ -291,9 +291,10 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 	}
 	// save k, v at pos to the cache
 	b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
-	// attention of the queries over positions ≤ pos
+	// attention of the queries over positions ≤ pos (the whole call's
+	// if its Input is NonCausal)
 	att := s.att[:nTokens*nh*hd]
-	b.Attend(att, q, s.KV(layer), pos0, nTokens, a.Attn)
+	b.Attend(att, q, s.KV(layer), pos0, nTokens, s.attention(a.Attn))
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
 }

@@ -49,6 +49,12 @@ type Input struct {
 	// Dim is the width of one row of Embeddings: the model's Params.Dim.
 	// Embeds sets it.
 	Dim int
+	// NonCausal makes every row of the call attend to every row of the
+	// call (and the whole context before it) in every attention layer,
+	// sliding windows still bounding the past: llama.cpp's causal_attn
+	// false, which mtmd sets while it decodes a Gemma 3 image chunk
+	// (mtmd_decode_use_non_causal). The whole chunk must then be one call.
+	NonCausal bool
 }
 
 // Tokens returns the Input of token ids.

@@ -262,7 +262,7 @@ func (g *GatedAttention) Forward(b native.Backend, s *State, layer int, out, x [
 	b.RoPE(q, nh, hd, pos0, nTokens, g.Rope)
 	b.RoPE(k, nkv, hd, pos0, nTokens, g.Rope)
 	b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
-	b.Attend(att, q, s.KV(layer), pos0, nTokens, g.Attn)
+	b.Attend(att, q, s.KV(layer), pos0, nTokens, s.attention(g.Attn))
 	for i, e := range gate {
 		att[i] *= sigmoid(e)
 	}

@@ -78,6 +78,7 @@ type State struct {
 	spare    []checkpoint      // dropped by Truncate, for reuse
 	bufs     map[int][]float32 // Buffer's arch-local scratch
 	trace    *NonFiniteError   // set while ForwardChecked looks for a non-finite stage
+	nonCaus  bool              // the current Forward call's Input is NonCausal
 
 	// Activations of up to maxBatch tokens, rows back to back:
 	x   []float32 // residual stream [n][Dim]
@@ -106,7 +107,7 @@ type checkpoint struct {
 }
 
 // NewState allocates, for model m, a cache of ctxLen positions of type
-// kvType (ggml.F32 or ggml.F16) laid out as m's Caches say (DefaultCaches
+// kvType (one of native.KVTypes) laid out as m's Caches say (DefaultCaches
 // if m is not a Cacher), and buffers for batches of up to maxBatch tokens,
 // all of it through m's backend (Backend.NewKVCache and Backend.Alloc).
 func NewState(m Model, ctxLen, maxBatch int, kvType ggml.DType) (*State, error) {
@@ -128,8 +129,8 @@ func newState(b native.Backend, p Params, caches []LayerCache, ctxLen, maxBatch 
 	if len(caches) != p.NLayers {
 		return nil, fmt.Errorf("models: %d layer caches for %d layers", len(caches), p.NLayers)
 	}
-	if kvType != ggml.F32 && kvType != ggml.F16 {
-		return nil, fmt.Errorf("models: KV cache type %s is not supported (want F32 or F16)", kvType)
+	if err := native.CheckKVType(kvType, p.HeadDim); err != nil {
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	maxBatch = min(maxBatch, ctxLen)
 	s := &State{
@@ -391,6 +392,13 @@ func (s *State) begin(p Params, in Input) {
 		p.NExperts != s.p.NExperts || p.NExpertsUsed != s.p.NExpertsUsed || p.ExpertHiddenDim != s.p.ExpertHiddenDim {
 		panic("models: State was made for a different model")
 	}
+	s.nonCaus = in.NonCausal
+}
+
+// attention is a for the current Forward call: non-causal if its Input is.
+func (s *State) attention(a native.Attention) native.Attention {
+	a.NonCausal = s.nonCaus
+	return a
 }
 
 // advance ends a Forward call of n rows: the State now holds n more
@@ -398,6 +406,7 @@ func (s *State) begin(p Params, in Input) {
 // CheckpointEvery since the last one.
 func (s *State) advance(n int) {
 	s.n += n
+	s.nonCaus = false
 	if !s.stateful || s.CheckpointEvery <= 0 {
 		return
 	}

@@ -74,7 +74,8 @@ func NewRoPE(dim int, base, scale float64, factors []float32, neox bool) RoPE {
 	return r
 }
 
-// Attention describes causal multi-head attention with grouped KV heads.
+// Attention describes multi-head attention with grouped KV heads, causal
+// unless NonCausal is set.
 type Attention struct {
 	NHeads   int     // query heads
 	NKVHeads int     // key/value heads; NHeads is a multiple of it
@@ -85,6 +86,13 @@ type Attention struct {
 	// Sinks, if not nil, holds a logit per query head that joins the
 	// softmax's denominator without a value (gpt-oss attn_sinks).
 	Sinks []float32
+	// NonCausal lets every query row of the call see every row of the
+	// call, later ones too (and all the cache before it): llama.cpp's
+	// causal_attn false, which mtmd sets for a Gemma 3 image chunk. The
+	// window still bounds the past: a query at pos sees the keys j with
+	// pos-j < Window and j < pos0+nTokens (llama.cpp's is_masked_swa under
+	// LLAMA_NON_CAUSAL_TYPE_ALL).
+	NonCausal bool
 }
 
 // Backend is the set of coarse operations a forward pass is made of.
@@ -115,7 +123,9 @@ type Backend interface {
 	StoreKV(cache *KVCache, pos0 int, k, v []float32, nTokens int)
 	// Attend computes, for each of the nTokens query rows of q (row t at
 	// position pos0+t, holding a.NHeads heads), softmax(scale·q·Kᵀ)·V over
-	// the cached positions the query may see, into out (same shape as q).
+	// the cached positions the query may see, into out (same shape as q):
+	// positions ≤ pos0+t, or < pos0+nTokens if a.NonCausal, within the
+	// window.
 	Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Attention)
 	// SwiGLU sets gate[i] = silu(gate[i]) * up[i].
 	SwiGLU(gate, up []float32)

@@ -197,8 +197,8 @@ func (c *CPU) StoreKV(cache *KVCache, pos0 int, k, v []float32, nTokens int) {
 	c.fallback.StoreKV(cache, pos0, k, v, nTokens)
 }
 
-// Attend computes causal attention of the nTokens query rows of q over the
-// cache with the fused online-softmax kernel.
+// Attend computes attention (causal unless a.NonCausal) of the nTokens
+// query rows of q over the cache with the fused online-softmax kernel.
 func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
 	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != cache.width || hd <= 0 ||
@@ -207,6 +207,10 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, cache.ctxLen, cache.width, len(q), len(out)))
 	}
 	if nTokens == 0 {
+		return
+	}
+	if cache.quantized() { // Q8_0 / Q4_0 blocks: the Go kernels read them
+		c.fallback.Attend(out, q, cache, pos0, nTokens, a)
 		return
 	}
 	if a.Sinks != nil && len(a.Sinks) != a.NHeads {
@@ -218,6 +222,9 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 		nHeads: int32(a.NHeads), nKVHeads: int32(a.NKVHeads), headDim: int32(hd),
 		kvType: int32(cache.typ), kvStride: int64(cache.width),
 		scale: a.Scale, softcap: a.SoftCap, window: int32(a.Window), causal: 1,
+	}
+	if a.NonCausal {
+		prm.causal = 0
 	}
 	if a.Sinks != nil {
 		prm.sinks = unsafe.Pointer(&a.Sinks[0])

@@ -119,6 +119,11 @@ func TestCPUAttendMatchesGo(t *testing.T) {
 		// above them, with and without a window
 		{NHeads: 4, NKVHeads: 2, HeadDim: 32, Sinks: []float32{-1, 0.5, 3, 12}},
 		{NHeads: 8, NKVHeads: 1, HeadDim: 64, Window: 16, Sinks: []float32{0, 1, 2, -3, 4, 0.25, 20, -20}},
+		// a non-causal media batch, with windows shorter and longer than
+		// the batch
+		{NHeads: 4, NKVHeads: 2, HeadDim: 32, NonCausal: true},
+		{NHeads: 4, NKVHeads: 1, HeadDim: 33, Window: 5, NonCausal: true},
+		{NHeads: 8, NKVHeads: 2, HeadDim: 64, Window: 120, SoftCap: 5, NonCausal: true},
 	}
 	for _, c := range cpuKernelSets(t, 2) {
 		for _, typ := range []ggml.DType{ggml.F32, ggml.F16} {

@@ -13,6 +13,7 @@ type attendTask struct {
 	q, out []float32
 	c      *KVCache
 	pos0   int
+	n      int // query rows
 	a      Attention
 }
 
@@ -22,13 +23,25 @@ func (at *attendTask) run(lo, hi int) {
 	// one score per visible position, reused for every head of the chunk
 	buf := at.g.scores.Get().(*[]float32)
 	defer at.g.scores.Put(buf)
-	if need := at.pos0 + hi/a.NHeads + 1; cap(*buf) < need {
+	need := at.pos0 + hi/a.NHeads + 1
+	if a.NonCausal {
+		need = at.pos0 + at.n
+	}
+	if cap(*buf) < need {
 		// the context grows a token at a time: leave room
 		*buf = make([]float32, max(need, 2*cap(*buf), 1024))
+	}
+	var qs *kvScratch
+	if at.c.quantized() {
+		qs = newKVScratch(hd)
 	}
 	for i := lo; i < hi; i++ {
 		t, h := i/a.NHeads, i%a.NHeads
 		pos := at.pos0 + t
+		last := pos // causal: keys up to the query's own position
+		if a.NonCausal {
+			last = at.pos0 + at.n - 1 // the whole batch
+		}
 		first := 0
 		if a.Window > 0 {
 			first = max(0, pos-a.Window+1)
@@ -37,8 +50,55 @@ func (at *attendTask) run(lo, hi int) {
 		if a.Sinks != nil {
 			sink = a.Sinks[h]
 		}
-		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, pos,
-			a.Scale, a.SoftCap, sink, (*buf)[:pos-first+1])
+		if qs != nil {
+			attendHeadQ(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, h/group, first, last,
+				a.Scale, a.SoftCap, sink, (*buf)[:last-first+1], qs)
+			continue
+		}
+		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, last,
+			a.Scale, a.SoftCap, sink, (*buf)[:last-first+1])
+	}
+}
+
+// kvScratch is attendHeadQ's room for one head: the query's Q8_0 blocks,
+// their values, and one value row converted to float32.
+type kvScratch struct {
+	qb     []byte
+	qr, vr []float32
+}
+
+func newKVScratch(hd int) *kvScratch {
+	return &kvScratch{qb: make([]byte, hd/qk*ggml.Q8_0.TypeSize()), qr: make([]float32, hd), vr: make([]float32, hd)}
+}
+
+// attendHeadQ is attendHead over a Q8_0 or Q4_0 cache, computed as
+// llama.cpp's CPU flash attention does (ggml_compute_forward_flash_attn_ext
+// with a quantized K and V, which llama.cpp requires for a quantized V):
+// the query is quantized to Q8_0 (K's vec_dot_type) and dotted with each
+// key row's blocks, and each value row is converted to float32 and summed
+// with its softmax weight. kvh is the head's KV head.
+func attendHeadQ(o, q []float32, c *KVCache, kvh, first, last int, scale, softCap, sink float32, s []float32, qs *kvScratch) {
+	hd := len(q)
+	hb := hd / qk * c.typ.TypeSize() // bytes of a head in a row
+	// the query as Q8_0 values d·q: the blocks' products are then those of
+	// ggml's integer dot, up to float rounding
+	_ = ggml.Quantize(ggml.Q8_0, q, qs.qb)
+	_ = dequantRow(ggml.Q8_0, qs.qb, qs.qr)
+	for j := range s {
+		b := (first+j)*c.rowBytes + kvh*hb
+		s[j] = dotRow(c.typ, c.kq[b:b+hb], qs.qr)
+	}
+	sum, m := softmaxScores(s, scale, softCap, haveSIMD)
+	sum += float32(math.Exp(float64(sink - m)))
+	clear(o)
+	for j, w := range s {
+		b := (first+j)*c.rowBytes + kvh*hb
+		_ = dequantRow(c.typ, c.vq[b:b+hb], qs.vr)
+		axpy(o, w, qs.vr)
+	}
+	inv := 1 / sum
+	for i := range o {
+		o[i] *= inv
 	}
 }
 

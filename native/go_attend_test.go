@@ -133,3 +133,69 @@ func TestSwiGLUKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestAttendQuantizedKV checks attention over a Q8_0 or Q4_0 cache, causal
+// and not, with and without a window, on both backends, against the plain
+// float64 attention computed as llama.cpp's CPU flash attention does with
+// -ctk/-ctv q8_0 (q4_0): keys and values rounded to their blocks
+// (quantize_row_*_ref), the query rounded to Q8_0 (K's vec_dot_type).
+func TestAttendQuantizedKV(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	g := NewGo(2)
+	defer g.Close()
+	bs := []Backend{g}
+	if c, err := LoadCPU(2); err == nil {
+		defer c.Close()
+		bs = append(bs, c)
+	} else if !errors.Is(err, ErrUnavailable) {
+		require.NoError(t, err)
+	}
+	// round sets x to the values of its t blocks
+	round := func(t *testing.T, typ ggml.DType, x []float32) []float32 {
+		n, err := typ.RowSize(len(x))
+		require.NoError(t, err)
+		b := make([]byte, n)
+		require.NoError(t, ggml.Quantize(typ, x, b))
+		out := make([]float32, len(x))
+		require.NoError(t, ggml.DequantizeRow(typ, b, out))
+		return out
+	}
+	for _, b := range bs {
+		for _, kv := range []ggml.DType{ggml.Q8_0, ggml.Q4_0} {
+			for _, a := range []Attention{
+				{NHeads: 4, NKVHeads: 2, HeadDim: 64, Scale: 0.125},
+				{NHeads: 6, NKVHeads: 2, HeadDim: 32, Scale: 0.2, Window: 9, SoftCap: 3},
+				{NHeads: 4, NKVHeads: 1, HeadDim: 128, Scale: 0.09, Window: 5, NonCausal: true},
+			} {
+				t.Run(fmt.Sprintf("%s/%s/hd%d/w%d/nc%v", b.Name(), kv, a.HeadDim, a.Window, a.NonCausal), func(t *testing.T) {
+					const ctxLen, pos0, n = 48, 29, 11
+					kvw := a.NKVHeads * a.HeadDim
+					c, err := NewKVCache(kv, ctxLen, kvw)
+					require.NoError(t, err)
+					k, v := randVec(r, (pos0+n)*kvw), randVec(r, (pos0+n)*kvw)
+					b.StoreKV(c, 0, k[:pos0*kvw], v[:pos0*kvw], pos0)
+					b.StoreKV(c, pos0, k[pos0*kvw:], v[pos0*kvw:], n)
+					q := randVec(r, n*a.NHeads*a.HeadDim)
+					got := make([]float32, len(q))
+					b.Attend(got, q, c, pos0, n, a)
+
+					kr, vr, qr := make([]float32, len(k)), make([]float32, len(v)), make([]float32, len(q))
+					for p := range pos0 + n { // rows are quantized whole, as ggml's set_rows does
+						copy(kr[p*kvw:], round(t, kv, k[p*kvw:(p+1)*kvw]))
+						copy(vr[p*kvw:], round(t, kv, v[p*kvw:(p+1)*kvw]))
+					}
+					for h := range n * a.NHeads {
+						copy(qr[h*a.HeadDim:], round(t, ggml.Q8_0, q[h*a.HeadDim:(h+1)*a.HeadDim]))
+					}
+					want := naiveAttention(qr, kr, vr, pos0, n, a)
+					assertClose(t, want, got, 2e-5, "attention over the rounded cache")
+					// and the blocks are close to the floats they round
+					exact := naiveAttention(q, k, v, pos0, n, a)
+					tol := map[ggml.DType]float64{ggml.Q8_0: 0.02, ggml.Q4_0: 0.5}[kv]
+					assert.Less(t, maxAbsDiff(exact, got), tol, "%s against F32", kv)
+					assert.Greater(t, maxAbsDiff(exact, got), 1e-5, "the rounding shows")
+				})
+			}
+		}
+	}
+}

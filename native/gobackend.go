@@ -200,12 +200,23 @@ func (g *Go) RoPE(x []float32, nHeads, headDim, pos0, nTokens int, r RoPE) {
 }
 
 // StoreKV copies keys and values into the cache, converting to F16 if the
-// cache holds F16.
+// cache holds F16, or quantizing each row as ggml's reference quantizers
+// do for a Q8_0 or Q4_0 cache.
 func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 	n := nTokens * c.width
 	if pos0 < 0 || pos0+nTokens > c.ctxLen || len(k) < n || len(v) < n {
 		panic(fmt.Sprintf("native: StoreKV of %d tokens at %d into a cache of %d positions (k %d, v %d floats)",
 			nTokens, pos0, c.ctxLen, len(k), len(v)))
+	}
+	if c.quantized() {
+		w, rb := c.width, c.rowBytes
+		for t := range nTokens {
+			dst := (pos0 + t) * rb
+			// the rows are whole blocks (NewKVCache): Quantize cannot fail
+			_ = ggml.Quantize(c.typ, k[t*w:(t+1)*w], c.kq[dst:dst+rb])
+			_ = ggml.Quantize(c.typ, v[t*w:(t+1)*w], c.vq[dst:dst+rb])
+		}
+		return
 	}
 	off := pos0 * c.width
 	if c.typ == ggml.F16 {
@@ -219,18 +230,20 @@ func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 	copy(c.v32[off:off+n], v[:n])
 }
 
-// Attend runs causal attention: for each query row and head, the scores
-// against every visible key, their softmax, and the weighted sum of the
-// values (see attendHead). Query rows × heads are split over threads.
+// Attend runs attention (causal unless a.NonCausal): for each query row
+// and head, the scores against every visible key, their softmax, and the
+// weighted sum of the values (see attendHead). Query rows × heads are
+// split over threads.
 func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
 	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != c.width || (a.Sinks != nil && len(a.Sinks) != a.NHeads) ||
+		(c.quantized() && hd%qk != 0) ||
 		pos0 < 0 || pos0+nTokens > c.ctxLen || len(q) < nTokens*a.NHeads*hd || len(out) < nTokens*a.NHeads*hd {
 		panic(fmt.Sprintf("native: Attend %d tokens at %d, %d heads / %d KV heads × %d, cache %d×%d, q %d, out %d",
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
 	at := g.attends.Get().(*attendTask)
-	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, a: a}
+	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a}
 	g.pool.run(nTokens*a.NHeads, max(1, minWork/max(1, 2*hd*(pos0+nTokens))), at)
 	*at = attendTask{}
 	g.attends.Put(at)

@@ -79,18 +79,25 @@ func TestMatMul(t *testing.T) {
 	}
 }
 
-// naiveAttention is softmax(scale·q·Kᵀ + mask)·V written out plainly.
+// naiveAttention is softmax(scale·q·Kᵀ + mask)·V written out plainly,
+// with llama.cpp's KQ mask (llama_kv_cache::set_input_kq_mask): key j is
+// masked for the query at pos if j > pos (causal only) or if
+// pos-j >= Window (is_masked_swa, LLAMA_SWA_TYPE_STANDARD).
 func naiveAttention(q, k, v []float32, pos0, nTokens int, a Attention) []float32 {
 	hd, kvw := a.HeadDim, a.NKVHeads*a.HeadDim
 	out := make([]float32, nTokens*a.NHeads*hd)
 	for t := range nTokens {
 		pos := pos0 + t
+		last := pos
+		if a.NonCausal {
+			last = pos0 + nTokens - 1
+		}
 		for h := range a.NHeads {
 			kh := h / (a.NHeads / a.NKVHeads)
 			qh := q[(t*a.NHeads+h)*hd:][:hd]
-			scores := make([]float64, pos+1)
+			scores := make([]float64, last+1)
 			m := math.Inf(-1)
-			for j := 0; j <= pos; j++ {
+			for j := 0; j <= last; j++ {
 				if a.Window > 0 && pos-j >= a.Window {
 					scores[j] = math.Inf(-1)
 					continue
@@ -140,6 +147,11 @@ func TestAttend(t *testing.T) {
 		{"window", Attention{NHeads: 4, NKVHeads: 1, HeadDim: 8, Scale: 0.35, Window: 5}, ggml.F32, 1e-5},
 		{"softcap", Attention{NHeads: 2, NKVHeads: 1, HeadDim: 8, Scale: 1, SoftCap: 2}, ggml.F32, 1e-5},
 		{"F16 cache", Attention{NHeads: 6, NKVHeads: 2, HeadDim: 8, Scale: 0.35, Window: 7}, ggml.F16, 3e-3},
+		// a media chunk (mtmd's non-causal batch), with and without a
+		// window shorter than the batch
+		{"non-causal", Attention{NHeads: 6, NKVHeads: 2, HeadDim: 8, Scale: 0.35, NonCausal: true}, ggml.F32, 1e-5},
+		{"non-causal window", Attention{NHeads: 4, NKVHeads: 1, HeadDim: 8, Scale: 0.35, Window: 5, NonCausal: true}, ggml.F32, 1e-5},
+		{"non-causal F16 softcap", Attention{NHeads: 2, NKVHeads: 1, HeadDim: 8, Scale: 1, SoftCap: 2, Window: 7, NonCausal: true}, ggml.F16, 3e-3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const ctxLen, pos0, n = 32, 9, 11
@@ -152,7 +164,13 @@ func TestAttend(t *testing.T) {
 			q := randVec(r, n*tc.a.NHeads*tc.a.HeadDim)
 			got := make([]float32, len(q))
 			g.Attend(got, q, c, pos0, n, tc.a)
-			assertClose(t, naiveAttention(q, k, v, pos0, n, tc.a), got, tc.tol, tc.name)
+			want := naiveAttention(q, k, v, pos0, n, tc.a)
+			assertClose(t, want, got, tc.tol, tc.name)
+			if tc.a.NonCausal { // the later keys matter: the test bites
+				causal := tc.a
+				causal.NonCausal = false
+				assert.Greater(t, maxAbsDiff(naiveAttention(q, k, v, pos0, n, causal), want), 0.01, "non-causal differs from causal")
+			}
 		})
 	}
 }

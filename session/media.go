@@ -16,19 +16,24 @@ const MediaToken int32 = -1
 // mediaSpan is a media chunk the session holds: n positions from start,
 // prefilled with the rows of emb under key.
 type mediaSpan struct {
-	start, n int
-	key      uint64
-	emb      []float32 // kept to run the positions again (after a Rewind, for fresh logits)
+	start, n  int
+	key       uint64
+	emb       []float32 // kept to run the positions again (after a Rewind, for fresh logits)
+	nonCausal bool      // run as one non-causal batch
 }
 
 // Chunk is a run of a prompt's positions: token ids, or one media chunk
 // (N rows of input embeddings of the model's Dim, from a vision or audio
-// encoder) identified by Key, a hash of the media's bytes.
+// encoder) identified by Key, a hash of the media's bytes. A NonCausal
+// media chunk is decoded as one batch whose rows all see each other, as
+// llama.cpp's mtmd does when the encoder asks for it
+// (mtmd_decode_use_non_causal: Gemma 3 images).
 type Chunk struct {
 	Tokens     []int32
 	Embeddings []float32
 	N          int
 	Key        uint64
+	NonCausal  bool
 }
 
 // Len is the number of positions of c.
@@ -148,7 +153,7 @@ func (s *Session) PrefillPrompt(ctx context.Context, p Prompt) error {
 		var err error
 		switch {
 		case c.Embeddings != nil:
-			err = s.PrefillEmbeddings(ctx, c.Embeddings, c.N, c.Key)
+			err = s.PrefillEmbeddings(ctx, c)
 		case i == len(p)-1:
 			err = s.Prefill(ctx, c.Tokens)
 		default:
@@ -161,21 +166,30 @@ func (s *Session) PrefillPrompt(ctx context.Context, p Prompt) error {
 	return nil
 }
 
-// PrefillEmbeddings appends n positions whose inputs are the n rows of emb
-// (each the model's Dim wide) in place of token embeddings, as a vision
-// or audio encoder produces them, and computes the logits after the last.
-// The positions are one media chunk identified by key (a hash of the
-// media's bytes): Common matches it whole, Rewind into it removes it
-// whole, and Tokens reports its positions as MediaToken. The session keeps
-// emb (to run positions again when needed), so the caller must not change
-// it afterwards. A failed or cancelled call adds none of the chunk.
-func (s *Session) PrefillEmbeddings(ctx context.Context, emb []float32, n int, key uint64) error {
+// PrefillEmbeddings appends the media chunk c: c.N positions whose inputs
+// are the c.N rows of c.Embeddings (each the model's Dim wide) in place of
+// token embeddings, as a vision or audio encoder produces them, and
+// computes the logits after the last. The positions are one media chunk
+// identified by c.Key (a hash of the media's bytes): Common matches it
+// whole, Rewind into it removes it whole, and Tokens reports its positions
+// as MediaToken. A c.NonCausal chunk runs as one batch with
+// models.Input.NonCausal, so it must fit Config.BatchSize (llama.cpp
+// likewise requires n_ubatch ≥ the chunk's tokens for a non-causal
+// decode); otherwise the rows run in batches like tokens. The session
+// keeps c.Embeddings (to run positions again when needed), so the caller
+// must not change it afterwards. A failed or cancelled call adds none of
+// the chunk.
+func (s *Session) PrefillEmbeddings(ctx context.Context, c Chunk) error {
+	emb, n, key := c.Embeddings, c.N, c.Key
 	dim := s.model.Params().Dim
 	switch {
 	case n <= 0:
 		return fmt.Errorf("session: media chunk of %d embedding rows", n)
 	case len(emb) != n*dim:
 		return fmt.Errorf("session: media chunk of %d values is not %d rows of the model's width %d", len(emb), n, dim)
+	case c.NonCausal && n > s.st.MaxBatch():
+		return fmt.Errorf("session: a non-causal media chunk of %d rows is decoded as one batch, larger than the batch size %d: raise the batch size to at least %d",
+			n, s.st.MaxBatch(), n)
 	case len(s.tokens)+n > s.st.Cap():
 		return fmt.Errorf("session: %d positions + a media chunk of %d exceed the context length %d: %w",
 			len(s.tokens), n, s.st.Cap(), ErrContextFull)
@@ -189,7 +203,7 @@ func (s *Session) PrefillEmbeddings(ctx context.Context, emb []float32, n int, k
 	for range n {
 		s.tokens = append(s.tokens, MediaToken)
 	}
-	s.media = append(s.media, mediaSpan{start: start, n: n, key: key, emb: emb})
+	s.media = append(s.media, mediaSpan{start: start, n: n, key: key, emb: emb, nonCausal: c.NonCausal})
 	if err := s.catchUp(ctx, true, false); err != nil {
 		// All or nothing: the chunk goes, and the state with it.
 		if s.st.Len() > start {
@@ -221,13 +235,18 @@ func (s *Session) spanAt(pos int) *mediaSpan {
 
 // input returns the model input for the positions from pos on, at most
 // max of them: token ids up to the next media chunk, or rows of the media
-// chunk holding pos.
+// chunk holding pos. A non-causal chunk comes whole, as one non-causal
+// batch (PrefillEmbeddings checked that it fits one); the only part of it
+// ever run again alone is its last row (for fresh logits), which sees the
+// same positions either way.
 func (s *Session) input(pos, max int) models.Input {
 	if sp := s.spanAt(pos); sp != nil {
 		dim := s.model.Params().Dim
 		off := pos - sp.start
 		k := min(sp.n-off, max)
-		return models.Embeds(sp.emb[off*dim:(off+k)*dim], dim)
+		in := models.Embeds(sp.emb[off*dim:(off+k)*dim], dim)
+		in.NonCausal = sp.nonCausal && off == 0 && k == sp.n
+		return in
 	}
 	end := min(pos+max, len(s.tokens))
 	for i := pos; i < end; i++ {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/engine"
+	"github.com/litert-go/litert-go/models"
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
@@ -112,19 +113,71 @@ func TestPrefillEmbeddingsBadInput(t *testing.T) {
 	s := newPrefilled(t, eng, prompt)
 	rows := randomRows(eng, 3, 2)
 
-	assert.ErrorContains(t, s.PrefillEmbeddings(ctx, rows, 0, 1), "media chunk of 0 embedding rows")
-	assert.ErrorContains(t, s.PrefillEmbeddings(ctx, rows[:len(rows)-1], 3, 1),
+	assert.ErrorContains(t, s.PrefillEmbeddings(ctx, Chunk{Embeddings: rows, N: 0, Key: 1}), "media chunk of 0 embedding rows")
+	assert.ErrorContains(t, s.PrefillEmbeddings(ctx, Chunk{Embeddings: rows[:len(rows)-1], N: 3, Key: 1}),
 		"is not 3 rows of the model's width")
 	bad := append([]float32(nil), rows...)
 	bad[dim+5] = float32(math.NaN())
-	assert.EqualError(t, s.PrefillEmbeddings(ctx, bad, 3, 1), "session: media chunk embedding row 1, column 5 is NaN")
-	err := s.PrefillEmbeddings(ctx, randomRows(eng, 12, 3), 12, 1)
+	assert.EqualError(t, s.PrefillEmbeddings(ctx, Chunk{Embeddings: bad, N: 3, Key: 1}), "session: media chunk embedding row 1, column 5 is NaN")
+	err := s.PrefillEmbeddings(ctx, Chunk{Embeddings: randomRows(eng, 12, 3), N: 12, Key: 1})
 	assert.True(t, errors.Is(err, ErrContextFull), "%v", err)
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	assert.ErrorIs(t, s.PrefillEmbeddings(cancelled, rows, 3, 1), context.Canceled)
+	assert.ErrorIs(t, s.PrefillEmbeddings(cancelled, Chunk{Embeddings: rows, N: 3, Key: 1}), context.Canceled)
 	assert.Equal(t, prompt, s.Tokens(), "no failed chunk is kept")
 	assert.Equal(t, len(prompt), s.Common(Prompt{{Tokens: prompt}, {Embeddings: rows, N: 3, Key: 1}}))
-	require.NoError(t, s.PrefillEmbeddings(ctx, rows, 3, 1))
+	require.NoError(t, s.PrefillEmbeddings(ctx, Chunk{Embeddings: rows, N: 3, Key: 1}))
 	assert.Equal(t, len(prompt)+3, s.TokenCount())
 }
+
+// TestNonCausalMediaChunk: a NonCausal chunk runs as one batch with
+// models.Input.NonCausal, so its logits are the model's own for that
+// batch, not the causal chunk's; Logits after a Rewind to its end (which
+// runs the last row again, alone: it sees what it saw in the batch) are
+// the same, and a chunk larger than the batch size is refused before
+// anything is prefilled.
+func TestNonCausalMediaChunk(t *testing.T) {
+	eng := openStories(t, engine.Settings{})
+	ctx := context.Background()
+	m := eng.Model()
+	rows := randomRows(eng, 5, 4)
+
+	// the reference: the model itself, the prompt then the rows as one
+	// non-causal call
+	st, err := models.NewState(m, 64, 8, ggml.F32)
+	require.NoError(t, err)
+	want := make([]float32, m.Params().VocabSize)
+	m.Forward(st, models.Tokens(prompt[:3]), want)
+	m.Forward(st, models.Input{Embeddings: rows, Dim: m.Params().Dim, NonCausal: true}, want)
+
+	run := func(nonCausal bool) *Session {
+		s, err := New(eng, Config{BatchSize: 8})
+		require.NoError(t, err)
+		require.NoError(t, s.PrefillPrompt(ctx, Prompt{{Tokens: prompt[:3]}, {Embeddings: rows, N: 5, Key: 9, NonCausal: nonCausal}}))
+		return s
+	}
+	s := run(true)
+	assert.InDeltaSlice(t, want, s.Logits(), 1e-5)
+	causal := run(false).Logits()
+	assert.Greater(t, maxDiff(causal, want), float32(1e-3), "the mask matters")
+
+	require.NoError(t, s.Prefill(ctx, greedy[:2]))
+	require.NoError(t, s.Rewind(2))
+	assert.InDeltaSlice(t, want, s.Logits(), 1e-5, "the last row run again")
+
+	s, err = New(eng, Config{BatchSize: 4})
+	require.NoError(t, err)
+	err = s.PrefillEmbeddings(ctx, Chunk{Embeddings: rows, N: 5, Key: 9, NonCausal: true})
+	assert.EqualError(t, err, "session: a non-causal media chunk of 5 rows is decoded as one batch, larger than the batch size 4: raise the batch size to at least 5")
+	assert.Equal(t, 0, s.TokenCount())
+}
+
+func maxDiff(a, b []float32) float32 {
+	var d float32
+	for i := range a {
+		d = max(d, abs32(a[i]-b[i]))
+	}
+	return d
+}
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }

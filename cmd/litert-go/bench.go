@@ -12,7 +12,6 @@ import (
 
 	"github.com/litert-go/litert-go/engine"
 	"github.com/litert-go/litert-go/models"
-	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
@@ -27,6 +26,7 @@ type benchResult struct {
 	Backend       string  `json:"backend"`
 	BackendNote   string  `json:"backend_note,omitempty"`
 	Threads       int     `json:"threads"`
+	KVType        string  `json:"kv_type"`
 	PromptTokens  int     `json:"prompt_tokens"`
 	GenTokens     int     `json:"gen_tokens"`
 	Batch         int     `json:"batch"`
@@ -82,15 +82,12 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	info := eng.Info()
 	res := benchResult{
 		Model: *eo.model, Arch: info.Arch, Quant: info.Quant, Backend: info.Backend, BackendNote: info.BackendNote,
-		Threads: info.Threads, PromptTokens: *nPrompt, GenTokens: *nGen, Batch: *batch, Reps: *reps,
+		Threads: info.Threads, KVType: strings.ToLower(info.KVType.String()), PromptTokens: *nPrompt, GenTokens: *nGen, Batch: *batch, Reps: *reps,
 		LoadMS:   ms(time.Since(start)),
 		WeightMB: float64(weightBytesPerToken(eng.File())) / 1e6,
 	}
 	p := eng.Model().Params()
-	kvElem := 4.0
-	if info.KVType == ggml.F16 {
-		kvElem = 2
-	}
+	kvElem := float64(info.KVType.TypeSize()) / float64(info.KVType.BlockSize()) // bytes per element, blocks' scales included
 	avgPos := float64(*nPrompt) + float64(*nGen)/2
 	res.KVMB = avgPos * float64(2*p.NLayers*p.NKVHeads*p.HeadDim) * kvElem / 1e6
 	if need := *nPrompt + *nGen; need > info.ContextLength {
@@ -227,7 +224,7 @@ func printBench(sio stdio, r benchResult) error {
 	}
 	line("model", "%s (%s, %s; a decode step reads %.1f MB of weights and %.1f MB of KV cache)",
 		r.Model, r.Arch, r.Quant, r.WeightMB, r.KVMB)
-	be := fmt.Sprintf("%s, %d threads", r.Backend, r.Threads)
+	be := fmt.Sprintf("%s, %d threads, %s KV cache", r.Backend, r.Threads, r.KVType)
 	if r.BackendNote != "" {
 		be += "; " + r.BackendNote
 	}

@@ -45,7 +45,7 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 		threads: fs.Int("t", 0, "threads (0: the number of physical cores)"),
 		backend: fs.String("backend", "auto", "compute backend: auto, cpu, go or gpu"),
 		ctxLen:  fs.Int("c", 0, "context length of each session (0: the model's, at most 4096)"),
-		kv:      fs.String("kv", "f32", "KV cache type: f32 or f16"),
+		kv:      fs.String("kv", "f32", "KV cache type: f32, f16, q8_0 or q4_0"),
 		nativeLib: fs.String("native-lib", "", "native kernel library `FILE` (default $"+native.LibEnv+
 			", else liblitert.so beside the executable or in its prefix's lib/; never the working directory)"),
 		stderr: fs.Output(),
