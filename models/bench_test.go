@@ -68,6 +68,15 @@ func BenchmarkMoE(b *testing.B) {
 	benchPrefillDecode(b, path)
 }
 
+// BenchmarkMoETiny is BenchmarkMoE on tiny Qwen3-MoE (Q8_0, 4 layers 128
+// wide, 16 experts of 64, 4 per token), written in seconds: the expert
+// products are small, so it times what dispatching them costs.
+func BenchmarkMoETiny(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "m.gguf")
+	require.NoError(b, synth.WriteFile(path, "tiny-qwen3moe-30b-a3b", synth.Options{Seed: 1, Type: ggml.Q8_0}))
+	benchPrefillDecode(b, path)
+}
+
 // benchPrefillDecode times the model at path on the C kernels when built,
 // else the Go backend, at 1 thread and at all cores: a 64-token prefill
 // (its rate reported as prefill-tok/s) and single-token decode (tok/s),

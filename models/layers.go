@@ -68,15 +68,20 @@ func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
 	hb, hb2 = hb[:nTokens*h], hb2[:nTokens*h]
 	m.Gate.Forward(b, hb, x, nTokens)
 	m.Up.Forward(b, hb2, x, nTokens)
-	switch m.Act {
-	case GELU:
-		b.GeGLU(hb, hb2)
-	case SwiGLUClamp:
-		swigluClamp(hb, hb2)
-	default:
-		b.SwiGLU(hb, hb2)
-	}
+	m.Act.glu(b, hb, hb2)
 	m.Down.Forward(b, out, hb, nTokens)
+}
+
+// glu sets gate[i] = act(gate[i]) * up[i] for a's nonlinearity.
+func (a Activation) glu(b native.Backend, gate, up []float32) {
+	switch a {
+	case GELU:
+		b.GeGLU(gate, up)
+	case SwiGLUClamp:
+		swigluClamp(gate, up)
+	default:
+		b.SwiGLU(gate, up)
+	}
 }
 
 // MoE is a mixture of gated experts (llama.cpp build_moe_ffn): a router
@@ -101,15 +106,6 @@ type MoE struct {
 	DownScale         []float32  // optional ffn_down_exps.scale [NExperts]: multiplies each expert's output (Gemma 4)
 	NormTopK          bool       // renormalize the chosen probabilities to sum to 1
 	SoftmaxChosen     bool       // weights are the softmax of the chosen experts' scores
-}
-
-// expert returns expert e as an MLP.
-func (m *MoE) expert(e int) MLP {
-	x := MLP{Gate: Linear{W: m.Gate[e]}, Up: Linear{W: m.Up[e]}, Down: Linear{W: m.Down[e]}, Act: m.Act}
-	if m.GateB != nil {
-		x.Gate.B, x.Up.B, x.Down.B = m.GateB[e], m.UpB[e], m.DownB[e]
-	}
-	return x
 }
 
 // minWeightSum is the floor of the sum that NormTopK divides by: ggml's
@@ -162,27 +158,74 @@ func (m *MoE) forwardRouted(b native.Backend, s *State, out, x, route []float32,
 		next[e]++
 	}
 	clear(out)
-	for e := range nExp {
-		slots := order[count[e]:count[e+1]]
-		if len(slots) == 0 {
-			continue
+	// the experts in passes of as many routed rows as s's buffers hold
+	// (all of them when they hold NUsed rows per token), each pass one
+	// grouped product per projection
+	h := m.Gate[0].Rows
+	room := min(len(s.xe), len(s.ye)) / dim
+	room = min(room, min(len(s.hb), len(s.hb2))/h)
+	groups := make([]int, nExp)
+	for e0 := 0; e0 < nExp; {
+		clear(groups)
+		e1 := e0
+		for e1 < nExp && (e1 == e0 || int(count[e1+1]-count[e0]) <= room) {
+			groups[e1] = int(count[e1+1] - count[e1])
+			e1++
 		}
-		n := len(slots)
-		xe, ye := s.xe[:n*dim], s.ye[:n*dim]
-		for r, i := range slots {
-			t := int(i) / k
-			copy(xe[r*dim:(r+1)*dim], x[t*dim:(t+1)*dim])
-		}
-		expert := m.expert(e)
-		expert.Forward(b, ye, xe, s.hb, s.hb2, n)
+		m.forwardPass(b, s, out, x, order[count[e0]:count[e1]], groups, nTokens)
+		e0 = e1
+	}
+}
+
+// forwardPass adds to out the experts' output for the routed slots of
+// order (token·NUsed+slot, grouped by expert), groups[e] of them routed to
+// expert e, with one grouped product per projection.
+func (m *MoE) forwardPass(b native.Backend, s *State, out, x []float32, slots []int32, groups []int, nTokens int) {
+	k, dim, h, n := m.NUsed, len(out)/nTokens, m.Gate[0].Rows, len(slots)
+	if n == 0 {
+		return
+	}
+	xe, ye, hb, hb2 := s.xe[:n*dim], s.ye[:n*dim], s.hb[:n*h], s.hb2[:n*h]
+	for r, i := range slots {
+		t := int(i) / k
+		copy(xe[r*dim:(r+1)*dim], x[t*dim:(t+1)*dim])
+	}
+	b.MatMulGrouped(hb, m.Gate, xe, groups)
+	b.MatMulGrouped(hb2, m.Up, xe, groups)
+	if m.GateB != nil {
+		m.addBiases(b, hb, m.GateB, groups)
+		m.addBiases(b, hb2, m.UpB, groups)
+	}
+	m.Act.glu(b, hb, hb2)
+	b.MatMulGrouped(ye, m.Down, hb, groups)
+	if m.DownB != nil {
+		m.addBiases(b, ye, m.DownB, groups)
+	}
+	r := 0
+	for e, g := range groups {
 		c := float32(1)
 		if m.DownScale != nil {
 			c = m.DownScale[e]
 		}
-		for r, i := range slots {
+		for _, i := range slots[r : r+g] {
 			t := int(i) / k
-			axpy(out[t*dim:(t+1)*dim], ye[r*dim:(r+1)*dim], weight[i]*c)
+			axpy(out[t*dim:(t+1)*dim], ye[r*dim:(r+1)*dim], s.weight[i]*c)
+			r++
 		}
+	}
+}
+
+// addBiases adds bias[e] to each of the groups[e] rows of y that expert e
+// computed.
+func (m *MoE) addBiases(b native.Backend, y []float32, bias [][]float32, groups []int) {
+	o := 0
+	for e, g := range groups {
+		if g == 0 {
+			continue
+		}
+		w := len(bias[e])
+		b.AddRows(y[o*w:(o+g)*w], bias[e])
+		o += g
 	}
 }
 

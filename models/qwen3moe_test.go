@@ -14,7 +14,19 @@ import (
 // for how many tokens.
 type matMulCounter struct {
 	native.Backend
-	calls map[*byte][]int // first byte of the weight's data → nTokens of each call
+	calls   map[*byte][]int // first byte of the weight's data → nTokens of each call
+	grouped int             // MatMulGrouped calls
+}
+
+// MatMulGrouped records a call and each weight its non-empty groups read.
+func (c *matMulCounter) MatMulGrouped(out []float32, ws []native.Weight, x []float32, groups []int) {
+	c.grouped++
+	for e, n := range groups {
+		if n > 0 {
+			c.calls[&ws[e].Data[0]] = append(c.calls[&ws[e].Data[0]], n)
+		}
+	}
+	c.Backend.MatMulGrouped(out, ws, x, groups)
 }
 
 func (c *matMulCounter) MatMul(out []float32, w native.Weight, x []float32, nTokens int) {
@@ -45,7 +57,7 @@ func TestQwen3MoELayout(t *testing.T) {
 // TestQwen3MoEExpertReads checks how the experts are multiplied: a prefill
 // multiplies each expert's matrices at most once, by all the rows routed to
 // it (4 per token in all), and a decode step reads the 4 chosen experts'
-// matrices only.
+// matrices only, in one grouped product per projection.
 func TestQwen3MoEExpertReads(t *testing.T) {
 	c := &matMulCounter{Backend: native.NewGo(1)}
 	defer c.Close()
@@ -75,8 +87,9 @@ func TestQwen3MoEExpertReads(t *testing.T) {
 		experts(ly, 40)
 	}
 
-	c.calls = map[*byte][]int{}
+	c.calls, c.grouped = map[*byte][]int{}, 0
 	m.Forward(st, Tokens([]int32{7}), logits)
+	require.Equal(t, 3*len(m.Layers), c.grouped, "a decode step multiplies each layer's experts in 3 grouped products")
 	for _, ly := range m.Layers {
 		experts(ly, 1)
 		read := 0
@@ -111,5 +124,25 @@ func TestQwen3MoELoadErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			require.ErrorContains(t, loadErr(t, rewrite(t, path, tc.edit)), tc.want)
 		})
+	}
+}
+
+// TestQwen3MoEPasses checks that a state whose buffers hold fewer routed
+// rows than a step routes (one token's batch: 1 row, 4 routed) runs the
+// experts in several grouped passes with the logits of a single pass.
+func TestQwen3MoEPasses(t *testing.T) {
+	b := native.NewGo(1)
+	defer b.Close()
+	m := openModel(t, writeTiny(t, "tiny-qwen3moe-30b-a3b", ggml.Q8_0), b)
+	p := m.Params()
+	one, err := NewState(m, 64, 1, ggml.F32)
+	require.NoError(t, err)
+	wide, err := NewState(m, 64, 8, ggml.F32)
+	require.NoError(t, err)
+	got, want := make([]float32, p.VocabSize), make([]float32, p.VocabSize)
+	for _, tok := range testTokens(6, p.VocabSize) {
+		m.Forward(one, Tokens([]int32{tok}), got)
+		m.Forward(wide, Tokens([]int32{tok}), want)
+		require.Equal(t, want, got)
 	}
 }

@@ -171,4 +171,12 @@ type Backend interface {
 	// GatedRMSNorm sets out = RMSNorm(x)·weight·silu(gate) in rows of
 	// len(weight).
 	GatedRMSNorm(out, x, gate, weight []float32, eps float32)
+
+	// MatMulGrouped multiplies each weight ws[e] by its group of
+	// groups[e] rows of x, the groups back to back in order: with o the
+	// rows of the groups before e, it is MatMul(out[o*Rows:], ws[e],
+	// x[o*Cols:], groups[e]) for each e, in one call whose threads share
+	// the (weight, row block) pairs of all groups (the experts of a mixture,
+	// ggml's mul_mat_id). The weights have one type and shape.
+	MatMulGrouped(out []float32, ws []Weight, x []float32, groups []int)
 }

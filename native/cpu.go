@@ -27,6 +27,7 @@ type CPU struct {
 	fallback *Go
 	once     sync.Once
 	ssm      ssmSyms // cpu_ssm.go
+	moe      moeSyms // cpu_moe.go
 }
 
 // LoadCPU loads the native library (see LibCandidates) and starts a pool of
