@@ -97,8 +97,23 @@ func printInfo(w io.Writer, i *modelinfo.Info) error {
 	if i.Arch != "" {
 		line("context length", "%d", i.CtxLen)
 		line("layers", "%d", i.NLayers)
-		line("embedding", "%d (FFN %d)", i.Dim, i.HiddenDim)
-		line("heads", "%d (KV heads %d, head dim %d)", i.NHeads, i.NKVHeads, i.HeadDim)
+		// a count that varies per layer prints as its range
+		count := func(key string, v int) string {
+			r, ok := i.PerLayer[key]
+			if !ok {
+				return fmt.Sprint(v)
+			}
+			s := fmt.Sprint(r.Min)
+			if r.Max != r.Min {
+				s = fmt.Sprintf("%d–%d per layer", r.Min, r.Max)
+			}
+			if r.Zero > 0 {
+				s += fmt.Sprintf(", 0 in %d layers", r.Zero)
+			}
+			return s
+		}
+		line("embedding", "%d (FFN %s)", i.Dim, count("feed_forward_length", i.HiddenDim))
+		line("heads", "%s (KV heads %s, head dim %d)", count("attention.head_count", i.NHeads), count("attention.head_count_kv", i.NKVHeads), i.HeadDim)
 		if i.NExperts != 0 {
 			line("experts", "%d per block, %d per token (expert FFN %d)", i.NExperts, i.NExpertsUsed, i.ExpertHiddenDim)
 		}

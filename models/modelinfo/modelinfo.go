@@ -6,6 +6,7 @@ package modelinfo
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,12 @@ type Info struct {
 	// defaults); zero for a file without general.architecture.
 	hparams.Params
 
+	// PerLayer describes each count that the file gives per layer and that
+	// varies between layers (gemma4's MLP widths, LFM2's and gemma4's KV
+	// heads), keyed by the key without the architecture prefix
+	// ("feed_forward_length"); the field above holds the first layer's.
+	PerLayer map[string]LayerRange `json:"per_layer,omitempty"`
+
 	RopeFreqsTensor bool `json:"rope_freqs_tensor,omitempty"`
 	TiedEmbeddings  bool `json:"tied_embeddings"`
 
@@ -54,6 +61,32 @@ type Info struct {
 	ChatTemplateTools bool   `json:"chat_template_tools"`
 	ChatTemplateBytes int    `json:"chat_template_bytes,omitempty"`
 }
+
+// LayerRange is the spread of a count given per layer: the smallest and
+// largest nonzero value, and the number of layers where it is zero (LFM2's
+// convolution layers have no KV heads).
+type LayerRange struct {
+	Min  int `json:"min"`
+	Max  int `json:"max"`
+	Zero int `json:"zero_layers,omitempty"`
+}
+
+func layerRange(xs []int64) LayerRange {
+	var r LayerRange
+	for _, x := range xs {
+		switch {
+		case x == 0:
+			r.Zero++
+		case r.Min == 0 || int(x) < r.Min:
+			r.Min = int(x)
+		}
+		r.Max = max(r.Max, int(x))
+	}
+	return r
+}
+
+// perLayerKeys are the counts a file may give per layer (Info.PerLayer).
+var perLayerKeys = []string{"feed_forward_length", "attention.head_count", "attention.head_count_kv"}
 
 // Load opens the GGUF file at path and summarizes it, timing the open.
 func Load(path string) (*Info, error) {
@@ -98,6 +131,16 @@ func Describe(f *gguf.File) (*Info, error) {
 			return nil, err
 		}
 		info.Params = p
+		for _, k := range perLayerKeys {
+			if v, ok := f.Lookup(p.Arch + "." + k); ok && v.Type == gguf.TypeArray {
+				if xs, err := f.Ints(p.Arch + "." + k); err == nil && len(xs) > 0 && slices.Min(xs) != slices.Max(xs) {
+					if info.PerLayer == nil {
+						info.PerLayer = map[string]LayerRange{}
+					}
+					info.PerLayer[k] = layerRange(xs)
+				}
+			}
+		}
 	}
 	var hasOutput, hasEmbd bool
 	for _, t := range f.Tensors {

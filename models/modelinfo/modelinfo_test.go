@@ -182,3 +182,21 @@ func writeModel(t *testing.T, path string, m *gguf.Model) {
 	require.NoError(t, gguf.Write(f, m))
 	require.NoError(t, f.Close())
 }
+
+// TestPerLayerCounts: counts a file gives per layer are described by their
+// spread, read from the arrays the synthetic writer stores as
+// convert_hf_to_gguf does (gemma4's MLP widths and KV heads; LFM2's KV
+// heads, zero in its convolution layers).
+func TestPerLayerCounts(t *testing.T) {
+	for shape, want := range map[string]map[string]LayerRange{
+		"tiny-gemma4-e2b": {"feed_forward_length": {Min: 256, Max: 512}, "attention.head_count_kv": {Min: 1, Max: 2}},
+		"tiny-lfm2-350m":  {"attention.head_count_kv": {Min: 2, Max: 2, Zero: 3}},
+		"tiny-qwen3-0.6b": nil,
+	} {
+		path := filepath.Join(t.TempDir(), shape+".gguf")
+		require.NoError(t, synth.WriteFile(path, shape, synth.Options{Seed: 1}))
+		info, err := Load(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, info.PerLayer, shape)
+	}
+}
