@@ -138,22 +138,25 @@ func TestCPUKernelSetsAgree(t *testing.T) {
 	}
 }
 
-// TestCPUMatMulLarge runs shapes that split over threads and chunks, with
+// TestCPUMatMulLarge runs shapes that split over threads and chunks (one
+// thread: the pool hands it every row at once, more than a chunk), with
 // batches that are not a multiple of the 4-token tile.
 func TestCPUMatMulLarge(t *testing.T) {
-	cpus := cpuKernelSets(t, 2)
 	ref := NewGo(2)
 	defer ref.Close()
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, typ := range nativeTypes {
-		w := randWeight(t, r, typ, 301, 1536)
-		for _, ntok := range []int{1, 6, 33} {
-			x := randFloats(r, ntok*w.Cols, 1)
-			want := make([]float32, ntok*w.Rows)
-			ref.MatMul(want, w, x, ntok)
-			got := make([]float32, ntok*w.Rows)
-			cpus[0].MatMul(got, w, x, ntok)
-			require.LessOrEqual(t, nmse(got, want), matmulTol(typ), "%s %d tokens", typ, ntok)
+	for _, threads := range []int{1, 2} {
+		cpu := cpuKernelSets(t, threads)[0]
+		for _, typ := range nativeTypes {
+			w := randWeight(t, r, typ, 301, 1536)
+			for _, ntok := range []int{1, 6, 33} {
+				x := randFloats(r, ntok*w.Cols, 1)
+				want := make([]float32, ntok*w.Rows)
+				ref.MatMul(want, w, x, ntok)
+				got := make([]float32, ntok*w.Rows)
+				cpu.MatMul(got, w, x, ntok)
+				require.LessOrEqual(t, nmse(got, want), matmulTol(typ), "%s %d threads, %d tokens", typ, threads, ntok)
+			}
 		}
 	}
 }

@@ -29,6 +29,7 @@ type benchResult struct {
 	KVType        string  `json:"kv_type"`
 	PromptTokens  int     `json:"prompt_tokens"`
 	GenTokens     int     `json:"gen_tokens"`
+	Depth         int     `json:"depth"`
 	Batch         int     `json:"batch"`
 	Reps          int     `json:"reps"`
 	LoadMS        float64 `json:"load_ms"`
@@ -58,9 +59,10 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	reps := fs.Int("r", 3, "repetitions (rates are the best; the mean is reported beside)")
 	batch := fs.Int("b", 256, "prefill batch size (tokens per forward pass)")
 	bw := fs.Bool("bw", true, "measure memory read bandwidth and report decode against its bound")
+	depth := fs.Int("depth", 0, "tokens of context before the timed prefill and decode, each (llama-bench -d; 0: decode follows the prompt)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
-		fmt.Fprintln(sio.err, "usage: litert-go bench -m FILE [-p 512] [-n 128] [-t THREADS] [-r REPS] [-b BATCH] [--json]")
+		fmt.Fprintln(sio.err, "usage: litert-go bench -m FILE [-p 512] [-n 128] [-t THREADS] [-r REPS] [-b BATCH] [--depth N] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -69,8 +71,8 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if *nPrompt < 1 || *nGen < 0 || *reps < 1 || *batch < 1 {
-		return fmt.Errorf("-p %d -n %d -r %d -b %d: want p, r, b ≥ 1 and n ≥ 0", *nPrompt, *nGen, *reps, *batch)
+	if *nPrompt < 1 || *nGen < 0 || *reps < 1 || *batch < 1 || *depth < 0 {
+		return fmt.Errorf("-p %d -n %d -r %d -b %d --depth %d: want p, r, b ≥ 1 and n, depth ≥ 0", *nPrompt, *nGen, *reps, *batch, *depth)
 	}
 
 	start := time.Now()
@@ -82,21 +84,28 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	info := eng.Info()
 	res := benchResult{
 		Model: *eo.model, Arch: info.Arch, Quant: info.Quant, Backend: info.Backend, BackendNote: info.BackendNote,
-		Threads: info.Threads, KVType: strings.ToLower(info.KVType.String()), PromptTokens: *nPrompt, GenTokens: *nGen, Batch: *batch, Reps: *reps,
+		Threads: info.Threads, KVType: strings.ToLower(info.KVType.String()), PromptTokens: *nPrompt, GenTokens: *nGen, Depth: *depth, Batch: *batch, Reps: *reps,
 		LoadMS:   ms(time.Since(start)),
 		WeightMB: float64(weightBytesPerToken(eng.File())) / 1e6,
 	}
 	p := eng.Model().Params()
 	kvElem := float64(info.KVType.TypeSize()) / float64(info.KVType.BlockSize()) // bytes per element, blocks' scales included
+	// decode starts after the prompt, or at --depth after the depth tokens
 	avgPos := float64(*nPrompt) + float64(*nGen)/2
+	need := *nPrompt + *nGen
+	if *depth > 0 {
+		avgPos = float64(*depth) + float64(*nGen)/2
+		need = *depth + max(*nPrompt, *nGen)
+	}
 	res.KVMB = avgPos * float64(2*p.NLayers*p.NKVHeads*p.HeadDim) * kvElem / 1e6
-	if need := *nPrompt + *nGen; need > info.ContextLength {
-		return fmt.Errorf("-p %d + -n %d = %d tokens exceed the context of %d (raise -c)", *nPrompt, *nGen, need, info.ContextLength)
+	if need > info.ContextLength {
+		return fmt.Errorf("-p %d, -n %d and --depth %d need %d tokens, more than the context of %d (raise -c)",
+			*nPrompt, *nGen, *depth, need, info.ContextLength)
 	}
 
 	var prefillSum, decodeSum float64
 	for r := range *reps {
-		p, d, ttft, err := benchOnce(ctx, eng, *nPrompt, *nGen, *batch, uint64(r))
+		p, d, ttft, err := benchOnce(ctx, eng, *nPrompt, *nGen, *batch, *depth, uint64(r))
 		if err != nil {
 			return err
 		}
@@ -134,35 +143,59 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 
 // benchOnce prefills nPrompt synthetic tokens in batches and then decodes
 // nGen tokens greedily, returning both rates and the time to first token
-// (the prefill plus picking the first token).
-func benchOnce(ctx context.Context, eng *engine.Engine, nPrompt, nGen, batch int, seed uint64) (prefill, decode, ttftMS float64, err error) {
+// (the prefill plus picking the first token). With depth > 0 both run after
+// depth untimed tokens of context, as llama-bench's -d: the prefill follows
+// them, and the State is truncated back to them before the decode.
+func benchOnce(ctx context.Context, eng *engine.Engine, nPrompt, nGen, batch, depth int, seed uint64) (prefill, decode, ttftMS float64, err error) {
 	s, err := eng.NewState(batch)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	vocab := eng.Info().VocabSize
-	ids := make([]int32, nPrompt)
+	ids := make([]int32, depth+nPrompt)
 	for i := range ids {
 		ids[i] = int32((uint64(i)*7919 + seed*104729 + 1) % uint64(vocab))
 	}
 	m := eng.Model()
 	logits := make([]float32, vocab)
+	// run prefills ids[lo:hi] in batches, the last one's logits into logits
+	run := func(lo, hi int) error {
+		for ; lo < hi; lo += s.MaxBatch() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			end := min(lo+s.MaxBatch(), hi)
+			var out []float32
+			if end == hi {
+				out = logits
+			}
+			m.Forward(s, models.Tokens(ids[lo:end]), out)
+		}
+		return nil
+	}
+	if err := run(0, depth); err != nil {
+		return 0, 0, 0, err
+	}
+	s.Checkpoint()
 
 	start := time.Now()
-	for lo := 0; lo < nPrompt; lo += s.MaxBatch() {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, 0, err
-		}
-		hi := min(lo+s.MaxBatch(), nPrompt)
-		var out []float32
-		if hi == nPrompt {
-			out = logits
-		}
-		m.Forward(s, models.Tokens(ids[lo:hi]), out)
+	if err := run(depth, depth+nPrompt); err != nil {
+		return 0, 0, 0, err
 	}
 	prefillTime := time.Since(start)
 	tok := argmax(logits)
 	ttft := time.Since(start)
+	if depth > 0 {
+		resume, err := s.Truncate(depth)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		// a recurrent model resumes at its checkpoint, which is depth
+		if err := run(resume, depth); err != nil {
+			return 0, 0, 0, err
+		}
+		tok = ids[depth-1]
+	}
 
 	start = time.Now()
 	for range nGen {
@@ -230,9 +263,13 @@ func printBench(sio stdio, r benchResult) error {
 	}
 	line("backend", "%s", be)
 	line("load", "%.1f ms", r.LoadMS)
-	line("prefill", "%d tokens in batches of %d: %.1f tok/s (best of %d; mean %.1f)", r.PromptTokens, r.Batch, r.PrefillTPS, r.Reps, r.PrefillTPSAvg)
+	at := ""
+	if r.Depth > 0 {
+		at = fmt.Sprintf(" at depth %d", r.Depth)
+	}
+	line("prefill", "%d tokens in batches of %d%s: %.1f tok/s (best of %d; mean %.1f)", r.PromptTokens, r.Batch, at, r.PrefillTPS, r.Reps, r.PrefillTPSAvg)
 	line("ttft", "%.1f ms", r.TTFTMS)
-	line("decode", "%d tokens: %.1f tok/s (best of %d; mean %.1f)", r.GenTokens, r.DecodeTPS, r.Reps, r.DecodeTPSAvg)
+	line("decode", "%d tokens%s: %.1f tok/s (best of %d; mean %.1f)", r.GenTokens, at, r.DecodeTPS, r.Reps, r.DecodeTPSAvg)
 	if r.BandwidthGBs > 0 {
 		line("bandwidth", "%.1f GB/s read: decode bound %.1f tok/s, reached %.0f%%", r.BandwidthGBs, r.DecodeBoundTPS, r.DecodePct)
 	}

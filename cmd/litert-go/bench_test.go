@@ -30,5 +30,36 @@ func TestBenchJSON(t *testing.T) {
 
 	code, _, errOut = runCmd(t, "bench", "-m", path, "-p", "60", "-n", "10", "-c", "64")
 	assert.NotEqual(t, 0, code)
-	assert.Contains(t, errOut, "exceed the context")
+	assert.Contains(t, errOut, "more than the context")
+}
+
+// TestBenchDepth runs prefill and decode after --depth tokens of context, as
+// llama-bench -d: the KV cache a decode step reads grows with the depth, not
+// with the prompt, and the depth counts against the context.
+func TestBenchDepth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny.gguf")
+	require.NoError(t, synth.WriteFile(path, "tiny-smollm2-135m", synth.Options{Seed: 1, Type: ggml.Q8_0}))
+	kvMB := func(args ...string) float64 {
+		t.Helper()
+		code, out, errOut := runCmd(t, append([]string{"bench", "-m", path, "-p", "9", "-n", "3", "-r", "1", "-b", "4", "-c", "64", "--bw=false", "--json"}, args...)...)
+		require.Equal(t, 0, code, errOut)
+		var got map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		assert.Greater(t, got["prefill_tps"], 0.0)
+		assert.Greater(t, got["decode_tps"], 0.0)
+		return got["kv_mb_per_token"].(float64)
+	}
+	flat := kvMB()
+	deep := kvMB("--depth", "40")
+	// the average decode position: 9 + 3/2 after the prompt, 40 + 3/2 at depth 40
+	assert.InDelta(t, 41.5/10.5, deep/flat, 1e-9)
+
+	code, out, errOut := runCmd(t, "bench", "-m", path, "-p", "9", "-n", "3", "-r", "1", "-b", "4", "-c", "64", "--bw=false", "--depth", "40")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "9 tokens in batches of 4 at depth 40")
+	assert.Contains(t, out, "3 tokens at depth 40")
+
+	code, _, errOut = runCmd(t, "bench", "-m", path, "-p", "30", "-n", "3", "-c", "64", "--depth", "40")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "--depth 40 need 70 tokens, more than the context of 64")
 }

@@ -174,6 +174,10 @@ typedef struct {
   tile_fn tile[LRT_NTYPES];  /* optional multi-row kernels */
   int tile_rows[LRT_NTYPES]; /* rows per tile call */
   gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
+  /* widen[t], where set, converts n elements of the float type t (F16,
+   * BF16) to F32: matmul.c widens a chunk of weight rows once for a batch
+   * and runs the F32 tiles over it. */
+  void (*widen[LRT_NTYPES])(const void *w, float *y, int64_t n);
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */
