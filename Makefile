@@ -28,16 +28,17 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 
-# Every package runs under the race detector but three whose tests are
-# mostly pure computation, where the detector costs 6-14x: conversation/toolcall
-# (parsers and grammars, no goroutines) runs without it; tokenizer and
-# bench/synth run without it and then only their concurrency tests with it
-# (concurrent encodes on shared vocabularies, parallel tensor generation).
-RACE_LIGHT = /conversation/toolcall$$|/tokenizer$$|/bench/synth$$
+# Every package runs under the race detector but those whose tests are
+# mostly pure computation, where the detector costs 6-14x:
+# conversation/toolcall (parsers and grammars) and encoder/preprocess (pure
+# functions) run without it; tokenizer, bench/synth and encoder run without
+# it and then only their concurrency tests with it (concurrent encodes on
+# shared vocabularies and encoders, parallel tensor generation).
+RACE_LIGHT = /conversation/toolcall$$|/tokenizer$$|/bench/synth$$|/encoder$$|/encoder/preprocess$$
 test: native vet
 	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 20m $$($(GO) list ./... | grep -Ev '$(RACE_LIGHT)')
-	$(GO) test -timeout 10m ./conversation/toolcall ./tokenizer ./bench/synth
-	$(GO) test -race -timeout 10m -run 'Concurrent|Determinism' ./tokenizer ./bench/synth
+	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -timeout 10m ./conversation/toolcall ./tokenizer ./bench/synth ./encoder ./encoder/preprocess
+	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 10m -run 'Concurrent|Determinism' ./tokenizer ./bench/synth ./encoder
 	$(MAKE) readme-check
 	$(MAKE) fuzz
 

@@ -223,7 +223,7 @@ func (c *Conversation) summarize(ctx context.Context, msgs []Message, p CompactP
 	if err != nil {
 		return "", fmt.Errorf("conversation: compact: chat template: %w", err)
 	}
-	if _, _, err := c.sync(ctx, prompt, nil); err != nil {
+	if _, _, err := c.sync(ctx, prompt, nil, ""); err != nil {
 		return "", fmt.Errorf("conversation: compact: prefill: %w", err)
 	}
 	o := sendOptions{maxTokens: p.SummaryMaxTokens}

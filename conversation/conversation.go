@@ -207,7 +207,7 @@ func New(ctx context.Context, eng *engine.Engine, cfg Config) (*Conversation, er
 		if err != nil {
 			return nil, fmt.Errorf("conversation: preface: %w", err)
 		}
-		if _, _, err := c.sync(ctx, text, media); err != nil {
+		if _, _, err := c.sync(ctx, text, media, ""); err != nil {
 			return nil, fmt.Errorf("conversation: preface: %w", err)
 		}
 	}
@@ -506,9 +506,13 @@ func (c *Conversation) encodePrompt(text string, first bool) []int32 {
 // the session already holds a prefix of it (its text and its media), else
 // by rewinding to the longest common prefix (tokens, and media chunks
 // whole) and prefilling the rest. Media are encoded before anything is
-// prefilled. It returns the prompt's length in positions and how many of
+// prefilled. gen, if not empty, is the generation prompt that ends text:
+// on a model with recurrent state its tokens are prefilled after the rest,
+// so that a checkpoint marks the end of the conversation proper (a later
+// turn whose template rewrites this reply goes back to it, not to the
+// start). It returns the prompt's length in positions and how many of
 // them were already cached.
-func (c *Conversation) sync(ctx context.Context, text string, media []Media) (prompt, cached int, err error) {
+func (c *Conversation) sync(ctx context.Context, text string, media []Media, gen string) (prompt, cached int, err error) {
 	keys := mediaKeys(media)
 	have := c.sess.TokenCount()
 	if c.kvText != "" && have > 0 && len(text) > len(c.kvText) && strings.HasPrefix(text, c.kvText) &&
@@ -518,7 +522,7 @@ func (c *Conversation) sync(ctx context.Context, text string, media []Media) (pr
 			return 0, 0, err
 		}
 		c.kvText = ""
-		if err := c.sess.PrefillPrompt(ctx, delta); err != nil {
+		if err := c.sess.PrefillPrompt(ctx, c.splitGen(delta, text, gen)); err != nil {
 			_ = c.sess.Rewind(c.sess.TokenCount() - have)
 			return 0, 0, err
 		}
@@ -540,12 +544,27 @@ func (c *Conversation) sync(ctx context.Context, text string, media []Media) (pr
 	if err := c.sess.Rewind(have - n); err != nil {
 		return 0, 0, err
 	}
-	if err := c.sess.PrefillPrompt(ctx, full.From(n)); err != nil {
+	if err := c.sess.PrefillPrompt(ctx, c.splitGen(full.From(n), text, gen)); err != nil {
 		return 0, 0, err
 	}
 	c.kvText, c.kvMedia = text, keys
 	// A prompt held whole still runs its last position again for fresh logits.
 	return full.Len(), min(n, full.Len()-1), nil
+}
+
+// splitGen makes the tokens of the generation prompt gen, which ends text,
+// the last chunk of p of their own (sync), when the model has recurrent
+// state and they tokenize alike alone and at the end of p.
+func (c *Conversation) splitGen(p session.Prompt, text, gen string) session.Prompt {
+	if gen == "" || !strings.HasSuffix(text, gen) || !c.sess.HasRecurrentState() {
+		return p
+	}
+	g := c.tok.EncodeEscaped(gen)
+	ids := p.Tokens()
+	if len(g) == 0 || len(g) >= len(ids) || !slices.Equal(ids[len(ids)-len(g):], g) {
+		return p
+	}
+	return p.SplitTail(len(g))
 }
 
 // parseTemplate parses a chat template source; tests use it to swap

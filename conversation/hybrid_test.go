@@ -69,10 +69,18 @@ func TestHybridDeltaPrefill(t *testing.T) {
 			})
 			require.NoError(t, err)
 			for i, q := range []string{"Hello!", "What is 2+2?"} {
-				before := c.TokenCount()
+				before, ran := c.TokenCount(), c.sess.Stats().PrefillTokens
 				r, err := c.SendMessage(ctx, UserText(q), WithConstraint(yesNo))
 				require.NoError(t, err, "turn %d", i)
-				t.Logf("turn %d: %d prompt tokens, %d cached", i, r.Usage.PromptTokens, r.Usage.CachedTokens)
+				ran = c.sess.Stats().PrefillTokens - ran
+				t.Logf("turn %d: %d prompt tokens, %d cached, %d run", i, r.Usage.PromptTokens, r.Usage.CachedTokens, ran)
+				if i > 0 && tc.fallback {
+					// The rewind restores the checkpoint at the end of turn
+					// one's messages (before its generation prompt), not the
+					// start: re-running from the start would cost the whole
+					// prompt, and the reply's closing tokens on top.
+					assert.Less(t, ran, r.Usage.PromptTokens, "turn %d re-runs from a turn boundary", i)
+				}
 				// Qwen3.5's prompt opens a <think> block: the reply is reasoning
 				assert.Contains(t, []string{"yes", "no"}, r.Text+r.ReasoningContent)
 				if i > 0 && tc.fallback {

@@ -110,7 +110,7 @@ func (c *Conversation) complete(ctx context.Context, prompt string, opts []Optio
 	}
 	c.history = nil
 	prefillStart := time.Now()
-	promptTokens, cached, err := c.sync(ctx, prompt, nil)
+	promptTokens, cached, err := c.sync(ctx, prompt, nil, "")
 	prefillTime := time.Since(prefillStart)
 	if err != nil {
 		return nil, fmt.Errorf("conversation: prefill: %w", err)

@@ -81,8 +81,14 @@ func (c *Conversation) turn(ctx context.Context, msg Message, opts []Option, emi
 		if err != nil {
 			return t.fail("prefill", fmt.Errorf("conversation: %w", err))
 		}
+		var genPrompt string // a turn boundary on recurrent models (sync)
+		if c.sess.HasRecurrentState() {
+			if base, err := c.render(ctx, t.hist, false, o.extra, decls); err == nil && strings.HasPrefix(prompt, base) {
+				genPrompt = prompt[len(base):]
+			}
+		}
 		prefillStart := time.Now()
-		promptTokens, cached, err := c.sync(ctx, prompt, media)
+		promptTokens, cached, err := c.sync(ctx, prompt, media, genPrompt)
 		t.reply.Timings.Prefill += time.Since(prefillStart)
 		if err != nil {
 			return t.fail("prefill", fmt.Errorf("conversation: prefill: %w", err))

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -122,4 +123,44 @@ func resizeTensor(m *gguf.Model, name string, n int) {
 			return
 		}
 	}
+}
+
+// TestGemma3Keys checks the gemma3 keys llama.cpp's load_arch_hparams
+// reads and that our loader now reads through the hparams table: without
+// attention.sliding_window every layer is global, and
+// final_logit_softcapping, when the file gives it, caps the logits.
+func TestGemma3Keys(t *testing.T) {
+	b := native.NewGo(1)
+	defer b.Close()
+	path := writeTiny(t, "tiny-gemma3-270m", ggml.F32)
+	m := openModel(t, path, b).(*Gemma3)
+	require.Equal(t, 16, m.Layers[0].Attn.Attn.Window)
+	require.Zero(t, m.Layers[5].Attn.Attn.Window, "layer 5 is global")
+	require.Zero(t, m.finalCap)
+
+	global := openModel(t, rewrite(t, path, func(m *gguf.Model) { del(m, "gemma3.attention.sliding_window") }), b).(*Gemma3)
+	for i, ly := range global.Layers {
+		require.Zero(t, ly.Attn.Attn.Window, "layer %d: no sliding window without the key", i)
+	}
+
+	const limit = 0.5
+	capped := openModel(t, rewrite(t, path, func(m *gguf.Model) {
+		m.Set("gemma3.final_logit_softcapping", gguf.Float32(limit))
+	}), b)
+	st, err := NewState(capped, 64, 8, ggml.F32)
+	require.NoError(t, err)
+	logits := make([]float32, capped.Params().VocabSize)
+	capped.Forward(st, Tokens(testTokens(8, len(logits))), logits)
+	for i, x := range logits {
+		require.Less(t, math.Abs(float64(x)), float64(limit), "logit %d", i)
+	}
+	require.Greater(t, maxAbs(logits), float32(0.4), "the cap bites: tiny gemma3's logits reach ±3 uncapped")
+}
+
+func maxAbs(x []float32) float32 {
+	m := float32(0)
+	for _, v := range x {
+		m = max(m, float32(math.Abs(float64(v))))
+	}
+	return m
 }

@@ -2,7 +2,6 @@ package models
 
 import (
 	"math"
-	"slices"
 
 	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
@@ -341,20 +340,4 @@ func gemmaCaches(attn []*gemmaAttention) []LayerCache {
 		}
 	}
 	return cs
-}
-
-// largest returns the count key <arch>.k (def if absent and def > 0): one
-// count or, if l.perLayer, the largest of a per-layer array.
-func (l *loader) largest(k string, def int) int {
-	if v, ok := l.f.Lookup(l.key(k)); ok && v.Type == gguf.TypeArray && l.perLayer {
-		if v.Len() == 0 {
-			l.fail("key %q is an empty array", l.key(k))
-			return 0
-		}
-		return slices.Max(l.perLayerInts(k, v.Len(), 0))
-	}
-	if def > 0 {
-		return l.intOr(k, def)
-	}
-	return l.int(k)
 }

@@ -152,6 +152,20 @@ func (m *LFM2) Caches() []LayerCache {
 
 // Forward runs a batch through the model (see Model.Forward).
 func (m *LFM2) Forward(s *State, in Input, logits []float32) {
+	m.forwardHybrid(s, in, logits, func(b native.Backend, s *State, i int, out, x []float32, pos0, n int) {
+		if c := m.conv[i]; c != nil {
+			c.Forward(b, s, i, out, x, n)
+		} else {
+			m.Layers[i].Attn.Forward(b, s, i, out, x, pos0, n)
+		}
+	})
+}
+
+// forwardHybrid is the forward pass of a hybrid stack (LFM2, Qwen3.5):
+// in each layer the token mixer mix (attention, a convolution or a
+// recurrent block, writing the normed rows x's mix into out) and the FFN,
+// each pre-normed and added to the residual stream.
+func (m *decoder) forwardHybrid(s *State, in Input, logits []float32, mix func(b native.Backend, s *State, layer int, out, x []float32, pos0, n int)) {
 	s.begin(m.p, in)
 	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
@@ -160,11 +174,7 @@ func (m *LFM2) Forward(s *State, in Input, logits []float32) {
 	for i := range m.Layers {
 		ly := &m.Layers[i]
 		ly.AttnNorm.Forward(b, xb, x)
-		if c := m.conv[i]; c != nil {
-			c.Forward(b, s, i, xb2, xb, n)
-		} else {
-			ly.Attn.Forward(b, s, i, xb2, xb, pos0, n)
-		}
+		mix(b, s, i, xb2, xb, pos0, n)
 		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		ly.FFNNorm.Forward(b, xb, x)

@@ -1,7 +1,8 @@
 // Package models holds the transformer architectures litert-go runs: one
 // file per architecture (llama.go, qwen.go, smollm3.go, granite.go,
 // phi3.go, gemma.go, gemma2.go, olmo2.go for olmo2 and exaone4,
-// qwen3moe.go) on the
+// qwen3moe.go, gemma3n.go, gemma4.go with the layers they share in
+// gemma3n_layers.go) on the
 // shared layer vocabulary of layers.go, where blockSpec lists a block's
 // tensors and loader.block loads them, and a registry keyed by the GGUF
 // key general.architecture. Weights stay in the memory-mapped file in their

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 
+	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/models/hparams"
 	"github.com/litert-go/litert-go/native"
 )
@@ -149,9 +150,9 @@ func (l *loader) ropeAt(p Params, base float64, scaled bool, factors []float32, 
 func (l *loader) expertParams(p *Params) {
 	switch {
 	case p.NExperts == 0:
-		l.fail("required key %q is missing", l.key("expert_count"))
+		l.fail("%w", &gguf.KeyError{Key: l.key("expert_count"), Want: "integer"})
 	case p.NExpertsUsed == 0:
-		l.fail("required key %q is missing", l.key("expert_used_count"))
+		l.fail("%w", &gguf.KeyError{Key: l.key("expert_used_count"), Want: "integer"})
 	case p.NExperts > maxExperts:
 		l.fail("key %q is %d, more than the %d experts supported", l.key("expert_count"), p.NExperts, maxExperts)
 	case p.NExpertsUsed > p.NExperts:

@@ -181,30 +181,13 @@ func (m *Qwen35) Caches() []LayerCache {
 
 // Forward runs a batch through the model (see Model.Forward).
 func (m *Qwen35) Forward(s *State, in Input, logits []float32) {
-	s.begin(m.p, in)
-	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
-	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
-	embedInput(b, m.TokEmbd, in, x, 1)
-	s.traced("token_embd", -1, x, dim, pos0)
-	for i := range m.Layers {
-		ly := &m.Layers[i]
-		ly.AttnNorm.Forward(b, xb, x)
+	m.forwardHybrid(s, in, logits, func(b native.Backend, s *State, i int, out, x []float32, pos0, n int) {
 		if d := m.lin[i]; d != nil {
-			d.Forward(b, s, i, xb2, xb, n)
+			d.Forward(b, s, i, out, x, n)
 		} else {
-			m.gated[i].Forward(b, s, i, xb2, xb, pos0, n)
+			m.gated[i].Forward(b, s, i, out, x, pos0, n)
 		}
-		b.Add(x, xb2)
-		s.traced("attention", i, x, dim, pos0)
-		ly.FFNNorm.Forward(b, xb, x)
-		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
-		b.Add(x, xb2)
-		s.traced("feed-forward", i, x, dim, pos0)
-	}
-	s.advance(n)
-	if logits != nil {
-		head(b, s, m.OutNorm, m.Output, x, xb, pos0, n, logits)
-	}
+	})
 }
 
 // Forward writes the DeltaNet mixer of the nTokens rows of x into out,

@@ -181,3 +181,9 @@ func roundQ8KAVX2(dst, x *float32, nb int)
 //
 //go:noescape
 func dotQ5KQ8KAVX2(w, y *byte, nb int) float32
+
+// dotQ5_0Q8AVX2 returns the dot product of nb Q5_0 blocks with nb q8a
+// blocks.
+//
+//go:noescape
+func dotQ5_0Q8AVX2(w, y *byte, nb int) float32

@@ -1343,6 +1343,73 @@ done:
 DATA eightf<>+0(SB)/4, $8.0
 GLOBL eightf<>(SB), RODATA|NOPTR, $4
 
+// Q5Q8BLOCK is Q4Q8BLOCK for a Q5_0 block (d f16, qh u32, qs[16]): bit j
+// of qh adds 16 to quant j, and the value is d*(u-16). Needs Y15 =
+// 0x0f…, Y14 = nibshift, Y12 = q5shufLo|q5shufHi, Y11 = q5bits in both
+// lanes, Y10 = 0x10….
+#define Q5Q8BLOCK(boff, yoff, Yacc) \
+	VBROADCASTI128 boff+6(SI), Y2;  \
+	VPSRLVQ      Y14, Y2, Y2;       \
+	VPAND        Y15, Y2, Y2;       \
+	VPBROADCASTD boff+2(SI), Y3;    \
+	VPSHUFB      Y12, Y3, Y3;       \
+	VPAND        Y11, Y3, Y3;       \
+	VPCMPEQB     Y11, Y3, Y3;       \
+	VPAND        Y10, Y3, Y3;       \
+	VPOR         Y3, Y2, Y2;        \
+	I8SUM(yoff+8(DI), Y2, Y5);      \
+	VCVTDQ2PS    Y5, Y5;            \
+	VPBROADCASTW boff(SI), X6;      \
+	VCVTPH2PS    X6, Y6;            \
+	VFMADD231SS  yoff+4(DI), X6, X9; \
+	VBROADCASTSS yoff(DI), Y7;      \
+	VMULPS       Y7, Y6, Y6;        \
+	VFMADD231PS  Y6, Y5, Yacc
+
+DATA sixteenf<>+0(SB)/4, $16.0
+GLOBL sixteenf<>(SB), RODATA|NOPTR, $4
+
+// func dotQ5_0Q8AVX2(w, y *byte, nb int) float32
+// Returns the dot product of nb Q5_0 blocks with nb q8a blocks.
+TEXT ·dotQ5_0Q8AVX2(SB), NOSPLIT, $0-28
+	MOVQ           w+0(FP), SI
+	MOVQ           y+8(FP), DI
+	MOVQ           nb+16(FP), CX
+	VMOVDQU        ones16<>(SB), Y13
+	VMOVDQU        nib<>(SB), Y15
+	VMOVDQU        nibshift<>(SB), Y14
+	VMOVDQU        q5shufLo<>(SB), X12
+	VINSERTI128    $1, q5shufHi<>(SB), Y12, Y12
+	VBROADCASTI128 q5bits<>(SB), Y11
+	VBROADCASTI128 sixteen<>(SB), Y10
+	VXORPS         Y0, Y0, Y0
+	VXORPS         Y1, Y1, Y1
+	VXORPS         X9, X9, X9
+
+loop2:
+	CMPQ CX, $2
+	JLT  tail
+	Q5Q8BLOCK(0, 0, Y0)
+	Q5Q8BLOCK(22, 40, Y1)
+	ADDQ $44, SI
+	ADDQ $80, DI
+	SUBQ $2, CX
+	JMP  loop2
+
+tail:
+	CMPQ CX, $0
+	JEQ  done
+	Q5Q8BLOCK(0, 0, Y0)
+
+done:
+	VADDPS       Y1, Y0, Y0
+	HSUM
+	VMOVSS       sixteenf<>(SB), X1
+	VFNMADD231SS X1, X9, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
+
 // Q4KQ8GROUP adds to Y1 the int32 products of 64 elements of a Q4_K
 // super-block (32 bytes of nibbles at qoff(SI), low nibbles first) with
 // the q8K quants at yoff(DI), each 32 times its sub-block's scale, the

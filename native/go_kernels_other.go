@@ -59,3 +59,4 @@ func dotQ6KQ8KAVX2(w, y *byte, nb int) float32   { panic("unreachable") }
 func roundQ8aAVX2(dst, x *float32, nb int)       { panic("unreachable") }
 func roundQ8KAVX2(dst, x *float32, nb int)       { panic("unreachable") }
 func dotQ5KQ8KAVX2(w, y *byte, nb int) float32   { panic("unreachable") }
+func dotQ5_0Q8AVX2(w, y *byte, nb int) float32   { panic("unreachable") }

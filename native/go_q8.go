@@ -18,7 +18,7 @@ func q8Layout(t ggml.DType) (elems, size int, ok bool) {
 		return 0, 0, false
 	}
 	switch t {
-	case ggml.Q8_0, ggml.Q4_0:
+	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0:
 		return qk, sizeQ8a, true
 	case ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
 		return qkk, sizeQ8K, true
@@ -56,6 +56,8 @@ func dotRowQ8(t ggml.DType, row, xq []byte, nb int) float32 {
 		return dotQ8_0Q8AVX2(&row[0], &xq[0], nb)
 	case ggml.Q4_0:
 		return dotQ4_0Q8AVX2(&row[0], &xq[0], nb)
+	case ggml.Q5_0:
+		return dotQ5_0Q8AVX2(&row[0], &xq[0], nb)
 	case ggml.Q4_K:
 		return dotQ4KQ8KAVX2(&row[0], &xq[0], nb)
 	case ggml.Q5_K:

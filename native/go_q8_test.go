@@ -12,7 +12,7 @@ import (
 )
 
 // q8Types are the weight types with 8-bit activation kernels.
-var q8Types = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
+var q8Types = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K}
 
 // quantizeQ8Scalar is the specification of quantizeQ8, written as the C
 // library's generic quant_q8a and quant_q8K (float32 arithmetic, rounding

@@ -17,12 +17,12 @@ import (
 // (go_*_amd64.s, with AVX-512 variants where the CPU has it): weights are
 // unpacked in registers and multiplied by the float32 activations, so
 // results match the generic Go code (ggml.Dot) up to summation order,
-// except that products of Q8_0, Q4_0, Q4_K, Q5_K and Q6_K weights first
-// round the activations to 8-bit blocks, once per call, as ggml and the C
-// kernels do (matrix-vector products then multiply integers); NewGoFloat
-// returns a backend without that rounding. The exponentials of softmax
-// and SwiGLU are within 2 ulp of math.Exp. Build with -tags purego to
-// leave the assembly out.
+// except that products of Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K weights
+// first round the activations to 8-bit blocks, once per call, as ggml and
+// the C kernels do (matrix-vector products then multiply integers);
+// NewGoFloat returns a backend without that rounding. The exponentials of
+// softmax and SwiGLU are within 2 ulp of math.Exp. Build with -tags purego
+// to leave the assembly out.
 type Go struct {
 	pool    *pool
 	matmuls sync.Pool // *matmulTask
@@ -53,10 +53,10 @@ func NewGo(threads int) *Go {
 }
 
 // NewGoFloat returns a pure-Go backend like NewGo that multiplies the
-// float32 activations in every product: slower decode of Q8_0, Q4_0,
-// Q4_K, Q5_K and Q6_K weights, and results that equal ggml.Dot's up to summation
-// order. It is the reference
-// for checking model code against runs on dequantized weights.
+// float32 activations in every product: slower decode of Q8_0, Q4_0, Q5_0,
+// Q4_K, Q5_K and Q6_K weights, and results that equal ggml.Dot's up to
+// summation order. It is the reference for checking model code against
+// runs on dequantized weights.
 func NewGoFloat(threads int) *Go {
 	g := NewGo(threads)
 	g.float = true

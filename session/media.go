@@ -104,6 +104,22 @@ func (p Prompt) From(n int) Prompt {
 	return nil
 }
 
+// SplitTail returns p with its last n token positions as a chunk of their
+// own, so that PrefillPrompt ends the chunk before them with a checkpoint
+// (a turn boundary). p is returned as it is when its last chunk is media
+// or holds no more than n tokens.
+func (p Prompt) SplitTail(n int) Prompt {
+	if len(p) == 0 || n <= 0 {
+		return p
+	}
+	last := p[len(p)-1]
+	if last.Embeddings != nil || len(last.Tokens) <= n {
+		return p
+	}
+	cut := len(last.Tokens) - n
+	return append(p[:len(p)-1:len(p)-1], Chunk{Tokens: last.Tokens[:cut]}, Chunk{Tokens: last.Tokens[cut:]})
+}
+
 // Common is the number of leading positions of p the session already
 // holds: tokens equal one by one, and media chunks whole (the same key and
 // length at the same position). A chunk that matches only in part does

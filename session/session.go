@@ -228,6 +228,12 @@ func (s *Session) Decode(ctx context.Context, id int32) error {
 	return s.prefill(ctx, []int32{id}, true, false)
 }
 
+// HasRecurrentState reports whether the model carries convolution or
+// recurrent state (LFM2, Qwen3.5), which Rewind cannot cut: it restores a
+// checkpoint (taken at the end of each Prefill and Append, and every
+// Config.CheckpointEvery tokens) and runs the tokens after it again.
+func (s *Session) HasRecurrentState() bool { return s.st.CheckpointBytes() > 0 }
+
 // Rewind removes the last n tokens, and the whole of a media chunk the
 // cut falls inside (TokenCount says where it fell). The logits of the new
 // last token are computed when next needed (by Logits or Generate), so a

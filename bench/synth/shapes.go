@@ -1,6 +1,6 @@
 // Package synth generates synthetic GGUF models: real architecture shapes
 // (SmolLM2, SmolLM3, Qwen2.5, Qwen3, Qwen3-MoE, gpt-oss, Gemma 2, Gemma 3, Llama 3.2, Granite
-// 3.3, OLMo 2, EXAONE 4 and tiny variants of each)
+// 3.3, OLMo 2, EXAONE 4, Gemma 3n, Gemma 4 and tiny variants of each)
 // with seeded random weights, llama.cpp's metadata keys and tensor names, and
 // a synthetic or copied tokenizer. Tests and benchmarks get realistic sizes
 // and layouts without downloading models.
