@@ -148,6 +148,7 @@ func (a *gemmaAttention) forward(b native.Backend, s *State, layer int, out, x [
 	a.Q.Forward(b, q, x, nTokens)
 	a.QNorm.Forward(b, q, q)
 	b.RoPE(q, nh, hd, pos0, nTokens, a.Rope)
+	rotV := kvRotate(s.KV(a.KVLayer), hd, q, nil, nil) // a quantized cache's rotation (kvrot.go)
 	if a.own(layer) {
 		k := s.Buffer(bufGemmaK, nTokens*nkv*hd)
 		v := s.Buffer(bufGemmaV, nTokens*nkv*hd)
@@ -160,10 +161,12 @@ func (a *gemmaAttention) forward(b native.Backend, s *State, layer int, out, x [
 		a.KNorm.Forward(b, k, k)
 		b.RMSNorm(v, v, a.ones, hd, a.KNorm.Eps)
 		b.RoPE(k, nkv, hd, pos0, nTokens, a.Rope)
+		kvRotate(s.KV(layer), hd, nil, k, v)
 		b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	}
 	att := s.Buffer(bufGemmaAtt, nTokens*nh*hd)
 	b.Attend(att, q, s.KV(a.KVLayer), pos0, nTokens, s.attention(a.Attn))
+	kvUnrotate(att, rotV)
 	a.O.Forward(b, out, att, nTokens)
 }
 

@@ -332,12 +332,15 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 			scaleRotated(k, hd, rope.Dim, a.RopeMScale)
 		}
 	}
+	// a quantized cache holds rotated keys and values, as llama.cpp's
+	rotV := kvRotate(s.KV(layer), hd, q, k, v)
 	// save k, v at pos to the cache
 	b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	// attention of the queries over positions ≤ pos (the whole call's
 	// if its Input is NonCausal)
 	att := s.att[:nTokens*nh*hd]
 	b.Attend(att, q, s.KV(layer), pos0, nTokens, s.attention(a.Attn))
+	kvUnrotate(att, rotV)
 	// output projection
 	a.O.Forward(b, out, att, nTokens)
 }

@@ -244,8 +244,10 @@ func (g *GatedAttention) Forward(b native.Backend, s *State, layer int, out, x [
 	g.KNorm.Forward(b, k, k)
 	b.RoPE(q, nh, hd, pos0, nTokens, g.Rope)
 	b.RoPE(k, nkv, hd, pos0, nTokens, g.Rope)
+	rotV := kvRotate(s.KV(layer), hd, q, k, v) // a quantized cache's rotation (kvrot.go)
 	b.StoreKV(s.KV(layer), pos0, k, v, nTokens)
 	b.Attend(att, q, s.KV(layer), pos0, nTokens, s.attention(g.Attn))
+	kvUnrotate(att, rotV)
 	for i, e := range gate {
 		att[i] *= sigmoid(e)
 	}

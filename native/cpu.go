@@ -203,15 +203,12 @@ func (c *CPU) StoreKV(cache *KVCache, pos0 int, k, v []float32, nTokens int) {
 func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
 	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != cache.width || hd <= 0 ||
-		pos0 < 0 || nTokens < 0 || pos0+nTokens > cache.ctxLen || len(q) < nTokens*a.NHeads*hd || len(out) < nTokens*a.NHeads*hd {
+		pos0 < 0 || nTokens < 0 || pos0+nTokens > cache.ctxLen || len(q) < nTokens*a.NHeads*hd || len(out) < nTokens*a.NHeads*hd ||
+		(cache.quantized() && hd%qk != 0) {
 		panic(fmt.Sprintf("native: Attend %d tokens at %d, %d heads / %d KV heads × %d, cache %d×%d, q %d, out %d",
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, cache.ctxLen, cache.width, len(q), len(out)))
 	}
 	if nTokens == 0 {
-		return
-	}
-	if cache.quantized() { // Q8_0 / Q4_0 blocks: the Go kernels read them
-		c.fallback.Attend(out, q, cache, pos0, nTokens, a)
 		return
 	}
 	if a.Sinks != nil && len(a.Sinks) != a.NHeads {
@@ -230,9 +227,12 @@ func (c *CPU) Attend(out, q []float32, cache *KVCache, pos0, nTokens int, a Atte
 	if a.Sinks != nil {
 		prm.sinks = unsafe.Pointer(&a.Sinks[0])
 	}
-	if cache.typ == ggml.F16 {
+	switch {
+	case cache.quantized():
+		prm.k, prm.v = unsafe.Pointer(&cache.kq[0]), unsafe.Pointer(&cache.vq[0])
+	case cache.typ == ggml.F16:
 		prm.k, prm.v = unsafe.Pointer(&cache.k16[0]), unsafe.Pointer(&cache.v16[0])
-	} else {
+	default:
 		prm.k, prm.v = unsafe.Pointer(&cache.k32[0]), unsafe.Pointer(&cache.v32[0])
 	}
 	rc, _, _ := purego.SyscallN(c.lib.attention, c.pool, uintptr(unsafe.Pointer(prm)))

@@ -126,8 +126,11 @@ func TestCPUAttendMatchesGo(t *testing.T) {
 		{NHeads: 8, NKVHeads: 2, HeadDim: 64, Window: 120, SoftCap: 5, NonCausal: true},
 	}
 	for _, c := range cpuKernelSets(t, 2) {
-		for _, typ := range []ggml.DType{ggml.F32, ggml.F16} {
+		for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0} {
 			for _, a := range cases {
+				if CheckKVType(typ, a.HeadDim) != nil {
+					continue // heads that are not whole blocks
+				}
 				a.Scale = float32(1 / math.Sqrt(float64(a.HeadDim)))
 				width := a.NKVHeads * a.HeadDim
 				cache, err := NewKVCache(typ, 300, width)

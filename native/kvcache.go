@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/litert-go/litert-go/models/ggml"
 )
@@ -108,4 +109,49 @@ func (c *KVCache) CopyFrom(src *KVCache, n int) {
 	}
 	copy(c.k32[:m], src.k32[:m])
 	copy(c.v32[:m], src.v32[:m])
+}
+
+// KVRotation returns the sizes of the Walsh-Hadamard rotations llama.cpp
+// applies around a KV cache of type t for heads of headDim elements
+// (llama_kv_cache's attn_rot_k / attn_rot_v, on unless
+// LLAMA_ATTN_ROT_DISABLE is set): for a quantized cache and a headDim that
+// is a multiple of 64, queries and keys are rotated in chunks of rotK (the
+// largest power of two dividing headDim), values and the attention output
+// in chunks of rotV = 64. The rotation is orthonormal and its own inverse,
+// so attention is unchanged but for the rounding, which it spreads evenly
+// over a block. 0 means no rotation.
+func KVRotation(t ggml.DType, headDim int) (rotK, rotV int) {
+	if !ggml.IsQuantized(t) || headDim <= 0 || headDim%64 != 0 {
+		return 0, 0
+	}
+	rotK = 64
+	for headDim%(2*rotK) == 0 {
+		rotK *= 2
+	}
+	return rotK, 64
+}
+
+// Hadamard multiplies each chunk of n elements of x (n a power of two,
+// len(x) a multiple of n) in place by the orthonormal Walsh-Hadamard
+// matrix of size n in Sylvester's order, as ggml_gen_hadamard makes it:
+// the fast transform, then a scale by 1/√n.
+func Hadamard(x []float32, n int) {
+	if n <= 0 || n&(n-1) != 0 || len(x)%n != 0 {
+		panic(fmt.Sprintf("native: Hadamard of %d elements in chunks of %d", len(x), n))
+	}
+	scale := float32(1 / math.Sqrt(float64(n)))
+	for c := 0; c < len(x); c += n {
+		v := x[c : c+n]
+		for h := 1; h < n; h *= 2 {
+			for i := 0; i < n; i += 2 * h {
+				for j := i; j < i+h; j++ {
+					a, b := v[j], v[j+h]
+					v[j], v[j+h] = a+b, a-b
+				}
+			}
+		}
+		for i := range v {
+			v[i] *= scale
+		}
+	}
 }

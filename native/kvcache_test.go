@@ -1,6 +1,7 @@
 package native
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -43,4 +44,47 @@ func TestKVCacheTypes(t *testing.T) {
 	row := make([]byte, src.rowBytes)
 	require.NoError(t, ggml.Quantize(ggml.Q4_0, v[2*width:], row))
 	assert.Equal(t, row, src.vq[2*src.rowBytes:3*src.rowBytes])
+}
+
+// TestHadamard checks the fast transform against the matrix that
+// ggml_gen_hadamard builds (llama-kv-cache.cpp: Sylvester's construction,
+// scaled by 1/√n) multiplied out, its being its own inverse, and the
+// rotation sizes llama.cpp picks (build_input_k_rot / build_input_v_rot).
+func TestHadamard(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 64, 256} {
+		m := make([]float32, n*n) // as ggml_gen_hadamard fills it
+		m[0] = float32(1 / math.Sqrt(float64(n)))
+		for s := 1; s < n; s *= 2 {
+			for i := range s {
+				for j := range s {
+					v := m[i*n+j]
+					m[(i+s)*n+j], m[i*n+j+s], m[(i+s)*n+j+s] = v, v, -v
+				}
+			}
+		}
+		x := randVec(r, 3*n)
+		got := append([]float32(nil), x...)
+		Hadamard(got, n)
+		for c := range 3 {
+			for i := range n {
+				var want float64
+				for j := range n {
+					want += float64(m[i*n+j]) * float64(x[c*n+j])
+				}
+				require.InDelta(t, want, got[c*n+i], 1e-5, "n=%d chunk %d element %d", n, c, i)
+			}
+		}
+		Hadamard(got, n)
+		assertClose(t, x, got, 1e-5, "H·H = I")
+	}
+	assert.Panics(t, func() { Hadamard(make([]float32, 12), 12) })
+	for _, c := range []struct {
+		t          ggml.DType
+		hd, rk, rv int
+	}{{ggml.Q8_0, 64, 64, 64}, {ggml.Q4_0, 128, 128, 64}, {ggml.Q8_0, 256, 256, 64}, {ggml.Q8_0, 192, 64, 64},
+		{ggml.Q8_0, 32, 0, 0}, {ggml.F16, 128, 0, 0}, {ggml.F32, 64, 0, 0}} {
+		rk, rv := KVRotation(c.t, c.hd)
+		assert.Equal(t, [2]int{c.rk, c.rv}, [2]int{rk, rv}, "%s head %d", c.t, c.hd)
+	}
 }

@@ -28,6 +28,20 @@ func TestBenchJSON(t *testing.T) {
 	assert.EqualValues(t, 2, got["reps"])
 	assert.Greater(t, got["weight_mb_per_token"], 0.0)
 
+	assert.Equal(t, "f32", got["kv_type"])
+
+	// a Q8_0 cache: its blocks' size in the KV figure (34 bytes per 32
+	// elements against 4 per element)
+	code, out, errOut = runCmd(t, "bench", "-m", path, "-p", "9", "-n", "3", "-r", "1", "-b", "4", "-c", "64", "--bw=false", "--json", "--kv", "q8_0")
+	require.Equal(t, 0, code, errOut)
+	var q8 map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &q8), out)
+	assert.Equal(t, "q8_0", q8["kv_type"])
+	assert.InDelta(t, got["kv_mb_per_token"].(float64)*34/128, q8["kv_mb_per_token"], 1e-9)
+	code, _, errOut = runCmd(t, "bench", "-m", path, "--kv", "q4_k")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "KV cache type Q4_K is not supported")
+
 	code, _, errOut = runCmd(t, "bench", "-m", path, "-p", "60", "-n", "10", "-c", "64")
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, "more than the context")

@@ -25,6 +25,48 @@ typedef struct {
   _Atomic int failed; /* a job could not allocate its buffers */
 } att_task;
 
+/* kv_quantized reports whether the cache holds ggml blocks (Q8_0, Q4_0). */
+static int kv_quantized(int32_t t) { return t == LRT_Q8_0 || t == LRT_Q4_0; }
+
+/* kv_block_bytes is the size of a cache block of 32 elements of type t. */
+static size_t kv_block_bytes(int32_t t) { return t == LRT_Q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0); }
+
+/* round_q8_0 sets y to the values of x's Q8_0 blocks as ggml's
+ * quantize_row_q8_0_ref makes them: the query's rounding in llama.cpp's
+ * CPU flash attention over a quantized K (K's vec_dot_type is Q8_0). */
+static void round_q8_0(float *y, const float *x, int n) {
+  for (int b = 0; b < n; b += QK) {
+    float amax = 0;
+    for (int j = 0; j < QK; j++) {
+      const float v = fabsf(x[b + j]);
+      amax = v > amax ? v : amax;
+    }
+    const float d = amax / 127, id = d != 0 ? 1 / d : 0;
+    const float dh = lrt_f16_to_f32(lrt_f32_to_f16(d));
+    for (int j = 0; j < QK; j++) y[b + j] = dh * (float)(int8_t)roundf(x[b + j] * id);
+  }
+}
+
+/* dequant_head converts n elements of Q8_0 or Q4_0 blocks at src into y. */
+static void dequant_head(float *y, const void *src, int32_t t, int n) {
+  if (t == LRT_Q8_0) {
+    const block_q8_0 *b = src;
+    for (int i = 0; i < n / QK; i++) {
+      const float d = lrt_f16_to_f32(b[i].d);
+      for (int j = 0; j < QK; j++) y[i * QK + j] = d * b[i].qs[j];
+    }
+    return;
+  }
+  const block_q4_0 *b = src;
+  for (int i = 0; i < n / QK; i++) {
+    const float d = lrt_f16_to_f32(b[i].d);
+    for (int j = 0; j < QK / 2; j++) {
+      y[i * QK + j] = d * ((b[i].qs[j] & 0x0F) - 8);
+      y[i * QK + j + QK / 2] = d * ((b[i].qs[j] >> 4) - 8);
+    }
+  }
+}
+
 /* att_rows runs jobs [lo, hi): job = token t * n_kv_heads + cache head h,
  * covering the group of query heads that share cache head h, so each key
  * and value row is read once for the whole group. */
@@ -35,17 +77,28 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
   const int hd = a->head_dim;
   const int ng = a->n_heads / a->n_kv_heads;
   const int f16 = a->kv_type == LRT_F16;
+  /* a quantized cache: the group's queries rounded to Q8_0, and a block of
+   * key or value rows converted to float32 for the kernels */
+  const int quant = kv_quantized(a->kv_type);
+  const size_t qextra = quant ? (size_t)ng * hd + (size_t)ATT_BLOCK * hd : 0;
+  const size_t rowb = quant ? (size_t)(a->kv_stride / QK) * kv_block_bytes(a->kv_type) : 0;
+  const size_t headb = quant ? (size_t)(hd / QK) * kv_block_bytes(a->kv_type) : 0;
   /* per query head: accumulator [hd], scores [ATT_BLOCK], max, sum */
-  float *mem = malloc(sizeof(float) * (size_t)ng * (hd + ATT_BLOCK + 2));
+  float *mem = malloc(sizeof(float) * ((size_t)ng * (hd + ATT_BLOCK + 2) + qextra));
   if (!mem) {
     atomic_store(&at->failed, 1);
     return;
   }
   float *acc = mem, *s = acc + (size_t)ng * hd, *m = s + (size_t)ng * ATT_BLOCK, *l = m + ng;
+  float *qr = l + ng, *kvf = qr + (quant ? (size_t)ng * hd : 0);
   for (int64_t job = lo_job; job < hi_job; job++) {
     const int64_t t = job / a->n_kv_heads;
     const int kvh = (int)(job % a->n_kv_heads);
     const float *q = a->q + (t * a->n_heads + (int64_t)kvh * ng) * hd;
+    if (quant) {
+      for (int g = 0; g < ng; g++) round_q8_0(qr + (size_t)g * hd, q + (size_t)g * hd, hd);
+      q = qr;
+    }
     float *o = a->out + (t * a->n_heads + (int64_t)kvh * ng) * hd;
     /* visible keys: [lo, hi) */
     const int64_t pos = a->pos0 + t;
@@ -62,7 +115,14 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
       const size_t off = (size_t)j0 * a->kv_stride + (size_t)kvh * hd;
       const void *kb = f16 ? (const void *)((const uint16_t *)a->k + off) : (const void *)((const float *)a->k + off);
       const void *vb = f16 ? (const void *)((const uint16_t *)a->v + off) : (const void *)((const float *)a->v + off);
-      k->att_scores(q, hd, ng, kb, a->kv_stride, f16, nb, hd, s, ATT_BLOCK);
+      size_t kvs = a->kv_stride;
+      if (quant) {
+        const size_t qoff = (size_t)j0 * rowb + (size_t)kvh * headb;
+        for (int j = 0; j < nb; j++)
+          dequant_head(kvf + (size_t)j * hd, (const uint8_t *)a->k + qoff + (size_t)j * rowb, a->kv_type, hd);
+        kb = kvf, kvs = hd;
+      }
+      k->att_scores(q, hd, ng, kb, kvs, f16, nb, hd, s, ATT_BLOCK);
       for (int g = 0; g < ng; g++) {
         float *sg = s + (size_t)g * ATT_BLOCK;
         float bm = -INFINITY;
@@ -81,7 +141,13 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
         }
         l[g] += k->exp_sum(sg, nb, m[g]);
       }
-      k->att_accum(acc, hd, ng, s, ATT_BLOCK, vb, a->kv_stride, f16, nb, hd);
+      if (quant) {
+        const size_t qoff = (size_t)j0 * rowb + (size_t)kvh * headb;
+        for (int j = 0; j < nb; j++)
+          dequant_head(kvf + (size_t)j * hd, (const uint8_t *)a->v + qoff + (size_t)j * rowb, a->kv_type, hd);
+        vb = kvf;
+      }
+      k->att_accum(acc, hd, ng, s, ATT_BLOCK, vb, kvs, f16, nb, hd);
     }
     for (int g = 0; g < ng; g++) {
       /* a sink joins the denominator: e^(sink - m), m the scores' max */
@@ -99,7 +165,8 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
     return LRT_EINVAL;
   if (a->n_heads % a->n_kv_heads != 0) return LRT_EINVAL;
   if (a->kv_stride < (int64_t)a->n_kv_heads * a->head_dim) return LRT_EINVAL;
-  if (a->kv_type != LRT_F32 && a->kv_type != LRT_F16) return LRT_EUNSUPPORTED;
+  if (a->kv_type != LRT_F32 && a->kv_type != LRT_F16 && !kv_quantized(a->kv_type)) return LRT_EUNSUPPORTED;
+  if (kv_quantized(a->kv_type) && (a->head_dim % QK != 0 || a->kv_stride % QK != 0)) return LRT_EINVAL;
   if (a->head_dim > ATT_MAX_HEAD) return LRT_EUNSUPPORTED;
   if (a->ntok == 0) return LRT_OK;
   if (a->pos0 < 0) return LRT_EINVAL;

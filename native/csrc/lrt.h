@@ -134,8 +134,9 @@ LRT_API int32_t lrt_glu(lrt_pool *p, int32_t act, float *out, const float *gate,
  * has no padding. */
 typedef struct {
   const float *q;    /* [ntok][n_heads*head_dim] queries */
-  const void *k;     /* [ctx][n_kv_heads*head_dim] keys, F32 or F16 */
-  const void *v;     /* [ctx][n_kv_heads*head_dim] values, F32 or F16 */
+  const void *k;     /* [ctx][n_kv_heads*head_dim] keys, F32, F16, or Q8_0 or
+                        Q4_0 blocks (rows of kv_stride/32 blocks) */
+  const void *v;     /* [ctx][n_kv_heads*head_dim] values, as k */
   float *out;        /* [ntok][n_heads*head_dim] */
   int64_t pos0;      /* position of query row 0; row t is at pos0+t */
   int64_t ntok;
@@ -143,7 +144,9 @@ typedef struct {
   int32_t n_heads;
   int32_t n_kv_heads; /* n_heads must be a multiple of it (GQA) */
   int32_t head_dim;
-  int32_t kv_type;   /* LRT_F32 or LRT_F16 */
+  int32_t kv_type;   /* LRT_F32, LRT_F16, LRT_Q8_0 or LRT_Q4_0 (then the
+                        queries are rounded to Q8_0, as ggml's flash
+                        attention does, and head_dim is a multiple of 32) */
   int64_t kv_stride; /* elements between cache rows (>= n_kv_heads*head_dim) */
   float scale;       /* score multiplier, usually 1/sqrt(head_dim) */
   float softcap;     /* if > 0: score = softcap*tanh(score/softcap) */

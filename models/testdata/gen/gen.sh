@@ -5,6 +5,8 @@
 #
 # Usage (from the repository root):
 #   LLAMA=/path/to/llama.cpp LLAMA_BUILD=$LLAMA/build [TYPES="f32 q8_0 q4_k_m"] models/testdata/gen/gen.sh SHAPE...
+# With KV="q8_0 q4_0" it writes instead ../llamacpp/kv/SHAPE-TYPE-KV.jsonl:
+# the same runs with that K and V cache type (and flash attention on).
 # LLAMA_BUILD holds a static build of libllama (cmake -DBUILD_SHARED_LIBS=OFF).
 set -eu
 LLAMA=${LLAMA:-/work/llama.cpp}
@@ -23,6 +25,14 @@ for shape in "$@"; do
 	for typ in ${TYPES:-f32 q8_0 q4_k_m}; do
 		m=$TMP/$shape-$typ.gguf
 		"$TMP/litert-go" synth --shape "$shape" --type "$typ" --seed 1 -o "$m" 2>/dev/null
+		if [ -n "${KV:-}" ]; then
+			mkdir -p "$OUT/kv"
+			for kv in $KV; do
+				"$TMP/reflogits" "$m" 40 16 1 4 "$kv" > "$OUT/kv/$shape-$typ-$kv.jsonl"
+				echo "$shape $typ KV $kv"
+			done
+			continue
+		fi
 		"$TMP/reflogits" "$m" 40 16 1 4 > "$OUT/$shape-$typ.jsonl"
 		if [ "$typ" != f32 ]; then
 			# the same run on an F32 copy of the dequantized weights

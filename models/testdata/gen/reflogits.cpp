@@ -1,17 +1,21 @@
-// reflogits loads a GGUF with libllama (CPU only, F32 KV cache, no flash
-// attention), decodes a prompt as one batch, then feeds tokens one at a
+// reflogits loads a GGUF with libllama (CPU only, F32 KV cache and no flash
+// attention unless KV says otherwise), decodes a prompt as one batch, then feeds tokens one at a
 // time (teacher forcing), printing llama.cpp's logits after each step as
 // JSON lines in the format models/llamacpp_test.go reads:
 //
 //   {"prompt_tokens":[...],"feed":[...],"n_vocab":V,"stride":S}
 //   {"step":0,"argmax":id,"logits":[logit of id 0, S, 2S, ...]}
 //
-// Usage: reflogits MODEL.gguf N_PROMPT N_FEED THREADS STRIDE
+// Usage: reflogits MODEL.gguf N_PROMPT N_FEED THREADS STRIDE [KV]
+// KV (f32 when absent) is the K and V cache type, as llama-cli's -ctk/-ctv:
+// q8_0 or q4_0 turn flash attention on, which llama.cpp requires for a
+// quantized V cache.
 // Prompt token i is (i*7919 + 13) % V, fed token j is
 // ((N_PROMPT+j)*104729 + 7) % V, as in testdata/llamacpp/README.md.
 // Build with gen.sh; it is not part of the Go build.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "llama.h"
@@ -21,9 +25,20 @@ static void quiet(enum ggml_log_level level, const char *text, void *) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s MODEL.gguf N_PROMPT N_FEED THREADS STRIDE\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s MODEL.gguf N_PROMPT N_FEED THREADS STRIDE [f32|q8_0|q4_0]\n", argv[0]);
         return 2;
+    }
+    ggml_type kv = GGML_TYPE_F32;
+    if (argc == 7) {
+        if (!strcmp(argv[6], "q8_0")) {
+            kv = GGML_TYPE_Q8_0;
+        } else if (!strcmp(argv[6], "q4_0")) {
+            kv = GGML_TYPE_Q4_0;
+        } else if (strcmp(argv[6], "f32")) {
+            fprintf(stderr, "KV type %s: want f32, q8_0 or q4_0\n", argv[6]);
+            return 2;
+        }
     }
     const int nPrompt = atoi(argv[2]), nFeed = atoi(argv[3]), threads = atoi(argv[4]), stride = atoi(argv[5]);
     if (nPrompt <= 0 || nFeed < 0 || threads <= 0 || stride <= 0) {
@@ -45,8 +60,8 @@ int main(int argc, char **argv) {
     cp.n_ctx = cp.n_batch = cp.n_ubatch = 512;
     cp.n_seq_max = 1;
     cp.n_threads = cp.n_threads_batch = threads;
-    cp.type_k = cp.type_v = GGML_TYPE_F32;
-    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.type_k = cp.type_v = kv;
+    cp.flash_attn_type = kv == GGML_TYPE_F32 ? LLAMA_FLASH_ATTN_TYPE_DISABLED : LLAMA_FLASH_ATTN_TYPE_ENABLED;
     cp.swa_full = false;
     llama_context *ctx = llama_init_from_model(model, cp);
     if (!ctx) {
