@@ -124,7 +124,7 @@ func (m *MoE) Forward(b native.Backend, s *State, out, x []float32, nTokens int)
 // (route, nTokens rows of NExperts, overwritten): Gemma 4 routes on
 // another input than the experts'.
 func (m *MoE) forwardRouted(b native.Backend, s *State, out, x, route []float32, nTokens int) {
-	nExp, k, dim := len(m.Gate), m.NUsed, len(out)/nTokens
+	nExp, k := len(m.Gate), m.NUsed
 	picked, weight := s.picked[:nTokens*k], s.weight[:nTokens*k]
 	var count [maxExperts + 1]int32 // count[e+1]: slots routed to expert e, then offsets
 	for t := range nTokens {
@@ -157,24 +157,14 @@ func (m *MoE) forwardRouted(b native.Backend, s *State, out, x, route []float32,
 		order[next[e]] = int32(i)
 		next[e]++
 	}
-	clear(out)
-	// the experts in passes of as many routed rows as s's buffers hold
-	// (all of them when they hold NUsed rows per token), each pass one
-	// grouped product per projection
-	h := m.Gate[0].Rows
-	room := min(len(s.xe), len(s.ye)) / dim
-	room = min(room, min(len(s.hb), len(s.hb2))/h)
-	groups := make([]int, nExp)
-	for e0 := 0; e0 < nExp; {
-		clear(groups)
-		e1 := e0
-		for e1 < nExp && (e1 == e0 || int(count[e1+1]-count[e0]) <= room) {
-			groups[e1] = int(count[e1+1] - count[e1])
-			e1++
-		}
-		m.forwardPass(b, s, out, x, order[count[e0]:count[e1]], groups, nTokens)
-		e0 = e1
+	// one grouped product per projection over every routed row (State
+	// holds NExpertsUsed rows per token)
+	groups := s.groups[:nExp]
+	for e := range nExp {
+		groups[e] = int(count[e+1] - count[e])
 	}
+	clear(out)
+	m.forwardPass(b, s, out, x, order, groups, nTokens)
 }
 
 // forwardPass adds to out the experts' output for the routed slots of

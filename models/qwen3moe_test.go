@@ -127,10 +127,10 @@ func TestQwen3MoELoadErrors(t *testing.T) {
 	}
 }
 
-// TestQwen3MoEPasses checks that a state whose buffers hold fewer routed
-// rows than a step routes (one token's batch: 1 row, 4 routed) runs the
-// experts in several grouped passes with the logits of a single pass.
-func TestQwen3MoEPasses(t *testing.T) {
+// TestQwen3MoEBatchSizes checks that a state made for batches of one
+// token (its expert buffers hold that token's routed rows) gives the
+// logits of a state made for batches of eight.
+func TestQwen3MoEBatchSizes(t *testing.T) {
 	b := native.NewGo(1)
 	defer b.Close()
 	m := openModel(t, writeTiny(t, "tiny-qwen3moe-30b-a3b", ggml.Q8_0), b)
