@@ -560,8 +560,11 @@ func (c *Conversation) splitGen(p session.Prompt, text, gen string) session.Prom
 		return p
 	}
 	g := c.tok.EncodeEscaped(gen)
-	ids := p.Tokens()
-	if len(g) == 0 || len(g) >= len(ids) || !slices.Equal(ids[len(ids)-len(g):], g) {
+	if len(p) == 0 {
+		return p
+	}
+	last := p[len(p)-1].Tokens // SplitTail splits only a last run of tokens
+	if len(g) == 0 || len(g) >= len(last) || !slices.Equal(last[len(last)-len(g):], g) {
 		return p
 	}
 	return p.SplitTail(len(g))

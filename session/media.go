@@ -188,7 +188,7 @@ func (s *Session) PrefillEmbeddings(ctx context.Context, c Chunk) error {
 	case len(emb) != n*dim:
 		return fmt.Errorf("session: media chunk of %d values is not %d rows of the model's width %d", len(emb), n, dim)
 	case c.NonCausal && n > s.st.MaxBatch():
-		return fmt.Errorf("session: a non-causal media chunk of %d rows is decoded as one batch, larger than the batch size %d: raise the batch size to at least %d",
+		return fmt.Errorf("session: a non-causal media chunk of %d rows is decoded as one batch, larger than the batch size %d: raise session.Config.BatchSize to at least %d",
 			n, s.st.MaxBatch(), n)
 	case len(s.tokens)+n > s.st.Cap():
 		return fmt.Errorf("session: %d positions + a media chunk of %d exceed the context length %d: %w",

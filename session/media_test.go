@@ -168,7 +168,7 @@ func TestNonCausalMediaChunk(t *testing.T) {
 	s, err = New(eng, Config{BatchSize: 4})
 	require.NoError(t, err)
 	err = s.PrefillEmbeddings(ctx, Chunk{Embeddings: rows, N: 5, Key: 9, NonCausal: true})
-	assert.EqualError(t, err, "session: a non-causal media chunk of 5 rows is decoded as one batch, larger than the batch size 4: raise the batch size to at least 5")
+	assert.EqualError(t, err, "session: a non-causal media chunk of 5 rows is decoded as one batch, larger than the batch size 4: raise session.Config.BatchSize to at least 5")
 	assert.Equal(t, 0, s.TokenCount())
 }
 
