@@ -95,6 +95,14 @@ func TestHybridLoadErrors(t *testing.T) {
 		edit       func(m *gguf.Model)
 		want       string
 	}{
+		{"lfm2 YaRN", lfm, func(m *gguf.Model) {
+			m.Set("lfm2.rope.scaling.type", gguf.String("yarn"))
+			m.Set("lfm2.rope.scaling.factor", gguf.Float32(4))
+		}, `key "lfm2.rope.scaling.type" is "yarn", which lfm2 does not support`},
+		{"qwen35 YaRN", q35, func(m *gguf.Model) {
+			m.Set("qwen35.rope.scaling.type", gguf.String("yarn"))
+			m.Set("qwen35.rope.scaling.factor", gguf.Float32(4))
+		}, `key "qwen35.rope.scaling.type" is "yarn", which qwen35 does not support`},
 		{"lfm2 scalar head_count_kv", lfm, func(m *gguf.Model) { m.Set("lfm2.attention.head_count_kv", gguf.Uint32(2)) },
 			`LFM2 needs the per-layer "lfm2.attention.head_count_kv" array`},
 		{"lfm2 short head_count_kv", lfm, func(m *gguf.Model) { m.Set("lfm2.attention.head_count_kv", gguf.Int32s([]int32{0, 2})) },

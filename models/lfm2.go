@@ -99,6 +99,9 @@ func loadLFM2(f *gguf.File, b native.Backend) (Model, error) {
 	m.TokEmbd = l.weight("token_embd.weight", p.VocabSize, p.Dim)
 	m.OutNorm = l.norm("token_embd_norm", p.Dim, p.NormEps) // llama.cpp's LLM_TENSOR_OUTPUT_NORM_LFM2
 	m.Output = l.output(p)
+	if yarn(p) { // rope's YaRN magnitude has no place in this forward pass
+		l.fail("key %q is %q, which %s does not support", l.key("rope.scaling.type"), p.RopeScaling, l.arch)
+	}
 	rope, _ := l.rope(p, nil, true)
 	attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim, Scale: invSqrt(p.HeadDim)}
 	spec := blockSpec{preNorms: true, qkNorm: qkPerHead, act: SiLU}

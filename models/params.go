@@ -163,11 +163,17 @@ func (l *loader) expertParams(p *Params) {
 // The two helpers below serve architecture files that read their own
 // knobs; a new knob belongs in the hparams table.
 
-// ropeScale returns the file's linear position scale (freqScale).
+// ropeScale returns the file's linear position scale (freqScale), for
+// architectures that build their RoPE themselves: YaRN, whose ramp only
+// rope applies, is refused rather than run as a linear scale.
 func (l *loader) ropeScale() float64 {
 	p, err := l.hparams()
 	if err != nil {
 		l.fail("%w", err)
+		return 1
+	}
+	if yarn(p) {
+		l.fail("key %q is %q, which %s does not support", l.key("rope.scaling.type"), p.RopeScaling, l.arch)
 		return 1
 	}
 	return l.freqScale(p)

@@ -109,6 +109,9 @@ func loadQwen35(f *gguf.File, b native.Backend) (Model, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
+	if yarn(p) { // rope's YaRN magnitude has no place in this forward pass
+		l.fail("key %q is %q, which %s does not support", l.key("rope.scaling.type"), p.RopeScaling, l.arch)
+	}
 	rope, _ := l.rope(p, nil, true)
 	attn := native.Attention{NHeads: p.NHeads, NKVHeads: p.NKVHeads, HeadDim: p.HeadDim,
 		Scale: float32(l.positiveFloatOr("attention.scale", float64(invSqrt(p.HeadDim))))}
