@@ -164,17 +164,5 @@ func requireGemmaNLoadable(t *testing.T, f *gguf.File, arch string) {
 		require.GreaterOrEqual(t, kvFrom, 2)
 		require.True(t, swa[kvFrom-2] && !swa[kvFrom-1], "%s: the last two layers with a cache are a sliding and a global one", arch)
 	}
-	for name, dims := range required {
-		ti, ok := f.Tensor(name)
-		require.True(t, ok, "%s: llama.cpp requires tensor %s", arch, name)
-		require.Equal(t, dims, ti.Dims, "%s: dims of %s", arch, name)
-	}
-	for _, ti := range f.Tensors {
-		if _, ok := required[ti.Name]; ok {
-			continue
-		}
-		dims, ok := optional[ti.Name]
-		require.True(t, ok, "%s: llama.cpp would not load tensor %s", arch, ti.Name)
-		require.Equal(t, dims, ti.Dims, "%s: dims of %s", arch, ti.Name)
-	}
+	requireTensors(t, f, arch, required, optional)
 }

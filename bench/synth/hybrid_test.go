@@ -96,17 +96,5 @@ func requireHybridLoadable(t *testing.T, f *gguf.File, arch string) {
 			want[p+"attn_q_norm.weight"], want[p+"attn_k_norm.weight"] = u(hk), u(hk)
 		}
 	}
-	for name, dims := range want {
-		ti, ok := f.Tensor(name)
-		require.True(t, ok, "%s: llama.cpp requires tensor %s", arch, name)
-		require.Equal(t, dims, ti.Dims, "%s: dims of %s", arch, name)
-	}
-	for _, ti := range f.Tensors {
-		dims, ok := want[ti.Name]
-		if !ok {
-			dims, ok = optional[ti.Name]
-		}
-		require.True(t, ok, "%s: llama.cpp would not load tensor %s", arch, ti.Name)
-		require.Equal(t, dims, ti.Dims, "%s: dims of %s", arch, ti.Name)
-	}
+	requireTensors(t, f, arch, want, optional)
 }

@@ -190,6 +190,14 @@ func requireLlamaCppLoadable(t *testing.T, f *gguf.File) {
 	arch, h := loadHparams(t, f)
 	required, optional := llamaCppTensors(arch, h)
 	require.NotEmpty(t, required, "unknown architecture %q", arch)
+	requireTensors(t, f, arch, required, optional)
+}
+
+// requireTensors checks f's tensors as llama.cpp's loader would: every
+// required tensor present with its dims, and no tensor that is neither
+// required nor optional (llama.cpp fails with "wrong number of tensors").
+func requireTensors(t *testing.T, f *gguf.File, arch string, required, optional map[string][]uint64) {
+	t.Helper()
 	for name, dims := range required {
 		ti, ok := f.Tensor(name)
 		require.True(t, ok, "%s: llama.cpp requires tensor %s", arch, name)
