@@ -154,21 +154,28 @@ func (m *LFM2) Caches() []LayerCache {
 }
 
 // Forward runs a batch through the model (see Model.Forward).
-func (m *LFM2) Forward(s *State, in Input, logits []float32) {
-	m.forwardHybrid(s, in, logits, func(b native.Backend, s *State, i int, out, x []float32, pos0, n int) {
-		if c := m.conv[i]; c != nil {
-			c.Forward(b, s, i, out, x, n)
-		} else {
-			m.Layers[i].Attn.Forward(b, s, i, out, x, pos0, n)
-		}
-	})
+func (m *LFM2) Forward(s *State, in Input, logits []float32) { m.forwardHybrid(s, in, logits, m) }
+
+// mix is layer i's token mixer: the short convolution or attention.
+func (m *LFM2) mix(b native.Backend, s *State, i int, out, x []float32, pos0, n int) {
+	if c := m.conv[i]; c != nil {
+		c.Forward(b, s, i, out, x, n)
+	} else {
+		m.Layers[i].Attn.Forward(b, s, i, out, x, pos0, n)
+	}
+}
+
+// tokenMixer is a hybrid architecture's per-layer token mixer (attention,
+// a convolution or a recurrent block), writing the mix of the normed rows
+// x into out.
+type tokenMixer interface {
+	mix(b native.Backend, s *State, layer int, out, x []float32, pos0, n int)
 }
 
 // forwardHybrid is the forward pass of a hybrid stack (LFM2, Qwen3.5):
-// in each layer the token mixer mix (attention, a convolution or a
-// recurrent block, writing the normed rows x's mix into out) and the FFN,
-// each pre-normed and added to the residual stream.
-func (m *decoder) forwardHybrid(s *State, in Input, logits []float32, mix func(b native.Backend, s *State, layer int, out, x []float32, pos0, n int)) {
+// in each layer the token mixer and the FFN, each pre-normed and added to
+// the residual stream.
+func (m *decoder) forwardHybrid(s *State, in Input, logits []float32, mixer tokenMixer) {
 	s.begin(m.p, in)
 	b, n, pos0, dim := m.b, in.Len(), s.n, m.p.Dim
 	x, xb, xb2 := s.x[:n*dim], s.xb[:n*dim], s.xb2[:n*dim]
@@ -177,7 +184,7 @@ func (m *decoder) forwardHybrid(s *State, in Input, logits []float32, mix func(b
 	for i := range m.Layers {
 		ly := &m.Layers[i]
 		ly.AttnNorm.Forward(b, xb, x)
-		mix(b, s, i, xb2, xb, pos0, n)
+		mixer.mix(b, s, i, xb2, xb, pos0, n)
 		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		ly.FFNNorm.Forward(b, xb, x)

@@ -183,14 +183,15 @@ func (m *Qwen35) Caches() []LayerCache {
 }
 
 // Forward runs a batch through the model (see Model.Forward).
-func (m *Qwen35) Forward(s *State, in Input, logits []float32) {
-	m.forwardHybrid(s, in, logits, func(b native.Backend, s *State, i int, out, x []float32, pos0, n int) {
-		if d := m.lin[i]; d != nil {
-			d.Forward(b, s, i, out, x, n)
-		} else {
-			m.gated[i].Forward(b, s, i, out, x, pos0, n)
-		}
-	})
+func (m *Qwen35) Forward(s *State, in Input, logits []float32) { m.forwardHybrid(s, in, logits, m) }
+
+// mix is layer i's token mixer: gated DeltaNet or gated attention.
+func (m *Qwen35) mix(b native.Backend, s *State, i int, out, x []float32, pos0, n int) {
+	if d := m.lin[i]; d != nil {
+		d.Forward(b, s, i, out, x, n)
+	} else {
+		m.gated[i].Forward(b, s, i, out, x, pos0, n)
+	}
 }
 
 // Forward writes the DeltaNet mixer of the nTokens rows of x into out,
