@@ -34,7 +34,7 @@ func CheckKVType(t ggml.DType, headDim int) error {
 		return nil
 	case ggml.Q8_0, ggml.Q4_0:
 		if headDim%t.BlockSize() != 0 {
-			return fmt.Errorf("native: a %s KV cache needs heads of a multiple of %d elements, not %d", t, t.BlockSize(), headDim)
+			return fmt.Errorf("native: a %s KV cache needs heads of a multiple of %d elements, not %d (use an F16 or F32 cache for this model)", t, t.BlockSize(), headDim)
 		}
 		return nil
 	}

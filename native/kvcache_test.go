@@ -23,7 +23,7 @@ func TestKVCacheTypes(t *testing.T) {
 		assert.Equal(t, typ, c.Type())
 	}
 	_, err := NewKVCache(ggml.Q8_0, ctxLen, 48)
-	assert.EqualError(t, err, "native: a Q8_0 KV cache needs heads of a multiple of 32 elements, not 48")
+	assert.EqualError(t, err, "native: a Q8_0 KV cache needs heads of a multiple of 32 elements, not 48 (use an F16 or F32 cache for this model)")
 	_, err = NewKVCache(ggml.Q4_K, ctxLen, width)
 	assert.EqualError(t, err, "native: KV cache type Q4_K is not supported (want f32, f16, q8_0 or q4_0)")
 	assert.Error(t, CheckKVType(ggml.Q4_0, 80))
