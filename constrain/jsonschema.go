@@ -193,6 +193,9 @@ func newSchemaCompiler(b *builder, schema []byte, opts JSONOptions, prefix strin
 	if err != nil {
 		return nil, &CompileError{Lang: "json-schema", Msg: "invalid JSON: " + err.Error(), Err: ErrSyntax}
 	}
+	if root.kind != jObject && root.kind != jBool {
+		return nil, &CompileError{Lang: "json-schema", Msg: "schema must be an object or a boolean", Err: ErrSyntax}
+	}
 	if opts.MaxWhitespace <= 0 {
 		opts.MaxWhitespace = 16
 	}

@@ -145,6 +145,10 @@ func TestJSONSchemaErrors(t *testing.T) {
 		{`{"type":"string","pattern":"a(b"}`, ErrSyntax, "/pattern"},
 		{`{"type":"integer","minimum":"x"}`, ErrSyntax, "/minimum"},
 		{`false`, ErrInvalid, ""},
+		{`1`, ErrSyntax, ""}, // a root that is neither an object nor a boolean (found by FuzzJSONSchemaSound)
+		{`null`, ErrSyntax, ""},
+		{`[]`, ErrSyntax, ""},
+		{`"a"`, ErrSyntax, ""},
 	}
 	for _, c := range cases {
 		_, err := JSONSchema([]byte(c.schema))
