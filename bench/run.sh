@@ -10,8 +10,14 @@
 # after the prompt, and the bandwidth column relates it to the machine's
 # measured memory read bandwidth. The KV cache is F16, as llama-bench's.
 # Set LLAMA_BENCH to a llama.cpp llama-bench binary to add its numbers on
-# the same files with the same threads. The table is also written to
-# $OUT_DIR/results.md and drawn as $OUT_DIR/chart.svg (bench/chart).
+# the same files with the same threads.
+#
+# A second table is decode at depth: tg$GEN after DEPTH (4096) tokens of
+# context, llama-bench's -d, for each KV cache type of DEPTH_KV on the
+# DEPTH_TYPES files of the first shape (llama-bench runs with flash
+# attention, which its quantized V cache needs). DEPTH=0 skips it.
+# The tables are also written to $OUT_DIR/results.md and the first is drawn
+# as $OUT_DIR/chart.svg (bench/chart).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-./bin/litert-go}
@@ -24,11 +30,17 @@ PROMPT=${PROMPT:-512}
 GEN=${GEN:-128}
 REPS=${REPS:-3}
 OUT_DIR=${OUT_DIR:-build/bench}
+DEPTH=${DEPTH:-4096}
+DEPTH_TYPES=${DEPTH_TYPES:-"q8_0"}
+DEPTH_KV=${DEPTH_KV:-"f16 q8_0 q4_0"}
+DEPTH_REPS=${DEPTH_REPS:-2}
 mkdir -p "$BENCH_DIR" "$OUT_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
-llama() { # llama() PROMPT GEN: avg tokens/s of llama-bench's one test
-  "$LLAMA_BENCH" -m "$model" -p "$1" -n "$2" -t "$t" -r "$REPS" -o json 2>/dev/null |
+llama() { # llama() PROMPT GEN [ARGS...]: avg tokens/s of llama-bench's one test
+  local p=$1 n=$2 reps=$REPS; shift 2
+  [ "${1:-}" = "-r" ] && { reps=$2; shift 2; }
+  "$LLAMA_BENCH" -m "$model" -p "$p" -n "$n" -t "$t" -r "$reps" "$@" -o json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % d[0]["avg_ts"])' 2>/dev/null || echo "-"
 }
 
@@ -68,6 +80,41 @@ for shape in $SHAPES; do
 done
 }
 
-table | tee "$OUT_DIR/results.md"
+depth_table() {
+[ "$DEPTH" -gt 0 ] || return 0
+shape=${SHAPES%% *}
+echo
+if [ -n "${LLAMA_BENCH:-}" ]; then
+  echo "| model | type | threads | backend | KV | tg$GEN at depth $DEPTH | llama.cpp tg$GEN at depth $DEPTH |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
+else
+  echo "| model | type | threads | backend | KV | tg$GEN at depth $DEPTH |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+fi
+for type in $DEPTH_TYPES; do
+  model="$BENCH_DIR/$shape-$type.gguf"
+  [ -f "$model" ] || "$BIN" synth --shape "$shape" --type "$type" --seed 1 -o "$model" >/dev/null 2>&1
+  for t in $THREADS; do
+    for kv in $DEPTH_KV; do
+      if [ -n "${LLAMA_BENCH:-}" ]; then
+        llama_tg=$(llama 0 "$GEN" -r "$DEPTH_REPS" -d "$DEPTH" -fa 1 -ctk "$kv" -ctv "$kv")
+      fi
+      for be in $BACKENDS; do
+        tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" -c $((DEPTH + GEN + 16)) \
+          --kv "$kv" --backend "$be" --bw=false --json)
+        ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
+        backend=$(echo "$tg" | field backend)
+        if [ -n "${LLAMA_BENCH:-}" ]; then
+          echo "| $shape | $type | $t | $backend | $kv | $ours_tg | $llama_tg |"
+        else
+          echo "| $shape | $type | $t | $backend | $kv | $ours_tg |"
+        fi
+      done
+    done
+  done
+done
+}
+
+{ table; depth_table; } | tee "$OUT_DIR/results.md"
 go run ./bench/chart -o "$OUT_DIR/chart.svg" < "$OUT_DIR/results.md"
 echo "wrote $OUT_DIR/results.md and $OUT_DIR/chart.svg" >&2
