@@ -243,3 +243,28 @@ func dotF32r2x4(w, x []float32, n, stride int, out *[8]float32) {
 		}
 	}
 }
+
+// dotF32r4x4 sets out[4*r+t] = Σ w[r*wstride+k]*x[t*xstride+k] over n
+// elements for 4 weight rows wstride floats apart (0 repeats one row) and
+// the 4 activation rows of x: the AVX-512 tile (haveAVX512 must hold).
+// Each sum depends only on its row and token, not on the tile's other
+// rows, so results are the same however rows are grouped.
+func dotF32r4x4(w []float32, wstride int, x []float32, xstride, n int, out *[16]float32) {
+	_ = w[3*wstride+n-1]
+	_ = x[3*xstride+n-1]
+	m := n &^ 15
+	if m > 0 {
+		dotF32r4x4AVX512(&w[0], 4*wstride, &x[0], 4*xstride, m, &out[0])
+	} else {
+		*out = [16]float32{}
+	}
+	for r := range 4 {
+		wr := w[r*wstride:]
+		for t := range 4 {
+			xt := x[t*xstride:]
+			for k := m; k < n; k++ {
+				out[4*r+t] += wr[k] * xt[k]
+			}
+		}
+	}
+}

@@ -22,3 +22,10 @@ func dotQ4_0AVX512(w *byte, x *float32, nb int) float32
 //
 //go:noescape
 func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
+
+// dotF32r4x4AVX512 sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 4
+// weight rows wstride bytes apart and 4 activation rows xstride bytes
+// apart; n is a multiple of 16.
+//
+//go:noescape
+func dotF32r4x4AVX512(w *float32, wstride int, x *float32, xstride, n int, out *float32)

@@ -58,7 +58,7 @@ const batchBlockBytes = 128 << 10
 
 // runBatch dequantizes the rows of [lo, hi) a block at a time (F32 rows
 // are used in place) and multiplies each block by the tokens, tiles of 2
-// rows × 4 tokens at a time, so a tile's 4 activation rows stay in L1
+// rows × 4 tokens at a time (4 × 4 with AVX-512), so a tile's 4 activation rows stay in L1
 // while the block streams past them.
 func (m *matmulTask) runBatch(lo, hi int) {
 	cols := m.w.Cols
@@ -98,6 +98,27 @@ func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
 	for ; t+tileTokens <= m.nTokens; t += tileTokens {
 		xt := m.x[t*cols : (t+tileTokens)*cols]
 		r := r0
+		if haveAVX512 {
+			// 4-row tiles, and a tail row repeated 4 times (one tile
+			// computes every row alike, so splits do not change sums)
+			for ; r < r1; r += 4 {
+				var o [16]float32
+				if r+4 <= r1 {
+					dotF32r4x4(block[(r-r0)*cols:(r-r0+4)*cols], cols, xt, cols, cols, &o)
+					for k, v := range o {
+						m.out[(t+k%4)*rows+r+k/4] = v
+					}
+					continue
+				}
+				for ; r < r1; r++ {
+					dotF32r4x4(block[(r-r0)*cols:(r-r0+1)*cols], 0, xt, cols, cols, &o)
+					for i := range tileTokens {
+						m.out[(t+i)*rows+r] = o[i]
+					}
+				}
+			}
+			continue
+		}
 		for ; r+2 <= r1; r += 2 {
 			var o [8]float32
 			dotF32r2x4(block[(r-r0)*cols:(r-r0+2)*cols], xt, cols, cols, &o)
