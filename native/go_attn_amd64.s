@@ -48,7 +48,7 @@ rowdone:
 	VADDPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
-	MOVSS        X0, (R8)
+	VMOVSS       X0, (R8)
 	ADDQ         $4, R8
 	ADDQ         DX, SI
 	DECQ         CX
@@ -103,7 +103,7 @@ rowdone:
 	VADDPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
-	MOVSS        X0, (R8)
+	VMOVSS       X0, (R8)
 	ADDQ         $4, R8
 	ADDQ         DX, SI
 	DECQ         CX

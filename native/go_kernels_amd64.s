@@ -749,8 +749,8 @@ done:
 	VCVTPH2PS    X4, Y4;              \
 	VPBROADCASTW 2(SI), X5;           \
 	VCVTPH2PS    X5, Y5;              \
-	MOVQ         AX, X2;              \
-	MOVQ         BX, X3;              \
+	VMOVQ        AX, X2;              \
+	VMOVQ        BX, X3;              \
 	VPMOVZXBD    X2, Y2;              \
 	VPMOVZXBD    X3, Y3;              \
 	VCVTDQ2PS    Y2, Y2;              \
@@ -1433,10 +1433,10 @@ done:
 // j) against the q8K block at DI, and zeroes Y1 for the int32 sums.
 #define K4Q8SCALES \
 	Q4KUNPACK;                   \
-	MOVQ         AX, X2;         \
+	VMOVQ        AX, X2;         \
 	VPMOVZXBW    X2, X2;         \
 	VMOVDQU      X2, (DX);       \
-	MOVQ         BX, X3;         \
+	VMOVQ        BX, X3;         \
 	VPMOVZXBW    X3, X3;         \
 	VPUNPCKHWD   X3, X3, X4;     \
 	VPUNPCKLWD   X3, X3, X3;     \
