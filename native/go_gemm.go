@@ -133,27 +133,36 @@ const (
 func packScalesK(t ggml.DType, p, w []byte, rs, nr int) {
 	nsb := len(p) / gemmPackSize / 8
 	f := unsafe.Slice((*float32)(unsafe.Pointer(&p[0])), len(p)/4)
+	ts := t.TypeSize()
 	for r := range gemmRows {
 		for i := range nsb {
+			o := f[8*i*gemmPackSize/4 : 8*(i+1)*gemmPackSize/4]
+			if r >= nr {
+				for j := range 8 {
+					k := j * gemmPackSize / 4
+					o[k+gemmPackD+r], o[k+gemmPackD2+r], o[k+gemmPackB+r] = 0, 0, 0
+				}
+				continue
+			}
+			b := w[r*rs+i*ts : r*rs+(i+1)*ts]
+			if t == ggml.Q4_K {
+				d := ggml.F16ToF32(uint16(b[0]) | uint16(b[1])<<8)
+				dmin := ggml.F16ToF32(uint16(b[2]) | uint16(b[3])<<8)
+				scales := (*[12]byte)(b[offQ4KScales:])
+				for j := range 8 {
+					sc, mn := ggml.ScaleMinK4(j, scales)
+					k := j * gemmPackSize / 4
+					o[k+gemmPackD+r] = d * float32(sc)
+					o[k+gemmPackB+r] = -dmin * float32(mn)
+				}
+				continue
+			}
+			d := ggml.F16ToF32(uint16(b[offQ6KD]) | uint16(b[offQ6KD+1])<<8)
+			scales := (*[16]byte)(b[offQ6KScales:])
 			for j := range 8 {
-				o := f[(8*i+j)*gemmPackSize/4:]
-				if r >= nr {
-					o[gemmPackD+r], o[gemmPackD2+r], o[gemmPackB+r] = 0, 0, 0
-					continue
-				}
-				if t == ggml.Q4_K {
-					b := w[r*rs+i*t.TypeSize():]
-					sc, mn := ggml.ScaleMinK4(j, (*[12]byte)(b[offQ4KScales:]))
-					d := ggml.F16ToF32(uint16(b[0]) | uint16(b[1])<<8)
-					dmin := ggml.F16ToF32(uint16(b[2]) | uint16(b[3])<<8)
-					o[gemmPackD+r] = d * float32(sc)
-					o[gemmPackB+r] = -dmin * float32(mn)
-					continue
-				}
-				b := w[r*rs+i*t.TypeSize():]
-				d := ggml.F16ToF32(uint16(b[offQ6KD]) | uint16(b[offQ6KD+1])<<8)
-				o[gemmPackD+r] = d * float32(int8(b[offQ6KScales+2*j]))
-				o[gemmPackD2+r] = d * float32(int8(b[offQ6KScales+2*j+1]))
+				k := j * gemmPackSize / 4
+				o[k+gemmPackD+r] = d * float32(int8(scales[2*j]))
+				o[k+gemmPackD2+r] = d * float32(int8(scales[2*j+1]))
 			}
 		}
 	}
