@@ -14,6 +14,22 @@ import (
 // gemmTypes are the weight types with VNNI batch kernels.
 var gemmTypes = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q6_K}
 
+// kernelActs returns the activations x (ntok tokens of cols) as g's
+// kernels for weights of type typ multiply them: rounded to q8a blocks for
+// the gemm kernels, to the blocks of q8Layout for the other 8-bit kernels,
+// else as they are.
+func kernelActs(g *Go, typ ggml.DType, cols, ntok int, x []float32) []float32 {
+	if ntok >= tileTokens && !g.float && !g.noGemm && hasGemm(typ, cols) {
+		return dequantizeQ8(qk, sizeQ8a, quantizeQ8Scalar(qk, sizeQ8a, x[:ntok*cols]))
+	}
+	if elems, size, ok := q8Layout(typ); ok && !g.float {
+		xq := make([]byte, ntok*cols/elems*size)
+		quantizeQ8(typ, xq, x[:ntok*cols])
+		return dequantizeQ8(elems, size, xq)
+	}
+	return x
+}
+
 // gemmRef returns the product of w with the q8a-rounded tokens of x, the
 // activations the gemm kernels multiply, summed in float64, and the scale
 // of its rounding (Σ|w||x| per result).

@@ -104,7 +104,10 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	// Where the weight type has 8-bit kernels, the activations are rounded
 	// to 8-bit blocks once, as ggml does: matrix-vector products multiply
 	// the blocks, batches their values as floats, so that a result does
-	// not depend on how the tokens were batched.
+	// not depend on how the tokens were batched. The exception is the VNNI
+	// gemm kernels (go_gemm.go), which round every type's activations to
+	// 32-element q8a blocks, as the C library's do: K-quant batches there
+	// see finer blocks than their matrix-vector products' q8K.
 	if nTokens >= tileTokens && !g.float && !g.noGemm && hasGemm(w.Type, w.Cols) {
 		// the gemm kernels take q8a blocks for every type, and iterate
 		// over groups of gemmRows rows
