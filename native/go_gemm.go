@@ -28,13 +28,6 @@ const gemmRows = 16
 // flipped activations carry.
 const gemmPackSize = 832
 
-// Float offsets of d, d2 and b in a gemmPack.
-const (
-	gemmPackD  = 128
-	gemmPackD2 = 144
-	gemmPackB  = 160
-)
-
 // gemmKernel is one of gemmPlain, gemmBias, gemmSplit.
 type gemmKernel func(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
@@ -107,63 +100,11 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 		packQ4_0(&p[0], w, m.rs, nr, m.w.Cols/qk)
 	case ggml.Q5_0:
 		packQ5_0(&p[0], w, m.rs, nr, m.w.Cols/qk)
-	case ggml.Q4_K, ggml.Q6_K:
-		if t == ggml.Q4_K {
-			packQ4K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
-		} else {
-			packQ6K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
-		}
-		packScalesK(t, p, m.w.Data[r0*m.rs:], m.rs, nr)
+	case ggml.Q4_K:
+		packQ4K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
+	case ggml.Q6_K:
+		packQ6K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	default:
 		panic("native: gemm: no kernel for " + t.String())
-	}
-}
-
-// Byte offsets in Q4_K and Q6_K super-blocks.
-const (
-	offQ4KScales = 4
-	offQ6KScales = 192
-	offQ6KD      = 208
-)
-
-// packScalesK sets the scales of the gemmPacks p of nr K-quant rows of
-// type t (rs bytes apart in w): Q4_K sub-block j of a super-block is
-// d*sc_j*q - dmin*m_j (scale d*sc_j, bias -dmin*m_j); Q6_K's, d*sc*q with
-// a scale per 16 elements (d and d2).
-func packScalesK(t ggml.DType, p, w []byte, rs, nr int) {
-	nsb := len(p) / gemmPackSize / 8
-	f := unsafe.Slice((*float32)(unsafe.Pointer(&p[0])), len(p)/4)
-	ts := t.TypeSize()
-	for r := range gemmRows {
-		for i := range nsb {
-			o := f[8*i*gemmPackSize/4 : 8*(i+1)*gemmPackSize/4]
-			if r >= nr {
-				for j := range 8 {
-					k := j * gemmPackSize / 4
-					o[k+gemmPackD+r], o[k+gemmPackD2+r], o[k+gemmPackB+r] = 0, 0, 0
-				}
-				continue
-			}
-			b := w[r*rs+i*ts : r*rs+(i+1)*ts]
-			if t == ggml.Q4_K {
-				d := ggml.F16ToF32(uint16(b[0]) | uint16(b[1])<<8)
-				dmin := ggml.F16ToF32(uint16(b[2]) | uint16(b[3])<<8)
-				scales := (*[12]byte)(b[offQ4KScales:])
-				for j := range 8 {
-					sc, mn := ggml.ScaleMinK4(j, scales)
-					k := j * gemmPackSize / 4
-					o[k+gemmPackD+r] = d * float32(sc)
-					o[k+gemmPackB+r] = -dmin * float32(mn)
-				}
-				continue
-			}
-			d := ggml.F16ToF32(uint16(b[offQ6KD]) | uint16(b[offQ6KD+1])<<8)
-			scales := (*[16]byte)(b[offQ6KScales:])
-			for j := range 8 {
-				k := j * gemmPackSize / 4
-				o[k+gemmPackD+r] = d * float32(int8(scales[2*j]))
-				o[k+gemmPackD2+r] = d * float32(int8(scales[2*j+1]))
-			}
-		}
 	}
 }

@@ -38,7 +38,9 @@ DATA gemmConst<>+20(SB)/4, $0x00204081 // spreads four bits to four bytes
 DATA gemmConst<>+24(SB)/4, $0x01010101 // bit 0 of each byte
 DATA gemmConst<>+28(SB)/4, $0x03030303 // two bits of each byte
 DATA gemmConst<>+32(SB)/4, $0x20202020 // Q6_K offset
-GLOBL gemmConst<>(SB), RODATA|NOPTR, $36
+DATA gemmConst<>+36(SB)/4, $0x0000003f // six bits of a word
+DATA gemmConst<>+40(SB)/4, $0x00000030 // bits 4, 5 of a word
+GLOBL gemmConst<>(SB), RODATA|NOPTR, $44
 
 // PACKSETUP loads the gather index vector Z30 (row r at r*rs) and the
 // row mask K2 (nr rows), and Z31 = 0x80…, Z29 = 0.
@@ -203,6 +205,104 @@ GLOBL gemmConst<>(SB), RODATA|NOPTR, $36
 	ADDQ $PSIZE, DI;   \
 	CSUMS;             \
 	ADDQ $PSIZE, DI
+
+// K4LO sets Z to the float (u>>sh)&63 times Zd: a low 6-bit scale or min
+// of Q4_K sub-blocks 0..3.
+#define K4LO(u, sh, Zd, Z) \
+	VPSRLD          $sh, u, Z;               \
+	VPANDD.BCST     gemmConst<>+36(SB), Z, Z; \
+	VCVTDQ2PS       Z, Z;                    \
+	VMULPS          Zd, Z, Z
+
+// K4HI sets Z to the float (lo>>shlo)&15 | (hi>>shhi)&0x30 times Zd: a
+// scale or min of Q4_K sub-blocks 4..7. Uses Z11.
+#define K4HI(lo, shlo, hi, shhi, Zd, Z) \
+	VPSRLD          $shlo, lo, Z;            \
+	VPANDD.BCST     gemmConst<>+16(SB), Z, Z; \
+	VPSRLD          $shhi, hi, Z11;          \
+	VPANDD.BCST     gemmConst<>+40(SB), Z11, Z11; \
+	VPORD           Z11, Z, Z;               \
+	VCVTDQ2PS       Z, Z;                    \
+	VMULPS          Zd, Z, Z
+
+// Q4KSCALES stores the scales d*sc_j and biases -dmin*m_j of the 8
+// sub-blocks of the Q4_K super-blocks at BX into the packs from DI (ggml's
+// get_scale_min_k4 on the 12 scale bytes, u0..u2 in Z22..Z24).
+#define Q4KSCALES \
+	GATHER(0, Z22);                \
+	VPMOVDW   Z22, Y20;            \
+	VCVTPH2PS Y20, Z20;            \
+	VPSRLD    $16, Z22, Z22;       \
+	VPMOVDW   Z22, Y21;            \
+	VCVTPH2PS Y21, Z21;            \
+	VSUBPS    Z21, Z29, Z21;       \
+	GATHER(4, Z22);                \
+	GATHER(8, Z23);                \
+	GATHER(12, Z24);               \
+	K4LO(Z22, 0, Z20, Z10);        \
+	VMOVUPS Z10, (0*PSIZE+PD)(DI); \
+	K4LO(Z23, 0, Z21, Z10);        \
+	VMOVUPS Z10, (0*PSIZE+PB)(DI); \
+	K4LO(Z22, 8, Z20, Z10);        \
+	VMOVUPS Z10, (1*PSIZE+PD)(DI); \
+	K4LO(Z23, 8, Z21, Z10);        \
+	VMOVUPS Z10, (1*PSIZE+PB)(DI); \
+	K4LO(Z22, 16, Z20, Z10);       \
+	VMOVUPS Z10, (2*PSIZE+PD)(DI); \
+	K4LO(Z23, 16, Z21, Z10);       \
+	VMOVUPS Z10, (2*PSIZE+PB)(DI); \
+	K4LO(Z22, 24, Z20, Z10);       \
+	VMOVUPS Z10, (3*PSIZE+PD)(DI); \
+	K4LO(Z23, 24, Z21, Z10);       \
+	VMOVUPS Z10, (3*PSIZE+PB)(DI); \
+	K4HI(Z24, 0, Z22, 2, Z20, Z10);   \
+	VMOVUPS Z10, (4*PSIZE+PD)(DI);    \
+	K4HI(Z24, 4, Z23, 2, Z21, Z10);   \
+	VMOVUPS Z10, (4*PSIZE+PB)(DI);    \
+	K4HI(Z24, 8, Z22, 10, Z20, Z10);  \
+	VMOVUPS Z10, (5*PSIZE+PD)(DI);    \
+	K4HI(Z24, 12, Z23, 10, Z21, Z10); \
+	VMOVUPS Z10, (5*PSIZE+PB)(DI);    \
+	K4HI(Z24, 16, Z22, 18, Z20, Z10); \
+	VMOVUPS Z10, (6*PSIZE+PD)(DI);    \
+	K4HI(Z24, 20, Z23, 18, Z21, Z10); \
+	VMOVUPS Z10, (6*PSIZE+PB)(DI);    \
+	K4HI(Z24, 24, Z22, 26, Z20, Z10); \
+	VMOVUPS Z10, (7*PSIZE+PD)(DI);    \
+	K4HI(Z24, 28, Z23, 26, Z21, Z10); \
+	VMOVUPS Z10, (7*PSIZE+PB)(DI)
+
+// K6SC stores at off(DI) the float of the signed byte b of u times Z20.
+#define K6SC(u, b, off) \
+	VPSLLD    $(24-8*b), u, Z10; \
+	VPSRAD    $24, Z10, Z10;     \
+	VCVTDQ2PS Z10, Z10;          \
+	VMULPS    Z20, Z10, Z10;     \
+	VMOVUPS   Z10, off(DI)
+
+// K6PAIR stores the scales of sub-blocks 2q, 2q+1 (bytes 0..3 of u).
+#define K6PAIR(u, q) \
+	K6SC(u, 0, ((2*q)*PSIZE+PD));    \
+	K6SC(u, 1, ((2*q)*PSIZE+PD2));   \
+	K6SC(u, 2, ((2*q+1)*PSIZE+PD));  \
+	K6SC(u, 3, ((2*q+1)*PSIZE+PD2))
+
+// Q6KSCALES stores the scales d*sc of both halves of the 8 sub-blocks of
+// the Q6_K super-blocks at BX into the packs from DI (d is the upper word
+// of bytes 206..209, so as not to read past the block).
+#define Q6KSCALES \
+	GATHER(206, Z20);         \
+	VPSRLD    $16, Z20, Z20;  \
+	VPMOVDW   Z20, Y20;       \
+	VCVTPH2PS Y20, Z20;       \
+	GATHER(192, Z21);         \
+	GATHER(196, Z22);         \
+	GATHER(200, Z23);         \
+	GATHER(204, Z24);         \
+	K6PAIR(Z21, 0);           \
+	K6PAIR(Z22, 1);           \
+	K6PAIR(Z23, 2);           \
+	K6PAIR(Z24, 3)
 
 // GEMMSETUP loads the kernel arguments: SI the packs, CX their count, R8,
 // R10..R12 the 4 tokens' q8a blocks, DI the output of row 0 of token 0,
@@ -390,11 +490,12 @@ q5loop:
 	RET
 
 // func packQ4K(dst, w *byte, rs, nr, nb int)
-// nb counts super-blocks; the scales are the caller's (packScalesK).
+// nb counts super-blocks.
 TEXT ·packQ4K(SB), NOSPLIT, $0-40
 	PACKSETUP
 	VPBROADCASTD gemmConst<>+4(SB), Z27
 q4kloop:
+	Q4KSCALES
 	Q4KPAIR(0)
 	Q4KPAIR(1)
 	Q4KPAIR(2)
@@ -406,13 +507,14 @@ q4kloop:
 	RET
 
 // func packQ6K(dst, w *byte, rs, nr, nb int)
-// nb counts super-blocks; the scales are the caller's (packScalesK).
+// nb counts super-blocks.
 TEXT ·packQ6K(SB), NOSPLIT, $0-40
 	PACKSETUP
 	VPBROADCASTD gemmConst<>+4(SB), Z27
 	VPBROADCASTD gemmConst<>+28(SB), Z25
 	VPBROADCASTD gemmConst<>+32(SB), Z26
 q6kloop:
+	Q6KSCALES
 	Q6KHALF(0)
 	Q6KHALF(1)
 	ADDQ $210, BX

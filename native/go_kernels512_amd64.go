@@ -43,13 +43,14 @@ func packQ4_0(dst, w *byte, rs, nr, nb int)
 //go:noescape
 func packQ5_0(dst, w *byte, rs, nr, nb int)
 
-// packQ4K repacks the quants of nb Q4_K super-blocks of nr rows into 8*nb
-// gemmPacks at dst; the scales are set by packScalesK.
+// packQ4K repacks nb Q4_K super-blocks of nr rows into 8*nb gemmPacks at
+// dst, a pack per 32-element sub-block: scale d*sc_j, bias -dmin*m_j.
 //
 //go:noescape
 func packQ4K(dst, w *byte, rs, nr, nb int)
 
-// packQ6K is packQ4K for Q6_K rows.
+// packQ6K is packQ4K for Q6_K rows: sub-block j's halves have the scales
+// d*sc[2j] and d*sc[2j+1].
 //
 //go:noescape
 func packQ6K(dst, w *byte, rs, nr, nb int)

@@ -215,10 +215,6 @@ func scaleMinK4(j int, q *[kScaleSize]byte) (sc, m uint8) {
 	return q[j+4]&0xF | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
 }
 
-// ScaleMinK4 returns the 6-bit scale and min of sub-block j (0..7) from
-// the 12 packed scale bytes of a Q4_K or Q5_K block.
-func ScaleMinK4(j int, scales *[12]byte) (sc, m uint8) { return scaleMinK4(j, scales) }
-
 func dequantQ4_K(src []byte, dst []float32) {
 	for i := 0; i < len(dst)/QKK; i++ {
 		b := (*[sizeQ4_K]byte)(src[i*sizeQ4_K:])
