@@ -71,7 +71,7 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	*buf = grow(*buf, nb*gemmPackSize+64)
 	off := int((64 - uintptr(unsafe.Pointer(&(*buf)[0]))%64) % 64)
 	p := (*buf)[off : off+nb*gemmPackSize]
-	kernel := gemmPlain
+	var kernel gemmKernel = gemmPlain
 	switch m.w.Type {
 	case ggml.Q4_K:
 		kernel = gemmBias
