@@ -29,3 +29,52 @@ func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
 //
 //go:noescape
 func dotF32r4x4AVX512(w *float32, wstride int, x *float32, xstride, n int, out *float32)
+
+// haveVNNI reports whether the AVX-512 VNNI batch kernels of
+// go_gemm_amd64.s run on this CPU (on top of haveAVX512).
+var haveVNNI = haveAVX512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512DQ
+
+// packQ8_0 repacks nb block columns of nr (1..16) Q8_0 rows rs bytes apart
+// at w into nb gemmPacks at dst (see gemmPack).
+//
+//go:noescape
+func packQ8_0(dst, w *byte, rs, nr, nb int)
+
+// packQ4_0 is packQ8_0 for Q4_0 rows.
+//
+//go:noescape
+func packQ4_0(dst, w *byte, rs, nr, nb int)
+
+// packQ5_0 is packQ8_0 for Q5_0 rows.
+//
+//go:noescape
+func packQ5_0(dst, w *byte, rs, nr, nb int)
+
+// packQ4K repacks nb Q4_K super-blocks of nr rows into 8*nb gemmPacks at
+// dst, a pack per 32-element sub-block: scale d*sc_j, bias -dmin*m_j.
+//
+//go:noescape
+func packQ4K(dst, w *byte, rs, nr, nb int)
+
+// packQ6K is packQ4K for Q6_K rows: sub-block j's halves have the scales
+// d*sc[2j] and d*sc[2j+1].
+//
+//go:noescape
+func packQ6K(dst, w *byte, rs, nr, nb int)
+
+// gemmPlain sets out[t*os/4+r], for the rows r set in mask and 4 tokens t,
+// to the product of row r of the nb gemmPacks at p with the nb flipped q8a
+// blocks of token t at y+t*ys.
+//
+//go:noescape
+func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// gemmBias is gemmPlain for packs with a bias (values d*q + b).
+//
+//go:noescape
+func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// gemmSplit is gemmPlain for packs whose halves have their own scales.
+//
+//go:noescape
+func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)

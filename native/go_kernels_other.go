@@ -63,3 +63,15 @@ func roundQ8aAVX2(dst, x *float32, nb int)       { panic("unreachable") }
 func roundQ8KAVX2(dst, x *float32, nb int)       { panic("unreachable") }
 func dotQ5KQ8KAVX2(w, y *byte, nb int) float32   { panic("unreachable") }
 func dotQ5_0Q8AVX2(w, y *byte, nb int) float32   { panic("unreachable") }
+
+// haveVNNI is false: see haveSIMD.
+const haveVNNI = false
+
+func packQ8_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
+func packQ4_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
+func packQ5_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
+func packQ4K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
+func packQ6K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
+func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
+func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
+func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }

@@ -23,12 +23,19 @@ type matmulTask struct {
 	nTokens int
 	// xq holds the activations quantized to 8-bit blocks, xqRow bytes a
 	// token, where the weight type has kernels for them (q8Layout) and
-	// the batch is below tileTokens; else nil.
+	// the batch is below tileTokens, or where gemm is set; else nil.
 	xq    []byte
 	xqRow int
+	// gemm: the iterations are groups of gemmRows rows, multiplied by
+	// the VNNI kernels (runGemm) with the flipped q8a activations xq
+	gemm bool
 }
 
 func (m *matmulTask) run(lo, hi int) {
+	if m.gemm {
+		m.runGemm(lo, hi)
+		return
+	}
 	if m.nTokens >= tileTokens {
 		m.runBatch(lo, hi)
 		return

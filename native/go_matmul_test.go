@@ -14,8 +14,9 @@ import (
 // TestGoMatMulPaths checks MatMul against ggml.Dot for every token and row
 // over the shapes that exercise its paths: decode (1 to 3 tokens, blocks
 // multiplied directly), batches (tiles of 2 rows × 4 tokens, a last odd
-// row, leftover tokens, several dequantized row blocks per chunk), weights
-// at odd addresses, and 1 and 3 threads.
+// row, leftover tokens, several dequantized row blocks per chunk; the
+// VNNI gemm kernels where the CPU has them, and the float tiles with them
+// off), weights at odd addresses, and 1 and 3 threads.
 func TestGoMatMulPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K,
@@ -29,21 +30,21 @@ func TestGoMatMulPaths(t *testing.T) {
 			for _, off := range []int{0, 1} {
 				wm := w
 				wm.Data = misalign(w.Data, off)
-				for _, threads := range []int{1, 3} {
+				for _, run := range []struct {
+					threads int
+					noGemm  bool
+				}{{1, false}, {3, false}, {1, true}} {
+					threads := run.threads
 					g := NewGo(threads)
+					g.noGemm = run.noGemm
 					for _, ntok := range []int{1, 2, 3, 4, 5, 8, 13} {
-						name := fmt.Sprintf("%s %d×%d offset %d, %d threads, %d tokens", typ, rows, cols, off, threads, ntok)
+						name := fmt.Sprintf("%s %d×%d offset %d, %d threads (gemm off %v), %d tokens", typ, rows, cols, off, threads, run.noGemm, ntok)
 						x := randFloats(r, ntok*cols, 2)
 						got := make([]float32, ntok*rows)
 						g.MatMul(got, wm, x, ntok)
+						xa := kernelActs(g, typ, cols, ntok, x) // as the kernels multiply them
 						for tk := range ntok {
-							xt := x[tk*cols : (tk+1)*cols]
-							if elems, size, ok := q8Layout(typ); ok {
-								// the activations the 8-bit kernels multiply
-								xq := make([]byte, cols/elems*size)
-								quantizeQ8(typ, xq, xt)
-								xt = dequantizeQ8(elems, size, xq)
-							}
+							xt := xa[tk*cols : (tk+1)*cols]
 							for i := range rows {
 								row := w.Data[i*rs : (i+1)*rs]
 								var mag float64 // Σ|w||x|, the scale of the rounding

@@ -32,6 +32,10 @@ type Go struct {
 	acts    sync.Pool // *[]float32, activations rounded to 8 bits
 	scores  sync.Pool // *[]float32, attention scores
 	ssm     sync.Pool // *ssmTask (go_ssm.go)
+	packs   sync.Pool // *[]byte, weight rows repacked for the gemm kernels
+	// noGemm keeps batches off the VNNI gemm kernels (go_gemm.go), for
+	// tests of the float path
+	noGemm bool
 	// float keeps the activations float32 in every product (NewGoFloat)
 	float bool
 }
@@ -49,6 +53,7 @@ func NewGo(threads int) *Go {
 	g.quants.New = func() any { return new([]byte) }
 	g.acts.New = func() any { return new([]float32) }
 	g.scores.New = func() any { return new([]float32) }
+	g.packs.New = func() any { return new([]byte) }
 	return g
 }
 
@@ -99,8 +104,23 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	// Where the weight type has 8-bit kernels, the activations are rounded
 	// to 8-bit blocks once, as ggml does: matrix-vector products multiply
 	// the blocks, batches their values as floats, so that a result does
-	// not depend on how the tokens were batched.
-	if elems, size, ok := q8Layout(w.Type); ok && !g.float {
+	// not depend on how the tokens were batched. The exception is the VNNI
+	// gemm kernels (go_gemm.go), which round every type's activations to
+	// 32-element q8a blocks, as the C library's do: K-quant batches there
+	// see finer blocks than their matrix-vector products' q8K.
+	if nTokens >= tileTokens && !g.float && !g.noGemm && hasGemm(w.Type, w.Cols) {
+		// the gemm kernels take q8a blocks for every type, and iterate
+		// over groups of gemmRows rows
+		buf := g.quants.Get().(*[]byte)
+		defer g.quants.Put(buf)
+		m.xqRow = w.Cols / qk * sizeQ8a
+		*buf = grow(*buf, nTokens*m.xqRow)
+		m.xq, m.gemm = *buf, true
+		for t := range nTokens {
+			quantizeGemm(m.xq[t*m.xqRow:(t+1)*m.xqRow], x[t*w.Cols:(t+1)*w.Cols])
+		}
+		g.pool.run((w.Rows+gemmRows-1)/gemmRows, max(1, minWork/max(1, gemmRows*w.Cols*nTokens)), m)
+	} else if elems, size, ok := q8Layout(w.Type); ok && !g.float {
 		if nTokens < tileTokens {
 			buf := g.quants.Get().(*[]byte)
 			defer g.quants.Put(buf)
@@ -120,7 +140,9 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			}
 		}
 	}
-	g.pool.run(w.Rows, max(1, minWork/max(1, w.Cols*nTokens)), m)
+	if !m.gemm {
+		g.pool.run(w.Rows, max(1, minWork/max(1, w.Cols*nTokens)), m)
+	}
 	*m = matmulTask{}
 	g.matmuls.Put(m)
 }

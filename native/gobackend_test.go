@@ -53,13 +53,7 @@ func TestMatMul(t *testing.T) {
 			g := NewGo(threads)
 			for _, n := range []int{1, 5} {
 				x := randVec(r, n*cols)
-				xref := x
-				if elems, size, ok := q8Layout(typ); ok {
-					// the activations rounded to 8 bits, as the kernels see them
-					xq := make([]byte, n*cols/elems*size)
-					quantizeQ8(typ, xq, x)
-					xref = dequantizeQ8(elems, size, xq)
-				}
+				xref := kernelActs(g, typ, cols, n, x)
 				want := make([]float32, n*rows)
 				for tk := range n {
 					for i := range rows {

@@ -1,0 +1,110 @@
+package native
+
+import (
+	"unsafe"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// The batch products of quantized weights on AVX-512 VNNI CPUs (haveVNNI),
+// the design of the C library's gemm kernels (csrc/matmul.c): the
+// activations are quantized once per MatMul to q8a blocks with their
+// quants flipped to unsigned (q^0x80), and each group of gemmRows weight
+// rows is repacked, a 32-element block column at a time, into gemmPacks
+// that one VPDPBUSD per 4 quants advances all 16 rows of; every tile of 4
+// tokens then streams over the group's packs, which stay in L1/L2.
+// K-quants become 32-element columns with per-column scales (and biases
+// for the mins), as in the C kernels.
+
+// gemmRows is the number of weight rows packed together.
+const gemmRows = 16
+
+// gemmPackSize is the bytes of a gemmPack: one block column of 16 rows.
+// Int32 lane r of quant vector g (64 bytes each, 8 of them) holds quants
+// 4g..4g+3 of row r as signed bytes; then float32 d[16], d2[16], b[16] and
+// int32 c[16], c2[16]. Row r's value j is d[r]*q[j] + b[r], with d2 for
+// j >= 16 where the halves have their own scales (Q6_K); c and c2 are
+// -128 times the sums of the quants of each half, cancelling the +128 the
+// flipped activations carry.
+const gemmPackSize = 832
+
+// gemmKernel is one of gemmPlain, gemmBias, gemmSplit.
+type gemmKernel func(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// hasGemm reports whether weights of type t have a VNNI batch kernel, for
+// cols columns.
+func hasGemm(t ggml.DType, cols int) bool {
+	if !haveVNNI || cols%t.BlockSize() != 0 {
+		return false
+	}
+	switch t {
+	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q6_K:
+		return true
+	}
+	return false
+}
+
+// quantizeGemm quantizes x, a whole number of 32-element blocks, to the
+// flipped q8a blocks the gemm kernels multiply.
+func quantizeGemm(dst []byte, x []float32) {
+	nb := len(x) / qk
+	if nb == 0 {
+		return
+	}
+	_ = dst[nb*sizeQ8a-1]
+	quantQ8aAVX2(&dst[0], &x[0], nb)
+	for i := range nb {
+		q := dst[i*sizeQ8a+8 : (i+1)*sizeQ8a]
+		for j := range q {
+			q[j] ^= 0x80
+		}
+	}
+}
+
+// runGemm multiplies the row groups [lo, hi) (gemmRows rows each, the
+// last maybe fewer) by every token with the VNNI kernels.
+func (m *matmulTask) runGemm(lo, hi int) {
+	cols, rows := m.w.Cols, m.w.Rows
+	nb := cols / qk
+	buf := m.g.packs.Get().(*[]byte)
+	defer m.g.packs.Put(buf)
+	*buf = grow(*buf, nb*gemmPackSize+64)
+	off := int((64 - uintptr(unsafe.Pointer(&(*buf)[0]))%64) % 64)
+	p := (*buf)[off : off+nb*gemmPackSize]
+	var kernel gemmKernel = gemmPlain
+	switch m.w.Type {
+	case ggml.Q4_K:
+		kernel = gemmBias
+	case ggml.Q6_K:
+		kernel = gemmSplit
+	}
+	for gi := lo; gi < hi; gi++ {
+		r0 := gi * gemmRows
+		nr := min(gemmRows, rows-r0)
+		m.pack(p, r0, nr)
+		// a last tile of fewer than 4 tokens redoes some of the one before
+		for t0 := 0; t0 < m.nTokens; t0 += 4 {
+			t := min(t0, m.nTokens-4)
+			kernel(&p[0], nb, &m.xq[t*m.xqRow], m.xqRow, &m.out[t*rows+r0], 4*rows, 1<<nr-1)
+		}
+	}
+}
+
+// pack repacks the nr rows from r0 into the gemmPacks p.
+func (m *matmulTask) pack(p []byte, r0, nr int) {
+	w := &m.w.Data[r0*m.rs]
+	switch t := m.w.Type; t {
+	case ggml.Q8_0:
+		packQ8_0(&p[0], w, m.rs, nr, m.w.Cols/qk)
+	case ggml.Q4_0:
+		packQ4_0(&p[0], w, m.rs, nr, m.w.Cols/qk)
+	case ggml.Q5_0:
+		packQ5_0(&p[0], w, m.rs, nr, m.w.Cols/qk)
+	case ggml.Q4_K:
+		packQ4K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
+	case ggml.Q6_K:
+		packQ6K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
+	default:
+		panic("native: gemm: no kernel for " + t.String())
+	}
+}

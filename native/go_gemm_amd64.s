@@ -1,0 +1,572 @@
+//go:build amd64 && !purego
+
+// AVX-512 VNNI batch products of quantized weights with q8a activations
+// whose quants were flipped to unsigned (q^0x80), the design of the C
+// library's gemm kernels (csrc/quants_x86.inc, "AVX-512 VNNI batch
+// kernels"). The pack* functions repack 16 weight rows one 32-element
+// block column at a time into a gemmPack (see go_gemm.go for its layout):
+// int32 lane r of quant vector g holds quants 4g..4g+3 of row r, so that
+// one VPDPBUSD against a broadcast activation word advances all 16 rows.
+// The gemm* kernels multiply packed columns by 4 tokens.
+
+#include "textflag.h"
+
+// Byte offsets in a gemmPack (go_gemm.go).
+#define PD    512
+#define PD2   576
+#define PB    640
+#define PC    704
+#define PC2   768
+#define PSIZE 832
+
+DATA gemmIota<>+0(SB)/8, $0x0000000100000000
+DATA gemmIota<>+8(SB)/8, $0x0000000300000002
+DATA gemmIota<>+16(SB)/8, $0x0000000500000004
+DATA gemmIota<>+24(SB)/8, $0x0000000700000006
+DATA gemmIota<>+32(SB)/8, $0x0000000900000008
+DATA gemmIota<>+40(SB)/8, $0x0000000b0000000a
+DATA gemmIota<>+48(SB)/8, $0x0000000d0000000c
+DATA gemmIota<>+56(SB)/8, $0x0000000f0000000e
+GLOBL gemmIota<>(SB), RODATA|NOPTR, $64
+
+DATA gemmConst<>+0(SB)/4, $0x80808080  // unsigned offset of the activations
+DATA gemmConst<>+4(SB)/4, $0x0f0f0f0f  // nibble mask
+DATA gemmConst<>+8(SB)/4, $0x08080808  // Q4_0 offset
+DATA gemmConst<>+12(SB)/4, $0x10101010 // Q5_0 offset
+DATA gemmConst<>+16(SB)/4, $0x0000000f // four bits of a word
+DATA gemmConst<>+20(SB)/4, $0x00204081 // spreads four bits to four bytes
+DATA gemmConst<>+24(SB)/4, $0x01010101 // bit 0 of each byte
+DATA gemmConst<>+28(SB)/4, $0x03030303 // two bits of each byte
+DATA gemmConst<>+32(SB)/4, $0x20202020 // Q6_K offset
+DATA gemmConst<>+36(SB)/4, $0x0000003f // six bits of a word
+DATA gemmConst<>+40(SB)/4, $0x00000030 // bits 4, 5 of a word
+GLOBL gemmConst<>(SB), RODATA|NOPTR, $44
+
+// PACKSETUP loads the gather index vector Z30 (row r at r*rs) and the
+// row mask K2 (nr rows), and Z31 = 0x80…, Z29 = 0.
+#define PACKSETUP \
+	MOVQ         dst+0(FP), DI;       \
+	MOVQ         w+8(FP), BX;         \
+	MOVQ         rs+16(FP), AX;       \
+	MOVQ         nr+24(FP), CX;       \
+	MOVQ         nb+32(FP), R9;       \
+	VMOVDQU32    gemmIota<>(SB), Z30; \
+	VPBROADCASTD AX, Z28;             \
+	VPMULLD      Z28, Z30, Z30;       \
+	MOVL         $1, AX;              \
+	SHLL         CX, AX;              \
+	DECL         AX;                  \
+	KMOVW        AX, K2;              \
+	VPBROADCASTD gemmConst<>+0(SB), Z31; \
+	VPXORD       Z29, Z29, Z29
+
+// GATHER loads into Z the 16 rows' words at off(BX), zero for rows past nr.
+#define GATHER(off, Z) \
+	VPXORD     Z, Z, Z;             \
+	KMOVW      K2, K1;              \
+	VPGATHERDD off(BX)(Z30*1), K1, Z
+
+// CSUMS stores at PC and PC2 of the pack at DI minus 128 times the sums of
+// the quants of vectors 0..3 and 4..7 stored at DI.
+#define CSUMS \
+	VPXORD   Z8, Z8, Z8;         \
+	VPXORD   Z9, Z9, Z9;         \
+	VPDPBUSD 0(DI), Z31, Z8;     \
+	VPDPBUSD 64(DI), Z31, Z8;    \
+	VPDPBUSD 128(DI), Z31, Z8;   \
+	VPDPBUSD 192(DI), Z31, Z8;   \
+	VPDPBUSD 256(DI), Z31, Z9;   \
+	VPDPBUSD 320(DI), Z31, Z9;   \
+	VPDPBUSD 384(DI), Z31, Z9;   \
+	VPDPBUSD 448(DI), Z31, Z9;   \
+	VPSUBD   Z8, Z29, Z8;        \
+	VPSUBD   Z9, Z29, Z9;        \
+	VMOVDQU32 Z8, PC(DI);        \
+	VMOVDQU32 Z9, PC2(DI)
+
+// STOREQ stores quant vectors Z0..Z7 into the pack at DI.
+#define STOREQ \
+	VMOVDQU32 Z0, 0(DI);   \
+	VMOVDQU32 Z1, 64(DI);  \
+	VMOVDQU32 Z2, 128(DI); \
+	VMOVDQU32 Z3, 192(DI); \
+	VMOVDQU32 Z4, 256(DI); \
+	VMOVDQU32 Z5, 320(DI); \
+	VMOVDQU32 Z6, 384(DI); \
+	VMOVDQU32 Z7, 448(DI)
+
+// SCALE16 stores the 16 rows' f16 scales at off(BX) as floats at PD(DI).
+#define SCALE16(off) \
+	GATHER(off, Z10);         \
+	VPMOVDW   Z10, Y10;       \
+	VCVTPH2PS Y10, Z10;       \
+	VMOVUPS   Z10, PD(DI)
+
+// NIBS splits the gathered bytes in Z (to vector Z) into low nibbles in Z
+// and high nibbles in Zhi.
+#define NIBS(Z, Zhi) \
+	VPSRLD $4, Z, Zhi;     \
+	VPANDD Z27, Z, Z;      \
+	VPANDD Z27, Zhi, Zhi
+
+// HIBIT ors into Z the fifth bits of quants 4g..4g+3, bits 4g..4g+3 of
+// the words in Z11: x = (qh>>4g)&15 spread to one bit per byte by a
+// multiply (the shifted copies do not overlap), then moved to bit 4.
+#define HIBIT(g, Z) \
+	VPSRLD  $(4*g), Z11, Z12; \
+	VPANDD  Z23, Z12, Z12;    \
+	VPMULLD Z24, Z12, Z12;    \
+	VPANDD  Z25, Z12, Z12;    \
+	VPSLLD  $4, Z12, Z12;     \
+	VPORD   Z12, Z, Z;        \
+	VPSUBB  Z26, Z, Z
+
+// Q4KPAIR packs sub-blocks 2p (low nibbles) and 2p+1 (high nibbles) of
+// the Q4_K super-block at BX into the packs at DI+2p*PSIZE and after.
+#define Q4KPAIR(p) \
+	GATHER(16+32*p, Z0);      \
+	GATHER(20+32*p, Z1);      \
+	GATHER(24+32*p, Z2);      \
+	GATHER(28+32*p, Z3);      \
+	GATHER(32+32*p, Z4);      \
+	GATHER(36+32*p, Z5);      \
+	GATHER(40+32*p, Z6);      \
+	GATHER(44+32*p, Z7);      \
+	NIBS(Z0, Z12);            \
+	NIBS(Z1, Z13);            \
+	NIBS(Z2, Z14);            \
+	NIBS(Z3, Z15);            \
+	NIBS(Z4, Z16);            \
+	NIBS(Z5, Z17);            \
+	NIBS(Z6, Z18);            \
+	NIBS(Z7, Z19);            \
+	STOREQ;                   \
+	CSUMS;                    \
+	ADDQ $PSIZE, DI;          \
+	VMOVDQU32 Z12, 0(DI);     \
+	VMOVDQU32 Z13, 64(DI);    \
+	VMOVDQU32 Z14, 128(DI);   \
+	VMOVDQU32 Z15, 192(DI);   \
+	VMOVDQU32 Z16, 256(DI);   \
+	VMOVDQU32 Z17, 320(DI);   \
+	VMOVDQU32 Z18, 384(DI);   \
+	VMOVDQU32 Z19, 448(DI);   \
+	CSUMS;                    \
+	ADDQ $PSIZE, DI
+
+// Q6KVEC makes vector g of sub-blocks 4h..4h+3 of the Q6_K super-block at
+// BX (stored at DI + k*PSIZE + 64g): low nibbles from ql bytes 64h+4g
+// (k = 0, 2 low and high) and 64h+32+4g (k = 1, 3), two high bits from
+// qh bytes 32h+4g (bits 2k, 2k+1), minus 32.
+#define Q6KVEC(h, g) \
+	GATHER(64*h+4*g, Z0);       \
+	GATHER(64*h+32+4*g, Z1);    \
+	GATHER(128+32*h+4*g, Z2);   \
+	NIBS(Z0, Z3);               \
+	NIBS(Z1, Z4);               \
+	VPANDD  Z25, Z2, Z5;        \
+	VPSLLD  $4, Z5, Z5;         \
+	VPORD   Z5, Z0, Z0;         \
+	VPSUBB  Z26, Z0, Z0;        \
+	VMOVDQU32 Z0, (64*g)(DI);   \
+	VPSRLD  $2, Z2, Z5;         \
+	VPANDD  Z25, Z5, Z5;        \
+	VPSLLD  $4, Z5, Z5;         \
+	VPORD   Z5, Z1, Z1;         \
+	VPSUBB  Z26, Z1, Z1;        \
+	VMOVDQU32 Z1, (PSIZE+64*g)(DI); \
+	VPSRLD  $4, Z2, Z5;         \
+	VPANDD  Z25, Z5, Z5;        \
+	VPSLLD  $4, Z5, Z5;         \
+	VPORD   Z5, Z3, Z3;         \
+	VPSUBB  Z26, Z3, Z3;        \
+	VMOVDQU32 Z3, (2*PSIZE+64*g)(DI); \
+	VPSRLD  $6, Z2, Z5;         \
+	VPANDD  Z25, Z5, Z5;        \
+	VPSLLD  $4, Z5, Z5;         \
+	VPORD   Z5, Z4, Z4;         \
+	VPSUBB  Z26, Z4, Z4;        \
+	VMOVDQU32 Z4, (3*PSIZE+64*g)(DI)
+
+#define Q6KHALF(h) \
+	Q6KVEC(h, 0);      \
+	Q6KVEC(h, 1);      \
+	Q6KVEC(h, 2);      \
+	Q6KVEC(h, 3);      \
+	Q6KVEC(h, 4);      \
+	Q6KVEC(h, 5);      \
+	Q6KVEC(h, 6);      \
+	Q6KVEC(h, 7);      \
+	CSUMS;             \
+	ADDQ $PSIZE, DI;   \
+	CSUMS;             \
+	ADDQ $PSIZE, DI;   \
+	CSUMS;             \
+	ADDQ $PSIZE, DI;   \
+	CSUMS;             \
+	ADDQ $PSIZE, DI
+
+// K4LO sets Z to the float (u>>sh)&63 times Zd: a low 6-bit scale or min
+// of Q4_K sub-blocks 0..3.
+#define K4LO(u, sh, Zd, Z) \
+	VPSRLD          $sh, u, Z;               \
+	VPANDD.BCST     gemmConst<>+36(SB), Z, Z; \
+	VCVTDQ2PS       Z, Z;                    \
+	VMULPS          Zd, Z, Z
+
+// K4HI sets Z to the float (lo>>shlo)&15 | (hi>>shhi)&0x30 times Zd: a
+// scale or min of Q4_K sub-blocks 4..7. Uses Z11.
+#define K4HI(lo, shlo, hi, shhi, Zd, Z) \
+	VPSRLD          $shlo, lo, Z;            \
+	VPANDD.BCST     gemmConst<>+16(SB), Z, Z; \
+	VPSRLD          $shhi, hi, Z11;          \
+	VPANDD.BCST     gemmConst<>+40(SB), Z11, Z11; \
+	VPORD           Z11, Z, Z;               \
+	VCVTDQ2PS       Z, Z;                    \
+	VMULPS          Zd, Z, Z
+
+// Q4KSCALES stores the scales d*sc_j and biases -dmin*m_j of the 8
+// sub-blocks of the Q4_K super-blocks at BX into the packs from DI (ggml's
+// get_scale_min_k4 on the 12 scale bytes, u0..u2 in Z22..Z24).
+#define Q4KSCALES \
+	GATHER(0, Z22);                \
+	VPMOVDW   Z22, Y20;            \
+	VCVTPH2PS Y20, Z20;            \
+	VPSRLD    $16, Z22, Z22;       \
+	VPMOVDW   Z22, Y21;            \
+	VCVTPH2PS Y21, Z21;            \
+	VSUBPS    Z21, Z29, Z21;       \
+	GATHER(4, Z22);                \
+	GATHER(8, Z23);                \
+	GATHER(12, Z24);               \
+	K4LO(Z22, 0, Z20, Z10);        \
+	VMOVUPS Z10, (0*PSIZE+PD)(DI); \
+	K4LO(Z23, 0, Z21, Z10);        \
+	VMOVUPS Z10, (0*PSIZE+PB)(DI); \
+	K4LO(Z22, 8, Z20, Z10);        \
+	VMOVUPS Z10, (1*PSIZE+PD)(DI); \
+	K4LO(Z23, 8, Z21, Z10);        \
+	VMOVUPS Z10, (1*PSIZE+PB)(DI); \
+	K4LO(Z22, 16, Z20, Z10);       \
+	VMOVUPS Z10, (2*PSIZE+PD)(DI); \
+	K4LO(Z23, 16, Z21, Z10);       \
+	VMOVUPS Z10, (2*PSIZE+PB)(DI); \
+	K4LO(Z22, 24, Z20, Z10);       \
+	VMOVUPS Z10, (3*PSIZE+PD)(DI); \
+	K4LO(Z23, 24, Z21, Z10);       \
+	VMOVUPS Z10, (3*PSIZE+PB)(DI); \
+	K4HI(Z24, 0, Z22, 2, Z20, Z10);   \
+	VMOVUPS Z10, (4*PSIZE+PD)(DI);    \
+	K4HI(Z24, 4, Z23, 2, Z21, Z10);   \
+	VMOVUPS Z10, (4*PSIZE+PB)(DI);    \
+	K4HI(Z24, 8, Z22, 10, Z20, Z10);  \
+	VMOVUPS Z10, (5*PSIZE+PD)(DI);    \
+	K4HI(Z24, 12, Z23, 10, Z21, Z10); \
+	VMOVUPS Z10, (5*PSIZE+PB)(DI);    \
+	K4HI(Z24, 16, Z22, 18, Z20, Z10); \
+	VMOVUPS Z10, (6*PSIZE+PD)(DI);    \
+	K4HI(Z24, 20, Z23, 18, Z21, Z10); \
+	VMOVUPS Z10, (6*PSIZE+PB)(DI);    \
+	K4HI(Z24, 24, Z22, 26, Z20, Z10); \
+	VMOVUPS Z10, (7*PSIZE+PD)(DI);    \
+	K4HI(Z24, 28, Z23, 26, Z21, Z10); \
+	VMOVUPS Z10, (7*PSIZE+PB)(DI)
+
+// K6SC stores at off(DI) the float of the signed byte b of u times Z20.
+#define K6SC(u, b, off) \
+	VPSLLD    $(24-8*b), u, Z10; \
+	VPSRAD    $24, Z10, Z10;     \
+	VCVTDQ2PS Z10, Z10;          \
+	VMULPS    Z20, Z10, Z10;     \
+	VMOVUPS   Z10, off(DI)
+
+// K6PAIR stores the scales of sub-blocks 2q, 2q+1 (bytes 0..3 of u).
+#define K6PAIR(u, q) \
+	K6SC(u, 0, ((2*q)*PSIZE+PD));    \
+	K6SC(u, 1, ((2*q)*PSIZE+PD2));   \
+	K6SC(u, 2, ((2*q+1)*PSIZE+PD));  \
+	K6SC(u, 3, ((2*q+1)*PSIZE+PD2))
+
+// Q6KSCALES stores the scales d*sc of both halves of the 8 sub-blocks of
+// the Q6_K super-blocks at BX into the packs from DI (d is the upper word
+// of bytes 206..209, so as not to read past the block).
+#define Q6KSCALES \
+	GATHER(206, Z20);         \
+	VPSRLD    $16, Z20, Z20;  \
+	VPMOVDW   Z20, Y20;       \
+	VCVTPH2PS Y20, Z20;       \
+	GATHER(192, Z21);         \
+	GATHER(196, Z22);         \
+	GATHER(200, Z23);         \
+	GATHER(204, Z24);         \
+	K6PAIR(Z21, 0);           \
+	K6PAIR(Z22, 1);           \
+	K6PAIR(Z23, 2);           \
+	K6PAIR(Z24, 3)
+
+// GEMMSETUP loads the kernel arguments: SI the packs, CX their count, R8,
+// R10..R12 the 4 tokens' q8a blocks, DI the output of row 0 of token 0,
+// DX the output stride, K1 the row mask; the accumulators Z16..Z19 zero.
+#define GEMMSETUP \
+	MOVQ   p+0(FP), SI;     \
+	MOVQ   nb+8(FP), CX;    \
+	MOVQ   y+16(FP), R8;    \
+	MOVQ   ys+24(FP), AX;   \
+	LEAQ   (R8)(AX*1), R10; \
+	LEAQ   (R10)(AX*1), R11; \
+	LEAQ   (R11)(AX*1), R12; \
+	MOVQ   out+32(FP), DI;  \
+	MOVQ   os+40(FP), DX;   \
+	MOVQ   mask+48(FP), AX; \
+	KMOVW  AX, K1;          \
+	VPXORD Z16, Z16, Z16;   \
+	VPXORD Z17, Z17, Z17;   \
+	VPXORD Z18, Z18, Z18;   \
+	VPXORD Z19, Z19, Z19
+
+// LOADW loads the pack at SI: quants Z0..Z7, scales Z10.
+#define LOADW \
+	VMOVDQU32 0(SI), Z0;   \
+	VMOVDQU32 64(SI), Z1;  \
+	VMOVDQU32 128(SI), Z2; \
+	VMOVDQU32 192(SI), Z3; \
+	VMOVDQU32 256(SI), Z4; \
+	VMOVDQU32 320(SI), Z5; \
+	VMOVDQU32 384(SI), Z6; \
+	VMOVDQU32 448(SI), Z7; \
+	VMOVUPS   PD(SI), Z10
+
+// ISUMS sets Z20 and Z21 to the integer sums of the two halves of the
+// column with the q8a block at R (the corrections included).
+#define ISUMS(R) \
+	VMOVDQU32    PC(SI), Z20;  \
+	VMOVDQU32    PC2(SI), Z21; \
+	VPBROADCASTD 8(R), Z22;    \
+	VPDPBUSD     Z0, Z22, Z20; \
+	VPBROADCASTD 24(R), Z23;   \
+	VPDPBUSD     Z4, Z23, Z21; \
+	VPBROADCASTD 12(R), Z22;   \
+	VPDPBUSD     Z1, Z22, Z20; \
+	VPBROADCASTD 28(R), Z23;   \
+	VPDPBUSD     Z5, Z23, Z21; \
+	VPBROADCASTD 16(R), Z22;   \
+	VPDPBUSD     Z2, Z22, Z20; \
+	VPBROADCASTD 32(R), Z23;   \
+	VPDPBUSD     Z6, Z23, Z21; \
+	VPBROADCASTD 20(R), Z22;   \
+	VPDPBUSD     Z3, Z22, Z20; \
+	VPBROADCASTD 36(R), Z23;   \
+	VPDPBUSD     Z7, Z23, Z21
+
+// TOKPLAIN adds d_w*d_y*(sum) of the token at R to acc.
+#define TOKPLAIN(R, acc) \
+	ISUMS(R);                  \
+	VPADDD       Z21, Z20, Z20; \
+	VCVTDQ2PS    Z20, Z20;     \
+	VMULPS.BCST  0(R), Z10, Z24; \
+	VFMADD231PS  Z24, Z20, acc; \
+	ADDQ         $40, R
+
+// TOKBIAS is TOKPLAIN plus b*s_y (s_y = d_y*Σq_y).
+#define TOKBIAS(R, acc) \
+	ISUMS(R);                   \
+	VPADDD       Z21, Z20, Z20; \
+	VCVTDQ2PS    Z20, Z20;      \
+	VMULPS.BCST  0(R), Z10, Z24; \
+	VFMADD231PS  Z24, Z20, acc; \
+	VFMADD231PS.BCST 4(R), Z12, acc; \
+	ADDQ         $40, R
+
+// TOKSPLIT scales the two halves by d_w and d2_w.
+#define TOKSPLIT(R, acc) \
+	ISUMS(R);                    \
+	VCVTDQ2PS    Z20, Z20;       \
+	VCVTDQ2PS    Z21, Z21;       \
+	VMULPS.BCST  0(R), Z10, Z24; \
+	VMULPS.BCST  0(R), Z11, Z25; \
+	VFMADD231PS  Z24, Z20, acc;  \
+	VFMADD231PS  Z25, Z21, acc;  \
+	ADDQ         $40, R
+
+#define GEMMSTORE \
+	VMOVUPS Z16, K1, (DI); \
+	ADDQ    DX, DI;        \
+	VMOVUPS Z17, K1, (DI); \
+	ADDQ    DX, DI;        \
+	VMOVUPS Z18, K1, (DI); \
+	ADDQ    DX, DI;        \
+	VMOVUPS Z19, K1, (DI); \
+	VZEROUPPER;            \
+	RET
+
+// func packQ8_0(dst, w *byte, rs, nr, nb int)
+TEXT ·packQ8_0(SB), NOSPLIT, $0-40
+	PACKSETUP
+q8loop:
+	GATHER(2, Z0)
+	GATHER(6, Z1)
+	GATHER(10, Z2)
+	GATHER(14, Z3)
+	GATHER(18, Z4)
+	GATHER(22, Z5)
+	GATHER(26, Z6)
+	GATHER(30, Z7)
+	STOREQ
+	CSUMS
+	SCALE16(0)
+	ADDQ $34, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  q8loop
+	VZEROUPPER
+	RET
+
+// func packQ4_0(dst, w *byte, rs, nr, nb int)
+TEXT ·packQ4_0(SB), NOSPLIT, $0-40
+	PACKSETUP
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+8(SB), Z26
+q4loop:
+	GATHER(2, Z0)
+	GATHER(6, Z1)
+	GATHER(10, Z2)
+	GATHER(14, Z3)
+	NIBS(Z0, Z4)
+	NIBS(Z1, Z5)
+	NIBS(Z2, Z6)
+	NIBS(Z3, Z7)
+	VPSUBB Z26, Z0, Z0
+	VPSUBB Z26, Z1, Z1
+	VPSUBB Z26, Z2, Z2
+	VPSUBB Z26, Z3, Z3
+	VPSUBB Z26, Z4, Z4
+	VPSUBB Z26, Z5, Z5
+	VPSUBB Z26, Z6, Z6
+	VPSUBB Z26, Z7, Z7
+	STOREQ
+	CSUMS
+	SCALE16(0)
+	ADDQ $18, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  q4loop
+	VZEROUPPER
+	RET
+
+// func packQ5_0(dst, w *byte, rs, nr, nb int)
+TEXT ·packQ5_0(SB), NOSPLIT, $0-40
+	PACKSETUP
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+12(SB), Z26
+	VPBROADCASTD gemmConst<>+16(SB), Z23
+	VPBROADCASTD gemmConst<>+20(SB), Z24
+	VPBROADCASTD gemmConst<>+24(SB), Z25
+q5loop:
+	GATHER(2, Z11)
+	GATHER(6, Z0)
+	GATHER(10, Z1)
+	GATHER(14, Z2)
+	GATHER(18, Z3)
+	NIBS(Z0, Z4)
+	NIBS(Z1, Z5)
+	NIBS(Z2, Z6)
+	NIBS(Z3, Z7)
+	HIBIT(0, Z0)
+	HIBIT(1, Z1)
+	HIBIT(2, Z2)
+	HIBIT(3, Z3)
+	HIBIT(4, Z4)
+	HIBIT(5, Z5)
+	HIBIT(6, Z6)
+	HIBIT(7, Z7)
+	STOREQ
+	CSUMS
+	SCALE16(0)
+	ADDQ $22, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  q5loop
+	VZEROUPPER
+	RET
+
+// func packQ4K(dst, w *byte, rs, nr, nb int)
+// nb counts super-blocks.
+TEXT ·packQ4K(SB), NOSPLIT, $0-40
+	PACKSETUP
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+q4kloop:
+	Q4KSCALES
+	Q4KPAIR(0)
+	Q4KPAIR(1)
+	Q4KPAIR(2)
+	Q4KPAIR(3)
+	ADDQ $144, BX
+	DECQ R9
+	JNZ  q4kloop
+	VZEROUPPER
+	RET
+
+// func packQ6K(dst, w *byte, rs, nr, nb int)
+// nb counts super-blocks.
+TEXT ·packQ6K(SB), NOSPLIT, $0-40
+	PACKSETUP
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+28(SB), Z25
+	VPBROADCASTD gemmConst<>+32(SB), Z26
+q6kloop:
+	Q6KSCALES
+	Q6KHALF(0)
+	Q6KHALF(1)
+	ADDQ $210, BX
+	DECQ R9
+	JNZ  q6kloop
+	VZEROUPPER
+	RET
+
+// func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os int, mask int)
+// Sets out[t*os/4 + r] (r in mask) to Σ over the nb packs at p of row r
+// times the q8a blocks of token t at y + t*ys, for 4 tokens.
+TEXT ·gemmPlain(SB), NOSPLIT, $0-56
+	GEMMSETUP
+plainloop:
+	LOADW
+	TOKPLAIN(R8, Z16)
+	TOKPLAIN(R10, Z17)
+	TOKPLAIN(R11, Z18)
+	TOKPLAIN(R12, Z19)
+	ADDQ $PSIZE, SI
+	DECQ CX
+	JNZ  plainloop
+	GEMMSTORE
+
+// func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os int, mask int)
+// gemmPlain for packs with a bias (values d*q + b).
+TEXT ·gemmBias(SB), NOSPLIT, $0-56
+	GEMMSETUP
+biasloop:
+	LOADW
+	VMOVUPS PB(SI), Z12
+	TOKBIAS(R8, Z16)
+	TOKBIAS(R10, Z17)
+	TOKBIAS(R11, Z18)
+	TOKBIAS(R12, Z19)
+	ADDQ $PSIZE, SI
+	DECQ CX
+	JNZ  biasloop
+	GEMMSTORE
+
+// func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os int, mask int)
+// gemmPlain for packs whose halves have their own scales (d, d2).
+TEXT ·gemmSplit(SB), NOSPLIT, $0-56
+	GEMMSETUP
+splitloop:
+	LOADW
+	VMOVUPS PD2(SI), Z11
+	TOKSPLIT(R8, Z16)
+	TOKSPLIT(R10, Z17)
+	TOKSPLIT(R11, Z18)
+	TOKSPLIT(R12, Z19)
+	ADDQ $PSIZE, SI
+	DECQ CX
+	JNZ  splitloop
+	GEMMSTORE
