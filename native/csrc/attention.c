@@ -7,7 +7,11 @@
  * keep the running max m and denominator l, rescale the accumulator by
  * exp(m_old - m_new) when a block raises the max, add p.V (att_accum). The
  * cache is read once per (token, cache head), scores never leave a small
- * buffer, and (token, cache head) jobs are spread over the pool. A head's
+ * buffer, and (token, cache head) jobs are spread over the pool. A Q8_0 or
+ * Q4_0 cache is read as blocks, as llama.cpp's CPU flash attention reads
+ * it: the group's queries are quantized once per job to Q8_0 and scored
+ * by the matmul's integer dots, and the value blocks are widened in
+ * registers as they are summed (att_accum_q). A head's
  * sink logit (gpt-oss), if given, joins its softmax's denominator at the
  * end, relative to the running max as the scores are. */
 #include <math.h>
