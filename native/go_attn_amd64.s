@@ -294,7 +294,7 @@ done:
 // WSCALE sets Y8 = w[j] (at R11) times the f16 scale at (R10).
 #define WSCALE \
 	MOVWQZX      (R10), R13;    \
-	MOVQ         R13, X9;       \
+	VMOVQ        R13, X9;       \
 	VCVTPH2PS    X9, X9;        \
 	VMULSS       (R11), X9, X9; \
 	VBROADCASTSS X9, Y8
@@ -363,10 +363,10 @@ TEXT ·wsumQ4_0AVX2(SB), NOSPLIT, $0-48
 	MOVQ         nrows+32(FP), CX
 	MOVQ         nb+40(FP), BX
 	MOVL         $0x0f0f0f0f, R13
-	MOVQ         R13, X15
+	VMOVQ        R13, X15
 	VPBROADCASTD X15, X15 // the nibble mask
 	MOVL         $0x08080808, R13
-	MOVQ         R13, X14
+	VMOVQ        R13, X14
 	VPBROADCASTD X14, X14 // the offset 8
 
 q4blk:
