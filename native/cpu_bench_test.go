@@ -123,22 +123,29 @@ func BenchmarkAttend(b *testing.B) {
 	}()
 	a := Attention{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125}
 	r := rand.New(rand.NewPCG(2, 2))
-	for _, typ := range []ggml.DType{ggml.F32, ggml.F16} {
-		cache, err := NewKVCache(typ, 512, 3*64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		backends[0].StoreKV(cache, 0, randFloats(r, 512*192, 1), randFloats(r, 512*192, 1), 512)
-		for _, ntok := range []int{1, 64} {
-			q := randFloats(r, ntok*9*64, 1)
-			out := make([]float32, len(q))
-			for _, be := range backends {
-				b.Run(fmt.Sprintf("%s/ctx512/b%d/%s", typ, ntok, be.Name()), func(b *testing.B) {
-					for b.Loop() {
-						be.Attend(out, q, cache, 512-ntok, ntok, a)
-					}
-					b.ReportMetric(float64(ntok*b.N)/b.Elapsed().Seconds(), "tok/s")
-				})
+	// a 512-token context decoded and prefilled, and decode at depth 4096
+	// (llama-bench -d 4096) over every cache type
+	for _, typ := range []ggml.DType{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0} {
+		for _, ctx := range []int{512, 4096} {
+			cache, err := NewKVCache(typ, ctx, 3*64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			backends[0].StoreKV(cache, 0, randFloats(r, ctx*192, 1), randFloats(r, ctx*192, 1), ctx)
+			for _, ntok := range []int{1, 64} {
+				if ctx > 512 && ntok > 1 {
+					continue
+				}
+				q := randFloats(r, ntok*9*64, 1)
+				out := make([]float32, len(q))
+				for _, be := range backends {
+					b.Run(fmt.Sprintf("%s/ctx%d/b%d/%s", typ, ctx, ntok, be.Name()), func(b *testing.B) {
+						for b.Loop() {
+							be.Attend(out, q, cache, ctx-ntok, ntok, a)
+						}
+						b.ReportMetric(float64(ntok*b.N)/b.Elapsed().Seconds(), "tok/s")
+					})
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"encoding/binary"
 	"math"
 	"unsafe"
 
@@ -60,41 +61,82 @@ func (at *attendTask) run(lo, hi int) {
 	}
 }
 
-// kvScratch is attendHeadQ's room for one head: the query's Q8_0 blocks,
-// their values, and one value row converted to float32.
+// kvScratch is attendHeadQ's room for one head: the query's Q8_0 blocks
+// and, for the SIMD kernels, the same blocks as q8a activations (qa);
+// without them, the blocks' values and one value row in float32.
 type kvScratch struct {
-	qb     []byte
+	qb, qa []byte
 	qr, vr []float32
 }
 
 func newKVScratch(hd int) *kvScratch {
-	return &kvScratch{qb: make([]byte, hd/qk*ggml.Q8_0.TypeSize()), qr: make([]float32, hd), vr: make([]float32, hd)}
+	return &kvScratch{qb: make([]byte, hd/qk*ggml.Q8_0.TypeSize()), qa: make([]byte, hd/qk*sizeQ8a),
+		qr: make([]float32, hd), vr: make([]float32, hd)}
+}
+
+// q8aFromQ8_0 rewrites the Q8_0 blocks b as q8a blocks in dst (d widened
+// to float32, s = d·Σq), the activations the integer dots take.
+func q8aFromQ8_0(dst, b []byte) {
+	bs := ggml.Q8_0.TypeSize()
+	for i := range len(b) / bs {
+		blk, out := b[i*bs:(i+1)*bs], dst[i*sizeQ8a:(i+1)*sizeQ8a]
+		d := ggml.F16ToF32(binary.LittleEndian.Uint16(blk))
+		sum := 0
+		for j, q := range blk[2:] {
+			sum += int(int8(q))
+			out[8+j] = q
+		}
+		binary.LittleEndian.PutUint32(out, math.Float32bits(d))
+		binary.LittleEndian.PutUint32(out[4:], math.Float32bits(d*float32(sum)))
+	}
 }
 
 // attendHeadQ is attendHead over a Q8_0 or Q4_0 cache, computed as
 // llama.cpp's CPU flash attention does (ggml_compute_forward_flash_attn_ext
 // with a quantized K and V, which llama.cpp requires for a quantized V):
 // the query is quantized to Q8_0 (K's vec_dot_type) and dotted with each
-// key row's blocks, and each value row is converted to float32 and summed
-// with its softmax weight. kvh is the head's KV head.
+// key row's blocks by the integer dots, and each value row's blocks are
+// summed with its softmax weight, widened in registers (wsumQ*AVX2). kvh
+// is the head's KV head.
 func attendHeadQ(o, q []float32, c *KVCache, kvh, first, last int, scale, softCap, sink float32, s []float32, qs *kvScratch) {
 	hd := len(q)
-	hb := hd / qk * c.typ.TypeSize() // bytes of a head in a row
-	// the query as Q8_0 values d·q: the blocks' products are then those of
-	// ggml's integer dot, up to float rounding
+	nb := hd / qk
+	hb := nb * c.typ.TypeSize() // bytes of a head in a row
+	base := first*c.rowBytes + kvh*hb
 	_ = ggml.Quantize(ggml.Q8_0, q, qs.qb)
-	_ = dequantRow(ggml.Q8_0, qs.qb, qs.qr)
-	for j := range s {
-		b := (first+j)*c.rowBytes + kvh*hb
-		s[j] = dotRow(c.typ, c.kq[b:b+hb], qs.qr)
+	if haveSIMD {
+		q8aFromQ8_0(qs.qa, qs.qb)
+		for j := range s {
+			b := base + j*c.rowBytes
+			s[j] = dotRowQ8(c.typ, c.kq[b:b+hb], qs.qa, nb)
+		}
+	} else {
+		// the query as Q8_0 values d·q: the blocks' products are then
+		// those of ggml's integer dot, up to float rounding
+		_ = dequantRow(ggml.Q8_0, qs.qb, qs.qr)
+		for j := range s {
+			b := base + j*c.rowBytes
+			s[j] = dotRow(c.typ, c.kq[b:b+hb], qs.qr)
+		}
 	}
 	sum, m := softmaxScores(s, scale, softCap, haveSIMD)
 	sum += float32(math.Exp(float64(sink - m)))
-	clear(o)
-	for j, w := range s {
-		b := (first+j)*c.rowBytes + kvh*hb
-		_ = dequantRow(c.typ, c.vq[b:b+hb], qs.vr)
-		axpy(o, w, qs.vr)
+	switch {
+	case haveSIMD && len(s) > 0:
+		_ = c.vq[base+(len(s)-1)*c.rowBytes+hb-1]
+		v := &c.vq[base]
+		if c.typ == ggml.Q8_0 {
+			wsumQ8_0AVX2(&o[0], &s[0], v, c.rowBytes, len(s), nb)
+		} else {
+			wsumQ4_0AVX2(&o[0], &s[0], v, c.rowBytes, len(s), nb)
+		}
+	default:
+		clear(o)
+		for j, w := range s {
+			b := base + j*c.rowBytes
+			_ = dequantRow(c.typ, c.vq[b:b+hb], qs.vr)
+			axpy(o, w, qs.vr)
+		}
 	}
 	inv := 1 / sum
 	for i := range o {

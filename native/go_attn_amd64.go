@@ -23,3 +23,15 @@ func wsumF32AVX2(o, w, v *float32, vstride, nrows, hd int)
 //
 //go:noescape
 func wsumF16AVX2(o, w *float32, v *byte, vstride, nrows, hd int)
+
+// wsumQ8_0AVX2 sets o[i] = Σ w[j]*v[j][i] over nrows value rows of nb
+// Q8_0 blocks, vstride bytes apart, for i < 32*nb: each block is widened
+// to float32 in registers, never stored.
+//
+//go:noescape
+func wsumQ8_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int)
+
+// wsumQ4_0AVX2 is wsumQ8_0AVX2 for Q4_0 value rows.
+//
+//go:noescape
+func wsumQ4_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int)

@@ -285,3 +285,140 @@ s8:
 done:
 	VZEROUPPER
 	RET
+
+// Weighted sums of quantized value rows: o[i] = Σ w[j]*v_j[i] over nrows
+// rows of nb blocks (Q8_0 or Q4_0), vstride bytes apart, each block widened
+// to float32 in registers. Block by block of 32 elements, Y0..Y3 hold the
+// sums over all rows; Y8 is w[j] times the row's block scale.
+
+// WSCALE sets Y8 = w[j] (at R11) times the f16 scale at (R10).
+#define WSCALE \
+	MOVWQZX      (R10), R13;    \
+	VMOVQ        R13, X9;       \
+	VCVTPH2PS    X9, X9;        \
+	VMULSS       (R11), X9, X9; \
+	VBROADCASTSS X9, Y8
+
+// func wsumQ8_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int)
+TEXT ·wsumQ8_0AVX2(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), R8
+	MOVQ w+8(FP), DI
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ nb+40(FP), BX
+
+q8blk:
+	CMPQ   BX, $0
+	JEQ    q8done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   SI, R10
+	MOVQ   DI, R11
+	MOVQ   CX, R9
+
+q8row:
+	CMPQ        R9, $0
+	JEQ         q8store
+	WSCALE
+	VPMOVSXBD   2(R10), Y4
+	VPMOVSXBD   10(R10), Y5
+	VPMOVSXBD   18(R10), Y6
+	VPMOVSXBD   26(R10), Y7
+	VCVTDQ2PS   Y4, Y4
+	VCVTDQ2PS   Y5, Y5
+	VCVTDQ2PS   Y6, Y6
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y4, Y8, Y0
+	VFMADD231PS Y5, Y8, Y1
+	VFMADD231PS Y6, Y8, Y2
+	VFMADD231PS Y7, Y8, Y3
+	ADDQ        $4, R11
+	ADDQ        DX, R10
+	DECQ        R9
+	JMP         q8row
+
+q8store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	VMOVUPS Y2, 64(R8)
+	VMOVUPS Y3, 96(R8)
+	ADDQ    $128, R8
+	ADDQ    $34, SI
+	DECQ    BX
+	JMP     q8blk
+
+q8done:
+	VZEROUPPER
+	RET
+
+// func wsumQ4_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int)
+TEXT ·wsumQ4_0AVX2(SB), NOSPLIT, $0-48
+	MOVQ         o+0(FP), R8
+	MOVQ         w+8(FP), DI
+	MOVQ         v+16(FP), SI
+	MOVQ         vstride+24(FP), DX
+	MOVQ         nrows+32(FP), CX
+	MOVQ         nb+40(FP), BX
+	MOVL         $0x0f0f0f0f, R13
+	VMOVQ        R13, X15
+	VPBROADCASTD X15, X15 // the nibble mask
+	MOVL         $0x08080808, R13
+	VMOVQ        R13, X14
+	VPBROADCASTD X14, X14 // the offset 8
+
+q4blk:
+	CMPQ   BX, $0
+	JEQ    q4done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   SI, R10
+	MOVQ   DI, R11
+	MOVQ   CX, R9
+
+q4row:
+	CMPQ        R9, $0
+	JEQ         q4store
+	WSCALE
+	VMOVDQU     2(R10), X10
+	VPAND       X15, X10, X11 // elements 0..15
+	VPSRLW      $4, X10, X10
+	VPAND       X15, X10, X10 // elements 16..31
+	VPSUBB      X14, X11, X11
+	VPSUBB      X14, X10, X10
+	VPMOVSXBD   X11, Y4
+	VPSRLDQ     $8, X11, X11
+	VPMOVSXBD   X11, Y5
+	VPMOVSXBD   X10, Y6
+	VPSRLDQ     $8, X10, X10
+	VPMOVSXBD   X10, Y7
+	VCVTDQ2PS   Y4, Y4
+	VCVTDQ2PS   Y5, Y5
+	VCVTDQ2PS   Y6, Y6
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y4, Y8, Y0
+	VFMADD231PS Y5, Y8, Y1
+	VFMADD231PS Y6, Y8, Y2
+	VFMADD231PS Y7, Y8, Y3
+	ADDQ        $4, R11
+	ADDQ        DX, R10
+	DECQ        R9
+	JMP         q4row
+
+q4store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	VMOVUPS Y2, 64(R8)
+	VMOVUPS Y3, 96(R8)
+	ADDQ    $128, R8
+	ADDQ    $18, SI
+	DECQ    BX
+	JMP     q4blk
+
+q4done:
+	VZEROUPPER
+	RET

@@ -25,12 +25,14 @@ func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *fl
 	panic("unreachable")
 }
 
-func dotsF32AVX2(s, q, k *float32, kstride, nrows, hd int)       { panic("unreachable") }
-func dotsF16AVX2(s, q *float32, k *byte, kstride, nrows, hd int) { panic("unreachable") }
-func wsumF32AVX2(o, w, v *float32, vstride, nrows, hd int)       { panic("unreachable") }
-func wsumF16AVX2(o, w *float32, v *byte, vstride, nrows, hd int) { panic("unreachable") }
-func scaleMaxAVX2(s *float32, n int, scale float32) float32      { panic("unreachable") }
-func expSubAVX2(s *float32, n int, m float32) float32            { panic("unreachable") }
+func dotsF32AVX2(s, q, k *float32, kstride, nrows, hd int)        { panic("unreachable") }
+func dotsF16AVX2(s, q *float32, k *byte, kstride, nrows, hd int)  { panic("unreachable") }
+func wsumF32AVX2(o, w, v *float32, vstride, nrows, hd int)        { panic("unreachable") }
+func wsumF16AVX2(o, w *float32, v *byte, vstride, nrows, hd int)  { panic("unreachable") }
+func wsumQ8_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int) { panic("unreachable") }
+func wsumQ4_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int) { panic("unreachable") }
+func scaleMaxAVX2(s *float32, n int, scale float32) float32       { panic("unreachable") }
+func expSubAVX2(s *float32, n int, m float32) float32             { panic("unreachable") }
 
 // haveAVX512 is false: see haveSIMD.
 const haveAVX512 = false

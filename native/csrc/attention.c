@@ -7,7 +7,11 @@
  * keep the running max m and denominator l, rescale the accumulator by
  * exp(m_old - m_new) when a block raises the max, add p.V (att_accum). The
  * cache is read once per (token, cache head), scores never leave a small
- * buffer, and (token, cache head) jobs are spread over the pool. A head's
+ * buffer, and (token, cache head) jobs are spread over the pool. A Q8_0 or
+ * Q4_0 cache is read as blocks, as llama.cpp's CPU flash attention reads
+ * it: the group's queries are quantized once per job to Q8_0 and scored
+ * by the matmul's integer dots, and the value blocks are widened in
+ * registers as they are summed (att_accum_q). A head's
  * sink logit (gpt-oss), if given, joins its softmax's denominator at the
  * end, relative to the running max as the scores are. */
 #include <math.h>
@@ -31,38 +35,47 @@ static int kv_quantized(int32_t t) { return t == LRT_Q8_0 || t == LRT_Q4_0; }
 /* kv_block_bytes is the size of a cache block of 32 elements of type t. */
 static size_t kv_block_bytes(int32_t t) { return t == LRT_Q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0); }
 
-/* round_q8_0 sets y to the values of x's Q8_0 blocks as ggml's
- * quantize_row_q8_0_ref makes them: the query's rounding in llama.cpp's
- * CPU flash attention over a quantized K (K's vec_dot_type is Q8_0). */
-static void round_q8_0(float *y, const float *x, int n) {
-  for (int b = 0; b < n; b += QK) {
+/* quant_q8_0_ref sets y to the Q8_0 blocks of x as ggml's
+ * quantize_row_q8_0_ref makes them (the scale rounded to f16, quants
+ * rounded half away from zero), stored as block_q8a for the matmul's
+ * integer dots: the query's rounding in llama.cpp's CPU flash attention
+ * over a quantized K (K's vec_dot_type is Q8_0). */
+static void quant_q8_0_ref(const float *x, block_q8a *y, int n) {
+  for (int b = 0; b < n / QK; b++, x += QK) {
     float amax = 0;
     for (int j = 0; j < QK; j++) {
-      const float v = fabsf(x[b + j]);
+      const float v = fabsf(x[j]);
       amax = v > amax ? v : amax;
     }
     const float d = amax / 127, id = d != 0 ? 1 / d : 0;
-    const float dh = lrt_f16_to_f32(lrt_f32_to_f16(d));
-    for (int j = 0; j < QK; j++) y[b + j] = dh * (float)(int8_t)roundf(x[b + j] * id);
+    int sum = 0;
+    for (int j = 0; j < QK; j++) {
+      y[b].qs[j] = (int8_t)roundf(x[j] * id);
+      sum += y[b].qs[j];
+    }
+    y[b].d = lrt_f16_to_f32(lrt_f32_to_f16(d));
+    y[b].s = y[b].d * (float)sum;
   }
 }
 
-/* dequant_head converts n elements of Q8_0 or Q4_0 blocks at src into y. */
-static void dequant_head(float *y, const void *src, int32_t t, int n) {
-  if (t == LRT_Q8_0) {
-    const block_q8_0 *b = src;
-    for (int i = 0; i < n / QK; i++) {
-      const float d = lrt_f16_to_f32(b[i].d);
-      for (int j = 0; j < QK; j++) y[i * QK + j] = d * b[i].qs[j];
-    }
-    return;
-  }
-  const block_q4_0 *b = src;
-  for (int i = 0; i < n / QK; i++) {
-    const float d = lrt_f16_to_f32(b[i].d);
-    for (int j = 0; j < QK / 2; j++) {
-      y[i * QK + j] = d * ((b[i].qs[j] & 0x0F) - 8);
-      y[i * QK + j + QK / 2] = d * ((b[i].qs[j] >> 4) - 8);
+/* att_scores_q sets s[g*ss + j] = q_g . k_j for the ng query rows of
+ * block_q8a blocks at q (qs bytes apart) and the nk key rows of type t
+ * blocks at k (ks bytes apart), hd elements: the matmul's tiles (each key
+ * block unpacked once for up to 4 query rows), or its row dots. */
+static void att_scores_q(const kernels *kn, int32_t t, const void *q, size_t qs, int ng, const void *k,
+                         size_t ks, int nk, int hd, float *s, size_t ss) {
+  const tile_fn tile = kn->tile[t];
+  const int tr = tile ? kn->tile_rows[t] : 1;
+  for (int g0 = 0; g0 < ng; g0 += 4) {
+    const int nt = ng - g0 < 4 ? ng - g0 : 4;
+    const void *qg = (const char *)q + (size_t)g0 * qs;
+    for (int j = 0; j < nk; j += tr) {
+      const void *kj = (const char *)k + (size_t)j * ks;
+      float *sj = s + (size_t)g0 * ss + j;
+      if (tile)
+        tile(hd, kj, ks, nk - j < tr ? nk - j : tr, qg, qs, nt, sj, ss);
+      else
+        kn->dot[t](hd, kj, qg, qs, nt, sj, ss);
     }
   }
 }
@@ -77,28 +90,29 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
   const int hd = a->head_dim;
   const int ng = a->n_heads / a->n_kv_heads;
   const int f16 = a->kv_type == LRT_F16;
-  /* a quantized cache: the group's queries rounded to Q8_0, and a block of
-   * key or value rows converted to float32 for the kernels */
+  /* a quantized cache: the group's queries as Q8_0 blocks (qb, qbs bytes a
+   * row), scored against the key blocks and summing the value blocks
+   * directly; rowb and headb are the bytes of a cache row and of a head */
   const int quant = kv_quantized(a->kv_type);
-  const size_t qextra = quant ? (size_t)ng * hd + (size_t)ATT_BLOCK * hd : 0;
+  const size_t qbs = quant ? (size_t)(hd / QK) * sizeof(block_q8a) : 0;
   const size_t rowb = quant ? (size_t)(a->kv_stride / QK) * kv_block_bytes(a->kv_type) : 0;
   const size_t headb = quant ? (size_t)(hd / QK) * kv_block_bytes(a->kv_type) : 0;
-  /* per query head: accumulator [hd], scores [ATT_BLOCK], max, sum */
-  float *mem = malloc(sizeof(float) * ((size_t)ng * (hd + ATT_BLOCK + 2) + qextra));
+  /* per query head: accumulator [hd], scores [ATT_BLOCK], max, sum; then
+   * the query blocks (a block_q8a is 10 floats) */
+  const size_t nf = (size_t)ng * (hd + ATT_BLOCK + 2);
+  float *mem = malloc(sizeof(float) * nf + (size_t)ng * qbs);
   if (!mem) {
     atomic_store(&at->failed, 1);
     return;
   }
   float *acc = mem, *s = acc + (size_t)ng * hd, *m = s + (size_t)ng * ATT_BLOCK, *l = m + ng;
-  float *qr = l + ng, *kvf = qr + (quant ? (size_t)ng * hd : 0);
+  block_q8a *qb = (block_q8a *)(mem + nf);
   for (int64_t job = lo_job; job < hi_job; job++) {
     const int64_t t = job / a->n_kv_heads;
     const int kvh = (int)(job % a->n_kv_heads);
     const float *q = a->q + (t * a->n_heads + (int64_t)kvh * ng) * hd;
-    if (quant) {
-      for (int g = 0; g < ng; g++) round_q8_0(qr + (size_t)g * hd, q + (size_t)g * hd, hd);
-      q = qr;
-    }
+    if (quant)
+      for (int g = 0; g < ng; g++) quant_q8_0_ref(q + (size_t)g * hd, qb + (size_t)g * (hd / QK), hd);
     float *o = a->out + (t * a->n_heads + (int64_t)kvh * ng) * hd;
     /* visible keys: [lo, hi) */
     const int64_t pos = a->pos0 + t;
@@ -115,14 +129,11 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
       const size_t off = (size_t)j0 * a->kv_stride + (size_t)kvh * hd;
       const void *kb = f16 ? (const void *)((const uint16_t *)a->k + off) : (const void *)((const float *)a->k + off);
       const void *vb = f16 ? (const void *)((const uint16_t *)a->v + off) : (const void *)((const float *)a->v + off);
-      size_t kvs = a->kv_stride;
-      if (quant) {
-        const size_t qoff = (size_t)j0 * rowb + (size_t)kvh * headb;
-        for (int j = 0; j < nb; j++)
-          dequant_head(kvf + (size_t)j * hd, (const uint8_t *)a->k + qoff + (size_t)j * rowb, a->kv_type, hd);
-        kb = kvf, kvs = hd;
-      }
-      k->att_scores(q, hd, ng, kb, kvs, f16, nb, hd, s, ATT_BLOCK);
+      const size_t qoff = (size_t)j0 * rowb + (size_t)kvh * headb;
+      if (quant)
+        att_scores_q(k, a->kv_type, qb, qbs, ng, (const uint8_t *)a->k + qoff, rowb, nb, hd, s, ATT_BLOCK);
+      else
+        k->att_scores(q, hd, ng, kb, a->kv_stride, f16, nb, hd, s, ATT_BLOCK);
       for (int g = 0; g < ng; g++) {
         float *sg = s + (size_t)g * ATT_BLOCK;
         float bm = -INFINITY;
@@ -141,13 +152,10 @@ static void att_rows(void *arg, int64_t lo_job, int64_t hi_job) {
         }
         l[g] += k->exp_sum(sg, nb, m[g]);
       }
-      if (quant) {
-        const size_t qoff = (size_t)j0 * rowb + (size_t)kvh * headb;
-        for (int j = 0; j < nb; j++)
-          dequant_head(kvf + (size_t)j * hd, (const uint8_t *)a->v + qoff + (size_t)j * rowb, a->kv_type, hd);
-        vb = kvf;
-      }
-      k->att_accum(acc, hd, ng, s, ATT_BLOCK, vb, kvs, f16, nb, hd);
+      if (quant)
+        k->att_accum_q[a->kv_type](acc, hd, ng, s, ATT_BLOCK, (const uint8_t *)a->v + qoff, rowb, nb, hd);
+      else
+        k->att_accum(acc, hd, ng, s, ATT_BLOCK, vb, a->kv_stride, f16, nb, hd);
     }
     for (int g = 0; g < ng; g++) {
       /* a sink joins the denominator: e^(sink - m), m the scores' max */

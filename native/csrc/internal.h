@@ -196,6 +196,11 @@ typedef struct {
   /* att_accum adds sum_j p[g*ps + j] * v_j to acc + g*as for g < ng. */
   void (*att_accum)(float *acc, size_t as, int ng, const float *p, size_t ps, const void *v,
                     size_t vs, int f16, int nk, int hd);
+  /* att_accum_q[t], for the cache block types t = Q8_0 and Q4_0, is
+   * att_accum over value rows of blocks v_j = v + j*vs (vs in bytes), hd
+   * elements long, each block dequantized in registers as it is summed. */
+  void (*att_accum_q[LRT_NTYPES])(float *acc, size_t as, int ng, const float *p, size_t ps,
+                                  const void *v, size_t vs, int nk, int hd);
 } kernels;
 
 /* lrt_kernels returns the kernel set named isa, or the best one this CPU

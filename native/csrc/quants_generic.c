@@ -310,6 +310,41 @@ static void att_accum_generic(float *acc, size_t as, int ng, const float *p, siz
     }
 }
 
+/* att_accum_q8_0_generic and att_accum_q4_0_generic are kernels.att_accum_q
+ * for Q8_0 and Q4_0 value rows: element i of block b is d*q. */
+static void att_accum_q8_0_generic(float *acc, size_t as, int ng, const float *p, size_t ps,
+                                   const void *v, size_t vs, int nk, int hd) {
+  for (int j = 0; j < nk; j++) {
+    const block_q8_0 *x = (const block_q8_0 *)((const char *)v + (size_t)j * vs);
+    for (int b = 0; b < hd / QK; b++) {
+      const float d = lrt_f16_to_f32(x[b].d);
+      for (int g = 0; g < ng; g++) {
+        const float c = p[g * ps + j] * d;
+        float *a = acc + g * as + b * QK;
+        for (int i = 0; i < QK; i++) a[i] += c * x[b].qs[i];
+      }
+    }
+  }
+}
+
+static void att_accum_q4_0_generic(float *acc, size_t as, int ng, const float *p, size_t ps,
+                                   const void *v, size_t vs, int nk, int hd) {
+  for (int j = 0; j < nk; j++) {
+    const block_q4_0 *x = (const block_q4_0 *)((const char *)v + (size_t)j * vs);
+    for (int b = 0; b < hd / QK; b++) {
+      const float d = lrt_f16_to_f32(x[b].d);
+      for (int g = 0; g < ng; g++) {
+        const float c = p[g * ps + j] * d;
+        float *a = acc + g * as + b * QK;
+        for (int i = 0; i < QK / 2; i++) {
+          a[i] += c * ((x[b].qs[i] & 0x0F) - 8);
+          a[i + QK / 2] += c * ((x[b].qs[i] >> 4) - 8);
+        }
+      }
+    }
+  }
+}
+
 /* ---- low-bit and non-linear types (Go twins: models/ggml/lowbit.go) ---- */
 
 /* kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS. */
@@ -466,4 +501,6 @@ void lrt_fill_generic(kernels *k) {
   k->exp_sum = exp_sum_generic;
   k->att_scores = att_scores_generic;
   k->att_accum = att_accum_generic;
+  k->att_accum_q[LRT_Q8_0] = att_accum_q8_0_generic;
+  k->att_accum_q[LRT_Q4_0] = att_accum_q4_0_generic;
 }
