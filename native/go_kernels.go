@@ -233,10 +233,17 @@ func dotF32r2x4(w, x []float32, n, stride int, out *[8]float32) {
 	}
 	m := n &^ 7
 	dotF32r2x4AVX2(&w[0], 4*stride, &x[0], 4*stride, m, &out[0])
-	for r := range 2 {
-		wr := w[r*stride:]
+	addTileTail(out[:], w, stride, x, stride, m, n)
+}
+
+// addTileTail adds to out[4*r+t], for the len(out)/4 weight rows and 4
+// activation rows of a tile, the products of elements [m, n) the assembly
+// tile left (its vector width does not divide n).
+func addTileTail(out []float32, w []float32, wstride int, x []float32, xstride, m, n int) {
+	for r := range len(out) / 4 {
+		wr := w[r*wstride:]
 		for t := range 4 {
-			xt := x[t*stride:]
+			xt := x[t*xstride:]
 			for k := m; k < n; k++ {
 				out[4*r+t] += wr[k] * xt[k]
 			}
@@ -258,13 +265,5 @@ func dotF32r4x4(w []float32, wstride int, x []float32, xstride, n int, out *[16]
 	} else {
 		*out = [16]float32{}
 	}
-	for r := range 4 {
-		wr := w[r*wstride:]
-		for t := range 4 {
-			xt := x[t*xstride:]
-			for k := m; k < n; k++ {
-				out[4*r+t] += wr[k] * xt[k]
-			}
-		}
-	}
+	addTileTail(out[:], w, wstride, x, xstride, m, n)
 }

@@ -106,22 +106,19 @@ func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
 		xt := m.x[t*cols : (t+tileTokens)*cols]
 		r := r0
 		if haveAVX512 {
-			// 4-row tiles, and a tail row repeated 4 times (one tile
-			// computes every row alike, so splits do not change sums)
-			for ; r < r1; r += 4 {
-				var o [16]float32
-				if r+4 <= r1 {
-					dotF32r4x4(block[(r-r0)*cols:(r-r0+4)*cols], cols, xt, cols, cols, &o)
-					for k, v := range o {
-						m.out[(t+k%4)*rows+r+k/4] = v
-					}
-					continue
+			// 4-row tiles, then each tail row as a tile of itself 4 times
+			// (a tile computes every row alike, so splits keep the sums)
+			var o [16]float32
+			for ; r+4 <= r1; r += 4 {
+				dotF32r4x4(block[(r-r0)*cols:(r-r0+4)*cols], cols, xt, cols, cols, &o)
+				for k, v := range o {
+					m.out[(t+k%4)*rows+r+k/4] = v
 				}
-				for ; r < r1; r++ {
-					dotF32r4x4(block[(r-r0)*cols:(r-r0+1)*cols], 0, xt, cols, cols, &o)
-					for i := range tileTokens {
-						m.out[(t+i)*rows+r] = o[i]
-					}
+			}
+			for ; r < r1; r++ {
+				dotF32r4x4(block[(r-r0)*cols:(r-r0+1)*cols], 0, xt, cols, cols, &o)
+				for i := range tileTokens {
+					m.out[(t+i)*rows+r] = o[i]
 				}
 			}
 			continue

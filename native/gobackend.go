@@ -119,7 +119,6 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		for t := range nTokens {
 			quantizeGemm(m.xq[t*m.xqRow:(t+1)*m.xqRow], x[t*w.Cols:(t+1)*w.Cols])
 		}
-		g.pool.run((w.Rows+gemmRows-1)/gemmRows, max(1, minWork/max(1, gemmRows*w.Cols*nTokens)), m)
 	} else if elems, size, ok := q8Layout(w.Type); ok && !g.float {
 		if nTokens < tileTokens {
 			buf := g.quants.Get().(*[]byte)
@@ -140,9 +139,12 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			}
 		}
 	}
-	if !m.gemm {
-		g.pool.run(w.Rows, max(1, minWork/max(1, w.Cols*nTokens)), m)
+	// iterations: rows, or groups of gemmRows rows for the gemm kernels
+	iters, work := w.Rows, w.Cols*nTokens
+	if m.gemm {
+		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
 	}
+	g.pool.run(iters, max(1, minWork/max(1, work)), m)
 	*m = matmulTask{}
 	g.matmuls.Put(m)
 }
