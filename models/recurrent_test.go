@@ -238,6 +238,9 @@ func TestCheckpointsBounded(t *testing.T) {
 	st.MaxCheckpoints = 4
 	_, err := st.Truncate(30)
 	require.NoError(t, err)
+	if raceEnabled {
+		return // the race detector's sync.Pool drops pooled buffers at random
+	}
 	allocs := testing.AllocsPerRun(10, func() { run(m, st, ids[:1], 1); _, _ = st.Truncate(30) })
 	require.LessOrEqual(t, allocs, 1.0, "a checkpoint reuses the memory of the one dropped (only run's logits are new)")
 }
