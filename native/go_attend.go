@@ -126,9 +126,9 @@ func attendHeadQ(o, q []float32, c *KVCache, kvh, first, last int, scale, softCa
 		_ = c.vq[base+(len(s)-1)*c.rowBytes+hb-1]
 		v := &c.vq[base]
 		if c.typ == ggml.Q8_0 {
-			wsumQ8_0AVX2(&o[0], &s[0], v, c.rowBytes, len(s), nb)
+			wsumQ8_0SIMD(&o[0], &s[0], v, c.rowBytes, len(s), nb)
 		} else {
-			wsumQ4_0AVX2(&o[0], &s[0], v, c.rowBytes, len(s), nb)
+			wsumQ4_0SIMD(&o[0], &s[0], v, c.rowBytes, len(s), nb)
 		}
 	default:
 		clear(o)
@@ -155,9 +155,9 @@ func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap
 	base := first*c.width + off
 	switch {
 	case simd && c.typ == ggml.F16:
-		dotsF16AVX2(&s[0], &q[0], (*byte)(unsafe.Pointer(&c.k16[base])), 2*c.width, n, hd)
+		dotsF16SIMD(&s[0], &q[0], (*byte)(unsafe.Pointer(&c.k16[base])), 2*c.width, n, hd)
 	case simd:
-		dotsF32AVX2(&s[0], &q[0], &c.k32[base], 4*c.width, n, hd)
+		dotsF32SIMD(&s[0], &q[0], &c.k32[base], 4*c.width, n, hd)
 	default:
 		for j := range s {
 			b := base + j*c.width
@@ -172,9 +172,9 @@ func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap
 	sum += float32(math.Exp(float64(sink - m)))
 	switch {
 	case simd && c.typ == ggml.F16:
-		wsumF16AVX2(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, n, hd)
+		wsumF16SIMD(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, n, hd)
 	case simd:
-		wsumF32AVX2(&o[0], &s[0], &c.v32[base], 4*c.width, n, hd)
+		wsumF32SIMD(&o[0], &s[0], &c.v32[base], 4*c.width, n, hd)
 	default:
 		clear(o)
 		for j, w := range s {
@@ -202,7 +202,7 @@ func softmaxScores(s []float32, scale, softCap float32, simd bool) (sum, m float
 	}
 	m = float32(math.Inf(-1))
 	if k > 0 {
-		m = scaleMaxAVX2(&s[0], k, scale)
+		m = scaleMaxSIMD(&s[0], k, scale)
 	}
 	for j := k; j < n; j++ {
 		v := s[j] * scale
@@ -213,7 +213,7 @@ func softmaxScores(s []float32, scale, softCap float32, simd bool) (sum, m float
 		m = max(m, v)
 	}
 	if k > 0 {
-		sum = expSubAVX2(&s[0], k, m)
+		sum = expSubSIMD(&s[0], k, m)
 	}
 	for j := k; j < n; j++ {
 		e := float32(math.Exp(float64(s[j] - m)))

@@ -6,8 +6,8 @@
 
 #include "textflag.h"
 
-// func dotsF32AVX2(s, q, k *float32, kstride, nrows, hd int)
-TEXT ·dotsF32AVX2(SB), NOSPLIT, $0-48
+// func dotsF32SIMD(s, q, k *float32, kstride, nrows, hd int)
+TEXT ·dotsF32SIMD(SB), NOSPLIT, $0-48
 	MOVQ s+0(FP), R8
 	MOVQ q+8(FP), DI
 	MOVQ k+16(FP), SI
@@ -58,8 +58,8 @@ done:
 	VZEROUPPER
 	RET
 
-// func dotsF16AVX2(s, q *float32, k *byte, kstride, nrows, hd int)
-TEXT ·dotsF16AVX2(SB), NOSPLIT, $0-48
+// func dotsF16SIMD(s, q *float32, k *byte, kstride, nrows, hd int)
+TEXT ·dotsF16SIMD(SB), NOSPLIT, $0-48
 	MOVQ s+0(FP), R8
 	MOVQ q+8(FP), DI
 	MOVQ k+16(FP), SI
@@ -113,8 +113,8 @@ done:
 	VZEROUPPER
 	RET
 
-// func wsumF32AVX2(o, w, v *float32, vstride, nrows, hd int)
-TEXT ·wsumF32AVX2(SB), NOSPLIT, $0-48
+// func wsumF32SIMD(o, w, v *float32, vstride, nrows, hd int)
+TEXT ·wsumF32SIMD(SB), NOSPLIT, $0-48
 	MOVQ o+0(FP), R8
 	MOVQ w+8(FP), DI
 	MOVQ v+16(FP), SI
@@ -206,8 +206,8 @@ done:
 	VZEROUPPER
 	RET
 
-// func wsumF16AVX2(o, w *float32, v *byte, vstride, nrows, hd int)
-TEXT ·wsumF16AVX2(SB), NOSPLIT, $0-48
+// func wsumF16SIMD(o, w *float32, v *byte, vstride, nrows, hd int)
+TEXT ·wsumF16SIMD(SB), NOSPLIT, $0-48
 	MOVQ o+0(FP), R8
 	MOVQ w+8(FP), DI
 	MOVQ v+16(FP), SI
@@ -299,8 +299,8 @@ done:
 	VMULSS       (R11), X9, X9; \
 	VBROADCASTSS X9, Y8
 
-// func wsumQ8_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int)
-TEXT ·wsumQ8_0AVX2(SB), NOSPLIT, $0-48
+// func wsumQ8_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int)
+TEXT ·wsumQ8_0SIMD(SB), NOSPLIT, $0-48
 	MOVQ o+0(FP), R8
 	MOVQ w+8(FP), DI
 	MOVQ v+16(FP), SI
@@ -354,8 +354,8 @@ q8done:
 	VZEROUPPER
 	RET
 
-// func wsumQ4_0AVX2(o, w *float32, v *byte, vstride, nrows, nb int)
-TEXT ·wsumQ4_0AVX2(SB), NOSPLIT, $0-48
+// func wsumQ4_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int)
+TEXT ·wsumQ4_0SIMD(SB), NOSPLIT, $0-48
 	MOVQ         o+0(FP), R8
 	MOVQ         w+8(FP), DI
 	MOVQ         v+16(FP), SI

@@ -52,7 +52,7 @@ func quantizeGemm(dst []byte, x []float32) {
 		return
 	}
 	_ = dst[nb*sizeQ8a-1]
-	quantQ8aAVX2(&dst[0], &x[0], nb)
+	quantQ8aSIMD(&dst[0], &x[0], nb)
 	for i := range nb {
 		q := dst[i*sizeQ8a+8 : (i+1)*sizeQ8a]
 		for j := range q {

@@ -28,7 +28,7 @@ func dotF32s(a, b []float32) float32 {
 		return dot(a, b)
 	}
 	m := n &^ 7
-	s := dotF32AVX2(&a[0], &b[0], m)
+	s := dotF32SIMD(&a[0], &b[0], m)
 	for i := m; i < n; i++ {
 		s += a[i] * b[i]
 	}
@@ -43,7 +43,7 @@ func dotF16s(a []uint16, b []float32) float32 {
 		return dotF16(a, b)
 	}
 	m := n &^ 7
-	s := dotF16AVX2((*byte)(unsafe.Pointer(&a[0])), &b[0], m)
+	s := dotF16SIMD((*byte)(unsafe.Pointer(&a[0])), &b[0], m)
 	for i := m; i < n; i++ {
 		s += ggml.F16ToF32(a[i]) * b[i]
 	}
@@ -63,7 +63,7 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 	case ggml.F32:
 		if n >= 8 && len(row) >= 4*n {
 			m := n &^ 7
-			s := dotF32AVX2((*float32)(unsafe.Pointer(&row[0])), &x[0], m)
+			s := dotF32SIMD((*float32)(unsafe.Pointer(&row[0])), &x[0], m)
 			if m < n {
 				s += ggml.Dot(t, row[4*m:], x[m:])
 			}
@@ -72,7 +72,7 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 	case ggml.F16:
 		if n >= 8 && len(row) >= 2*n {
 			m := n &^ 7
-			s := dotF16AVX2(&row[0], &x[0], m)
+			s := dotF16SIMD(&row[0], &x[0], m)
 			if m < n {
 				s += ggml.Dot(t, row[2*m:], x[m:])
 			}
@@ -81,7 +81,7 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 	case ggml.BF16:
 		if n >= 8 && len(row) >= 2*n {
 			m := n &^ 7
-			s := dotBF16AVX2(&row[0], &x[0], m)
+			s := dotBF16SIMD(&row[0], &x[0], m)
 			if m < n {
 				s += ggml.Dot(t, row[2*m:], x[m:])
 			}
@@ -92,41 +92,41 @@ func dotRow(t ggml.DType, row []byte, x []float32) float32 {
 			if haveAVX512 {
 				return dotQ8_0AVX512(&row[0], &x[0], n/qk)
 			}
-			return dotQ8_0AVX2(&row[0], &x[0], n/qk)
+			return dotQ8_0SIMD(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q4_0:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ4_0 {
 			if haveAVX512 {
 				return dotQ4_0AVX512(&row[0], &x[0], n/qk)
 			}
-			return dotQ4_0AVX2(&row[0], &x[0], n/qk)
+			return dotQ4_0SIMD(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q5_0:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ5_0 {
 			if haveAVX512 {
 				return dotQ5_0AVX512(&row[0], &x[0], n/qk)
 			}
-			return dotQ5_0AVX2(&row[0], &x[0], n/qk)
+			return dotQ5_0SIMD(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q4_1:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ4_1 {
-			return dotQ4_1AVX2(&row[0], &x[0], n/qk)
+			return dotQ4_1SIMD(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q5_1:
 		if n%qk == 0 && len(row) >= n/qk*sizeQ5_1 {
-			return dotQ5_1AVX2(&row[0], &x[0], n/qk)
+			return dotQ5_1SIMD(&row[0], &x[0], n/qk)
 		}
 	case ggml.Q4_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
-			return dotQ4KAVX2(&row[0], &x[0], n/qkk)
+			return dotQ4KSIMD(&row[0], &x[0], n/qkk)
 		}
 	case ggml.Q5_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ5K {
-			return dotQ5KAVX2(&row[0], &x[0], n/qkk)
+			return dotQ5KSIMD(&row[0], &x[0], n/qkk)
 		}
 	case ggml.Q6_K:
 		if n%qkk == 0 && len(row) >= n/qkk*sizeQ6K {
-			return dotQ6KAVX2(&row[0], &x[0], n/qkk)
+			return dotQ6KSIMD(&row[0], &x[0], n/qkk)
 		}
 	}
 	return ggml.Dot(t, row, x)
@@ -142,9 +142,9 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 			if n >= 8 && len(row) >= 2*n {
 				m := n &^ 7
 				if t == ggml.F16 {
-					cvtF16AVX2(&dst[0], &row[0], m)
+					cvtF16SIMD(&dst[0], &row[0], m)
 				} else {
-					cvtBF16AVX2(&dst[0], &row[0], m)
+					cvtBF16SIMD(&dst[0], &row[0], m)
 				}
 				if m == n {
 					return nil
@@ -153,42 +153,42 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 			}
 		case ggml.Q8_0:
 			if n%qk == 0 && len(row) >= n/qk*sizeQ8_0 {
-				deqQ8_0AVX2(&dst[0], &row[0], n/qk)
+				deqQ8_0SIMD(&dst[0], &row[0], n/qk)
 				return nil
 			}
 		case ggml.Q4_0:
 			if n%qk == 0 && len(row) >= n/qk*sizeQ4_0 {
-				deqQ4_0AVX2(&dst[0], &row[0], n/qk)
+				deqQ4_0SIMD(&dst[0], &row[0], n/qk)
 				return nil
 			}
 		case ggml.Q5_0:
 			if n%qk == 0 && len(row) >= n/qk*sizeQ5_0 {
-				deqQ5_0AVX2(&dst[0], &row[0], n/qk)
+				deqQ5_0SIMD(&dst[0], &row[0], n/qk)
 				return nil
 			}
 		case ggml.Q4_1:
 			if n%qk == 0 && len(row) >= n/qk*sizeQ4_1 {
-				deqQ4_1AVX2(&dst[0], &row[0], n/qk)
+				deqQ4_1SIMD(&dst[0], &row[0], n/qk)
 				return nil
 			}
 		case ggml.Q5_1:
 			if n%qk == 0 && len(row) >= n/qk*sizeQ5_1 {
-				deqQ5_1AVX2(&dst[0], &row[0], n/qk)
+				deqQ5_1SIMD(&dst[0], &row[0], n/qk)
 				return nil
 			}
 		case ggml.Q4_K:
 			if n%qkk == 0 && len(row) >= n/qkk*sizeQ4K {
-				deqQ4KAVX2(&dst[0], &row[0], n/qkk)
+				deqQ4KSIMD(&dst[0], &row[0], n/qkk)
 				return nil
 			}
 		case ggml.Q5_K:
 			if n%qkk == 0 && len(row) >= n/qkk*sizeQ5K {
-				deqQ5KAVX2(&dst[0], &row[0], n/qkk)
+				deqQ5KSIMD(&dst[0], &row[0], n/qkk)
 				return nil
 			}
 		case ggml.Q6_K:
 			if n%qkk == 0 && len(row) >= n/qkk*sizeQ6K {
-				deqQ6KAVX2(&dst[0], &row[0], n/qkk)
+				deqQ6KSIMD(&dst[0], &row[0], n/qkk)
 				return nil
 			}
 		}
@@ -208,7 +208,7 @@ func dotF32x4(w, x []float32, stride int, out *[4]float32) {
 		return
 	}
 	m := n &^ 7
-	dotF32x4AVX2(&w[0], &x[0], 4*stride, m, &out[0])
+	dotF32x4SIMD(&w[0], &x[0], 4*stride, m, &out[0])
 	for i := range out {
 		xi := x[i*stride:]
 		for k := m; k < n; k++ {
@@ -232,7 +232,7 @@ func dotF32r2x4(w, x []float32, n, stride int, out *[8]float32) {
 		return
 	}
 	m := n &^ 7
-	dotF32r2x4AVX2(&w[0], 4*stride, &x[0], 4*stride, m, &out[0])
+	dotF32r2x4SIMD(&w[0], 4*stride, &x[0], 4*stride, m, &out[0])
 	addTileTail(out[:], w, stride, x, stride, m, n)
 }
 

@@ -8,17 +8,17 @@ import "golang.org/x/sys/cpu"
 // run on this CPU (on top of haveSIMD).
 var haveAVX512 = haveSIMD && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 
-// dotQ8_0AVX512 is dotQ8_0AVX2 with AVX-512.
+// dotQ8_0AVX512 is dotQ8_0SIMD with AVX-512.
 //
 //go:noescape
 func dotQ8_0AVX512(w *byte, x *float32, nb int) float32
 
-// dotQ4_0AVX512 is dotQ4_0AVX2 with AVX-512.
+// dotQ4_0AVX512 is dotQ4_0SIMD with AVX-512.
 //
 //go:noescape
 func dotQ4_0AVX512(w *byte, x *float32, nb int) float32
 
-// dotQ5_0AVX512 is dotQ5_0AVX2 with AVX-512.
+// dotQ5_0AVX512 is dotQ5_0SIMD with AVX-512.
 //
 //go:noescape
 func dotQ5_0AVX512(w *byte, x *float32, nb int) float32

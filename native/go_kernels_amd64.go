@@ -8,182 +8,182 @@ import "golang.org/x/sys/cpu"
 // this CPU (AVX2, FMA and F16C, with the OS saving the YMM registers).
 var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
 
-// dotF32AVX2 returns Σ a[i]*b[i] over n floats; n is a multiple of 8.
+// dotF32SIMD returns Σ a[i]*b[i] over n floats; n is a multiple of 8.
 //
 //go:noescape
-func dotF32AVX2(a, b *float32, n int) float32
+func dotF32SIMD(a, b *float32, n int) float32
 
-// dotF32x4AVX2 sets out[t] = Σ w[i]*x[t][i] over n floats for 4 rows of x
+// dotF32x4SIMD sets out[t] = Σ w[i]*x[t][i] over n floats for 4 rows of x
 // xstride bytes apart; n is a multiple of 8.
 //
 //go:noescape
-func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32)
+func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32)
 
-// dotF16AVX2 returns Σ f16(w[i])*x[i] over n elements; n is a multiple of 8.
+// dotF16SIMD returns Σ f16(w[i])*x[i] over n elements; n is a multiple of 8.
 //
 //go:noescape
-func dotF16AVX2(w *byte, x *float32, n int) float32
+func dotF16SIMD(w *byte, x *float32, n int) float32
 
-// cvtF16AVX2 converts n binary16 values to float32; n is a multiple of 8.
+// cvtF16SIMD converts n binary16 values to float32; n is a multiple of 8.
 //
 //go:noescape
-func cvtF16AVX2(dst *float32, src *byte, n int)
+func cvtF16SIMD(dst *float32, src *byte, n int)
 
-// dotQ8_0AVX2 returns the dot product of nb Q8_0 blocks with 32*nb floats.
+// dotQ8_0SIMD returns the dot product of nb Q8_0 blocks with 32*nb floats.
 //
 //go:noescape
-func dotQ8_0AVX2(w *byte, x *float32, nb int) float32
+func dotQ8_0SIMD(w *byte, x *float32, nb int) float32
 
-// dotQ4_0AVX2 returns the dot product of nb Q4_0 blocks with 32*nb floats.
+// dotQ4_0SIMD returns the dot product of nb Q4_0 blocks with 32*nb floats.
 //
 //go:noescape
-func dotQ4_0AVX2(w *byte, x *float32, nb int) float32
+func dotQ4_0SIMD(w *byte, x *float32, nb int) float32
 
-// dotQ5_0AVX2 returns the dot product of nb Q5_0 blocks with 32*nb floats.
+// dotQ5_0SIMD returns the dot product of nb Q5_0 blocks with 32*nb floats.
 //
 //go:noescape
-func dotQ5_0AVX2(w *byte, x *float32, nb int) float32
+func dotQ5_0SIMD(w *byte, x *float32, nb int) float32
 
-// deqQ8_0AVX2 dequantizes nb Q8_0 blocks into 32*nb floats.
+// deqQ8_0SIMD dequantizes nb Q8_0 blocks into 32*nb floats.
 //
 //go:noescape
-func deqQ8_0AVX2(dst *float32, w *byte, nb int)
+func deqQ8_0SIMD(dst *float32, w *byte, nb int)
 
-// deqQ4_0AVX2 dequantizes nb Q4_0 blocks into 32*nb floats.
+// deqQ4_0SIMD dequantizes nb Q4_0 blocks into 32*nb floats.
 //
 //go:noescape
-func deqQ4_0AVX2(dst *float32, w *byte, nb int)
+func deqQ4_0SIMD(dst *float32, w *byte, nb int)
 
-// deqQ5_0AVX2 dequantizes nb Q5_0 blocks into 32*nb floats.
+// deqQ5_0SIMD dequantizes nb Q5_0 blocks into 32*nb floats.
 //
 //go:noescape
-func deqQ5_0AVX2(dst *float32, w *byte, nb int)
+func deqQ5_0SIMD(dst *float32, w *byte, nb int)
 
-// dotQ6KAVX2 returns the dot product of nb Q6_K super-blocks with 256*nb
+// dotQ6KSIMD returns the dot product of nb Q6_K super-blocks with 256*nb
 // floats.
 //
 //go:noescape
-func dotQ6KAVX2(w *byte, x *float32, nb int) float32
+func dotQ6KSIMD(w *byte, x *float32, nb int) float32
 
-// deqQ6KAVX2 dequantizes nb Q6_K super-blocks into 256*nb floats.
+// deqQ6KSIMD dequantizes nb Q6_K super-blocks into 256*nb floats.
 //
 //go:noescape
-func deqQ6KAVX2(dst *float32, w *byte, nb int)
+func deqQ6KSIMD(dst *float32, w *byte, nb int)
 
-// dotQ4KAVX2 returns the dot product of nb Q4_K super-blocks with 256*nb
+// dotQ4KSIMD returns the dot product of nb Q4_K super-blocks with 256*nb
 // floats.
 //
 //go:noescape
-func dotQ4KAVX2(w *byte, x *float32, nb int) float32
+func dotQ4KSIMD(w *byte, x *float32, nb int) float32
 
-// deqQ4KAVX2 dequantizes nb Q4_K super-blocks into 256*nb floats.
+// deqQ4KSIMD dequantizes nb Q4_K super-blocks into 256*nb floats.
 //
 //go:noescape
-func deqQ4KAVX2(dst *float32, w *byte, nb int)
+func deqQ4KSIMD(dst *float32, w *byte, nb int)
 
-// dotF32r2x4AVX2 sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 2
+// dotF32r2x4SIMD sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 2
 // weight rows wstride bytes apart and 4 activation rows xstride bytes
 // apart; n is a multiple of 8.
 //
 //go:noescape
-func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *float32)
+func dotF32r2x4SIMD(w *float32, wstride int, x *float32, xstride, n int, out *float32)
 
-// dotBF16AVX2 returns Σ bf16(w[i])*x[i] over n elements; n is a multiple
+// dotBF16SIMD returns Σ bf16(w[i])*x[i] over n elements; n is a multiple
 // of 8.
 //
 //go:noescape
-func dotBF16AVX2(w *byte, x *float32, n int) float32
+func dotBF16SIMD(w *byte, x *float32, n int) float32
 
-// cvtBF16AVX2 converts n bfloat16 values to float32; n is a multiple of 8.
+// cvtBF16SIMD converts n bfloat16 values to float32; n is a multiple of 8.
 //
 //go:noescape
-func cvtBF16AVX2(dst *float32, src *byte, n int)
+func cvtBF16SIMD(dst *float32, src *byte, n int)
 
-// dotQ5KAVX2 returns the dot product of nb Q5_K super-blocks with 256*nb
+// dotQ5KSIMD returns the dot product of nb Q5_K super-blocks with 256*nb
 // floats.
 //
 //go:noescape
-func dotQ5KAVX2(w *byte, x *float32, nb int) float32
+func dotQ5KSIMD(w *byte, x *float32, nb int) float32
 
-// deqQ5KAVX2 dequantizes nb Q5_K super-blocks into 256*nb floats.
+// deqQ5KSIMD dequantizes nb Q5_K super-blocks into 256*nb floats.
 //
 //go:noescape
-func deqQ5KAVX2(dst *float32, w *byte, nb int)
+func deqQ5KSIMD(dst *float32, w *byte, nb int)
 
-// dotQ4_1AVX2 returns the dot product of nb Q4_1 blocks with 32*nb floats.
+// dotQ4_1SIMD returns the dot product of nb Q4_1 blocks with 32*nb floats.
 //
 //go:noescape
-func dotQ4_1AVX2(w *byte, x *float32, nb int) float32
+func dotQ4_1SIMD(w *byte, x *float32, nb int) float32
 
-// dotQ5_1AVX2 returns the dot product of nb Q5_1 blocks with 32*nb floats.
+// dotQ5_1SIMD returns the dot product of nb Q5_1 blocks with 32*nb floats.
 //
 //go:noescape
-func dotQ5_1AVX2(w *byte, x *float32, nb int) float32
+func dotQ5_1SIMD(w *byte, x *float32, nb int) float32
 
-// deqQ4_1AVX2 dequantizes nb Q4_1 blocks into 32*nb floats.
+// deqQ4_1SIMD dequantizes nb Q4_1 blocks into 32*nb floats.
 //
 //go:noescape
-func deqQ4_1AVX2(dst *float32, w *byte, nb int)
+func deqQ4_1SIMD(dst *float32, w *byte, nb int)
 
-// deqQ5_1AVX2 dequantizes nb Q5_1 blocks into 32*nb floats.
+// deqQ5_1SIMD dequantizes nb Q5_1 blocks into 32*nb floats.
 //
 //go:noescape
-func deqQ5_1AVX2(dst *float32, w *byte, nb int)
+func deqQ5_1SIMD(dst *float32, w *byte, nb int)
 
-// quantQ8aAVX2 quantizes 32*nb floats to nb q8a blocks at dst.
+// quantQ8aSIMD quantizes 32*nb floats to nb q8a blocks at dst.
 //
 //go:noescape
-func quantQ8aAVX2(dst *byte, x *float32, nb int)
+func quantQ8aSIMD(dst *byte, x *float32, nb int)
 
-// quantQ8KAVX2 quantizes 256*nb floats to nb q8K blocks at dst.
+// quantQ8KSIMD quantizes 256*nb floats to nb q8K blocks at dst.
 //
 //go:noescape
-func quantQ8KAVX2(dst *byte, x *float32, nb int)
+func quantQ8KSIMD(dst *byte, x *float32, nb int)
 
-// dotQ8_0Q8AVX2 returns the dot product of nb Q8_0 blocks with nb q8a
+// dotQ8_0Q8SIMD returns the dot product of nb Q8_0 blocks with nb q8a
 // blocks.
 //
 //go:noescape
-func dotQ8_0Q8AVX2(w, y *byte, nb int) float32
+func dotQ8_0Q8SIMD(w, y *byte, nb int) float32
 
-// dotQ4_0Q8AVX2 returns the dot product of nb Q4_0 blocks with nb q8a
+// dotQ4_0Q8SIMD returns the dot product of nb Q4_0 blocks with nb q8a
 // blocks.
 //
 //go:noescape
-func dotQ4_0Q8AVX2(w, y *byte, nb int) float32
+func dotQ4_0Q8SIMD(w, y *byte, nb int) float32
 
-// dotQ4KQ8KAVX2 returns the dot product of nb Q4_K super-blocks with nb
+// dotQ4KQ8KSIMD returns the dot product of nb Q4_K super-blocks with nb
 // q8K blocks.
 //
 //go:noescape
-func dotQ4KQ8KAVX2(w, y *byte, nb int) float32
+func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
 
-// dotQ6KQ8KAVX2 returns the dot product of nb Q6_K super-blocks with nb
+// dotQ6KQ8KSIMD returns the dot product of nb Q6_K super-blocks with nb
 // q8K blocks.
 //
 //go:noescape
-func dotQ6KQ8KAVX2(w, y *byte, nb int) float32
+func dotQ6KQ8KSIMD(w, y *byte, nb int) float32
 
-// roundQ8aAVX2 sets 32*nb floats at dst to the values of the q8a blocks
-// quantQ8aAVX2 makes of x (dst may be x).
+// roundQ8aSIMD sets 32*nb floats at dst to the values of the q8a blocks
+// quantQ8aSIMD makes of x (dst may be x).
 //
 //go:noescape
-func roundQ8aAVX2(dst, x *float32, nb int)
+func roundQ8aSIMD(dst, x *float32, nb int)
 
-// roundQ8KAVX2 sets 256*nb floats at dst to the values of the q8K blocks
-// quantQ8KAVX2 makes of x (dst may be x).
+// roundQ8KSIMD sets 256*nb floats at dst to the values of the q8K blocks
+// quantQ8KSIMD makes of x (dst may be x).
 //
 //go:noescape
-func roundQ8KAVX2(dst, x *float32, nb int)
+func roundQ8KSIMD(dst, x *float32, nb int)
 
-// dotQ5KQ8KAVX2 returns the dot product of nb Q5_K super-blocks with nb
+// dotQ5KQ8KSIMD returns the dot product of nb Q5_K super-blocks with nb
 // q8K blocks.
 //
 //go:noescape
-func dotQ5KQ8KAVX2(w, y *byte, nb int) float32
+func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
 
-// dotQ5_0Q8AVX2 returns the dot product of nb Q5_0 blocks with nb q8a
+// dotQ5_0Q8SIMD returns the dot product of nb Q5_0 blocks with nb q8a
 // blocks.
 //
 //go:noescape
-func dotQ5_0Q8AVX2(w, y *byte, nb int) float32
+func dotQ5_0Q8SIMD(w, y *byte, nb int) float32

@@ -52,9 +52,9 @@ GLOBL m20<>(SB), RODATA|NOPTR, $32
 	VHADDPS      X0, X0, X0; \
 	VHADDPS      X0, X0, X0
 
-// func dotF32AVX2(a, b *float32, n int) float32
+// func dotF32SIMD(a, b *float32, n int) float32
 // n is a multiple of 8.
-TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
+TEXT ·dotF32SIMD(SB), NOSPLIT, $0-28
 	MOVQ   a+0(FP), SI
 	MOVQ   b+8(FP), DI
 	MOVQ   n+16(FP), CX
@@ -98,12 +98,12 @@ done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func dotF32x4AVX2(w, x *float32, xstride, n int, out *float32)
+// func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32)
 // out[t] = w · x[t*xstride/4 : …+n] for t = 0..3; xstride in bytes, n a
 // multiple of 8. Each sum takes the 8-float steps in the order
-// dotF32r2x4AVX2 does, so a row gives the same result alone or in a pair
+// dotF32r2x4SIMD does, so a row gives the same result alone or in a pair
 // (and MatMul the same results on any number of threads).
-TEXT ·dotF32x4AVX2(SB), NOSPLIT, $0-40
+TEXT ·dotF32x4SIMD(SB), NOSPLIT, $0-40
 	MOVQ   w+0(FP), SI
 	MOVQ   x+8(FP), DI
 	MOVQ   xstride+16(FP), DX
@@ -143,9 +143,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func dotF16AVX2(w *byte, x *float32, n int) float32
+// func dotF16SIMD(w *byte, x *float32, n int) float32
 // w holds n binary16 values; n is a multiple of 8.
-TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
+TEXT ·dotF16SIMD(SB), NOSPLIT, $0-28
 	MOVQ   w+0(FP), SI
 	MOVQ   x+8(FP), DI
 	MOVQ   n+16(FP), CX
@@ -189,9 +189,9 @@ done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func cvtF16AVX2(dst *float32, src *byte, n int)
+// func cvtF16SIMD(dst *float32, src *byte, n int)
 // n is a multiple of 8.
-TEXT ·cvtF16AVX2(SB), NOSPLIT, $0-24
+TEXT ·cvtF16SIMD(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -490,35 +490,35 @@ done:;                         \
 	VZEROUPPER;                \
 	RET
 
-// func dotQ4_1AVX2(w *byte, x *float32, nb int) float32
-BLOCKDOTM(·dotQ4_1AVX2, 20, Q41UNPACK, Q41CONST)
+// func dotQ4_1SIMD(w *byte, x *float32, nb int) float32
+BLOCKDOTM(·dotQ4_1SIMD, 20, Q41UNPACK, Q41CONST)
 
-// func dotQ5_1AVX2(w *byte, x *float32, nb int) float32
-BLOCKDOTM(·dotQ5_1AVX2, 24, Q51UNPACK, Q51CONST)
+// func dotQ5_1SIMD(w *byte, x *float32, nb int) float32
+BLOCKDOTM(·dotQ5_1SIMD, 24, Q51UNPACK, Q51CONST)
 
-// func deqQ4_1AVX2(dst *float32, w *byte, nb int)
-BLOCKDEQM(·deqQ4_1AVX2, 20, Q41UNPACK, Q41CONST)
+// func deqQ4_1SIMD(dst *float32, w *byte, nb int)
+BLOCKDEQM(·deqQ4_1SIMD, 20, Q41UNPACK, Q41CONST)
 
-// func deqQ5_1AVX2(dst *float32, w *byte, nb int)
-BLOCKDEQM(·deqQ5_1AVX2, 24, Q51UNPACK, Q51CONST)
+// func deqQ5_1SIMD(dst *float32, w *byte, nb int)
+BLOCKDEQM(·deqQ5_1SIMD, 24, Q51UNPACK, Q51CONST)
 
-// func dotQ8_0AVX2(w *byte, x *float32, nb int) float32
-BLOCKDOT(·dotQ8_0AVX2, 34, Q8UNPACK, NOCONST)
+// func dotQ8_0SIMD(w *byte, x *float32, nb int) float32
+BLOCKDOT(·dotQ8_0SIMD, 34, Q8UNPACK, NOCONST)
 
-// func dotQ4_0AVX2(w *byte, x *float32, nb int) float32
-BLOCKDOT(·dotQ4_0AVX2, 18, Q4UNPACK, Q4CONST)
+// func dotQ4_0SIMD(w *byte, x *float32, nb int) float32
+BLOCKDOT(·dotQ4_0SIMD, 18, Q4UNPACK, Q4CONST)
 
-// func dotQ5_0AVX2(w *byte, x *float32, nb int) float32
-BLOCKDOT(·dotQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
+// func dotQ5_0SIMD(w *byte, x *float32, nb int) float32
+BLOCKDOT(·dotQ5_0SIMD, 22, Q5UNPACK, Q5CONST)
 
-// func deqQ8_0AVX2(dst *float32, w *byte, nb int)
-BLOCKDEQ(·deqQ8_0AVX2, 34, Q8UNPACK, NOCONST)
+// func deqQ8_0SIMD(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqQ8_0SIMD, 34, Q8UNPACK, NOCONST)
 
-// func deqQ4_0AVX2(dst *float32, w *byte, nb int)
-BLOCKDEQ(·deqQ4_0AVX2, 18, Q4UNPACK, Q4CONST)
+// func deqQ4_0SIMD(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqQ4_0SIMD, 18, Q4UNPACK, Q4CONST)
 
-// func deqQ5_0AVX2(dst *float32, w *byte, nb int)
-BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
+// func deqQ5_0SIMD(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqQ5_0SIMD, 22, Q5UNPACK, Q5CONST)
 
 // Q6WIDEN converts the 32 unsigned 6-bit quants of Yq, less 32, to float32
 // in Y8..Y11. Needs Y13 = 0x20….
@@ -613,8 +613,8 @@ BLOCKDEQ(·deqQ5_0AVX2, 22, Q5UNPACK, Q5CONST)
 	VMOVDQU m30<>(SB), Y14; \
 	VMOVDQU m20<>(SB), Y13
 
-// func dotQ6KAVX2(w *byte, x *float32, nb int) float32
-TEXT ·dotQ6KAVX2(SB), NOSPLIT, $64-28
+// func dotQ6KSIMD(w *byte, x *float32, nb int) float32
+TEXT ·dotQ6KSIMD(SB), NOSPLIT, $64-28
 	MOVQ    w+0(FP), SI
 	MOVQ    x+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -641,8 +641,8 @@ done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func deqQ6KAVX2(dst *float32, w *byte, nb int)
-TEXT ·deqQ6KAVX2(SB), NOSPLIT, $64-24
+// func deqQ6KSIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ6KSIMD(SB), NOSPLIT, $64-24
 	MOVQ dst+0(FP), DI
 	MOVQ w+8(FP), SI
 	MOVQ nb+16(FP), CX
@@ -760,8 +760,8 @@ done:
 	VMOVUPS      Y2, (DX);            \
 	VMOVUPS      Y3, 32(DX)
 
-// func dotQ4KAVX2(w *byte, x *float32, nb int) float32
-TEXT ·dotQ4KAVX2(SB), NOSPLIT, $64-28
+// func dotQ4KSIMD(w *byte, x *float32, nb int) float32
+TEXT ·dotQ4KSIMD(SB), NOSPLIT, $64-28
 	MOVQ    w+0(FP), SI
 	MOVQ    x+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -790,8 +790,8 @@ done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func deqQ4KAVX2(dst *float32, w *byte, nb int)
-TEXT ·deqQ4KAVX2(SB), NOSPLIT, $64-24
+// func deqQ4KSIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ4KSIMD(SB), NOSPLIT, $64-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    w+8(FP), SI
 	MOVQ    nb+16(FP), CX
@@ -815,12 +815,12 @@ done:
 	VZEROUPPER
 	RET
 
-// func dotF32r2x4AVX2(w *float32, wstride int, x *float32, xstride, n int, out *float32)
+// func dotF32r2x4SIMD(w *float32, wstride int, x *float32, xstride, n int, out *float32)
 // out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for weight rows r = 0, 1
 // (wstride bytes apart) and activation rows t = 0..3 (xstride bytes
 // apart); n is a multiple of 8. Each weight and activation vector loaded
 // feeds 4 or 2 of the 8 independent accumulators.
-TEXT ·dotF32r2x4AVX2(SB), NOSPLIT, $0-48
+TEXT ·dotF32r2x4SIMD(SB), NOSPLIT, $0-48
 	MOVQ   w+0(FP), SI
 	MOVQ   wstride+8(FP), R11
 	ADDQ   SI, R11
@@ -878,9 +878,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func dotBF16AVX2(w *byte, x *float32, n int) float32
+// func dotBF16SIMD(w *byte, x *float32, n int) float32
 // w holds n bfloat16 values; n is a multiple of 8.
-TEXT ·dotBF16AVX2(SB), NOSPLIT, $0-28
+TEXT ·dotBF16SIMD(SB), NOSPLIT, $0-28
 	MOVQ   w+0(FP), SI
 	MOVQ   x+8(FP), DI
 	MOVQ   n+16(FP), CX
@@ -919,9 +919,9 @@ done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func cvtBF16AVX2(dst *float32, src *byte, n int)
+// func cvtBF16SIMD(dst *float32, src *byte, n int)
 // n is a multiple of 8.
-TEXT ·cvtBF16AVX2(SB), NOSPLIT, $0-24
+TEXT ·cvtBF16SIMD(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -967,9 +967,9 @@ GLOBL ones<>(SB), RODATA|NOPTR, $32
 	use(Y5, X5, xoff, soff); \
 	use(Y6, X6, xoff+128, soff+4)
 
-// func dotQ5KAVX2(w *byte, x *float32, nb int) float32
+// func dotQ5KSIMD(w *byte, x *float32, nb int) float32
 // Q5_K: d, dmin, scales[12] as Q4_K, qh[32] at 16, qs[128] at 48.
-TEXT ·dotQ5KAVX2(SB), NOSPLIT, $64-28
+TEXT ·dotQ5KSIMD(SB), NOSPLIT, $64-28
 	MOVQ    w+0(FP), SI
 	MOVQ    x+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -1000,8 +1000,8 @@ done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func deqQ5KAVX2(dst *float32, w *byte, nb int)
-TEXT ·deqQ5KAVX2(SB), NOSPLIT, $64-24
+// func deqQ5KSIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ5KSIMD(SB), NOSPLIT, $64-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    w+8(FP), SI
 	MOVQ    nb+16(FP), CX
@@ -1120,10 +1120,10 @@ GLOBL c1<>(SB), RODATA|NOPTR, $4
 skip:;                            \
 	VBROADCASTSS X3, Y3
 
-// func quantQ8aAVX2(dst *byte, x *float32, nb int)
+// func quantQ8aSIMD(dst *byte, x *float32, nb int)
 // Quantizes 32*nb floats to nb q8a blocks: d = max|x|/127, q =
 // round(x*127/max|x|), as the C library's quant_q8a.
-TEXT ·quantQ8aAVX2(SB), NOSPLIT, $0-24
+TEXT ·quantQ8aSIMD(SB), NOSPLIT, $0-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    x+8(FP), SI
 	MOVQ    nb+16(FP), CX
@@ -1171,11 +1171,11 @@ done:
 	VMOVD        X8, AX;       \
 	MOVL         AX, off(DI)
 
-// func quantQ8KAVX2(dst *byte, x *float32, nb int)
+// func quantQ8KSIMD(dst *byte, x *float32, nb int)
 // Quantizes 256*nb floats to nb q8K blocks: q = round(x*127/max|x|), d =
 // the inverse of that scale, as the C library's quant_q8K (all zero for an
 // all-zero block).
-TEXT ·quantQ8KAVX2(SB), NOSPLIT, $0-24
+TEXT ·quantQ8KSIMD(SB), NOSPLIT, $0-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    x+8(FP), SI
 	MOVQ    nb+16(FP), CX
@@ -1254,9 +1254,9 @@ done:
 	VMULPS       Y7, Y6, Y6;        \
 	VFMADD231PS  Y6, Y5, Yacc
 
-// func dotQ8_0Q8AVX2(w, y *byte, nb int) float32
+// func dotQ8_0Q8SIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q8_0 blocks with nb q8a blocks.
-TEXT ·dotQ8_0Q8AVX2(SB), NOSPLIT, $0-28
+TEXT ·dotQ8_0Q8SIMD(SB), NOSPLIT, $0-28
 	MOVQ    w+0(FP), SI
 	MOVQ    y+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -1303,9 +1303,9 @@ done:
 	VMULPS       Y7, Y6, Y6;        \
 	VFMADD231PS  Y6, Y5, Yacc
 
-// func dotQ4_0Q8AVX2(w, y *byte, nb int) float32
+// func dotQ4_0Q8SIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q4_0 blocks with nb q8a blocks.
-TEXT ·dotQ4_0Q8AVX2(SB), NOSPLIT, $0-28
+TEXT ·dotQ4_0Q8SIMD(SB), NOSPLIT, $0-28
 	MOVQ    w+0(FP), SI
 	MOVQ    y+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -1369,9 +1369,9 @@ GLOBL eightf<>(SB), RODATA|NOPTR, $4
 DATA sixteenf<>+0(SB)/4, $16.0
 GLOBL sixteenf<>(SB), RODATA|NOPTR, $4
 
-// func dotQ5_0Q8AVX2(w, y *byte, nb int) float32
+// func dotQ5_0Q8SIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q5_0 blocks with nb q8a blocks.
-TEXT ·dotQ5_0Q8AVX2(SB), NOSPLIT, $0-28
+TEXT ·dotQ5_0Q8SIMD(SB), NOSPLIT, $0-28
 	MOVQ           w+0(FP), SI
 	MOVQ           y+8(FP), DI
 	MOVQ           nb+16(FP), CX
@@ -1459,10 +1459,10 @@ done:
 	VMULPS       Y7, Y5, Y5;   \
 	VFNMADD231PS Y5, Y10, Y0
 
-// func dotQ4KQ8KAVX2(w, y *byte, nb int) float32
+// func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q4_K super-blocks with nb q8K blocks:
 // per block, d*dy*Σ scale_j*Σ(q*qy) - dmin*dy*Σ min_j*bsum_j.
-TEXT ·dotQ4KQ8KAVX2(SB), NOSPLIT, $16-28
+TEXT ·dotQ4KQ8KSIMD(SB), NOSPLIT, $16-28
 	MOVQ    w+0(FP), SI
 	MOVQ    y+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -1500,10 +1500,10 @@ done:
 	VPMADDWD     Y8, Y9, Y9;               \
 	VPADDD       Y9, Y1, Y1
 
-// func dotQ5KQ8KAVX2(w, y *byte, nb int) float32
+// func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q5_K super-blocks with nb q8K blocks, as
-// dotQ4KQ8KAVX2 with 5-bit quants.
-TEXT ·dotQ5KQ8KAVX2(SB), NOSPLIT, $16-28
+// dotQ4KQ8KSIMD with 5-bit quants.
+TEXT ·dotQ5KQ8KSIMD(SB), NOSPLIT, $16-28
 	MOVQ    w+0(FP), SI
 	MOVQ    y+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -1545,11 +1545,11 @@ done:
 	VPMADDWD     Y8, Y9, Y9;             \
 	VPADDD       Y9, Y1, Y1
 
-// func dotQ6KQ8KAVX2(w, y *byte, nb int) float32
+// func dotQ6KQ8KSIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q6_K super-blocks with nb q8K blocks: per
 // block d*dy*(Σ scale_j*Σ(q*qy) - 32*Σ scale_j*bsum_j), the quants being
 // stored +32.
-TEXT ·dotQ6KQ8KAVX2(SB), NOSPLIT, $32-28
+TEXT ·dotQ6KQ8KSIMD(SB), NOSPLIT, $32-28
 	MOVQ    w+0(FP), SI
 	MOVQ    y+8(FP), DI
 	MOVQ    nb+16(FP), CX
@@ -1610,9 +1610,9 @@ done:
 	VMOVUPS   Y10, off+64(DI);     \
 	VMOVUPS   Y11, off+96(DI)
 
-// func roundQ8aAVX2(dst, x *float32, nb int)
-// Sets 32*nb floats to the values d*q of their quantizeQ8aAVX2 blocks.
-TEXT ·roundQ8aAVX2(SB), NOSPLIT, $0-24
+// func roundQ8aSIMD(dst, x *float32, nb int)
+// Sets 32*nb floats to the values d*q of their quantizeQ8aSIMD blocks.
+TEXT ·roundQ8aSIMD(SB), NOSPLIT, $0-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    x+8(FP), SI
 	MOVQ    nb+16(FP), CX
@@ -1636,9 +1636,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func roundQ8KAVX2(dst, x *float32, nb int)
-// Sets 256*nb floats to the values d*q of their quantizeQ8KAVX2 blocks.
-TEXT ·roundQ8KAVX2(SB), NOSPLIT, $0-24
+// func roundQ8KSIMD(dst, x *float32, nb int)
+// Sets 256*nb floats to the values d*q of their quantizeQ8KSIMD blocks.
+TEXT ·roundQ8KSIMD(SB), NOSPLIT, $0-24
 	MOVQ    dst+0(FP), DI
 	MOVQ    x+8(FP), SI
 	MOVQ    nb+16(FP), CX

@@ -20,8 +20,8 @@ func TestBlockKernelSets(t *testing.T) {
 	}
 	type kernel func(w *byte, x *float32, nb int) float32
 	sets := map[string]map[ggml.DType]kernel{
-		"avx2": {ggml.Q8_0: dotQ8_0AVX2, ggml.Q4_0: dotQ4_0AVX2, ggml.Q5_0: dotQ5_0AVX2, ggml.Q4_1: dotQ4_1AVX2,
-			ggml.Q5_1: dotQ5_1AVX2, ggml.Q4_K: dotQ4KAVX2, ggml.Q5_K: dotQ5KAVX2, ggml.Q6_K: dotQ6KAVX2},
+		"avx2": {ggml.Q8_0: dotQ8_0SIMD, ggml.Q4_0: dotQ4_0SIMD, ggml.Q5_0: dotQ5_0SIMD, ggml.Q4_1: dotQ4_1SIMD,
+			ggml.Q5_1: dotQ5_1SIMD, ggml.Q4_K: dotQ4KSIMD, ggml.Q5_K: dotQ5KSIMD, ggml.Q6_K: dotQ6KSIMD},
 	}
 	if haveAVX512 {
 		sets["avx512"] = map[ggml.DType]kernel{ggml.Q8_0: dotQ8_0AVX512, ggml.Q4_0: dotQ4_0AVX512, ggml.Q5_0: dotQ5_0AVX512}

@@ -36,10 +36,10 @@ func quantizeQ8(t ggml.DType, dst []byte, x []float32) {
 	}
 	_ = dst[nb*size-1]
 	if size == sizeQ8K {
-		quantQ8KAVX2(&dst[0], &x[0], nb)
+		quantQ8KSIMD(&dst[0], &x[0], nb)
 		return
 	}
-	quantQ8aAVX2(&dst[0], &x[0], nb)
+	quantQ8aSIMD(&dst[0], &x[0], nb)
 }
 
 // dotRowQ8 returns the dot product of nb blocks of a weight row of type t
@@ -53,17 +53,17 @@ func dotRowQ8(t ggml.DType, row, xq []byte, nb int) float32 {
 	_ = row[nb*t.TypeSize()-1]
 	switch t {
 	case ggml.Q8_0:
-		return dotQ8_0Q8AVX2(&row[0], &xq[0], nb)
+		return dotQ8_0Q8SIMD(&row[0], &xq[0], nb)
 	case ggml.Q4_0:
-		return dotQ4_0Q8AVX2(&row[0], &xq[0], nb)
+		return dotQ4_0Q8SIMD(&row[0], &xq[0], nb)
 	case ggml.Q5_0:
-		return dotQ5_0Q8AVX2(&row[0], &xq[0], nb)
+		return dotQ5_0Q8SIMD(&row[0], &xq[0], nb)
 	case ggml.Q4_K:
-		return dotQ4KQ8KAVX2(&row[0], &xq[0], nb)
+		return dotQ4KQ8KSIMD(&row[0], &xq[0], nb)
 	case ggml.Q5_K:
-		return dotQ5KQ8KAVX2(&row[0], &xq[0], nb)
+		return dotQ5KQ8KSIMD(&row[0], &xq[0], nb)
 	case ggml.Q6_K:
-		return dotQ6KQ8KAVX2(&row[0], &xq[0], nb)
+		return dotQ6KQ8KSIMD(&row[0], &xq[0], nb)
 	}
 	panic("native: dotRowQ8: no kernel for " + t.String())
 }
@@ -80,8 +80,8 @@ func roundQ8(t ggml.DType, dst, x []float32) {
 	}
 	_ = dst[nb*elems-1]
 	if size == sizeQ8K {
-		roundQ8KAVX2(&dst[0], &x[0], nb)
+		roundQ8KSIMD(&dst[0], &x[0], nb)
 		return
 	}
-	roundQ8aAVX2(&dst[0], &x[0], nb)
+	roundQ8aSIMD(&dst[0], &x[0], nb)
 }

@@ -2,21 +2,21 @@
 
 package native
 
-// scaleMaxAVX2 multiplies the n floats of s by scale in place and returns
+// scaleMaxSIMD multiplies the n floats of s by scale in place and returns
 // their maximum; n is a positive multiple of 8.
 //
 //go:noescape
-func scaleMaxAVX2(s *float32, n int, scale float32) float32
+func scaleMaxSIMD(s *float32, n int, scale float32) float32
 
-// expSubAVX2 sets s[j] = e^(s[j]-m) for the n floats of s and returns their
+// expSubSIMD sets s[j] = e^(s[j]-m) for the n floats of s and returns their
 // sum; n is a multiple of 8. The exponential is Cephes' expf (within 2 ulp
 // of the exact value); arguments below -87 give e^-87.
 //
 //go:noescape
-func expSubAVX2(s *float32, n int, m float32) float32
+func expSubSIMD(s *float32, n int, m float32) float32
 
-// swigluAVX2 sets gate[i] = silu(gate[i]) * up[i] for n elements, n a
-// multiple of 8, with the exponential of expSubAVX2.
+// swigluSIMD sets gate[i] = silu(gate[i]) * up[i] for n elements, n a
+// multiple of 8, with the exponential of expSubSIMD.
 //
 //go:noescape
-func swigluAVX2(gate, up *float32, n int)
+func swigluSIMD(gate, up *float32, n int)

@@ -109,8 +109,8 @@ GLOBL expBias<>(SB), RODATA|NOPTR, $32
 	VMOVUPS expOne<>(SB), Y10;   \
 	VMOVUPS expBias<>(SB), Y9
 
-// func scaleMaxAVX2(s *float32, n int, scale float32) float32
-TEXT ·scaleMaxAVX2(SB), NOSPLIT, $0-28
+// func scaleMaxSIMD(s *float32, n int, scale float32) float32
+TEXT ·scaleMaxSIMD(SB), NOSPLIT, $0-28
 	MOVQ         s+0(FP), SI
 	MOVQ         n+8(FP), CX
 	VBROADCASTSS scale+16(FP), Y15
@@ -137,8 +137,8 @@ done:
 	MOVSS        X0, ret+24(FP)
 	RET
 
-// func expSubAVX2(s *float32, n int, m float32) float32
-TEXT ·expSubAVX2(SB), NOSPLIT, $0-28
+// func expSubSIMD(s *float32, n int, m float32) float32
+TEXT ·expSubSIMD(SB), NOSPLIT, $0-28
 	MOVQ         s+0(FP), SI
 	MOVQ         n+8(FP), CX
 	VBROADCASTSS m+16(FP), Y15
@@ -173,10 +173,10 @@ DATA expHi<>+16(SB)/8, $0x42b0000042b00000
 DATA expHi<>+24(SB)/8, $0x42b0000042b00000
 GLOBL expHi<>(SB), RODATA|NOPTR, $32
 
-// func swigluAVX2(gate, up *float32, n int)
+// func swigluSIMD(gate, up *float32, n int)
 // gate[i] = gate[i] / (1 + e^-gate[i]) * up[i]; n is a multiple of 8. The
 // exponent is clamped to [-87, 88], which moves results by less than 1e-36.
-TEXT ·swigluAVX2(SB), NOSPLIT, $0-24
+TEXT ·swigluSIMD(SB), NOSPLIT, $0-24
 	MOVQ    gate+0(FP), SI
 	MOVQ    up+8(FP), DI
 	MOVQ    n+16(FP), CX

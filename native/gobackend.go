@@ -319,7 +319,7 @@ func (g *Go) SwiGLU(gate, up []float32) {
 	k := 0 // elements done by the SIMD kernel
 	if haveSIMD && len(gate) >= 8 {
 		k = len(gate) &^ 7
-		swigluAVX2(&gate[0], &up[0], k)
+		swigluSIMD(&gate[0], &up[0], k)
 	}
 	for i := k; i < len(gate); i++ {
 		x := gate[i]
