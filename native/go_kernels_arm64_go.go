@@ -1,0 +1,267 @@
+//go:build arm64 && !purego
+
+package native
+
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// The kernels below have no NEON assembly yet: they are the generic Go
+// code behind the contracts of go_kernels_arm64.go, so that every kernel
+// dispatch picks on arm64 exists and is correct.
+
+func bytesAt(p *byte, n int) []byte        { return unsafe.Slice(p, n) }
+func floatsAt(p *float32, n int) []float32 { return unsafe.Slice(p, n) }
+
+func dotBF16SIMD(w *byte, x *float32, n int) float32 {
+	return ggml.Dot(ggml.BF16, bytesAt(w, 2*n), floatsAt(x, n))
+}
+
+func cvtBF16SIMD(dst *float32, src *byte, n int) {
+	_ = ggml.DequantizeRow(ggml.BF16, bytesAt(src, 2*n), floatsAt(dst, n))
+}
+
+// blockDot returns ggml.Dot of nb blocks of type t with 32*nb or 256*nb
+// floats.
+func blockDot(t ggml.DType, w *byte, x *float32, nb int) float32 {
+	return ggml.Dot(t, bytesAt(w, nb*t.TypeSize()), floatsAt(x, nb*t.BlockSize()))
+}
+
+// blockDeq dequantizes nb blocks of type t.
+func blockDeq(t ggml.DType, dst *float32, w *byte, nb int) {
+	_ = ggml.DequantizeRow(t, bytesAt(w, nb*t.TypeSize()), floatsAt(dst, nb*t.BlockSize()))
+}
+
+func dotQ5KSIMD(w *byte, x *float32, nb int) float32  { return blockDot(ggml.Q5_K, w, x, nb) }
+func dotQ4_1SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q4_1, w, x, nb) }
+func dotQ5_1SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q5_1, w, x, nb) }
+func deqQ5KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q5_K, dst, w, nb) }
+func deqQ4_1SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q4_1, dst, w, nb) }
+func deqQ5_1SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q5_1, dst, w, nb) }
+
+// q8Dot returns the dot product of nb blocks of weight type t with nb
+// 8-bit activation blocks (q8a or q8K) as floats: the weights dequantized,
+// the activations as their values d*q.
+func q8Dot(t ggml.DType, w, y *byte, nb int) float32 {
+	elems := t.BlockSize()
+	size, qoff := sizeQ8a, 8
+	if elems == qkk {
+		size, qoff = sizeQ8K, 4
+	}
+	ws := bytesAt(w, nb*t.TypeSize())
+	ys := bytesAt(y, nb*size)
+	var xd [qkk]float32
+	var s float32
+	for b := range nb {
+		yb := ys[b*size:]
+		d := math.Float32frombits(binary.LittleEndian.Uint32(yb))
+		for j, q := range yb[qoff : qoff+elems] {
+			xd[j] = d * float32(int8(q))
+		}
+		s += ggml.Dot(t, ws[b*t.TypeSize():(b+1)*t.TypeSize()], xd[:elems])
+	}
+	return s
+}
+
+func dotQ5KQ8KSIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q5_K, w, y, nb) }
+func dotQ5_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q5_0, w, y, nb) }
+
+func dotF32SIMD(a, b *float32, n int) float32 { return dot(floatsAt(a, n), floatsAt(b, n)) }
+
+func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32) {
+	ws, o := floatsAt(w, n), floatsAt(out, 4)
+	for t := range 4 {
+		o[t] = dot(ws, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(x), t*xstride)), n))
+	}
+}
+
+func dotF32r2x4SIMD(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
+	o := floatsAt(out, 8)
+	for r := range 2 {
+		wr := floatsAt((*float32)(unsafe.Add(unsafe.Pointer(w), r*wstride)), n)
+		for t := range 4 {
+			o[4*r+t] = dot(wr, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(x), t*xstride)), n))
+		}
+	}
+}
+
+func halvesAt(p *byte, n int) []uint16 { return unsafe.Slice((*uint16)(unsafe.Pointer(p)), n) }
+
+func dotF16SIMD(w *byte, x *float32, n int) float32 { return dotF16(halvesAt(w, n), floatsAt(x, n)) }
+
+func cvtF16SIMD(dst *float32, src *byte, n int) {
+	d := floatsAt(dst, n)
+	for i, h := range halvesAt(src, n) {
+		d[i] = ggml.F16ToF32(h)
+	}
+}
+
+func dotQ8_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q8_0, w, x, nb) }
+func dotQ4_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q4_0, w, x, nb) }
+func dotQ5_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q5_0, w, x, nb) }
+func dotQ4KSIMD(w *byte, x *float32, nb int) float32  { return blockDot(ggml.Q4_K, w, x, nb) }
+func dotQ6KSIMD(w *byte, x *float32, nb int) float32  { return blockDot(ggml.Q6_K, w, x, nb) }
+func deqQ8_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q8_0, dst, w, nb) }
+func deqQ4_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q4_0, dst, w, nb) }
+func deqQ5_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q5_0, dst, w, nb) }
+func deqQ4KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q4_K, dst, w, nb) }
+func deqQ6KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q6_K, dst, w, nb) }
+
+func dotQ8_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q8_0, w, y, nb) }
+func dotQ4_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q4_0, w, y, nb) }
+func dotQ4KQ8KSIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q4_K, w, y, nb) }
+func dotQ6KQ8KSIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q6_K, w, y, nb) }
+
+// q8Scales returns the block's inverse scale id = 127/max|x| and scale d
+// (max|x|/127 for q8a, 1/id for q8K; both 0 for an all-zero block).
+func q8Scales(xb []float32, k bool) (id, d float32) {
+	var amax float32
+	for _, v := range xb {
+		amax = max(amax, float32(math.Abs(float64(v))))
+	}
+	if amax == 0 {
+		return 0, 0
+	}
+	id = 127 / amax
+	if k {
+		return id, 1 / id
+	}
+	return id, amax / 127
+}
+
+func q8Round(v, id float32) int {
+	return max(-128, min(127, int(math.RoundToEven(float64(v*id)))))
+}
+
+func quantQ8aSIMD(dst *byte, x *float32, nb int) {
+	xs, out := floatsAt(x, nb*qk), bytesAt(dst, nb*sizeQ8a)
+	for b := range nb {
+		xb, y := xs[b*qk:(b+1)*qk], out[b*sizeQ8a:]
+		id, d := q8Scales(xb, false)
+		sum := 0
+		for j, v := range xb {
+			q := q8Round(v, id)
+			y[8+j] = byte(int8(q))
+			sum += q
+		}
+		binary.LittleEndian.PutUint32(y, math.Float32bits(d))
+		binary.LittleEndian.PutUint32(y[4:], math.Float32bits(d*float32(sum)))
+	}
+}
+
+func quantQ8KSIMD(dst *byte, x *float32, nb int) {
+	xs, out := floatsAt(x, nb*qkk), bytesAt(dst, nb*sizeQ8K)
+	for b := range nb {
+		xb, y := xs[b*qkk:(b+1)*qkk], out[b*sizeQ8K:]
+		id, d := q8Scales(xb, true)
+		sum := 0
+		for j, v := range xb {
+			q := q8Round(v, id)
+			y[4+j] = byte(int8(q))
+			sum += q
+			if j%16 == 15 {
+				binary.LittleEndian.PutUint16(y[260+2*(j/16):], uint16(int16(sum)))
+				sum = 0
+			}
+		}
+		binary.LittleEndian.PutUint32(y, math.Float32bits(d))
+	}
+}
+
+func roundQ8Go(dst, x *float32, nb, elems int, k bool) {
+	xs, out := floatsAt(x, nb*elems), floatsAt(dst, nb*elems)
+	for b := range nb {
+		id, d := q8Scales(xs[b*elems:(b+1)*elems], k)
+		for j := b * elems; j < (b+1)*elems; j++ {
+			out[j] = d * float32(q8Round(xs[j], id))
+		}
+	}
+}
+
+func roundQ8aSIMD(dst, x *float32, nb int) { roundQ8Go(dst, x, nb, qk, false) }
+func roundQ8KSIMD(dst, x *float32, nb int) { roundQ8Go(dst, x, nb, qkk, true) }
+
+func dotsF32SIMD(s, q, k *float32, kstride, nrows, hd int) {
+	ss, qs := floatsAt(s, nrows), floatsAt(q, hd)
+	for j := range ss {
+		ss[j] = dot(qs, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(k), j*kstride)), hd))
+	}
+}
+
+func dotsF16SIMD(s, q *float32, k *byte, kstride, nrows, hd int) {
+	ss, qs := floatsAt(s, nrows), floatsAt(q, hd)
+	for j := range ss {
+		ss[j] = dotF16(halvesAt((*byte)(unsafe.Add(unsafe.Pointer(k), j*kstride)), hd), qs)
+	}
+}
+
+func wsumF32SIMD(o, w, v *float32, vstride, nrows, hd int) {
+	os := floatsAt(o, hd)
+	clear(os)
+	for j, wj := range floatsAt(w, nrows) {
+		axpy(os, wj, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(v), j*vstride)), hd))
+	}
+}
+
+func wsumF16SIMD(o, w *float32, v *byte, vstride, nrows, hd int) {
+	os := floatsAt(o, hd)
+	clear(os)
+	for j, wj := range floatsAt(w, nrows) {
+		axpyF16(os, wj, halvesAt((*byte)(unsafe.Add(unsafe.Pointer(v), j*vstride)), hd))
+	}
+}
+
+// wsumQ sets o to the sum of the nrows rows of nb blocks of type t,
+// vstride bytes apart, times their weights w.
+func wsumQ(t ggml.DType, o, w *float32, v *byte, vstride, nrows, nb int) {
+	os := floatsAt(o, nb*qk)
+	clear(os)
+	var row [qk]float32
+	for j, wj := range floatsAt(w, nrows) {
+		vr := bytesAt((*byte)(unsafe.Add(unsafe.Pointer(v), j*vstride)), nb*t.TypeSize())
+		for b := range nb {
+			_ = ggml.DequantizeRow(t, vr[b*t.TypeSize():(b+1)*t.TypeSize()], row[:])
+			axpy(os[b*qk:(b+1)*qk], wj, row[:])
+		}
+	}
+}
+
+func wsumQ8_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int) {
+	wsumQ(ggml.Q8_0, o, w, v, vstride, nrows, nb)
+}
+
+func wsumQ4_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int) {
+	wsumQ(ggml.Q4_0, o, w, v, vstride, nrows, nb)
+}
+
+func scaleMaxSIMD(s *float32, n int, scale float32) float32 {
+	m := float32(math.Inf(-1))
+	ss := floatsAt(s, n)
+	for i := range ss {
+		ss[i] *= scale
+		m = max(m, ss[i])
+	}
+	return m
+}
+
+func expSubSIMD(s *float32, n int, m float32) float32 {
+	var sum float32
+	ss := floatsAt(s, n)
+	for i, v := range ss {
+		e := float32(math.Exp(float64(max(v-m, -87))))
+		ss[i] = e
+		sum += e
+	}
+	return sum
+}
+
+func swigluSIMD(gate, up *float32, n int) {
+	g, u := floatsAt(gate, n), floatsAt(up, n)
+	for i, x := range g {
+		g[i] = x / (1 + float32(math.Exp(float64(-x)))) * u[i]
+	}
+}
