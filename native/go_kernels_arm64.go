@@ -28,3 +28,31 @@ func packQ6K(dst, w *byte, rs, nr, nb int)                                   { p
 func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
 func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
 func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
+
+// dotF32SIMD returns Σ a[i]*b[i] over n floats; n is a multiple of 8.
+//
+//go:noescape
+func dotF32SIMD(a, b *float32, n int) float32
+
+// dotF32x4SIMD sets out[t] = Σ w[i]*x[t][i] over n floats for 4 rows of x
+// xstride bytes apart; n is a multiple of 8.
+//
+//go:noescape
+func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32)
+
+// dotF32r2x4SIMD sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 2
+// weight rows wstride bytes apart and 4 activation rows xstride bytes
+// apart; n is a multiple of 8.
+//
+//go:noescape
+func dotF32r2x4SIMD(w *float32, wstride int, x *float32, xstride, n int, out *float32)
+
+// dotF16SIMD returns Σ f16(w[i])*x[i] over n elements; n is a multiple of 8.
+//
+//go:noescape
+func dotF16SIMD(w *byte, x *float32, n int) float32
+
+// cvtF16SIMD converts n binary16 values to float32; n is a multiple of 8.
+//
+//go:noescape
+func cvtF16SIMD(dst *float32, src *byte, n int)

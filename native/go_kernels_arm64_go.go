@@ -70,35 +70,7 @@ func q8Dot(t ggml.DType, w, y *byte, nb int) float32 {
 func dotQ5KQ8KSIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q5_K, w, y, nb) }
 func dotQ5_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q5_0, w, y, nb) }
 
-func dotF32SIMD(a, b *float32, n int) float32 { return dot(floatsAt(a, n), floatsAt(b, n)) }
-
-func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32) {
-	ws, o := floatsAt(w, n), floatsAt(out, 4)
-	for t := range 4 {
-		o[t] = dot(ws, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(x), t*xstride)), n))
-	}
-}
-
-func dotF32r2x4SIMD(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
-	o := floatsAt(out, 8)
-	for r := range 2 {
-		wr := floatsAt((*float32)(unsafe.Add(unsafe.Pointer(w), r*wstride)), n)
-		for t := range 4 {
-			o[4*r+t] = dot(wr, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(x), t*xstride)), n))
-		}
-	}
-}
-
 func halvesAt(p *byte, n int) []uint16 { return unsafe.Slice((*uint16)(unsafe.Pointer(p)), n) }
-
-func dotF16SIMD(w *byte, x *float32, n int) float32 { return dotF16(halvesAt(w, n), floatsAt(x, n)) }
-
-func cvtF16SIMD(dst *float32, src *byte, n int) {
-	d := floatsAt(dst, n)
-	for i, h := range halvesAt(src, n) {
-		d[i] = ggml.F16ToF32(h)
-	}
-}
 
 func dotQ8_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q8_0, w, x, nb) }
 func dotQ4_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q4_0, w, x, nb) }
