@@ -56,3 +56,49 @@ func dotF16SIMD(w *byte, x *float32, n int) float32
 //
 //go:noescape
 func cvtF16SIMD(dst *float32, src *byte, n int)
+
+// quantQ8aSIMD quantizes 32*nb floats to nb q8a blocks at dst.
+//
+//go:noescape
+func quantQ8aSIMD(dst *byte, x *float32, nb int)
+
+// quantQ8KSIMD quantizes 256*nb floats to nb q8K blocks at dst.
+//
+//go:noescape
+func quantQ8KSIMD(dst *byte, x *float32, nb int)
+
+// roundQ8aSIMD sets 32*nb floats at dst to the values of the q8a blocks
+// quantQ8aSIMD makes of x (dst may be x).
+//
+//go:noescape
+func roundQ8aSIMD(dst, x *float32, nb int)
+
+// roundQ8KSIMD sets 256*nb floats at dst to the values of the q8K blocks
+// quantQ8KSIMD makes of x (dst may be x).
+//
+//go:noescape
+func roundQ8KSIMD(dst, x *float32, nb int)
+
+// dotQ8_0Q8SIMD returns the dot product of nb Q8_0 blocks with nb q8a
+// blocks.
+//
+//go:noescape
+func dotQ8_0Q8SIMD(w, y *byte, nb int) float32
+
+// dotQ4_0Q8SIMD returns the dot product of nb Q4_0 blocks with nb q8a
+// blocks.
+//
+//go:noescape
+func dotQ4_0Q8SIMD(w, y *byte, nb int) float32
+
+// dotQ4KQ8KSIMD returns the dot product of nb Q4_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
+
+// dotQ6KQ8KSIMD returns the dot product of nb Q6_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ6KQ8KSIMD(w, y *byte, nb int) float32

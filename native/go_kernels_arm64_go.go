@@ -83,11 +83,6 @@ func deqQ5_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q5_0, dst,
 func deqQ4KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q4_K, dst, w, nb) }
 func deqQ6KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q6_K, dst, w, nb) }
 
-func dotQ8_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q8_0, w, y, nb) }
-func dotQ4_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q4_0, w, y, nb) }
-func dotQ4KQ8KSIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q4_K, w, y, nb) }
-func dotQ6KQ8KSIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q6_K, w, y, nb) }
-
 // q8Scales returns the block's inverse scale id = 127/max|x| and scale d
 // (max|x|/127 for q8a, 1/id for q8K; both 0 for an all-zero block).
 func q8Scales(xb []float32, k bool) (id, d float32) {
@@ -109,41 +104,6 @@ func q8Round(v, id float32) int {
 	return max(-128, min(127, int(math.RoundToEven(float64(v*id)))))
 }
 
-func quantQ8aSIMD(dst *byte, x *float32, nb int) {
-	xs, out := floatsAt(x, nb*qk), bytesAt(dst, nb*sizeQ8a)
-	for b := range nb {
-		xb, y := xs[b*qk:(b+1)*qk], out[b*sizeQ8a:]
-		id, d := q8Scales(xb, false)
-		sum := 0
-		for j, v := range xb {
-			q := q8Round(v, id)
-			y[8+j] = byte(int8(q))
-			sum += q
-		}
-		binary.LittleEndian.PutUint32(y, math.Float32bits(d))
-		binary.LittleEndian.PutUint32(y[4:], math.Float32bits(d*float32(sum)))
-	}
-}
-
-func quantQ8KSIMD(dst *byte, x *float32, nb int) {
-	xs, out := floatsAt(x, nb*qkk), bytesAt(dst, nb*sizeQ8K)
-	for b := range nb {
-		xb, y := xs[b*qkk:(b+1)*qkk], out[b*sizeQ8K:]
-		id, d := q8Scales(xb, true)
-		sum := 0
-		for j, v := range xb {
-			q := q8Round(v, id)
-			y[4+j] = byte(int8(q))
-			sum += q
-			if j%16 == 15 {
-				binary.LittleEndian.PutUint16(y[260+2*(j/16):], uint16(int16(sum)))
-				sum = 0
-			}
-		}
-		binary.LittleEndian.PutUint32(y, math.Float32bits(d))
-	}
-}
-
 func roundQ8Go(dst, x *float32, nb, elems int, k bool) {
 	xs, out := floatsAt(x, nb*elems), floatsAt(dst, nb*elems)
 	for b := range nb {
@@ -153,9 +113,6 @@ func roundQ8Go(dst, x *float32, nb, elems int, k bool) {
 		}
 	}
 }
-
-func roundQ8aSIMD(dst, x *float32, nb int) { roundQ8Go(dst, x, nb, qk, false) }
-func roundQ8KSIMD(dst, x *float32, nb int) { roundQ8Go(dst, x, nb, qkk, true) }
 
 func dotsF32SIMD(s, q, k *float32, kstride, nrows, hd int) {
 	ss, qs := floatsAt(s, nrows), floatsAt(q, hd)
