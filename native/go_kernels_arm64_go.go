@@ -114,36 +114,6 @@ func roundQ8Go(dst, x *float32, nb, elems int, k bool) {
 	}
 }
 
-func dotsF32SIMD(s, q, k *float32, kstride, nrows, hd int) {
-	ss, qs := floatsAt(s, nrows), floatsAt(q, hd)
-	for j := range ss {
-		ss[j] = dot(qs, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(k), j*kstride)), hd))
-	}
-}
-
-func dotsF16SIMD(s, q *float32, k *byte, kstride, nrows, hd int) {
-	ss, qs := floatsAt(s, nrows), floatsAt(q, hd)
-	for j := range ss {
-		ss[j] = dotF16(halvesAt((*byte)(unsafe.Add(unsafe.Pointer(k), j*kstride)), hd), qs)
-	}
-}
-
-func wsumF32SIMD(o, w, v *float32, vstride, nrows, hd int) {
-	os := floatsAt(o, hd)
-	clear(os)
-	for j, wj := range floatsAt(w, nrows) {
-		axpy(os, wj, floatsAt((*float32)(unsafe.Add(unsafe.Pointer(v), j*vstride)), hd))
-	}
-}
-
-func wsumF16SIMD(o, w *float32, v *byte, vstride, nrows, hd int) {
-	os := floatsAt(o, hd)
-	clear(os)
-	for j, wj := range floatsAt(w, nrows) {
-		axpyF16(os, wj, halvesAt((*byte)(unsafe.Add(unsafe.Pointer(v), j*vstride)), hd))
-	}
-}
-
 // wsumQ sets o to the sum of the nrows rows of nb blocks of type t,
 // vstride bytes apart, times their weights w.
 func wsumQ(t ggml.DType, o, w *float32, v *byte, vstride, nrows, nb int) {
@@ -156,41 +126,5 @@ func wsumQ(t ggml.DType, o, w *float32, v *byte, vstride, nrows, nb int) {
 			_ = ggml.DequantizeRow(t, vr[b*t.TypeSize():(b+1)*t.TypeSize()], row[:])
 			axpy(os[b*qk:(b+1)*qk], wj, row[:])
 		}
-	}
-}
-
-func wsumQ8_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int) {
-	wsumQ(ggml.Q8_0, o, w, v, vstride, nrows, nb)
-}
-
-func wsumQ4_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int) {
-	wsumQ(ggml.Q4_0, o, w, v, vstride, nrows, nb)
-}
-
-func scaleMaxSIMD(s *float32, n int, scale float32) float32 {
-	m := float32(math.Inf(-1))
-	ss := floatsAt(s, n)
-	for i := range ss {
-		ss[i] *= scale
-		m = max(m, ss[i])
-	}
-	return m
-}
-
-func expSubSIMD(s *float32, n int, m float32) float32 {
-	var sum float32
-	ss := floatsAt(s, n)
-	for i, v := range ss {
-		e := float32(math.Exp(float64(max(v-m, -87))))
-		ss[i] = e
-		sum += e
-	}
-	return sum
-}
-
-func swigluSIMD(gate, up *float32, n int) {
-	g, u := floatsAt(gate, n), floatsAt(up, n)
-	for i, x := range g {
-		g[i] = x / (1 + float32(math.Exp(float64(-x)))) * u[i]
 	}
 }
