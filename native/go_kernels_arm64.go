@@ -102,3 +102,45 @@ func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
 //
 //go:noescape
 func dotQ6KQ8KSIMD(w, y *byte, nb int) float32
+
+// dotQ8_0SIMD returns the dot product of nb Q8_0 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ8_0SIMD(w *byte, x *float32, nb int) float32
+
+// dotQ4_0SIMD returns the dot product of nb Q4_0 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ4_0SIMD(w *byte, x *float32, nb int) float32
+
+// deqQ8_0SIMD dequantizes nb Q8_0 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ8_0SIMD(dst *float32, w *byte, nb int)
+
+// deqQ4_0SIMD dequantizes nb Q4_0 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ4_0SIMD(dst *float32, w *byte, nb int)
+
+// dotQ6KSIMD returns the dot product of nb Q6_K super-blocks with 256*nb
+// floats.
+//
+//go:noescape
+func dotQ6KSIMD(w *byte, x *float32, nb int) float32
+
+// deqQ6KSIMD dequantizes nb Q6_K super-blocks into 256*nb floats.
+//
+//go:noescape
+func deqQ6KSIMD(dst *float32, w *byte, nb int)
+
+// dotQ4KSIMD returns the dot product of nb Q4_K super-blocks with 256*nb
+// floats.
+//
+//go:noescape
+func dotQ4KSIMD(w *byte, x *float32, nb int) float32
+
+// deqQ4KSIMD dequantizes nb Q4_K super-blocks into 256*nb floats.
+//
+//go:noescape
+func deqQ4KSIMD(dst *float32, w *byte, nb int)

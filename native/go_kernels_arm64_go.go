@@ -72,16 +72,8 @@ func dotQ5_0Q8SIMD(w, y *byte, nb int) float32 { return q8Dot(ggml.Q5_0, w, y, n
 
 func halvesAt(p *byte, n int) []uint16 { return unsafe.Slice((*uint16)(unsafe.Pointer(p)), n) }
 
-func dotQ8_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q8_0, w, x, nb) }
-func dotQ4_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q4_0, w, x, nb) }
 func dotQ5_0SIMD(w *byte, x *float32, nb int) float32 { return blockDot(ggml.Q5_0, w, x, nb) }
-func dotQ4KSIMD(w *byte, x *float32, nb int) float32  { return blockDot(ggml.Q4_K, w, x, nb) }
-func dotQ6KSIMD(w *byte, x *float32, nb int) float32  { return blockDot(ggml.Q6_K, w, x, nb) }
-func deqQ8_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q8_0, dst, w, nb) }
-func deqQ4_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q4_0, dst, w, nb) }
 func deqQ5_0SIMD(dst *float32, w *byte, nb int)       { blockDeq(ggml.Q5_0, dst, w, nb) }
-func deqQ4KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q4_K, dst, w, nb) }
-func deqQ6KSIMD(dst *float32, w *byte, nb int)        { blockDeq(ggml.Q6_K, dst, w, nb) }
 
 // q8Scales returns the block's inverse scale id = 127/max|x| and scale d
 // (max|x|/127 for q8a, 1/id for q8K; both 0 for an all-zero block).
