@@ -144,3 +144,67 @@ func dotQ4KSIMD(w *byte, x *float32, nb int) float32
 //
 //go:noescape
 func deqQ4KSIMD(dst *float32, w *byte, nb int)
+
+// dotQ5_0SIMD returns the dot product of nb Q5_0 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ5_0SIMD(w *byte, x *float32, nb int) float32
+
+// deqQ5_0SIMD dequantizes nb Q5_0 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ5_0SIMD(dst *float32, w *byte, nb int)
+
+// dotBF16SIMD returns Σ bf16(w[i])*x[i] over n elements; n is a multiple
+// of 8.
+//
+//go:noescape
+func dotBF16SIMD(w *byte, x *float32, n int) float32
+
+// cvtBF16SIMD converts n bfloat16 values to float32; n is a multiple of 8.
+//
+//go:noescape
+func cvtBF16SIMD(dst *float32, src *byte, n int)
+
+// dotQ5KSIMD returns the dot product of nb Q5_K super-blocks with 256*nb
+// floats.
+//
+//go:noescape
+func dotQ5KSIMD(w *byte, x *float32, nb int) float32
+
+// deqQ5KSIMD dequantizes nb Q5_K super-blocks into 256*nb floats.
+//
+//go:noescape
+func deqQ5KSIMD(dst *float32, w *byte, nb int)
+
+// dotQ4_1SIMD returns the dot product of nb Q4_1 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ4_1SIMD(w *byte, x *float32, nb int) float32
+
+// dotQ5_1SIMD returns the dot product of nb Q5_1 blocks with 32*nb floats.
+//
+//go:noescape
+func dotQ5_1SIMD(w *byte, x *float32, nb int) float32
+
+// deqQ4_1SIMD dequantizes nb Q4_1 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ4_1SIMD(dst *float32, w *byte, nb int)
+
+// deqQ5_1SIMD dequantizes nb Q5_1 blocks into 32*nb floats.
+//
+//go:noescape
+func deqQ5_1SIMD(dst *float32, w *byte, nb int)
+
+// dotQ5KQ8KSIMD returns the dot product of nb Q5_K super-blocks with nb
+// q8K blocks.
+//
+//go:noescape
+func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
+
+// dotQ5_0Q8SIMD returns the dot product of nb Q5_0 blocks with nb q8a
+// blocks.
+//
+//go:noescape
+func dotQ5_0Q8SIMD(w, y *byte, nb int) float32

@@ -875,3 +875,188 @@ loop:
 done:
 	FMOVS F31, ret+24(FP)
 	RET
+
+// func dotQ5_0Q8SIMD(w, y *byte, nb int) float32
+// Returns the dot product of nb Q5_0 blocks (d f16, qh u32, qs[16]: bit 4
+// of element j is bit j of qh, values offset by 16) with nb q8a blocks.
+TEXT ·dotQ5_0Q8SIMD(SB), NOSPLIT, $0-28
+	MOVD  w+0(FP), R0
+	MOVD  y+8(FP), R1
+	MOVD  nb+16(FP), R2
+	VEOR  V31.B16, V31.B16, V31.B16
+	VMOVI $15, V29.B16
+	VMOVI $16, V28.B16
+	MOVD  $0x0101010101010101, R9
+	VMOV  R9, V22.D[1]
+	VMOV  ZR, V22.D[0]
+	MOVD  $0x0303030303030303, R9
+	VMOV  R9, V23.D[1]
+	MOVD  $0x0202020202020202, R9
+	VMOV  R9, V23.D[0]
+	MOVD  $0x8040201008040201, R9
+	VMOV  R9, V24.D[0]
+	VMOV  R9, V24.D[1]
+
+loop:
+	CBZ    R2, done
+	BLOCKSCALE
+	MOVWU  2(R0), R10
+	VDUP   R10, V25.S4
+	ADD    $6, R0, R3
+	ADD    $8, R1, R4
+	VLD1   (R3), [V0.B16]
+	VLD1   (R4), [V2.B16, V3.B16]
+	VTBL   V22.B16, [V25.B16], V9.B16
+	VTBL   V23.B16, [V25.B16], V10.B16
+	VCMTST V24.B16, V9.B16, V9.B16
+	VCMTST V24.B16, V10.B16, V10.B16
+	VAND   V28.B16, V9.B16, V9.B16
+	VAND   V28.B16, V10.B16, V10.B16
+	VAND   V29.B16, V0.B16, V1.B16
+	VUSHR  $4, V0.B16, V0.B16
+	VORR   V9.B16, V1.B16, V1.B16
+	VORR   V10.B16, V0.B16, V0.B16
+	VSUB   V28.B16, V1.B16, V1.B16
+	VSUB   V28.B16, V0.B16, V0.B16
+	I8DOT32(V1, V0, V2, V3)
+	VSCVTF V8.S4, V8.S4
+	VFMLA  V20.S4, V8.S4, V31.S4
+	ADD    $22, R0
+	ADD    $40, R1
+	SUB    $1, R2
+	B      loop
+
+done:
+	HSUM4(V31)
+	FMOVS F31, ret+24(FP)
+	RET
+
+// Q5KQ8GROUP is Q4KQ8GROUP for Q5_K: the fifth bits of the 64 elements
+// are bits 0 and 1 of the bytes of V18, V19 (which it shifts right by 2),
+// and a lane sums 4 products of at most 31*128. Needs V29 = 0x0f…, V28 =
+// 0x10….
+#define Q5KQ8GROUP(pa, pb) \
+	VLD1.P  32(R3), [V0.B16, V1.B16];                 \
+	VLD1.P  64(R4), [V2.B16, V3.B16, V4.B16, V5.B16]; \
+	VAND    V29.B16, V0.B16, V6.B16;                  \
+	VAND    V29.B16, V1.B16, V7.B16;                  \
+	VUSHR   $4, V0.B16, V0.B16;                       \
+	VUSHR   $4, V1.B16, V1.B16;                       \
+	VSHL    $4, V18.B16, V16.B16;                     \
+	VSHL    $4, V19.B16, V17.B16;                     \
+	VAND    V28.B16, V16.B16, V16.B16;                \
+	VAND    V28.B16, V17.B16, V17.B16;                \
+	VORR    V16.B16, V6.B16, V6.B16;                  \
+	VORR    V17.B16, V7.B16, V7.B16;                  \
+	VSHL    $3, V18.B16, V16.B16;                     \
+	VSHL    $3, V19.B16, V17.B16;                     \
+	VAND    V28.B16, V16.B16, V16.B16;                \
+	VAND    V28.B16, V17.B16, V17.B16;                \
+	VORR    V16.B16, V0.B16, V0.B16;                  \
+	VORR    V17.B16, V1.B16, V1.B16;                  \
+	VUSHR   $2, V18.B16, V18.B16;                     \
+	VUSHR   $2, V19.B16, V19.B16;                     \
+	VSMULL  V2.B8, V6.B8, pa.H8;                      \
+	VSMLAL2 V2.B16, V6.B16, pa.H8;                    \
+	VSMLAL  V3.B8, V7.B8, pa.H8;                      \
+	VSMLAL2 V3.B16, V7.B16, pa.H8;                    \
+	VSMULL  V4.B8, V0.B8, pb.H8;                      \
+	VSMLAL2 V4.B16, V0.B16, pb.H8;                    \
+	VSMLAL  V5.B8, V1.B8, pb.H8;                      \
+	VSMLAL2 V5.B16, V1.B16, pb.H8
+
+// func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
+// Returns the dot product of nb Q5_K super-blocks (d f16, dmin f16,
+// scales[12] as Q4_K, qh[32], qs[128]) with nb q8K blocks, as
+// dotQ4KQ8KSIMD with 5-bit quants.
+TEXT ·dotQ5KQ8KSIMD(SB), NOSPLIT, $0-28
+	MOVD  w+0(FP), R0
+	MOVD  y+8(FP), R1
+	MOVD  nb+16(FP), R2
+	VEOR  V31.B16, V31.B16, V31.B16
+	VMOVI $15, V29.B16
+	VMOVI $16, V28.B16
+	MOVW  $0x3f3f3f3f, R11
+	MOVW  $0x0f0f0f0f, R12
+	MOVW  $0x03030303, R13
+
+loop:
+	CBZ R2, done
+
+	// scales and mins as in dotQ4KQ8KSIMD
+	MOVWU 4(R0), R5
+	MOVWU 8(R0), R6
+	MOVWU 12(R0), R7
+	LSRW  $4, R7, R8
+	ANDW  R12, R8, R8
+	LSRW  $6, R6, R9
+	ANDW  R13, R9, R9
+	ORRW  R9<<4, R8, R8
+	ANDW  R11, R6, R14
+	ANDW  R12, R7, R15
+	LSRW  $6, R5, R9
+	ANDW  R13, R9, R9
+	ORRW  R9<<4, R15, R15
+	ANDW  R11, R5, R5
+	ORR   R15<<32, R5, R5
+	ORR   R8<<32, R14, R14
+	VMOV  R5, V20.D[0]
+	VMOV  R14, V21.D[0]
+	VUXTL V20.B8, V20.H8
+	VUXTL V21.B8, V21.H8
+
+	ADD     $260, R1, R3
+	VLD1    (R3), [V22.H8, V23.H8]
+	VADDP   V23.H8, V22.H8, V22.H8
+	VSMULL  V21.H4, V22.H4, V24.S4
+	VSMLAL2 V21.H8, V22.H8, V24.S4
+	VADDV   V24.S4, V24
+
+	ADD  $16, R0, R3
+	VLD1.P 32(R3), [V18.B16, V19.B16]
+	ADD  $4, R1, R4
+	Q5KQ8GROUP(V8, V9)
+	Q5KQ8GROUP(V10, V11)
+	Q5KQ8GROUP(V12, V13)
+	Q5KQ8GROUP(V14, V15)
+
+	// per sub-block sums: one pairwise step stays within int16
+	// (2*15872), then widen
+	VADDP  V9.H8, V8.H8, V8.H8
+	VADDP  V11.H8, V10.H8, V10.H8
+	VADDP  V13.H8, V12.H8, V12.H8
+	VADDP  V15.H8, V14.H8, V14.H8
+	SADDLP(8, 8)
+	SADDLP(10, 10)
+	SADDLP(12, 12)
+	SADDLP(14, 14)
+	VADDP  V10.S4, V8.S4, V8.S4
+	VADDP  V14.S4, V12.S4, V12.S4
+	VUXTL  V20.H4, V25.S4
+	VUXTL2 V20.H8, V26.S4
+	VMUL   V25.S4, V8.S4, V8.S4
+	VMLA   V26.S4, V12.S4, V8.S4
+	VADDV  V8.S4, V8
+
+	VLD1    (R0), V27.S[0]
+	FCVTL(27, 27)
+	VMOV    V27.S[1], V10
+	FMOVS   (R1), F30
+	VMOV    V8.S[0], R8
+	SCVTFWS R8, F8
+	VMOV    V24.S[0], R9
+	SCVTFWS R9, F9
+	FMULS   F27, F8, F8
+	FMULS   F10, F9, F9
+	FSUBS   F9, F8, F8
+	FMULS   F30, F8, F8
+	FADDS   F8, F31, F31
+
+	ADD $176, R0
+	ADD $292, R1
+	SUB $1, R2
+	B   loop
+
+done:
+	FMOVS F31, ret+24(FP)
+	RET

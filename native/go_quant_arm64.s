@@ -391,3 +391,338 @@ loop:
 
 done:
 	RET
+
+// ADDMIN16 adds V25 to V16..V19.
+#define ADDMIN16 \
+	VFADD V25.S4, V16.S4, V16.S4; \
+	VFADD V25.S4, V17.S4, V17.S4; \
+	VFADD V25.S4, V18.S4, V18.S4; \
+	VFADD V25.S4, V19.S4, V19.S4
+
+// Q5BITS sets V30 to 0x10 in the bytes of elements 0..15 (idx = V20) or
+// 16..31 (idx = V21) whose bit is set in qh, the 32 bits of V28 (V22 =
+// 1, 2, 4, …, 128 twice, V23 = 0x10…).
+#define Q5BITS(idx) \
+	VTBL   idx.B16, [V28.B16], V30.B16; \
+	VCMTST V22.B16, V30.B16, V30.B16;   \
+	VAND   V23.B16, V30.B16, V30.B16
+
+// Q5CONST loads Q5BITS's constants.
+#define Q5CONST \
+	MOVD  $0x0101010101010101, R9; \
+	VMOV  R9, V20.D[1];            \
+	VMOV  ZR, V20.D[0];            \
+	MOVD  $0x0303030303030303, R9; \
+	VMOV  R9, V21.D[1];            \
+	MOVD  $0x0202020202020202, R9; \
+	VMOV  R9, V21.D[0];            \
+	MOVD  $0x8040201008040201, R9; \
+	VMOV  R9, V22.D[0];            \
+	VMOV  R9, V22.D[1];            \
+	VMOVI $16, V23.B16;            \
+	VMOVI $15, V14.B16
+
+// Q5QUANTS sets V26, V27 to the 5-bit quants of elements 0..15, 16..31
+// from the 16 bytes of nibbles at R9 and qh at qoff(R2).
+#define Q5QUANTS(qoff) \
+	MOVWU qoff(R2), R10;                \
+	VDUP  R10, V28.S4;                  \
+	VLD1  (R9), [V27.B16];              \
+	Q5BITS(V20);                        \
+	VAND  V14.B16, V27.B16, V26.B16;    \
+	VORR  V30.B16, V26.B16, V26.B16;    \
+	Q5BITS(V21);                        \
+	VUSHR $4, V27.B16, V27.B16;         \
+	VORR  V30.B16, V27.B16, V27.B16
+
+// Q5_0 blocks: d f16, qh u32, qs[16]; bit 4 of element j is bit j of qh,
+// and values are offset by 16. Needs Q5CONST and V15 = 16….
+#define Q5_0BLOCK(use) \
+	HALFSCALE(0);                      \
+	ADD  $6, R2, R9;                   \
+	Q5QUANTS(2);                       \
+	VSUB V15.B16, V26.B16, V26.B16;    \
+	VSUB V15.B16, V27.B16, V27.B16;    \
+	WIDEN16(V26); SCALE16; use;        \
+	WIDEN16(V27); SCALE16; use;        \
+	ADD  $22, R2
+
+// MINSCALE sets V24, V25 to 4 copies of the binary16 d and m at R2.
+#define MINSCALE \
+	VLD1 (R2), V24.S[0];   \
+	FCVTL(24, 24);         \
+	VDUP V24.S[1], V25.S4; \
+	VDUP V24.S[0], V24.S4
+
+// Q4_1 blocks: d f16, m f16, qs[16]: value = q*d + m, q unsigned. Needs
+// V14 = 0x0f….
+#define Q4_1BLOCK(use) \
+	MINSCALE;                                   \
+	ADD   $4, R2, R9;                           \
+	VLD1  (R9), [V27.B16];                      \
+	VAND  V14.B16, V27.B16, V26.B16;            \
+	VUSHR $4, V27.B16, V27.B16;                 \
+	WIDEN16(V26); SCALE16; ADDMIN16; use;       \
+	WIDEN16(V27); SCALE16; ADDMIN16; use;       \
+	ADD   $20, R2
+
+// Q5_1 blocks: d f16, m f16, qh u32, qs[16]. Needs Q5CONST.
+#define Q5_1BLOCK(use) \
+	MINSCALE;                                   \
+	ADD   $8, R2, R9;                           \
+	Q5QUANTS(4);                                \
+	WIDEN16(V26); SCALE16; ADDMIN16; use;       \
+	WIDEN16(V27); SCALE16; ADDMIN16; use;       \
+	ADD   $24, R2
+
+// func dotQ5_0SIMD(w *byte, x *float32, nb int) float32
+TEXT ·dotQ5_0SIMD(SB), NOSPLIT, $0-28
+	MOVD  w+0(FP), R2
+	MOVD  x+8(FP), R0
+	MOVD  nb+16(FP), R3
+	Q5CONST
+	VMOVI $16, V15.B16
+	ZEROACC
+
+loop:
+	CBZ R3, done
+	Q5_0BLOCK(FMA16)
+	SUB $1, R3
+	B   loop
+
+done:
+	SUMACC
+	FMOVS F8, ret+24(FP)
+	RET
+
+// func deqQ5_0SIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ5_0SIMD(SB), NOSPLIT, $0-24
+	MOVD  dst+0(FP), R0
+	MOVD  w+8(FP), R2
+	MOVD  nb+16(FP), R3
+	Q5CONST
+	VMOVI $16, V15.B16
+
+loop:
+	CBZ R3, done
+	Q5_0BLOCK(STORE16)
+	SUB $1, R3
+	B   loop
+
+done:
+	RET
+
+// func dotQ4_1SIMD(w *byte, x *float32, nb int) float32
+TEXT ·dotQ4_1SIMD(SB), NOSPLIT, $0-28
+	MOVD  w+0(FP), R2
+	MOVD  x+8(FP), R0
+	MOVD  nb+16(FP), R3
+	VMOVI $15, V14.B16
+	ZEROACC
+
+loop:
+	CBZ R3, done
+	Q4_1BLOCK(FMA16)
+	SUB $1, R3
+	B   loop
+
+done:
+	SUMACC
+	FMOVS F8, ret+24(FP)
+	RET
+
+// func deqQ4_1SIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ4_1SIMD(SB), NOSPLIT, $0-24
+	MOVD  dst+0(FP), R0
+	MOVD  w+8(FP), R2
+	MOVD  nb+16(FP), R3
+	VMOVI $15, V14.B16
+
+loop:
+	CBZ R3, done
+	Q4_1BLOCK(STORE16)
+	SUB $1, R3
+	B   loop
+
+done:
+	RET
+
+// func dotQ5_1SIMD(w *byte, x *float32, nb int) float32
+TEXT ·dotQ5_1SIMD(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R2
+	MOVD x+8(FP), R0
+	MOVD nb+16(FP), R3
+	Q5CONST
+	ZEROACC
+
+loop:
+	CBZ R3, done
+	Q5_1BLOCK(FMA16)
+	SUB $1, R3
+	B   loop
+
+done:
+	SUMACC
+	FMOVS F8, ret+24(FP)
+	RET
+
+// func deqQ5_1SIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ5_1SIMD(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD w+8(FP), R2
+	MOVD nb+16(FP), R3
+	Q5CONST
+
+loop:
+	CBZ R3, done
+	Q5_1BLOCK(STORE16)
+	SUB $1, R3
+	B   loop
+
+done:
+	RET
+
+// Q5KGROUP passes 64 values of a Q5_K super-block to use: 32 bytes of
+// nibbles at R3 (advancing it), low nibbles first (sub-blocks la, lb of
+// the lanes of sv, mv), with their fifth bits in bits 0 and 1 of the
+// bytes of V4, V5 (which it shifts right by 2). Needs V14 = 0x0f…, V15 =
+// 0x10….
+#define Q5KGROUP(sv, mv, la, lb, use) \
+	VLD1.P 32(R3), [V26.B16, V27.B16];  \
+	VSHL   $4, V4.B16, V30.B16;         \
+	VAND   V15.B16, V30.B16, V30.B16;   \
+	VAND   V14.B16, V26.B16, V28.B16;   \
+	VORR   V30.B16, V28.B16, V28.B16;   \
+	Q4KSUB16(V28, sv, mv, la, use);     \
+	VSHL   $4, V5.B16, V30.B16;         \
+	VAND   V15.B16, V30.B16, V30.B16;   \
+	VAND   V14.B16, V27.B16, V28.B16;   \
+	VORR   V30.B16, V28.B16, V28.B16;   \
+	Q4KSUB16(V28, sv, mv, la, use);     \
+	VSHL   $3, V4.B16, V30.B16;         \
+	VAND   V15.B16, V30.B16, V30.B16;   \
+	VUSHR  $4, V26.B16, V28.B16;        \
+	VORR   V30.B16, V28.B16, V28.B16;   \
+	Q4KSUB16(V28, sv, mv, lb, use);     \
+	VSHL   $3, V5.B16, V30.B16;         \
+	VAND   V15.B16, V30.B16, V30.B16;   \
+	VUSHR  $4, V27.B16, V28.B16;        \
+	VORR   V30.B16, V28.B16, V28.B16;   \
+	Q4KSUB16(V28, sv, mv, lb, use);     \
+	VUSHR  $2, V4.B16, V4.B16;          \
+	VUSHR  $2, V5.B16, V5.B16
+
+// Q5KBLOCK passes the 256 values of the Q5_K super-block at R2 (d f16,
+// dmin f16, scales[12] as Q4_K, qh[32], qs[128]) to use, advancing R2.
+#define Q5KBLOCK(use) \
+	Q4KSCALES;                          \
+	ADD  $16, R2, R3;                   \
+	VLD1.P 32(R3), [V4.B16, V5.B16];    \
+	Q5KGROUP(V20, V22, 0, 1, use);      \
+	Q5KGROUP(V20, V22, 2, 3, use);      \
+	Q5KGROUP(V21, V23, 0, 1, use);      \
+	Q5KGROUP(V21, V23, 2, 3, use);      \
+	ADD  $176, R2
+
+// func dotQ5KSIMD(w *byte, x *float32, nb int) float32
+TEXT ·dotQ5KSIMD(SB), NOSPLIT, $0-28
+	MOVD  w+0(FP), R2
+	MOVD  x+8(FP), R0
+	MOVD  nb+16(FP), R4
+	KMASKS
+	VMOVI $16, V15.B16
+	ZEROACC
+
+loop:
+	CBZ R4, done
+	Q5KBLOCK(FMA16)
+	SUB $1, R4
+	B   loop
+
+done:
+	SUMACC
+	FMOVS F8, ret+24(FP)
+	RET
+
+// func deqQ5KSIMD(dst *float32, w *byte, nb int)
+TEXT ·deqQ5KSIMD(SB), NOSPLIT, $0-24
+	MOVD  dst+0(FP), R0
+	MOVD  w+8(FP), R2
+	MOVD  nb+16(FP), R4
+	KMASKS
+	VMOVI $16, V15.B16
+
+loop:
+	CBZ R4, done
+	Q5KBLOCK(STORE16)
+	SUB $1, R4
+	B   loop
+
+done:
+	RET
+
+// BF16WIDEN sets V16..V19 to the 16 bfloat16 values at R2 (advancing it)
+// as float32: each shifted to the top of a 32-bit lane.
+#define BF16WIDEN \
+	VLD1.P 32(R2), [V26.H8, V27.H8]; \
+	VUXTL  V26.H4, V16.S4;           \
+	VUXTL2 V26.H8, V17.S4;           \
+	VUXTL  V27.H4, V18.S4;           \
+	VUXTL2 V27.H8, V19.S4;           \
+	VSHL   $16, V16.S4, V16.S4;      \
+	VSHL   $16, V17.S4, V17.S4;      \
+	VSHL   $16, V18.S4, V18.S4;      \
+	VSHL   $16, V19.S4, V19.S4
+
+// func dotBF16SIMD(w *byte, x *float32, n int) float32
+// w holds n bfloat16 values; n is a multiple of 8.
+TEXT ·dotBF16SIMD(SB), NOSPLIT, $0-28
+	MOVD w+0(FP), R2
+	MOVD x+8(FP), R0
+	MOVD n+16(FP), R3
+	ZEROACC
+
+loop16:
+	CMP $16, R3
+	BLT loop8
+	BF16WIDEN
+	FMA16
+	SUB $16, R3
+	B   loop16
+
+loop8:
+	CBZ    R3, done
+	VLD1.P 16(R2), [V26.H8]
+	VUXTL  V26.H4, V16.S4
+	VUXTL2 V26.H8, V17.S4
+	VSHL   $16, V16.S4, V16.S4
+	VSHL   $16, V17.S4, V17.S4
+	VLD1.P 32(R0), [V0.S4, V1.S4]
+	VFMLA  V16.S4, V0.S4, V8.S4
+	VFMLA  V17.S4, V1.S4, V9.S4
+
+done:
+	SUMACC
+	FMOVS F8, ret+24(FP)
+	RET
+
+// func cvtBF16SIMD(dst *float32, src *byte, n int)
+// n is a multiple of 8.
+TEXT ·cvtBF16SIMD(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R2
+	MOVD n+16(FP), R3
+
+loop:
+	CBZ    R3, done
+	VLD1.P 16(R2), [V26.H8]
+	VUXTL  V26.H4, V16.S4
+	VUXTL2 V26.H8, V17.S4
+	VSHL   $16, V16.S4, V16.S4
+	VSHL   $16, V17.S4, V17.S4
+	VST1.P [V16.S4, V17.S4], 32(R0)
+	SUB    $8, R3
+	B      loop
+
+done:
+	RET
