@@ -2,9 +2,19 @@
 
 package native
 
+import "golang.org/x/sys/cpu"
+
 // haveSIMD is true: NEON (Advanced SIMD) is part of every arm64 CPU, and
-// the kernels of go_kernels_arm64.s use nothing beyond ARMv8.0.
+// the arm64 kernels (go_kernels_arm64.s, go_quant_arm64.s,
+// go_attn_arm64.s) need nothing beyond ARMv8.0 but where haveDotProd
+// says so.
 const haveSIMD = true
+
+// haveDotProd reports whether the CPU has the Armv8.2 dot product
+// instructions (SDOT), which the 8-bit activation dots of
+// go_kernels_arm64.s then use instead of their ARMv8.0 path. It is read
+// by the assembly (a variable, so tests may turn it off).
+var haveDotProd = cpu.ARM64.HasASIMDDP
 
 // haveAVX512 is false: the AVX-512 kernels are amd64's; their stubs below
 // are never called.

@@ -8,7 +8,12 @@
 //
 // The Go assembler lacks a few of the instructions used here; they are
 // encoded with WORD (register numbers fixed in the macros' arguments):
-// FCVTL/FCVTL2 from half precision, SADDLP and SADALP.
+// FCVTL/FCVTL2 from half precision, SADDLP, SADALP and SDOT.
+//
+// The 8-bit activation dots have two inner paths: ARMv8.0 NEON (SMULL to
+// int16, then SADDLP/SADALP to int32), and, where haveDotProd (the CPU has
+// the Armv8.2 dot product extension), SDOT straight to int32. Both sum
+// the same integer products exactly.
 
 #include "textflag.h"
 
@@ -23,6 +28,10 @@
 
 // SADALP Vd.4S, Vn.8H: adds the sums of adjacent int16 pairs to Vd's int32.
 #define SADALP(n, d) WORD $(0x4E606800 | ((n)<<5) | (d))
+
+// SDOT Vd.4S, Vn.16B, Vm.16B (Armv8.2 dot product, only where
+// haveDotProd): adds to each int32 of Vd the 4 products of its bytes.
+#define SDOT(d, n, m) WORD $(0x4E809400 | ((m)<<16) | ((n)<<5) | (d))
 
 // HSUM4 leaves the sum of the 4 floats of v, (v0+v1)+(v2+v3), in its low
 // float.
@@ -567,6 +576,12 @@ done:
 	SADALP(6, 8);                \
 	SADALP(7, 8)
 
+// I8SDOT32 is I8DOT32 with SDOT (registers by number).
+#define I8SDOT32(a, b, c, e) \
+	VEOR V8.B16, V8.B16, V8.B16; \
+	SDOT(8, a, c);               \
+	SDOT(8, b, e)
+
 // BLOCKSCALE sets V20 to 4 copies of dw*dy: dw the binary16 at R0, dy the
 // float32 at R1.
 #define BLOCKSCALE \
@@ -583,6 +598,7 @@ TEXT ·dotQ8_0Q8SIMD(SB), NOSPLIT, $0-28
 	MOVD w+0(FP), R0
 	MOVD y+8(FP), R1
 	MOVD nb+16(FP), R2
+	MOVBU ·haveDotProd(SB), R19
 	VEOR V31.B16, V31.B16, V31.B16
 
 loop:
@@ -592,7 +608,14 @@ loop:
 	ADD    $8, R1, R4
 	VLD1   (R3), [V0.B16, V1.B16]
 	VLD1   (R4), [V2.B16, V3.B16]
+	CBNZ   R19, sdot
 	I8DOT32(V0, V1, V2, V3)
+	B      scale
+
+sdot:
+	I8SDOT32(0, 1, 2, 3)
+
+scale:
 	VSCVTF V8.S4, V8.S4
 	VFMLA  V20.S4, V8.S4, V31.S4
 	ADD    $34, R0
@@ -613,6 +636,7 @@ TEXT ·dotQ4_0Q8SIMD(SB), NOSPLIT, $0-28
 	MOVD  w+0(FP), R0
 	MOVD  y+8(FP), R1
 	MOVD  nb+16(FP), R2
+	MOVBU ·haveDotProd(SB), R19
 	VEOR  V31.B16, V31.B16, V31.B16
 	VMOVI $15, V29.B16
 	VMOVI $8, V28.B16
@@ -628,7 +652,14 @@ loop:
 	VUSHR  $4, V0.B16, V0.B16
 	VSUB   V28.B16, V1.B16, V1.B16
 	VSUB   V28.B16, V0.B16, V0.B16
+	CBNZ   R19, sdot
 	I8DOT32(V1, V0, V2, V3)
+	B      scale
+
+sdot:
+	I8SDOT32(1, 0, 2, 3)
+
+scale:
 	VSCVTF V8.S4, V8.S4
 	VFMLA  V20.S4, V8.S4, V31.S4
 	ADD    $18, R0
@@ -646,12 +677,24 @@ done:
 // sub-blocks) times the q8K quants at R4, advancing both. Each lane sums 4
 // products of at most 15*128. Needs V29 = 0x0f….
 #define Q4KQ8GROUP(pa, pb) \
+	Q4KNIBS;                                          \
+	I16GROUP(pa, pb)
+
+// Q4KNIBS loads 32 bytes of nibbles at R3 and 64 q8K quants at R4 (to
+// V2..V5), advancing both, and leaves the low nibbles in V6, V7, the high
+// ones in V0, V1. Needs V29 = 0x0f….
+#define Q4KNIBS \
 	VLD1.P  32(R3), [V0.B16, V1.B16];                 \
 	VLD1.P  64(R4), [V2.B16, V3.B16, V4.B16, V5.B16]; \
 	VAND    V29.B16, V0.B16, V6.B16;                  \
 	VAND    V29.B16, V1.B16, V7.B16;                  \
 	VUSHR   $4, V0.B16, V0.B16;                       \
-	VUSHR   $4, V1.B16, V1.B16;                       \
+	VUSHR   $4, V1.B16, V1.B16
+
+// I16GROUP sets pa (int16 x8) to the products of the quants of V6, V7
+// with those of V2, V3, and pb to those of V0, V1 with V4, V5, 4 to a
+// lane.
+#define I16GROUP(pa, pb) \
 	VSMULL  V2.B8, V6.B8, pa.H8;                      \
 	VSMLAL2 V2.B16, V6.B16, pa.H8;                    \
 	VSMLAL  V3.B8, V7.B8, pa.H8;                      \
@@ -661,6 +704,25 @@ done:
 	VSMLAL  V5.B8, V1.B8, pb.H8;                      \
 	VSMLAL2 V5.B16, V1.B16, pb.H8
 
+// SDGROUP is I16GROUP with SDOT: pa, pb (numbered pan, pbn) get int32 x4.
+#define SDGROUP(pa, pan, pb, pbn) \
+	VEOR pa.B16, pa.B16, pa.B16; \
+	SDOT(pan, 6, 2);             \
+	SDOT(pan, 7, 3);             \
+	VEOR pb.B16, pb.B16, pb.B16; \
+	SDOT(pbn, 0, 4);             \
+	SDOT(pbn, 1, 5)
+
+// SDSUMS sets V8 and V12 to the int32 sums of sub-blocks 0..3 and 4..7
+// from SDGROUP's V8..V15.
+#define SDSUMS \
+	VADDP V9.S4, V8.S4, V8.S4;    \
+	VADDP V11.S4, V10.S4, V10.S4; \
+	VADDP V13.S4, V12.S4, V12.S4; \
+	VADDP V15.S4, V14.S4, V14.S4; \
+	VADDP V10.S4, V8.S4, V8.S4;   \
+	VADDP V14.S4, V12.S4, V12.S4
+
 // func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q4_K super-blocks (d f16, dmin f16,
 // scales[12], qs[128]) with nb q8K blocks: per block,
@@ -669,6 +731,7 @@ TEXT ·dotQ4KQ8KSIMD(SB), NOSPLIT, $0-28
 	MOVD  w+0(FP), R0
 	MOVD  y+8(FP), R1
 	MOVD  nb+16(FP), R2
+	MOVBU ·haveDotProd(SB), R19
 	VEOR  V31.B16, V31.B16, V31.B16
 	VMOVI $15, V29.B16
 	MOVW  $0x3f3f3f3f, R11
@@ -710,8 +773,9 @@ loop:
 	VSMLAL2 V21.H8, V22.H8, V24.S4
 	VADDV   V24.S4, V24
 
-	ADD $16, R0, R3
-	ADD $4, R1, R4
+	ADD  $16, R0, R3
+	ADD  $4, R1, R4
+	CBNZ R19, sdot
 	Q4KQ8GROUP(V8, V9)
 	Q4KQ8GROUP(V10, V11)
 	Q4KQ8GROUP(V12, V13)
@@ -727,6 +791,20 @@ loop:
 	VADDP  V14.H8, V12.H8, V12.H8
 	SADDLP(8, 8)
 	SADDLP(12, 12)
+	B      scale
+
+sdot:
+	Q4KNIBS
+	SDGROUP(V8, 8, V9, 9)
+	Q4KNIBS
+	SDGROUP(V10, 10, V11, 11)
+	Q4KNIBS
+	SDGROUP(V12, 12, V13, 13)
+	Q4KNIBS
+	SDGROUP(V14, 14, V15, 15)
+	SDSUMS
+
+scale:
 	VUXTL  V20.H4, V25.S4
 	VUXTL2 V20.H8, V26.S4
 	VMUL   V25.S4, V8.S4, V8.S4
@@ -835,6 +913,64 @@ done:
 	VMLA   V7.S4, V8.S4, V30.S4;      \
 	VMLA   V6.S4, V12.S4, V30.S4
 
+// Q6Q8SD is Q6Q8MUL with SDOT: out (numbered on) gets int32 x4 sums of
+// the products of the quants of V7 with those of y (numbered yn).
+#define Q6Q8SD(out, on, yn) \
+	VEOR out.B16, out.B16, out.B16; \
+	SDOT(on, 7, yn)
+
+// Q6Q8HALFSD is Q6Q8HALF with SDOT.
+#define Q6Q8HALFSD \
+	VLD1.P 64(R3), [V0.B16, V1.B16, V2.B16, V3.B16];     \
+	VLD1.P 32(R5), [V4.B16, V5.B16];                     \
+	VLD1.P 64(R4), [V16.B16, V17.B16, V18.B16, V19.B16]; \
+	VSHL   $4, V4.B16, V6.B16;        \
+	VAND   V28.B16, V6.B16, V6.B16;   \
+	VAND   V29.B16, V0.B16, V7.B16;   \
+	Q6QUANT;                          \
+	Q6Q8SD(V8, 8, 16);             \
+	VSHL   $4, V5.B16, V6.B16;        \
+	VAND   V28.B16, V6.B16, V6.B16;   \
+	VAND   V29.B16, V1.B16, V7.B16;   \
+	Q6QUANT;                          \
+	Q6Q8SD(V9, 9, 17);             \
+	VSHL   $2, V4.B16, V6.B16;        \
+	VAND   V28.B16, V6.B16, V6.B16;   \
+	VAND   V29.B16, V2.B16, V7.B16;   \
+	Q6QUANT;                          \
+	Q6Q8SD(V10, 10, 18);            \
+	VSHL   $2, V5.B16, V6.B16;        \
+	VAND   V28.B16, V6.B16, V6.B16;   \
+	VAND   V29.B16, V3.B16, V7.B16;   \
+	Q6QUANT;                          \
+	Q6Q8SD(V11, 11, 19);            \
+	VLD1.P 64(R4), [V16.B16, V17.B16, V18.B16, V19.B16]; \
+	VAND   V28.B16, V4.B16, V6.B16;   \
+	VUSHR  $4, V0.B16, V7.B16;        \
+	Q6QUANT;                          \
+	Q6Q8SD(V12, 12, 16);            \
+	VAND   V28.B16, V5.B16, V6.B16;   \
+	VUSHR  $4, V1.B16, V7.B16;        \
+	Q6QUANT;                          \
+	Q6Q8SD(V13, 13, 17);            \
+	VUSHR  $2, V4.B16, V6.B16;        \
+	VAND   V28.B16, V6.B16, V6.B16;   \
+	VUSHR  $4, V2.B16, V7.B16;        \
+	Q6QUANT;                          \
+	Q6Q8SD(V14, 14, 18);            \
+	VUSHR  $2, V5.B16, V6.B16;        \
+	VAND   V28.B16, V6.B16, V6.B16;   \
+	VUSHR  $4, V3.B16, V7.B16;        \
+	Q6QUANT;                          \
+	Q6Q8SD(V15, 15, 19);            \
+	SDSUMS;                           \
+	VLD1.P 8(R6), [V6.B8];            \
+	VSXTL  V6.B8, V6.H8;              \
+	VSXTL  V6.H4, V7.S4;              \
+	VSXTL2 V6.H8, V6.S4;              \
+	VMLA   V7.S4, V8.S4, V30.S4;      \
+	VMLA   V6.S4, V12.S4, V30.S4
+
 // func dotQ6KQ8KSIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q6_K super-blocks (ql[128], qh[64],
 // scales[16] int8, d f16) with nb q8K blocks: per block d*dy*Σ
@@ -843,6 +979,7 @@ TEXT ·dotQ6KQ8KSIMD(SB), NOSPLIT, $0-28
 	MOVD  w+0(FP), R0
 	MOVD  y+8(FP), R1
 	MOVD  nb+16(FP), R2
+	MOVBU ·haveDotProd(SB), R19
 	VEOR  V31.B16, V31.B16, V31.B16
 	VMOVI $15, V29.B16
 	VMOVI $48, V28.B16
@@ -855,8 +992,16 @@ loop:
 	ADD  $128, R0, R5
 	ADD  $192, R0, R6
 	ADD  $4, R1, R4
+	CBNZ R19, sdot
 	Q6Q8HALF
 	Q6Q8HALF
+	B    scale
+
+sdot:
+	Q6Q8HALFSD
+	Q6Q8HALFSD
+
+scale:
 	ADD     $208, R0, R7
 	VLD1    (R7), V26.H[0]
 	FCVTL(26, 26)
@@ -883,6 +1028,7 @@ TEXT ·dotQ5_0Q8SIMD(SB), NOSPLIT, $0-28
 	MOVD  w+0(FP), R0
 	MOVD  y+8(FP), R1
 	MOVD  nb+16(FP), R2
+	MOVBU ·haveDotProd(SB), R19
 	VEOR  V31.B16, V31.B16, V31.B16
 	VMOVI $15, V29.B16
 	VMOVI $16, V28.B16
@@ -918,7 +1064,14 @@ loop:
 	VORR   V10.B16, V0.B16, V0.B16
 	VSUB   V28.B16, V1.B16, V1.B16
 	VSUB   V28.B16, V0.B16, V0.B16
+	CBNZ   R19, sdot
 	I8DOT32(V1, V0, V2, V3)
+	B      scale
+
+sdot:
+	I8SDOT32(1, 0, 2, 3)
+
+scale:
 	VSCVTF V8.S4, V8.S4
 	VFMLA  V20.S4, V8.S4, V31.S4
 	ADD    $22, R0
@@ -936,6 +1089,13 @@ done:
 // and a lane sums 4 products of at most 31*128. Needs V29 = 0x0f…, V28 =
 // 0x10….
 #define Q5KQ8GROUP(pa, pb) \
+	Q5KNIBS;                                          \
+	I16GROUP(pa, pb)
+
+// Q5KNIBS is Q4KNIBS for Q5_K: the fifth bits of the 64 elements are bits
+// 0 and 1 of the bytes of V18, V19 (which it shifts right by 2). Needs
+// V29 = 0x0f…, V28 = 0x10….
+#define Q5KNIBS \
 	VLD1.P  32(R3), [V0.B16, V1.B16];                 \
 	VLD1.P  64(R4), [V2.B16, V3.B16, V4.B16, V5.B16]; \
 	VAND    V29.B16, V0.B16, V6.B16;                  \
@@ -955,15 +1115,7 @@ done:
 	VORR    V16.B16, V0.B16, V0.B16;                  \
 	VORR    V17.B16, V1.B16, V1.B16;                  \
 	VUSHR   $2, V18.B16, V18.B16;                     \
-	VUSHR   $2, V19.B16, V19.B16;                     \
-	VSMULL  V2.B8, V6.B8, pa.H8;                      \
-	VSMLAL2 V2.B16, V6.B16, pa.H8;                    \
-	VSMLAL  V3.B8, V7.B8, pa.H8;                      \
-	VSMLAL2 V3.B16, V7.B16, pa.H8;                    \
-	VSMULL  V4.B8, V0.B8, pb.H8;                      \
-	VSMLAL2 V4.B16, V0.B16, pb.H8;                    \
-	VSMLAL  V5.B8, V1.B8, pb.H8;                      \
-	VSMLAL2 V5.B16, V1.B16, pb.H8
+	VUSHR   $2, V19.B16, V19.B16
 
 // func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
 // Returns the dot product of nb Q5_K super-blocks (d f16, dmin f16,
@@ -973,6 +1125,7 @@ TEXT ·dotQ5KQ8KSIMD(SB), NOSPLIT, $0-28
 	MOVD  w+0(FP), R0
 	MOVD  y+8(FP), R1
 	MOVD  nb+16(FP), R2
+	MOVBU ·haveDotProd(SB), R19
 	VEOR  V31.B16, V31.B16, V31.B16
 	VMOVI $15, V29.B16
 	VMOVI $16, V28.B16
@@ -1015,6 +1168,7 @@ loop:
 	ADD  $16, R0, R3
 	VLD1.P 32(R3), [V18.B16, V19.B16]
 	ADD  $4, R1, R4
+	CBNZ R19, sdot
 	Q5KQ8GROUP(V8, V9)
 	Q5KQ8GROUP(V10, V11)
 	Q5KQ8GROUP(V12, V13)
@@ -1032,6 +1186,20 @@ loop:
 	SADDLP(14, 14)
 	VADDP  V10.S4, V8.S4, V8.S4
 	VADDP  V14.S4, V12.S4, V12.S4
+	B      scale
+
+sdot:
+	Q5KNIBS
+	SDGROUP(V8, 8, V9, 9)
+	Q5KNIBS
+	SDGROUP(V10, 10, V11, 11)
+	Q5KNIBS
+	SDGROUP(V12, 12, V13, 13)
+	Q5KNIBS
+	SDGROUP(V14, 14, V15, 15)
+	SDSUMS
+
+scale:
 	VUXTL  V20.H4, V25.S4
 	VUXTL2 V20.H8, V26.S4
 	VMUL   V25.S4, V8.S4, V8.S4

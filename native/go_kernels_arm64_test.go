@@ -43,6 +43,25 @@ func q8Ref(t *testing.T, typ ggml.DType, w, y []byte, nb int) (dot, mag float64)
 // quantizeQ8 never writes, a crafted block may): the int16 steps of the
 // 8-bit dots must hold them exactly.
 func TestNEONQ8Extremes(t *testing.T) {
+	forDotPaths(t, testQ8Extremes)
+}
+
+// forDotPaths runs test on the ARMv8.0 path of the 8-bit dots and, where
+// the CPU has them, on the SDOT one.
+func forDotPaths(t *testing.T, test func(t *testing.T)) {
+	has := haveDotProd
+	defer func() { haveDotProd = has }()
+	haveDotProd = false
+	t.Run("neon", test)
+	if has {
+		haveDotProd = true
+		t.Run("sdot", test)
+	} else {
+		t.Log("CPU without the dot product extension: the SDOT path is not tested")
+	}
+}
+
+func testQ8Extremes(t *testing.T) {
 	const nb = 3
 	for _, typ := range q8Types {
 		elems, size, _ := q8Layout(typ)
@@ -91,6 +110,45 @@ func TestNEONQ8Extremes(t *testing.T) {
 				want, mag := q8Ref(t, typ, w, y, nb)
 				got := dotRowQ8(typ, w, y, nb)
 				require.InDelta(t, want, got, 1e-6*mag+1e-6, "%s fill %#x, activations %d", typ, fill, q)
+			}
+		}
+	}
+}
+
+// TestNEONQ8Paths checks the 8-bit dots of both paths against the float64
+// product of the blocks' values on random rows of 1 to 17 blocks; the
+// K-quant kernels sum each super-block's integers exactly before any
+// float, so their two paths agree bit for bit.
+func TestNEONQ8Paths(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	type row struct {
+		typ  ggml.DType
+		w, y []byte
+		nb   int
+	}
+	var rows []row
+	for _, typ := range q8Types {
+		elems, size, _ := q8Layout(typ)
+		for _, nb := range []int{1, 2, 3, 17} {
+			w := randWeight(t, r, typ, 1, nb*elems)
+			y := make([]byte, nb*size)
+			quantizeQ8(typ, y, randFloats(r, nb*elems, 3))
+			rows = append(rows, row{typ, w.Data, y, nb})
+		}
+	}
+	results := map[bool][]float32{}
+	forDotPaths(t, func(t *testing.T) {
+		for _, rw := range rows {
+			want, mag := q8Ref(t, rw.typ, rw.w, rw.y, rw.nb)
+			got := dotRowQ8(rw.typ, misalign(rw.w, 1), rw.y, rw.nb)
+			require.InDelta(t, want, got, 1e-6*mag+1e-7, "%s, %d blocks", rw.typ, rw.nb)
+			results[haveDotProd] = append(results[haveDotProd], got)
+		}
+	})
+	if sd, ok := results[true]; ok {
+		for i, rw := range rows {
+			if rw.typ.BlockSize() == qkk {
+				require.Equal(t, results[false][i], sd[i], "%s, %d blocks: paths differ", rw.typ, rw.nb)
 			}
 		}
 	}
