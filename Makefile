@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 GO ?= go
 FUZZTIME ?= 5s
 
-.PHONY: all native bin test vet fuzz bench readme-check clean
+.PHONY: all native bin test test-arm64 vet fuzz bench readme-check clean
 
 all: native bin
 
@@ -41,8 +41,31 @@ test: native vet
 	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 10m -run 'Concurrent|Determinism' ./tokenizer ./bench/synth ./encoder
 	@# exact allocation counts, which the race detector's sync.Pool breaks
 	$(GO) test -timeout 5m -run 'Allocations|CheckpointsBounded' ./models
+	$(MAKE) test-arm64
 	$(MAKE) readme-check
 	$(MAKE) fuzz
+
+# The arm64 NEON kernels (native/*_arm64.s) and everything in ./native that
+# dispatches to them, cross-compiled and run under qemu user-mode emulation
+# (about a minute on 2 cores): the whole package on qemu's default CPU
+# (which has the dot product extension, so the 8-bit dots take their SDOT
+# path; the arm64 tests also run them with it off), then the kernel tests
+# on a Cortex-A72, an ARMv8.0 CPU without it. The test binary is
+# dynamically linked (purego), so qemu also needs the aarch64 C library's
+# loader under ARM64_LD_PREFIX (Debian's libc6-arm64-cross). Installs
+# nothing: without qemu-aarch64 or the loader it says so and skips.
+ARM64_LD_PREFIX ?= /usr/aarch64-linux-gnu
+ARM64_KERNEL_TESTS = NEON|Q8|Quantize|Attend|Softmax|SwiGLU|DotRow|DotF|^TestMatMul$$
+test-arm64:
+	@if ! command -v qemu-aarch64 >/dev/null 2>&1; then \
+		echo "test-arm64: qemu-aarch64 not found (apt-get install qemu-user): skipping the arm64 kernel tests"; \
+	elif [ ! -e $(ARM64_LD_PREFIX)/lib/ld-linux-aarch64.so.1 ]; then \
+		echo "test-arm64: no aarch64 loader under $(ARM64_LD_PREFIX) (apt-get install libc6-arm64-cross): skipping the arm64 kernel tests"; \
+	else \
+		set -ex; \
+		QEMU_LD_PREFIX=$(ARM64_LD_PREFIX) GOARCH=arm64 $(GO) test -count=1 -p 1 -timeout 5m -exec qemu-aarch64 ./native; \
+		QEMU_CPU=cortex-a72 QEMU_LD_PREFIX=$(ARM64_LD_PREFIX) GOARCH=arm64 $(GO) test -count=1 -p 1 -timeout 5m -exec qemu-aarch64 -run '$(ARM64_KERNEL_TESTS)' ./native; \
+	fi
 
 # Runs every ```sh block of README.md, in order, in a fresh copy of the
 # working tree beside ../shared/testdata, against a fake Hugging Face Hub
