@@ -36,6 +36,10 @@ func (m *matmulTask) run(lo, hi int) {
 		m.runGemm(lo, hi)
 		return
 	}
+	if havePanels && m.nTokens >= panelMinTokens {
+		m.runPanels(lo, hi)
+		return
+	}
 	if m.nTokens >= tileTokens {
 		m.runBatch(lo, hi)
 		return

@@ -163,6 +163,12 @@ typedef int (*gemm_fn)(int64_t n, const void *w, size_t ws, int nr, const void *
 /* GEMM_ROWS is the rows of one gemm_fn call. */
 #define GEMM_ROWS 16
 
+/* PANEL_ROWS and PANEL_TOKENS are the register tile of kernels.panel_mul:
+ * two 8-float vectors of weights (16 rows at one column) times 6
+ * broadcast activations, 12 accumulators. */
+#define PANEL_ROWS 16
+#define PANEL_TOKENS 6
+
 /* quant_fn converts n floats (a multiple of the block size) to activation
  * blocks. */
 typedef void (*quant_fn)(const float *x, void *y, int64_t n);
@@ -178,6 +184,16 @@ typedef struct {
    * BF16) to F32: matmul.c widens a chunk of weight rows once for a batch
    * and runs the F32 tiles over it. */
   void (*widen[LRT_NTYPES])(const void *w, float *y, int64_t n);
+  /* panel[t], where set, packs nr (1..PANEL_ROWS) rows of the float type t
+   * (F32, F16, BF16), ws bytes apart and n elements each, as F32 into the
+   * panel p of PANEL_ROWS*n floats: element k of row r at p[k*PANEL_ROWS +
+   * r], rows nr and up zero. panel_mul multiplies a panel by nt
+   * (1..PANEL_TOKENS) F32 activation rows x, x+xs, ... (xs in bytes):
+   * out[t*os + r] for r < nr. Where set, matmul.c runs float batches as
+   * panels instead of widen and the F32 tiles. */
+  void (*panel[LRT_NTYPES])(const void *w, size_t ws, int nr, int64_t n, float *p);
+  void (*panel_mul)(int64_t n, const float *p, const void *x, size_t xs, int nt, float *out,
+                    size_t os, int nr);
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */

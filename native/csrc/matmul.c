@@ -56,6 +56,7 @@ typedef struct {
   _Atomic int gemm_failed;
   float *wide;   /* WIDEN_SLOTS-bounded slots of wide_rows*cols floats, or NULL */
   int64_t wide_rows;
+  int panels;    /* the slots hold kernels.panel panels (wide_rows a multiple of PANEL_ROWS) */
   _Atomic uint64_t wide_free; /* a set bit per free slot */
 } mm_task;
 
@@ -135,6 +136,25 @@ static int take_slot(mm_task *m) {
   return -1;
 }
 
+/* mm_panels multiplies weight rows [r0, r1) by every token as panels of
+ * PANEL_ROWS rows packed into wide, each token tile passing over all of
+ * them while they stay in L2. */
+static void mm_panels(const mm_task *m, int64_t r0, int64_t r1, float *wide) {
+  const int64_t n = m->cols;
+  for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
+    const int nr = r1 - r < PANEL_ROWS ? (int)(r1 - r) : PANEL_ROWS;
+    m->k->panel[m->wtype](m->w + r * m->wrow, (size_t)m->wrow, nr, n, wide + (r - r0) * n);
+  }
+  for (int64_t t0 = 0; t0 < m->ntok; t0 += PANEL_TOKENS) {
+    const int nt = m->ntok - t0 < PANEL_TOKENS ? (int)(m->ntok - t0) : PANEL_TOKENS;
+    for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
+      const int nr = r1 - r < PANEL_ROWS ? (int)(r1 - r) : PANEL_ROWS;
+      m->k->panel_mul(n, wide + (r - r0) * n, m->xq + t0 * m->xrow, (size_t)m->xrow, nt,
+                      m->out + t0 * m->rows + r, (size_t)m->rows, nr);
+    }
+  }
+}
+
 /* mm_rows multiplies weight rows [r0, r1) by every token: widened to F32
  * first where m->wide is set (and a slot is free), else as they are. */
 static void mm_rows(void *arg, int64_t r0, int64_t r1) {
@@ -148,6 +168,10 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   /* the pool may hand one thread more than a chunk */
   for (int64_t c0 = r0; c0 < r1; c0 += m->wide_rows) {
     const int64_t c1 = r1 - c0 < m->wide_rows ? r1 : c0 + m->wide_rows;
+    if (m->panels) {
+      mm_panels(m, c0, c1, wide);
+      continue;
+    }
     for (int64_t r = c0; r < c1; r++)
       m->k->widen[m->wtype](m->w + r * m->wrow, wide + (r - c0) * m->cols, m->cols);
     rows_tiles(m, LRT_F32, (const char *)wide, m->cols * (int64_t)sizeof(float), c1 - c0,
@@ -237,9 +261,14 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
   /* float weights: chunks of at most CHUNK_BYTES once widened, one slot of
    * the scratch per thread (the activations are the caller's floats, so
    * the scratch is free) */
-  if (ntok >= WIDEN_MIN_TOKENS && m.fmt == ACT_F32 && m.k->widen[wtype] && m.k->tile[LRT_F32]) {
+  const int panels = m.fmt == ACT_F32 && m.k->panel[wtype] != NULL;
+  if (ntok >= WIDEN_MIN_TOKENS && m.fmt == ACT_F32 &&
+      (panels || (m.k->widen[wtype] && m.k->tile[LRT_F32]))) {
     const int64_t wide_max = CHUNK_BYTES / (cols * (int64_t)sizeof(float));
-    const int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
+    int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
+    if (panels) /* whole panels, at least one (a long row's may exceed CHUNK_BYTES) */
+      wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;
+    m.panels = panels;
     const int slots = nth < WIDEN_SLOTS ? nth : WIDEN_SLOTS;
     if (wide_rows >= 1) {
       m.wide = pool_scratch(p, (size_t)slots * (size_t)(wide_rows * cols) * sizeof(float));

@@ -13,10 +13,12 @@
 
 #include "internal.h"
 
-/* as matmul.c's TILE_TOKENS, CHUNK_BYTES and GEMM_MIN_TOKENS */
+/* as matmul.c's TILE_TOKENS, CHUNK_BYTES, GEMM_MIN_TOKENS and
+ * WIDEN_MIN_TOKENS */
 #define MOE_TILE_TOKENS 4
 #define MOE_CHUNK_BYTES (192 * 1024)
 #define MOE_GEMM_MIN_TOKENS 4
+#define MOE_PANEL_MIN_TOKENS 8
 
 typedef struct {
   const kernels *k;
@@ -35,9 +37,40 @@ typedef struct {
   int64_t wrow;
   gemm_fn gemm; /* the batch kernel for groups of MOE_GEMM_MIN_TOKENS+ rows, or NULL */
   _Atomic int gemm_failed;
+  /* float weights with kernels.panel: one panel of PANEL_ROWS*cols floats
+   * per thread for groups of MOE_PANEL_MIN_TOKENS+ rows (as matmul.c's
+   * panels; a panel's sums do not depend on how rows are chunked) */
+  float *panels;
+  _Atomic uint64_t panel_free; /* a set bit per free panel */
 } moe_task;
 
 static int uses_gemm(const moe_task *m, int64_t g) { return m->gemm && m->n[g] >= MOE_GEMM_MIN_TOKENS; }
+
+/* moe_panels multiplies weight rows [r0, r1) of w by the nt_all rows of
+ * xg a packed panel at a time, as matmul.c's mm_panels; false when no
+ * panel is free. */
+static int moe_panels(moe_task *m, const char *w, int64_t r0, int64_t r1, const char *xg, int64_t nt_all,
+                      float *og) {
+  uint64_t f = atomic_load(&m->panel_free);
+  int s = -1;
+  while (f && s < 0) {
+    const int b = __builtin_ctzll(f);
+    if (atomic_compare_exchange_weak(&m->panel_free, &f, f & ~(1ULL << b))) s = b;
+  }
+  if (s < 0) return 0;
+  float *pan = m->panels + (size_t)s * (size_t)(PANEL_ROWS * m->cols);
+  for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
+    const int nr = r1 - r < PANEL_ROWS ? (int)(r1 - r) : PANEL_ROWS;
+    m->k->panel[m->wtype](w + r * m->wrow, (size_t)m->wrow, nr, m->cols, pan);
+    for (int64_t t0 = 0; t0 < nt_all; t0 += PANEL_TOKENS) {
+      const int nt = nt_all - t0 < PANEL_TOKENS ? (int)(nt_all - t0) : PANEL_TOKENS;
+      m->k->panel_mul(m->cols, pan, xg + t0 * m->xrow, (size_t)m->xrow, nt, og + t0 * m->rows + r,
+                      (size_t)m->rows, nr);
+    }
+  }
+  atomic_fetch_or(&m->panel_free, 1ULL << s);
+  return 1;
+}
 
 /* moe_quant prepares activation rows [lo, hi) in their group's format:
  * the gemm kernels take +128 32-element blocks. */
@@ -80,6 +113,7 @@ static void moe_items(void *arg, int64_t lo, int64_t hi) {
       }
       continue;
     }
+    if (m->panels && nt_all >= MOE_PANEL_MIN_TOKENS && moe_panels(m, w, r0, r1, xg, nt_all, og)) continue;
     const vecdot_fn dot = m->k->dot[m->wtype];
     const tile_fn tile = m->k->tile[m->wtype];
     const int tr = nt_all == 1 ? 1 : m->k->tile_rows[m->wtype];
@@ -143,9 +177,15 @@ LRT_API int32_t lrt_matmul_grouped(lrt_pool *p, int32_t wtype, const void *const
 
   pool_begin(p);
   const int nth = lrt_pool_threads(p);
-  /* scratch: first[ngroups], tokgroup[ntok], then the activations */
+  /* scratch: first[ngroups], tokgroup[ntok], then the activations or the
+   * float panels (one per thread, at most 64) */
   const size_t idx = ((size_t)ngroups * sizeof(int64_t) + (size_t)ntok * sizeof(int32_t) + 63) & ~(size_t)63;
-  char *s = pool_scratch(p, idx + (m.fmt == ACT_F32 ? 0 : (size_t)(m.xrow * ntok)));
+  int npanels = 0;
+  if (m.fmt == ACT_F32 && m.k->panel[wtype])
+    for (int64_t g = 0; g < ngroups && !npanels; g++)
+      if (n[g] >= MOE_PANEL_MIN_TOKENS) npanels = nth < 64 ? nth : 64;
+  const size_t panel_bytes = (size_t)npanels * (size_t)(PANEL_ROWS * cols) * sizeof(float);
+  char *s = pool_scratch(p, idx + (m.fmt == ACT_F32 ? panel_bytes : (size_t)(m.xrow * ntok)));
   if (!s) {
     pool_end(p);
     return LRT_ENOMEM;
@@ -160,6 +200,10 @@ LRT_API int32_t lrt_matmul_grouped(lrt_pool *p, int32_t wtype, const void *const
   }
   if (m.fmt == ACT_F32) {
     m.xq = (char *)x;
+    if (npanels) {
+      m.panels = (float *)(s + idx);
+      m.panel_free = npanels == 64 ? ~0ULL : (1ULL << npanels) - 1;
+    }
   } else {
     m.xq = s + idx;
     pool_run(p, moe_quant, &m, ntok, 1 + 16384 / cols);

@@ -1,0 +1,80 @@
+package native
+
+import "fmt"
+
+// Float batches as packed panels, on AVX2 (havePanels), the design of the
+// C library's panel kernels (csrc/quants_x86.inc): the weight rows of a
+// block, dequantized to float32 as runBatch does, are transposed into
+// panels of panelRows rows stored column by column, and panelMul6SIMD
+// multiplies a panel by panelTokens tokens with 12 accumulators that each
+// hold 8 rows of one token: no horizontal sums, each FMA fed by a column
+// load and a broadcast activation.
+
+const (
+	panelRows   = 16
+	panelTokens = 6
+	// panelMinTokens is the batch from which MatMul uses panels; smaller
+	// ones take the 2×4 tiles (a 6-token tile would idle).
+	panelMinTokens = 2 * tileTokens
+)
+
+// runPanels multiplies the rows [lo, hi) by every token a block of whole
+// panels at a time (at least one panel, else about batchBlockBytes of
+// float rows, so the block stays in L2 while the tokens pass over it).
+func (m *matmulTask) runPanels(lo, hi int) {
+	cols, rows := m.w.Cols, m.w.Rows
+	rb := max(panelRows, batchBlockBytes/(4*cols)/panelRows*panelRows)
+	deq := m.g.rows.Get().(*[]float32)
+	defer m.g.rows.Put(deq)
+	*deq = grow(*deq, panelRows*cols)
+	pan := m.g.rows.Get().(*[]float32)
+	defer m.g.rows.Put(pan)
+	*pan = grow(*pan, rb*cols)
+	var o [panelRows * panelTokens]float32
+	for r0 := lo; r0 < hi; r0 += rb {
+		r1 := min(hi, r0+rb)
+		for p0 := r0; p0 < r1; p0 += panelRows {
+			m.packPanel((*pan)[(p0-r0)*cols:(p0-r0+panelRows)*cols], *deq, p0, min(r1, p0+panelRows))
+		}
+		for t0 := 0; t0 < m.nTokens; t0 += panelTokens {
+			nt := min(panelTokens, m.nTokens-t0)
+			var y [panelTokens]*float32
+			for t := range y {
+				y[t] = &m.x[(t0+min(t, nt-1))*cols]
+			}
+			for p0 := r0; p0 < r1; p0 += panelRows {
+				nr := min(panelRows, r1-p0)
+				panelMul6SIMD(&(*pan)[(p0-r0)*cols], cols, &y, &o)
+				for t := range nt {
+					copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o[t*panelRows:t*panelRows+nr])
+				}
+			}
+		}
+	}
+}
+
+// packPanel writes the weight rows [r0, r1) (at most panelRows) into the
+// panel p, column by column (p[k*panelRows+r]), rows past r1 zero, by way
+// of deq, room for panelRows dequantized rows.
+func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
+	cols := m.w.Cols
+	for r := r0; r < r1; r++ {
+		row := deq[(r-r0)*cols : (r-r0+1)*cols]
+		if err := dequantRow(m.w.Type, m.w.Data[r*m.rs:(r+1)*m.rs], row); err != nil {
+			panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
+		}
+	}
+	for i := (r1 - r0) * cols; i < panelRows*cols; i++ {
+		deq[i] = 0 // the missing rows of a last panel
+	}
+	n8 := cols &^ 7
+	if n8 > 0 {
+		transpose8SIMD(&p[0], &deq[0], 4*cols, n8)
+		transpose8SIMD(&p[8], &deq[8*cols], 4*cols, n8)
+	}
+	for r := range panelRows {
+		for k := n8; k < cols; k++ {
+			p[k*panelRows+r] = deq[r*cols+k]
+		}
+	}
+}

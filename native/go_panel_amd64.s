@@ -1,0 +1,159 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// PANELSTEP multiplies the panel column at off(SI) (16 floats: Y12, Y13)
+// by element off/64 of each of the 6 activation rows R8..R13 (byte offset
+// DX + off/16), adding to the accumulators Y0..Y11.
+#define PANELSTEP(off) \
+	VMOVUPS      off(SI), Y12;                 \
+	VMOVUPS      off+32(SI), Y13;              \
+	VBROADCASTSS 0+((off)/16)(R8)(DX*1), Y14;      \
+	VFMADD231PS  Y14, Y12, Y0;                 \
+	VFMADD231PS  Y14, Y13, Y1;                 \
+	VBROADCASTSS 0+((off)/16)(R9)(DX*1), Y15;      \
+	VFMADD231PS  Y15, Y12, Y2;                 \
+	VFMADD231PS  Y15, Y13, Y3;                 \
+	VBROADCASTSS 0+((off)/16)(R10)(DX*1), Y14;     \
+	VFMADD231PS  Y14, Y12, Y4;                 \
+	VFMADD231PS  Y14, Y13, Y5;                 \
+	VBROADCASTSS 0+((off)/16)(R11)(DX*1), Y15;     \
+	VFMADD231PS  Y15, Y12, Y6;                 \
+	VFMADD231PS  Y15, Y13, Y7;                 \
+	VBROADCASTSS 0+((off)/16)(R12)(DX*1), Y14;     \
+	VFMADD231PS  Y14, Y12, Y8;                 \
+	VFMADD231PS  Y14, Y13, Y9;                 \
+	VBROADCASTSS 0+((off)/16)(R13)(DX*1), Y15;     \
+	VFMADD231PS  Y15, Y12, Y10;                \
+	VFMADD231PS  Y15, Y13, Y11
+
+// func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32)
+// o[16*t+r] = Σ_k p[16*k+r] * y[t][k] over k < n, for the 16 rows r of
+// the panel p and the 6 activation rows y[t]: 12 accumulators, each FMA
+// adding one column of 8 rows times one broadcast activation, in k order
+// (the C library's panel_mul).
+TEXT ·panelMul6SIMD(SB), NOSPLIT, $0-32
+	MOVQ   p+0(FP), SI
+	MOVQ   n+8(FP), CX
+	MOVQ   y+16(FP), AX
+	MOVQ   0(AX), R8
+	MOVQ   8(AX), R9
+	MOVQ   16(AX), R10
+	MOVQ   24(AX), R11
+	MOVQ   32(AX), R12
+	MOVQ   40(AX), R13
+	XORQ   DX, DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+loop2:
+	CMPQ CX, $2
+	JLT  tail
+	PANELSTEP(0)
+	PANELSTEP(64)
+	ADDQ $128, SI
+	ADDQ $8, DX
+	SUBQ $2, CX
+	JMP  loop2
+
+tail:
+	CMPQ CX, $0
+	JEQ  done
+	PANELSTEP(0)
+
+done:
+	MOVQ    o+24(FP), AX
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
+	VMOVUPS Y8, 256(AX)
+	VMOVUPS Y9, 288(AX)
+	VMOVUPS Y10, 320(AX)
+	VMOVUPS Y11, 352(AX)
+	VZEROUPPER
+	RET
+
+// func transpose8SIMD(dst, src *float32, stride, n int)
+// dst[16*k+r] = src[r*stride/4+k] for the 8 rows r of src (stride bytes
+// apart) and k < n, n a multiple of 8: one 8×8 block a step, the
+// unpack/shuffle/permute transpose of the C library's transpose8_ps.
+TEXT ·transpose8SIMD(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), R8
+	MOVQ stride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (R8)(BX*1), R9
+	LEAQ (R9)(BX*1), R10
+	LEAQ (R10)(BX*1), R11
+	LEAQ (R11)(BX*1), R12
+	LEAQ (R12)(BX*1), R13
+	LEAQ (R13)(BX*1), DX
+	LEAQ (DX)(BX*1), SI
+	XORQ AX, AX
+
+tloop:
+	CMPQ       CX, $8
+	JLT        tdone
+	VMOVUPS    (R8)(AX*1), Y0
+	VMOVUPS    (R9)(AX*1), Y1
+	VMOVUPS    (R10)(AX*1), Y2
+	VMOVUPS    (R11)(AX*1), Y3
+	VMOVUPS    (R12)(AX*1), Y4
+	VMOVUPS    (R13)(AX*1), Y5
+	VMOVUPS    (DX)(AX*1), Y6
+	VMOVUPS    (SI)(AX*1), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y9
+	VUNPCKLPS  Y3, Y2, Y10
+	VUNPCKHPS  Y3, Y2, Y11
+	VUNPCKLPS  Y5, Y4, Y12
+	VUNPCKHPS  Y5, Y4, Y13
+	VUNPCKLPS  Y7, Y6, Y14
+	VUNPCKHPS  Y7, Y6, Y15
+	VSHUFPS    $0x44, Y10, Y8, Y0
+	VSHUFPS    $0xEE, Y10, Y8, Y1
+	VSHUFPS    $0x44, Y11, Y9, Y2
+	VSHUFPS    $0xEE, Y11, Y9, Y3
+	VSHUFPS    $0x44, Y14, Y12, Y4
+	VSHUFPS    $0xEE, Y14, Y12, Y5
+	VSHUFPS    $0x44, Y15, Y13, Y6
+	VSHUFPS    $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS    Y8, (DI)
+	VMOVUPS    Y9, 64(DI)
+	VMOVUPS    Y10, 128(DI)
+	VMOVUPS    Y11, 192(DI)
+	VMOVUPS    Y12, 256(DI)
+	VMOVUPS    Y13, 320(DI)
+	VMOVUPS    Y14, 384(DI)
+	VMOVUPS    Y15, 448(DI)
+	ADDQ       $32, AX
+	ADDQ       $512, DI
+	SUBQ       $8, CX
+	JMP        tloop
+
+tdone:
+	VZEROUPPER
+	RET
