@@ -237,6 +237,9 @@ void lrt_fill_neon(kernels *k);
 /* act_format returns the activation format weights of type t multiply,
  * block_elems its block size and row bytes. */
 int act_format(int32_t t);
+/* act_round sets y to the n floats x rounded to the 8-bit blocks of fmt
+ * (ACT_Q8A or ACT_Q8K): the values d*q the integer kernels multiply. */
+void act_round(const kernels *k, int fmt, const float *x, float *y, int64_t n);
 int64_t act_row_bytes(int fmt, int64_t n);
 int64_t weight_row_bytes(int32_t t, int64_t n);
 int64_t weight_block(int32_t t);

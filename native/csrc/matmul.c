@@ -57,6 +57,7 @@ typedef struct {
   float *wide;   /* WIDEN_SLOTS-bounded slots of wide_rows*cols floats, or NULL */
   int64_t wide_rows;
   int panels;    /* the slots hold kernels.panel panels (wide_rows a multiple of PANEL_ROWS) */
+  int round;     /* quantized weights as panels: x rounded to this format's 8-bit blocks, as floats */
   _Atomic uint64_t wide_free; /* a set bit per free slot */
 } mm_task;
 
@@ -72,8 +73,33 @@ static void flip_q8a(block_q8a *y, int64_t nb) {
     }
 }
 
+void act_round(const kernels *k, int fmt, const float *x, float *y, int64_t n) {
+  /* quantized into y's own bytes (a block is smaller than its floats),
+   * then widened in place from the last block, each copied out first */
+  if (fmt == ACT_Q8K) {
+    k->quant_q8K(x, y, n);
+    for (int64_t b = n / QKK - 1; b >= 0; b--) {
+      block_q8K q;
+      memcpy(&q, (const char *)y + (size_t)b * sizeof q, sizeof q);
+      for (int j = 0; j < QKK; j++) y[b * QKK + j] = q.d * (float)q.qs[j];
+    }
+    return;
+  }
+  k->quant_q8a(x, y, n);
+  for (int64_t b = n / QK - 1; b >= 0; b--) {
+    block_q8a q;
+    memcpy(&q, (const char *)y + (size_t)b * sizeof q, sizeof q);
+    for (int j = 0; j < QK; j++) y[b * QK + j] = q.d * (float)q.qs[j];
+  }
+}
+
 static void quant_task(void *arg, int64_t lo, int64_t hi) {
   mm_task *m = arg;
+  if (m->round) {
+    for (int64_t t = lo; t < hi; t++)
+      act_round(m->k, m->round, m->x + t * m->cols, (float *)(m->xq + t * m->xrow), m->cols);
+    return;
+  }
   quant_fn q = m->fmt == ACT_Q8A ? m->k->quant_q8a : m->k->quant_q8K;
   for (int64_t t = lo; t < hi; t++) {
     block_q8a *y = (block_q8a *)(m->xq + t * m->xrow);
@@ -181,15 +207,23 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
 }
 
 /* prepare points m->xq at the activations in m->fmt, converting them on the
- * pool into its scratch (signed quants flipped for m->gemm). */
-static int32_t prepare(lrt_pool *p, mm_task *m) {
+ * pool into its scratch (signed quants flipped for m->gemm; rounded and
+ * kept as floats for m->round), and m->wide at extra bytes of the scratch
+ * after them (64-byte aligned) where extra is not 0. */
+static int32_t prepare(lrt_pool *p, mm_task *m, size_t extra) {
   m->xrow = act_row_bytes(m->fmt, m->cols);
-  if (m->fmt == ACT_F32) {
+  if (m->fmt == ACT_F32 && !m->round) {
     m->xq = (char *)m->x;
+    if (extra) {
+      m->wide = pool_scratch(p, extra);
+      if (!m->wide) return LRT_ENOMEM;
+    }
     return LRT_OK;
   }
-  m->xq = pool_scratch(p, (size_t)(m->xrow * m->ntok));
+  const size_t xbytes = ((size_t)(m->xrow * m->ntok) + 63) & ~(size_t)63;
+  m->xq = pool_scratch(p, xbytes + extra);
   if (!m->xq) return LRT_ENOMEM;
+  if (extra) m->wide = (float *)(m->xq + xbytes);
   /* tokens in chunks of about 16K elements: one chunk for decode */
   pool_run(p, quant_task, m, m->ntok, 1 + 16384 / m->cols);
   return LRT_OK;
@@ -229,19 +263,19 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
 
   pool_begin(p);
   const int nth = lrt_pool_threads(p);
-  int32_t rc = prepare(p, &m);
-  if (rc != LRT_OK) {
-    pool_end(p);
-    return rc;
-  }
-
   /* rows in chunks: about 4 per thread for balance, at most CHUNK_BYTES
    * so a chunk stays in L2 while the token tiles pass */
   int64_t chunk = rows / ((int64_t)nth * 4);
   const int64_t max_rows = CHUNK_BYTES / m.wrow;
   if (chunk > max_rows) chunk = max_rows;
   if (chunk < 1) chunk = 1;
+  int32_t rc;
   if (m.gemm) {
+    rc = prepare(p, &m, 0);
+    if (rc != LRT_OK) {
+      pool_end(p);
+      return rc;
+    }
     chunk = (chunk + GEMM_ROWS - 1) / GEMM_ROWS * GEMM_ROWS;
     pool_run(p, mm_gemm, &m, rows, chunk);
     if (!atomic_load(&m.gemm_failed)) {
@@ -252,30 +286,44 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
      * need no memory */
     m.gemm = NULL;
     m.fmt = act_format(wtype);
-    rc = prepare(p, &m);
-    if (rc != LRT_OK) {
-      pool_end(p);
-      return rc;
-    }
   }
-  /* float weights: chunks of at most CHUNK_BYTES once widened, one slot of
-   * the scratch per thread (the activations are the caller's floats, so
-   * the scratch is free) */
-  const int panels = m.fmt == ACT_F32 && m.k->panel[wtype] != NULL;
-  if (ntok >= WIDEN_MIN_TOKENS && m.fmt == ACT_F32 &&
-      (panels || (m.k->widen[wtype] && m.k->tile[LRT_F32]))) {
+  /* batches as panels (every weight type with kernels.panel: quantized
+   * ones by activations rounded to their 8-bit blocks), or float weights
+   * widened to F32 for the tiles: chunks of at most CHUNK_BYTES once
+   * widened (whole panels, at least one), one slot of the scratch per
+   * thread */
+  size_t slots_bytes = 0;
+  const int panels = ntok >= WIDEN_MIN_TOKENS && !m.gemm && m.k->panel[wtype] != NULL;
+  if (panels || (ntok >= WIDEN_MIN_TOKENS && m.fmt == ACT_F32 && m.k->widen[wtype] && m.k->tile[LRT_F32])) {
     const int64_t wide_max = CHUNK_BYTES / (cols * (int64_t)sizeof(float));
     int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
-    if (panels) /* whole panels, at least one (a long row's may exceed CHUNK_BYTES) */
+    if (panels) /* a long row's panel may exceed CHUNK_BYTES */
       wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;
-    m.panels = panels;
     const int slots = nth < WIDEN_SLOTS ? nth : WIDEN_SLOTS;
     if (wide_rows >= 1) {
-      m.wide = pool_scratch(p, (size_t)slots * (size_t)(wide_rows * cols) * sizeof(float));
+      slots_bytes = (size_t)slots * (size_t)(wide_rows * cols) * sizeof(float);
       m.wide_rows = wide_rows;
       m.wide_free = slots == 64 ? ~0ULL : (1ULL << slots) - 1;
+      m.panels = panels;
+      if (panels && m.fmt != ACT_F32) {
+        m.round = m.fmt;
+        m.fmt = ACT_F32;
+      }
       chunk = wide_rows;
     }
+  }
+  rc = prepare(p, &m, slots_bytes);
+  if (rc != LRT_OK && slots_bytes) {
+    /* no memory for the slots: the tiles, on the activations alone */
+    m.wide = NULL;
+    m.panels = 0;
+    m.fmt = m.round ? m.round : m.fmt;
+    m.round = 0;
+    rc = prepare(p, &m, 0);
+  }
+  if (rc != LRT_OK) {
+    pool_end(p);
+    return rc;
   }
   pool_run(p, mm_rows, &m, rows, chunk);
   pool_end(p);

@@ -37,14 +37,20 @@ typedef struct {
   int64_t wrow;
   gemm_fn gemm; /* the batch kernel for groups of MOE_GEMM_MIN_TOKENS+ rows, or NULL */
   _Atomic int gemm_failed;
-  /* float weights with kernels.panel: one panel of PANEL_ROWS*cols floats
-   * per thread for groups of MOE_PANEL_MIN_TOKENS+ rows (as matmul.c's
-   * panels; a panel's sums do not depend on how rows are chunked) */
+  /* weights with kernels.panel: one panel of PANEL_ROWS*cols floats per
+   * thread for groups of MOE_PANEL_MIN_TOKENS+ rows without the batch
+   * kernel (as matmul.c's panels, quantized weights by activations rounded
+   * to their 8-bit blocks; a panel's sums do not depend on how rows are
+   * chunked) */
   float *panels;
   _Atomic uint64_t panel_free; /* a set bit per free panel */
 } moe_task;
 
 static int uses_gemm(const moe_task *m, int64_t g) { return m->gemm && m->n[g] >= MOE_GEMM_MIN_TOKENS; }
+
+static int uses_panels(const moe_task *m, int64_t g) {
+  return m->panels && !uses_gemm(m, g) && m->n[g] >= MOE_PANEL_MIN_TOKENS;
+}
 
 /* moe_panels multiplies weight rows [r0, r1) of w by the nt_all rows of
  * xg a packed panel at a time, as matmul.c's mm_panels; false when no
@@ -79,7 +85,9 @@ static void moe_quant(void *arg, int64_t lo, int64_t hi) {
   for (int64_t t = lo; t < hi; t++) {
     block_q8a *y = (block_q8a *)(m->xq + t * m->xrow);
     const float *xt = m->x + t * m->cols;
-    if (uses_gemm(m, m->tokgroup[t])) {
+    if (uses_panels(m, m->tokgroup[t])) {
+      act_round(m->k, m->fmt, xt, (float *)y, m->cols);
+    } else if (uses_gemm(m, m->tokgroup[t])) {
       m->k->quant_q8a(xt, y, m->cols);
       for (int64_t i = 0; i < m->cols / QK; i++)
         for (int j = 0; j < QK; j++) y[i].qs[j] = (int8_t)((uint8_t)y[i].qs[j] ^ 0x80);
@@ -113,7 +121,7 @@ static void moe_items(void *arg, int64_t lo, int64_t hi) {
       }
       continue;
     }
-    if (m->panels && nt_all >= MOE_PANEL_MIN_TOKENS && moe_panels(m, w, r0, r1, xg, nt_all, og)) continue;
+    if (uses_panels(m, g) && moe_panels(m, w, r0, r1, xg, nt_all, og)) continue;
     const vecdot_fn dot = m->k->dot[m->wtype];
     const tile_fn tile = m->k->tile[m->wtype];
     const int tr = nt_all == 1 ? 1 : m->k->tile_rows[m->wtype];
@@ -181,11 +189,14 @@ LRT_API int32_t lrt_matmul_grouped(lrt_pool *p, int32_t wtype, const void *const
    * float panels (one per thread, at most 64) */
   const size_t idx = ((size_t)ngroups * sizeof(int64_t) + (size_t)ntok * sizeof(int32_t) + 63) & ~(size_t)63;
   int npanels = 0;
-  if (m.fmt == ACT_F32 && m.k->panel[wtype])
+  if (m.k->panel[wtype])
     for (int64_t g = 0; g < ngroups && !npanels; g++)
-      if (n[g] >= MOE_PANEL_MIN_TOKENS) npanels = nth < 64 ? nth : 64;
+      if (n[g] >= MOE_PANEL_MIN_TOKENS && !(m.gemm && n[g] >= MOE_GEMM_MIN_TOKENS)) npanels = nth < 64 ? nth : 64;
+  if (npanels && m.fmt != ACT_F32 && cols * (int64_t)sizeof(float) > m.xrow)
+    m.xrow = cols * (int64_t)sizeof(float); /* rounded rows as floats */
   const size_t panel_bytes = (size_t)npanels * (size_t)(PANEL_ROWS * cols) * sizeof(float);
-  char *s = pool_scratch(p, idx + (m.fmt == ACT_F32 ? panel_bytes : (size_t)(m.xrow * ntok)));
+  const size_t act_bytes = m.fmt == ACT_F32 ? 0 : ((size_t)(m.xrow * ntok) + 63) & ~(size_t)63;
+  char *s = pool_scratch(p, idx + act_bytes + panel_bytes);
   if (!s) {
     pool_end(p);
     return LRT_ENOMEM;
@@ -198,12 +209,12 @@ LRT_API int32_t lrt_matmul_grouped(lrt_pool *p, int32_t wtype, const void *const
     for (int64_t t = 0; t < n[g]; t++) m.tokgroup[o + t] = (int32_t)g;
     o += n[g];
   }
+  if (npanels) {
+    m.panels = (float *)(s + idx + act_bytes);
+    m.panel_free = npanels == 64 ? ~0ULL : (1ULL << npanels) - 1;
+  }
   if (m.fmt == ACT_F32) {
     m.xq = (char *)x;
-    if (npanels) {
-      m.panels = (float *)(s + idx);
-      m.panel_free = npanels == 64 ? ~0ULL : (1ULL << npanels) - 1;
-    }
   } else {
     m.xq = s + idx;
     pool_run(p, moe_quant, &m, ntok, 1 + 16384 / cols);
