@@ -140,29 +140,33 @@ func quantQ8aSIMD(dst *byte, x *float32, nb int)
 //go:noescape
 func quantQ8KSIMD(dst *byte, x *float32, nb int)
 
-// dotQ8_0Q8SIMD returns the dot product of nb Q8_0 blocks with nb q8a
-// blocks.
+// dotRowsQ8_0Q8SIMD sets out[r] to the dot product of the nb Q8_0 blocks of
+// weight row r (at w + r*rs bytes) with the nb q8a blocks at y, for r <
+// nrows: decode's matrix-vector product, the row loop in assembly.
 //
 //go:noescape
-func dotQ8_0Q8SIMD(w, y *byte, nb int) float32
+func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
-// dotQ4_0Q8SIMD returns the dot product of nb Q4_0 blocks with nb q8a
-// blocks.
+// dotRowsQ4_0Q8SIMD sets out[r] to the dot product of the nb Q4_0 blocks of
+// weight row r (at w + r*rs bytes) with the nb q8a blocks at y, for r <
+// nrows: decode's matrix-vector product, the row loop in assembly.
 //
 //go:noescape
-func dotQ4_0Q8SIMD(w, y *byte, nb int) float32
+func dotRowsQ4_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
-// dotQ4KQ8KSIMD returns the dot product of nb Q4_K super-blocks with nb
-// q8K blocks.
+// dotRowsQ4KQ8KSIMD sets out[r] to the dot product of the nb Q4_K blocks of
+// weight row r (at w + r*rs bytes) with the nb q8K blocks at y, for r <
+// nrows: decode's matrix-vector product, the row loop in assembly.
 //
 //go:noescape
-func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
+func dotRowsQ4KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
-// dotQ6KQ8KSIMD returns the dot product of nb Q6_K super-blocks with nb
-// q8K blocks.
+// dotRowsQ6KQ8KSIMD sets out[r] to the dot product of the nb Q6_K blocks of
+// weight row r (at w + r*rs bytes) with the nb q8K blocks at y, for r <
+// nrows: decode's matrix-vector product, the row loop in assembly.
 //
 //go:noescape
-func dotQ6KQ8KSIMD(w, y *byte, nb int) float32
+func dotRowsQ6KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
 // roundQ8aSIMD sets 32*nb floats at dst to the values of the q8a blocks
 // quantQ8aSIMD makes of x (dst may be x).
@@ -176,14 +180,16 @@ func roundQ8aSIMD(dst, x *float32, nb int)
 //go:noescape
 func roundQ8KSIMD(dst, x *float32, nb int)
 
-// dotQ5KQ8KSIMD returns the dot product of nb Q5_K super-blocks with nb
-// q8K blocks.
+// dotRowsQ5KQ8KSIMD sets out[r] to the dot product of the nb Q5_K blocks of
+// weight row r (at w + r*rs bytes) with the nb q8K blocks at y, for r <
+// nrows: decode's matrix-vector product, the row loop in assembly.
 //
 //go:noescape
-func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
+func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
-// dotQ5_0Q8SIMD returns the dot product of nb Q5_0 blocks with nb q8a
-// blocks.
+// dotRowsQ5_0Q8SIMD sets out[r] to the dot product of the nb Q5_0 blocks of
+// weight row r (at w + r*rs bytes) with the nb q8a blocks at y, for r <
+// nrows: decode's matrix-vector product, the row loop in assembly.
 //
 //go:noescape
-func dotQ5_0Q8SIMD(w, y *byte, nb int) float32
+func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)

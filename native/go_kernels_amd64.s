@@ -1259,13 +1259,21 @@ done:
 	VMULPS       Y7, Y6, Y6;        \
 	VFMADD231PS  Y6, Y5, Yacc
 
-// func dotQ8_0Q8SIMD(w, y *byte, nb int) float32
-// Returns the dot product of nb Q8_0 blocks with nb q8a blocks.
-TEXT ·dotQ8_0Q8SIMD(SB), NOSPLIT, $0-28
-	MOVQ    w+0(FP), SI
-	MOVQ    y+8(FP), DI
-	MOVQ    nb+16(FP), CX
+// func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Sets out[r] to the dot product of the nb blocks of weight row r (at
+// w + r*rs) with the nb activation blocks at y, for r < nrows.
+TEXT ·dotRowsQ8_0Q8SIMD(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
 	VMOVDQU ones16<>(SB), Y13
+
+rows:
+	CMPQ R9, $0
+	JEQ  end
+	MOVQ R8, SI
+	MOVQ y+24(FP), DI
+	MOVQ nb+32(FP), CX
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 
@@ -1289,8 +1297,14 @@ tail:
 done:
 	VADDPS Y1, Y0, Y0
 	HSUM
+	VMOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  rs+8(FP), R8
+	DECQ  R9
+	JMP   rows
+
+end:
 	VZEROUPPER
-	MOVSS  X0, ret+24(FP)
 	RET
 
 // Q4Q8BLOCK adds to Yacc one Q4_0 block at boff(SI) times the q8a block
@@ -1310,15 +1324,23 @@ done:
 	VMULPS       Y7, Y6, Y6;        \
 	VFMADD231PS  Y6, Y5, Yacc
 
-// func dotQ4_0Q8SIMD(w, y *byte, nb int) float32
-// Returns the dot product of nb Q4_0 blocks with nb q8a blocks.
-TEXT ·dotQ4_0Q8SIMD(SB), NOSPLIT, $0-28
-	MOVQ    w+0(FP), SI
-	MOVQ    y+8(FP), DI
-	MOVQ    nb+16(FP), CX
+// func dotRowsQ4_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Sets out[r] to the dot product of the nb blocks of weight row r (at
+// w + r*rs) with the nb activation blocks at y, for r < nrows.
+TEXT ·dotRowsQ4_0Q8SIMD(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
 	VMOVDQU ones16<>(SB), Y13
 	VMOVDQU nib<>(SB), Y15
 	VMOVDQU nibshift<>(SB), Y14
+
+rows:
+	CMPQ R9, $0
+	JEQ  end
+	MOVQ R8, SI
+	MOVQ y+24(FP), DI
+	MOVQ nb+32(FP), CX
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 	VXORPS  X9, X9, X9
@@ -1344,8 +1366,14 @@ done:
 	HSUM
 	VMOVSS       eightf<>(SB), X1
 	VFNMADD231SS X1, X9, X0
+	VMOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  rs+8(FP), R8
+	DECQ  R9
+	JMP   rows
+
+end:
 	VZEROUPPER
-	MOVSS        X0, ret+24(FP)
 	RET
 
 DATA eightf<>+0(SB)/4, $8.0
@@ -1377,12 +1405,13 @@ GLOBL eightf<>(SB), RODATA|NOPTR, $4
 DATA sixteenf<>+0(SB)/4, $16.0
 GLOBL sixteenf<>(SB), RODATA|NOPTR, $4
 
-// func dotQ5_0Q8SIMD(w, y *byte, nb int) float32
-// Returns the dot product of nb Q5_0 blocks with nb q8a blocks.
-TEXT ·dotQ5_0Q8SIMD(SB), NOSPLIT, $0-28
-	MOVQ           w+0(FP), SI
-	MOVQ           y+8(FP), DI
-	MOVQ           nb+16(FP), CX
+// func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Sets out[r] to the dot product of the nb blocks of weight row r (at
+// w + r*rs) with the nb activation blocks at y, for r < nrows.
+TEXT ·dotRowsQ5_0Q8SIMD(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
 	VMOVDQU        ones16<>(SB), Y13
 	VMOVDQU        nib<>(SB), Y15
 	VMOVDQU        nibshift<>(SB), Y14
@@ -1390,6 +1419,13 @@ TEXT ·dotQ5_0Q8SIMD(SB), NOSPLIT, $0-28
 	VINSERTI128    $1, q5shufHi<>(SB), Y12, Y12
 	VBROADCASTI128 q5bits<>(SB), Y11
 	VBROADCASTI128 sixteen<>(SB), Y10
+
+rows:
+	CMPQ R9, $0
+	JEQ  end
+	MOVQ R8, SI
+	MOVQ y+24(FP), DI
+	MOVQ nb+32(FP), CX
 	VXORPS         Y0, Y0, Y0
 	VXORPS         Y1, Y1, Y1
 	VXORPS         X9, X9, X9
@@ -1416,8 +1452,14 @@ done:
 	HSUM
 	VMOVSS       sixteenf<>(SB), X1
 	VFNMADD231SS X1, X9, X0
+	VMOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  rs+8(FP), R8
+	DECQ  R9
+	JMP   rows
+
+end:
 	VZEROUPPER
-	MOVSS        X0, ret+24(FP)
 	RET
 
 // Q4KQ8GROUP adds to Y1 the int32 products of 64 elements of a Q4_K
@@ -1469,15 +1511,22 @@ done:
 	VMULPS       Y7, Y5, Y5;   \
 	VFNMADD231PS Y5, Y10, Y0
 
-// func dotQ4KQ8KSIMD(w, y *byte, nb int) float32
-// Returns the dot product of nb Q4_K super-blocks with nb q8K blocks:
-// per block, d*dy*Σ scale_j*Σ(q*qy) - dmin*dy*Σ min_j*bsum_j.
-TEXT ·dotQ4KQ8KSIMD(SB), NOSPLIT, $16-28
-	MOVQ    w+0(FP), SI
-	MOVQ    y+8(FP), DI
-	MOVQ    nb+16(FP), CX
-	LEAQ    0(SP), DX
+// func dotRowsQ4KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Sets out[r] to the dot product of the nb blocks of weight row r (at
+// w + r*rs) with the nb activation blocks at y, for r < nrows.
+TEXT ·dotRowsQ4KQ8KSIMD(SB), NOSPLIT, $16-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
 	VMOVDQU nib<>(SB), Y15
+
+rows:
+	CMPQ R9, $0
+	JEQ  end
+	MOVQ R8, SI
+	MOVQ y+24(FP), DI
+	MOVQ nb+32(FP), CX
+	LEAQ 0(SP), DX
 	VXORPS  Y0, Y0, Y0
 
 loop:
@@ -1499,8 +1548,14 @@ loop:
 
 done:
 	HSUM
+	VMOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  rs+8(FP), R8
+	DECQ  R9
+	JMP   rows
+
+end:
 	VZEROUPPER
-	MOVSS X0, ret+24(FP)
 	RET
 
 // Q5Q8DOT32 adds to Y1 the int32 products of the 32 unsigned 5-bit quants
@@ -1513,16 +1568,23 @@ done:
 	VPMADDWD     Y8, Y9, Y9;               \
 	VPADDD       Y9, Y1, Y1
 
-// func dotQ5KQ8KSIMD(w, y *byte, nb int) float32
-// Returns the dot product of nb Q5_K super-blocks with nb q8K blocks, as
-// dotQ4KQ8KSIMD with 5-bit quants.
-TEXT ·dotQ5KQ8KSIMD(SB), NOSPLIT, $16-28
-	MOVQ    w+0(FP), SI
-	MOVQ    y+8(FP), DI
-	MOVQ    nb+16(FP), CX
-	LEAQ    0(SP), DX
+// func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Sets out[r] to the dot product of the nb blocks of weight row r (at
+// w + r*rs) with the nb activation blocks at y, for r < nrows.
+TEXT ·dotRowsQ5KQ8KSIMD(SB), NOSPLIT, $16-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
 	VMOVDQU nib<>(SB), Y15
 	VMOVDQU ones<>(SB), Y13
+
+rows:
+	CMPQ R9, $0
+	JEQ  end
+	MOVQ R8, SI
+	MOVQ y+24(FP), DI
+	MOVQ nb+32(FP), CX
+	LEAQ 0(SP), DX
 	VXORPS  Y0, Y0, Y0
 
 loop:
@@ -1545,8 +1607,14 @@ loop:
 
 done:
 	HSUM
+	VMOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  rs+8(FP), R8
+	DECQ  R9
+	JMP   rows
+
+end:
 	VZEROUPPER
-	MOVSS X0, ret+24(FP)
 	RET
 
 // Q6Q8DOT32 adds to Y1 the int32 products of the 32 unsigned quants of Yq
@@ -1561,17 +1629,23 @@ done:
 	VPMADDWD     Y8, Y9, Y9;             \
 	VPADDD       Y9, Y1, Y1
 
-// func dotQ6KQ8KSIMD(w, y *byte, nb int) float32
-// Returns the dot product of nb Q6_K super-blocks with nb q8K blocks: per
-// block d*dy*(Σ scale_j*Σ(q*qy) - 32*Σ scale_j*bsum_j), the quants being
-// stored +32.
-TEXT ·dotQ6KQ8KSIMD(SB), NOSPLIT, $32-28
-	MOVQ    w+0(FP), SI
-	MOVQ    y+8(FP), DI
-	MOVQ    nb+16(FP), CX
-	LEAQ    0(SP), DX
+// func dotRowsQ6KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Sets out[r] to the dot product of the nb blocks of weight row r (at
+// w + r*rs) with the nb activation blocks at y, for r < nrows.
+TEXT ·dotRowsQ6KQ8KSIMD(SB), NOSPLIT, $32-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
 	VMOVDQU nib<>(SB), Y15
 	VMOVDQU m30<>(SB), Y14
+
+rows:
+	CMPQ R9, $0
+	JEQ  end
+	MOVQ R8, SI
+	MOVQ y+24(FP), DI
+	MOVQ nb+32(FP), CX
+	LEAQ 0(SP), DX
 	VXORPS  Y0, Y0, Y0
 
 loop:
@@ -1602,8 +1676,14 @@ loop:
 
 done:
 	HSUM
+	VMOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  rs+8(FP), R8
+	DECQ  R9
+	JMP   rows
+
+end:
 	VZEROUPPER
-	MOVSS X0, ret+24(FP)
 	RET
 
 // ROUND32 stores to off(DI) the 32 floats at off(SI) rounded to the 8-bit

@@ -55,16 +55,16 @@ func dotQ5_1SIMD(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func deqQ4_1SIMD(dst *float32, w *byte, nb int)       { panic("unreachable") }
 func deqQ5_1SIMD(dst *float32, w *byte, nb int)       { panic("unreachable") }
 
-func quantQ8aSIMD(dst *byte, x *float32, nb int) { panic("unreachable") }
-func quantQ8KSIMD(dst *byte, x *float32, nb int) { panic("unreachable") }
-func dotQ8_0Q8SIMD(w, y *byte, nb int) float32   { panic("unreachable") }
-func dotQ4_0Q8SIMD(w, y *byte, nb int) float32   { panic("unreachable") }
-func dotQ4KQ8KSIMD(w, y *byte, nb int) float32   { panic("unreachable") }
-func dotQ6KQ8KSIMD(w, y *byte, nb int) float32   { panic("unreachable") }
-func roundQ8aSIMD(dst, x *float32, nb int)       { panic("unreachable") }
-func roundQ8KSIMD(dst, x *float32, nb int)       { panic("unreachable") }
-func dotQ5KQ8KSIMD(w, y *byte, nb int) float32   { panic("unreachable") }
-func dotQ5_0Q8SIMD(w, y *byte, nb int) float32   { panic("unreachable") }
+func quantQ8aSIMD(dst *byte, x *float32, nb int)                              { panic("unreachable") }
+func quantQ8KSIMD(dst *byte, x *float32, nb int)                              { panic("unreachable") }
+func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func dotRowsQ4_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func dotRowsQ4KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func dotRowsQ6KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func roundQ8aSIMD(dst, x *float32, nb int)                                    { panic("unreachable") }
+func roundQ8KSIMD(dst, x *float32, nb int)                                    { panic("unreachable") }
+func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 
 // haveVNNI is false: see haveSIMD.
 const haveVNNI = false

@@ -47,6 +47,10 @@ func (m *matmulTask) run(lo, hi int) {
 	cols, rows := m.w.Cols, m.w.Rows
 	if m.xq != nil {
 		nb := cols / m.w.Type.BlockSize()
+		if m.nTokens == 1 { // decode: the row loop in the kernel
+			dotRowsQ8(m.w.Type, m.w.Data[lo*m.rs:], m.rs, hi-lo, m.xq, nb, m.out[lo:hi])
+			return
+		}
 		for r := lo; r < hi; r++ {
 			row := m.w.Data[r*m.rs : (r+1)*m.rs]
 			for t := range m.nTokens {

@@ -45,27 +45,39 @@ func quantizeQ8(t ggml.DType, dst []byte, x []float32) {
 // dotRowQ8 returns the dot product of nb blocks of a weight row of type t
 // with the 8-bit activation blocks xq made by quantizeQ8.
 func dotRowQ8(t ggml.DType, row, xq []byte, nb int) float32 {
-	if nb == 0 {
-		return 0
+	var out [1]float32
+	dotRowsQ8(t, row, len(row), 1, xq, nb, out[:])
+	return out[0]
+}
+
+// dotRowsQ8 sets out[r] to the dot product of nb blocks of weight row r of
+// type t (rs bytes apart in w) with the 8-bit activation blocks xq, for r
+// < nrows.
+func dotRowsQ8(t ggml.DType, w []byte, rs, nrows int, xq []byte, nb int, out []float32) {
+	if nb == 0 || nrows == 0 {
+		clear(out[:nrows])
+		return
 	}
 	_, size, _ := q8Layout(t)
 	_ = xq[nb*size-1]
-	_ = row[nb*t.TypeSize()-1]
+	_ = w[(nrows-1)*rs+nb*t.TypeSize()-1]
+	_ = out[nrows-1]
 	switch t {
 	case ggml.Q8_0:
-		return dotQ8_0Q8SIMD(&row[0], &xq[0], nb)
+		dotRowsQ8_0Q8SIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.Q4_0:
-		return dotQ4_0Q8SIMD(&row[0], &xq[0], nb)
+		dotRowsQ4_0Q8SIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.Q5_0:
-		return dotQ5_0Q8SIMD(&row[0], &xq[0], nb)
+		dotRowsQ5_0Q8SIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.Q4_K:
-		return dotQ4KQ8KSIMD(&row[0], &xq[0], nb)
+		dotRowsQ4KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.Q5_K:
-		return dotQ5KQ8KSIMD(&row[0], &xq[0], nb)
+		dotRowsQ5KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.Q6_K:
-		return dotQ6KQ8KSIMD(&row[0], &xq[0], nb)
+		dotRowsQ6KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
+	default:
+		panic("native: dotRowsQ8: no kernel for " + t.String())
 	}
-	panic("native: dotRowQ8: no kernel for " + t.String())
 }
 
 // roundQ8 sets dst to the values d*q of the 8-bit activation blocks of
