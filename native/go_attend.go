@@ -106,10 +106,7 @@ func attendHeadQ(o, q []float32, c *KVCache, kvh, first, last int, scale, softCa
 	_ = ggml.Quantize(ggml.Q8_0, q, qs.qb)
 	if haveSIMD {
 		q8aFromQ8_0(qs.qa, qs.qb)
-		for j := range s {
-			b := base + j*c.rowBytes
-			s[j] = dotRowQ8(c.typ, c.kq[b:b+hb], qs.qa, nb)
-		}
+		dotRowsQ8(c.typ, c.kq[base:], c.rowBytes, len(s), qs.qa, nb, s)
 	} else {
 		// the query as Q8_0 values d·q: the blocks' products are then
 		// those of ggml's integer dot, up to float rounding
