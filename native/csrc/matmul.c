@@ -17,7 +17,17 @@
  * threads, 64-token batches) this took Q8_0 prefill from about 460 to about
  * 1000 tokens/s.
  *
- * Float weights (F16, BF16) in batches of WIDEN_MIN_TOKENS or more are
+ * Where the kernels have panels (AVX2), batches of WIDEN_MIN_TOKENS or
+ * more of every weight type without a gemm run as panels instead: a chunk
+ * of rows is packed (dequantized, widened) into a per-thread slot of the
+ * scratch as 16-row column-major panels, and 6-token tiles of broadcast
+ * activations pass over them (kernels.panel_mul). Quantized weights then
+ * meet their activations rounded to the 8-bit blocks the integer kernels
+ * would multiply, as floats (act_round). On one Zen 3 core this took
+ * smollm2-135m pp512 from about 195 to 260 tokens/s in F16 and from about
+ * 150 to 210-240 in Q8_0, Q4_0 and Q4_K_M.
+ *
+ * Otherwise float weights (F16, BF16) in batches of WIDEN_MIN_TOKENS or more are
  * widened to F32 a chunk at a time into a per-thread slot of the scratch,
  * and the F32 tiles run over the chunk: each weight is converted once per
  * batch instead of once per 4-token tile, and the tiles convert nothing.
@@ -28,9 +38,10 @@
  * Tried and dropped: 8-token gemm tiles (register spills, slower than 4);
  * software prefetch of the 16 row streams while repacking (no gain);
  * for quantized weights, widening the weights of a chunk to floats and
- * running a float FMA tile for batches of 16+ tokens. Float activations are 3.2x
- * the bytes of 8-bit ones and every chunk re-streams all of them, which
- * made a 64-token 896x4864 Q8_0 product 2.4x slower on one Zen 4 core. */
+ * running a float FMA tile for batches of 16+ tokens, next to the VNNI
+ * gemm: float activations are 3.2x the bytes of 8-bit ones and every chunk
+ * re-streams all of them, which made a 64-token 896x4864 Q8_0 product 2.4x
+ * slower on one Zen 4 core. Without VNNI (AVX2) the panels above win. */
 #include <stdatomic.h>
 
 #include "internal.h"
