@@ -34,16 +34,6 @@ func wsumQ4_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int) { panic("unrea
 func scaleMaxSIMD(s *float32, n int, scale float32) float32       { panic("unreachable") }
 func expSubSIMD(s *float32, n int, m float32) float32             { panic("unreachable") }
 
-// haveAVX512 is false: see haveSIMD.
-const haveAVX512 = false
-
-func dotQ8_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
-func dotQ4_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
-func dotQ5_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
-func dotF32r4x4AVX512(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
-	panic("unreachable")
-}
-
 func swigluSIMD(gate, up *float32, n int) { panic("unreachable") }
 
 func dotBF16SIMD(w *byte, x *float32, n int) float32  { panic("unreachable") }
@@ -65,15 +55,3 @@ func roundQ8aSIMD(dst, x *float32, nb int)                                    { 
 func roundQ8KSIMD(dst, x *float32, nb int)                                    { panic("unreachable") }
 func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
-
-// haveVNNI is false: see haveSIMD.
-const haveVNNI = false
-
-func packQ8_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
-func packQ4_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
-func packQ5_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
-func packQ4K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
-func packQ6K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
-func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
-func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
-func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }

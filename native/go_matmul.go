@@ -96,13 +96,19 @@ func (m *matmulTask) runBatch(lo, hi int) {
 			block = unsafe.Slice((*float32)(unsafe.Pointer(&m.w.Data[r0*m.rs])), (r1-r0)*cols)
 		} else {
 			block = (*buf)[:(r1-r0)*cols]
-			for r := r0; r < r1; r++ {
-				if err := dequantRow(m.w.Type, m.w.Data[r*m.rs:(r+1)*m.rs], block[(r-r0)*cols:(r-r0+1)*cols]); err != nil {
-					panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
-				}
-			}
+			m.dequantRows(block, r0, r1)
 		}
 		m.mulBlock(block, r0, r1)
+	}
+}
+
+// dequantRows sets dst to the weight rows [r0, r1) as float32.
+func (m *matmulTask) dequantRows(dst []float32, r0, r1 int) {
+	cols := m.w.Cols
+	for r := r0; r < r1; r++ {
+		if err := dequantRow(m.w.Type, m.w.Data[r*m.rs:(r+1)*m.rs], dst[(r-r0)*cols:(r-r0+1)*cols]); err != nil {
+			panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
+		}
 	}
 }
 

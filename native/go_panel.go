@@ -1,7 +1,5 @@
 package native
 
-import "fmt"
-
 // Float batches as packed panels, on AVX2 (havePanels), the design of the
 // C library's panel kernels (csrc/quants_x86.inc): the weight rows of a
 // block, dequantized to float32 as runBatch does, are transposed into
@@ -58,12 +56,7 @@ func (m *matmulTask) runPanels(lo, hi int) {
 // of deq, room for panelRows dequantized rows.
 func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 	cols := m.w.Cols
-	for r := r0; r < r1; r++ {
-		row := deq[(r-r0)*cols : (r-r0+1)*cols]
-		if err := dequantRow(m.w.Type, m.w.Data[r*m.rs:(r+1)*m.rs], row); err != nil {
-			panic(fmt.Sprintf("native: MatMul: row %d: %v", r, err))
-		}
-	}
+	m.dequantRows(deq, r0, r1)
 	for i := (r1 - r0) * cols; i < panelRows*cols; i++ {
 		deq[i] = 0 // the missing rows of a last panel
 	}

@@ -7,50 +7,34 @@ import "unsafe"
 // The multi-row matrix-vector products of decode (amd64 runs the row loop
 // in assembly): a loop over the NEON row kernels.
 
-// dotRowsQ8_0Q8SIMD sets out[r] to dotQ8_0Q8SIMD(w + r*rs, y, nb) for r < nrows.
+// dotRows sets out[r] to dot(w + r*rs, y, nb) for r < nrows.
+func dotRows(dot func(w, y *byte, nb int) float32, w *byte, rs, nrows int, y *byte, nb int, out *float32) {
+	o := unsafe.Slice(out, nrows)
+	for r := range o {
+		o[r] = dot((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
+	}
+}
+
 func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
-	o := unsafe.Slice(out, nrows)
-	for r := range o {
-		o[r] = dotQ8_0Q8SIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
-	}
+	dotRows(dotQ8_0Q8SIMD, w, rs, nrows, y, nb, out)
 }
 
-// dotRowsQ4_0Q8SIMD sets out[r] to dotQ4_0Q8SIMD(w + r*rs, y, nb) for r < nrows.
 func dotRowsQ4_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
-	o := unsafe.Slice(out, nrows)
-	for r := range o {
-		o[r] = dotQ4_0Q8SIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
-	}
+	dotRows(dotQ4_0Q8SIMD, w, rs, nrows, y, nb, out)
 }
 
-// dotRowsQ5_0Q8SIMD sets out[r] to dotQ5_0Q8SIMD(w + r*rs, y, nb) for r < nrows.
 func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
-	o := unsafe.Slice(out, nrows)
-	for r := range o {
-		o[r] = dotQ5_0Q8SIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
-	}
+	dotRows(dotQ5_0Q8SIMD, w, rs, nrows, y, nb, out)
 }
 
-// dotRowsQ4KQ8KSIMD sets out[r] to dotQ4KQ8KSIMD(w + r*rs, y, nb) for r < nrows.
 func dotRowsQ4KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
-	o := unsafe.Slice(out, nrows)
-	for r := range o {
-		o[r] = dotQ4KQ8KSIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
-	}
+	dotRows(dotQ4KQ8KSIMD, w, rs, nrows, y, nb, out)
 }
 
-// dotRowsQ5KQ8KSIMD sets out[r] to dotQ5KQ8KSIMD(w + r*rs, y, nb) for r < nrows.
 func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
-	o := unsafe.Slice(out, nrows)
-	for r := range o {
-		o[r] = dotQ5KQ8KSIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
-	}
+	dotRows(dotQ5KQ8KSIMD, w, rs, nrows, y, nb, out)
 }
 
-// dotRowsQ6KQ8KSIMD sets out[r] to dotQ6KQ8KSIMD(w + r*rs, y, nb) for r < nrows.
 func dotRowsQ6KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
-	o := unsafe.Slice(out, nrows)
-	for r := range o {
-		o[r] = dotQ6KQ8KSIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), y, nb)
-	}
+	dotRows(dotQ6KQ8KSIMD, w, rs, nrows, y, nb, out)
 }

@@ -241,6 +241,18 @@ int act_format(int32_t t);
  * (ACT_Q8A or ACT_Q8K): the values d*q the integer kernels multiply. */
 void act_round(const kernels *k, int fmt, const float *x, float *y, int64_t n);
 int64_t act_row_bytes(int fmt, int64_t n);
+/* slot_take claims a free slot of a scratch split into per-thread slots (a
+ * set bit of *free_slots per free one) and returns it, or -1 if none is
+ * free; slot_give frees it again. */
+int slot_take(_Atomic uint64_t *free_slots);
+void slot_give(_Atomic uint64_t *free_slots, int s);
+/* panels_mul multiplies nrows weight rows of type t (wrow bytes apart, n
+ * elements) by ntok F32 activation rows x (xs bytes apart) into out[t*os +
+ * r] with k->panel and k->panel_mul: the rows are packed into pan (room for
+ * nrows rounded up to PANEL_ROWS rows), then each token tile passes over
+ * every panel while they stay in L2. A row's sums do not depend on nrows. */
+void panels_mul(const kernels *k, int32_t t, const char *w, int64_t wrow, int64_t nrows, int64_t n,
+                const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan);
 int64_t weight_row_bytes(int32_t t, int64_t n);
 int64_t weight_block(int32_t t);
 

@@ -163,31 +163,28 @@ static void rows_tiles(const mm_task *m, int32_t wtype, const char *w, int64_t w
   }
 }
 
-/* take_slot claims a free widening slot of m, or returns -1. */
-static int take_slot(mm_task *m) {
-  uint64_t f = atomic_load(&m->wide_free);
+int slot_take(_Atomic uint64_t *free_slots) {
+  uint64_t f = atomic_load(free_slots);
   while (f) {
     const int s = __builtin_ctzll(f);
-    if (atomic_compare_exchange_weak(&m->wide_free, &f, f & ~(1ULL << s))) return s;
+    if (atomic_compare_exchange_weak(free_slots, &f, f & ~(1ULL << s))) return s;
   }
   return -1;
 }
 
-/* mm_panels multiplies weight rows [r0, r1) by every token as panels of
- * PANEL_ROWS rows packed into wide, each token tile passing over all of
- * them while they stay in L2. */
-static void mm_panels(const mm_task *m, int64_t r0, int64_t r1, float *wide) {
-  const int64_t n = m->cols;
-  for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
-    const int nr = r1 - r < PANEL_ROWS ? (int)(r1 - r) : PANEL_ROWS;
-    m->k->panel[m->wtype](m->w + r * m->wrow, (size_t)m->wrow, nr, n, wide + (r - r0) * n);
+void slot_give(_Atomic uint64_t *free_slots, int s) { atomic_fetch_or(free_slots, 1ULL << s); }
+
+void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, int64_t nrows, int64_t n,
+                const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan) {
+  for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
+    const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
+    k->panel[wtype](w + r * wrow, (size_t)wrow, nr, n, pan + r * n);
   }
-  for (int64_t t0 = 0; t0 < m->ntok; t0 += PANEL_TOKENS) {
-    const int nt = m->ntok - t0 < PANEL_TOKENS ? (int)(m->ntok - t0) : PANEL_TOKENS;
-    for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
-      const int nr = r1 - r < PANEL_ROWS ? (int)(r1 - r) : PANEL_ROWS;
-      m->k->panel_mul(n, wide + (r - r0) * n, m->xq + t0 * m->xrow, (size_t)m->xrow, nt,
-                      m->out + t0 * m->rows + r, (size_t)m->rows, nr);
+  for (int64_t t0 = 0; t0 < ntok; t0 += PANEL_TOKENS) {
+    const int nt = ntok - t0 < PANEL_TOKENS ? (int)(ntok - t0) : PANEL_TOKENS;
+    for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
+      const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
+      k->panel_mul(n, pan + r * n, x + (size_t)t0 * xs, xs, nt, out + (size_t)t0 * os + r, os, nr);
     }
   }
 }
@@ -196,7 +193,7 @@ static void mm_panels(const mm_task *m, int64_t r0, int64_t r1, float *wide) {
  * first where m->wide is set (and a slot is free), else as they are. */
 static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   mm_task *m = arg;
-  const int s = m->wide ? take_slot(m) : -1;
+  const int s = m->wide ? slot_take(&m->wide_free) : -1;
   if (s < 0) {
     rows_tiles(m, m->wtype, m->w + r0 * m->wrow, m->wrow, r1 - r0, m->out + r0);
     return;
@@ -206,7 +203,8 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   for (int64_t c0 = r0; c0 < r1; c0 += m->wide_rows) {
     const int64_t c1 = r1 - c0 < m->wide_rows ? r1 : c0 + m->wide_rows;
     if (m->panels) {
-      mm_panels(m, c0, c1, wide);
+      panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
+                 m->ntok, m->out + c0, (size_t)m->rows, wide);
       continue;
     }
     for (int64_t r = c0; r < c1; r++)
@@ -214,7 +212,7 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
     rows_tiles(m, LRT_F32, (const char *)wide, m->cols * (int64_t)sizeof(float), c1 - c0,
                m->out + c0);
   }
-  atomic_fetch_or(&m->wide_free, 1ULL << s);
+  slot_give(&m->wide_free, s);
 }
 
 /* prepare points m->xq at the activations in m->fmt, converting them on the

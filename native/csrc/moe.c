@@ -53,28 +53,19 @@ static int uses_panels(const moe_task *m, int64_t g) {
 }
 
 /* moe_panels multiplies weight rows [r0, r1) of w by the nt_all rows of
- * xg a packed panel at a time, as matmul.c's mm_panels; false when no
- * panel is free. */
+ * xg a panel at a time (the thread's slot holds one), as matmul.c does;
+ * false when no slot is free. */
 static int moe_panels(moe_task *m, const char *w, int64_t r0, int64_t r1, const char *xg, int64_t nt_all,
                       float *og) {
-  uint64_t f = atomic_load(&m->panel_free);
-  int s = -1;
-  while (f && s < 0) {
-    const int b = __builtin_ctzll(f);
-    if (atomic_compare_exchange_weak(&m->panel_free, &f, f & ~(1ULL << b))) s = b;
-  }
+  const int s = slot_take(&m->panel_free);
   if (s < 0) return 0;
   float *pan = m->panels + (size_t)s * (size_t)(PANEL_ROWS * m->cols);
   for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
-    const int nr = r1 - r < PANEL_ROWS ? (int)(r1 - r) : PANEL_ROWS;
-    m->k->panel[m->wtype](w + r * m->wrow, (size_t)m->wrow, nr, m->cols, pan);
-    for (int64_t t0 = 0; t0 < nt_all; t0 += PANEL_TOKENS) {
-      const int nt = nt_all - t0 < PANEL_TOKENS ? (int)(nt_all - t0) : PANEL_TOKENS;
-      m->k->panel_mul(m->cols, pan, xg + t0 * m->xrow, (size_t)m->xrow, nt, og + t0 * m->rows + r,
-                      (size_t)m->rows, nr);
-    }
+    const int64_t nr = r1 - r < PANEL_ROWS ? r1 - r : PANEL_ROWS;
+    panels_mul(m->k, m->wtype, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
+               (size_t)m->rows, pan);
   }
-  atomic_fetch_or(&m->panel_free, 1ULL << s);
+  slot_give(&m->panel_free, s);
   return 1;
 }
 

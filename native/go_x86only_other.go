@@ -1,0 +1,27 @@
+//go:build !amd64 || purego
+
+package native
+
+// The AVX-512 and VNNI kernels are amd64 assembly: elsewhere (and with
+// purego) haveAVX512 and haveVNNI are false and these stubs are never
+// called.
+
+const haveAVX512 = false
+
+func dotQ8_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
+func dotQ4_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
+func dotQ5_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
+func dotF32r4x4AVX512(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
+	panic("unreachable")
+}
+
+const haveVNNI = false
+
+func packQ8_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
+func packQ4_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
+func packQ5_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
+func packQ4K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
+func packQ6K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
+func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
+func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
+func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
