@@ -8,7 +8,35 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// attendTask is one Attend call; its iterations are query rows × heads.
+// attBlock is how many cache rows the scores and the weighted sums take
+// at a time for every query head of a GQA group: a block of keys (or
+// values) is read from memory once and stays in L1 for the group's other
+// heads.
+const attBlock = 64
+
+// minSpanKeys is the fewest keys a span of a split decode job covers: a
+// span costs a combine of ng·(hd+2) floats, so shorter ones are not worth
+// a thread.
+const minSpanKeys = 256
+
+// attendSpans is how many spans to split the keys of each of jobs (query
+// row, cache head) pairs into, on threads threads, when each row sees at
+// least keys keys: enough that every thread gets work, none shorter than
+// minSpanKeys; 1 (no split) where the pairs alone are enough.
+func attendSpans(threads, jobs, keys int) int {
+	if threads <= 1 || jobs >= threads*chunksPerThread || keys < 2*minSpanKeys {
+		return 1
+	}
+	return min((threads*chunksPerThread+jobs-1)/jobs, keys/minSpanKeys)
+}
+
+// attendTask is one Attend call. Its jobs are (query row, cache head, key
+// span): each covers every query head of the cache head's GQA group, so
+// the group reads each key and value row once (as the C backend's
+// att_rows does). A batch with fewer (row, cache head) pairs than the
+// threads want — decode — splits each pair's visible keys into spans,
+// whose partial softmax results (max, sum, unnormalized output: the
+// combine of flash decoding) Attend merges afterwards.
 type attendTask struct {
 	g      *Go
 	q, out []float32
@@ -16,62 +44,257 @@ type attendTask struct {
 	pos0   int
 	n      int // query rows
 	a      Attention
+	spans  int       // key spans per (row, cache head)
+	part   []float32 // spans > 1: per job, each head's max and sum, then outputs
+}
+
+// keys returns the cache positions [first, last] query row t sees.
+func (at *attendTask) keys(t int) (first, last int) {
+	pos := at.pos0 + t
+	last = pos // causal: keys up to the query's own position
+	if at.a.NonCausal {
+		last = at.pos0 + at.n - 1 // the whole batch
+	}
+	if at.a.Window > 0 {
+		first = max(0, pos-at.a.Window+1)
+	}
+	return first, last
+}
+
+// partSize is the floats of one split job's partial result: ng maxima, ng
+// sums and ng unnormalized outputs.
+func (at *attendTask) partSize() int {
+	ng := at.a.NHeads / at.a.NKVHeads
+	return ng * (2 + at.a.HeadDim)
 }
 
 func (at *attendTask) run(lo, hi int) {
 	a, hd := at.a, at.a.HeadDim
-	group := a.NHeads / a.NKVHeads
-	// one score per visible position, reused for every head of the chunk
-	buf := at.g.scores.Get().(*[]float32)
-	defer at.g.scores.Put(buf)
-	need := at.pos0 + hi/a.NHeads + 1
-	if a.NonCausal {
-		need = at.pos0 + at.n
-	}
-	if cap(*buf) < need {
-		// the context grows a token at a time: leave room
-		*buf = make([]float32, max(need, 2*cap(*buf), 1024))
-	}
-	var qs *kvScratch
-	if at.c.quantized() {
-		qs = newKVScratch(hd)
-	}
+	ng := a.NHeads / a.NKVHeads
+	w := at.g.attnWork.Get().(*attnScratch)
+	defer at.g.attnWork.Put(w)
+	w.m, w.l = grow(w.m, ng), grow(w.l, ng)
+	w.tmp = grow(w.tmp, hd)
 	for i := lo; i < hi; i++ {
-		t, h := i/a.NHeads, i%a.NHeads
-		pos := at.pos0 + t
-		last := pos // causal: keys up to the query's own position
-		if a.NonCausal {
-			last = at.pos0 + at.n - 1 // the whole batch
-		}
-		first := 0
-		if a.Window > 0 {
-			first = max(0, pos-a.Window+1)
-		}
-		sink := float32(math.Inf(-1)) // e^-∞ = 0: no sink
-		if a.Sinks != nil {
-			sink = a.Sinks[h]
-		}
-		if qs != nil {
-			attendHeadQ(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, h/group, first, last,
-				a.Scale, a.SoftCap, sink, (*buf)[:last-first+1], qs)
+		span, job := i%at.spans, i/at.spans
+		t, kvh := job/a.NKVHeads, job%a.NKVHeads
+		first, last := at.keys(t)
+		nk := last - first + 1
+		p0, p1 := first+span*nk/at.spans, first+(span+1)*nk/at.spans
+		q := at.q[(t*a.NHeads+kvh*ng)*hd:][:ng*hd]
+		if at.spans == 1 {
+			o := at.out[(t*a.NHeads+kvh*ng)*hd:][:ng*hd]
+			w.attendGroup(at.c, a, o, w.m, w.l, q, kvh, p0, p1)
+			for g := range ng {
+				sum := w.l[g]
+				if a.Sinks != nil { // e^(sink - max) joins the denominator
+					sum += float32(math.Exp(float64(a.Sinks[kvh*ng+g] - w.m[g])))
+				}
+				at.g.Scale(o[g*hd:(g+1)*hd], 1/sum)
+			}
 			continue
 		}
-		attendHead(at.out[i*hd:(i+1)*hd], at.q[i*hd:(i+1)*hd], at.c, (h/group)*hd, first, last,
-			a.Scale, a.SoftCap, sink, (*buf)[:last-first+1])
+		p := at.part[i*at.partSize():][:at.partSize()]
+		w.attendGroup(at.c, a, p[2*ng:], p[:ng], p[ng:2*ng], q, kvh, p0, p1)
 	}
 }
 
-// kvScratch is attendHeadQ's room for one head: the query's Q8_0 blocks
-// and, for the SIMD kernels, the same blocks as q8a activations (qa);
-// without them, the blocks' values and one value row in float32.
-type kvScratch struct {
-	qb, qa []byte
-	qr, vr []float32
+// combine merges the spans' partial results into out: per head, with M the
+// largest span max, out = Σ o_s·e^(m_s-M) / (Σ l_s·e^(m_s-M) + e^(sink-M)).
+func (at *attendTask) combine() {
+	a, hd := at.a, at.a.HeadDim
+	ng, ps := a.NHeads/a.NKVHeads, at.partSize()
+	for job := range at.n * a.NKVHeads {
+		t, kvh := job/a.NKVHeads, job%a.NKVHeads
+		parts := at.part[job*at.spans*ps:][:at.spans*ps]
+		for g := range ng {
+			m := float32(math.Inf(-1))
+			for s := range at.spans {
+				m = max(m, parts[s*ps+g])
+			}
+			o := at.out[((t*a.NHeads)+kvh*ng+g)*hd:][:hd]
+			clear(o)
+			var sum float32
+			for s := range at.spans {
+				p := parts[s*ps:][:ps]
+				if p[ng+g] == 0 { // an empty span
+					continue
+				}
+				r := float32(math.Exp(float64(p[g] - m)))
+				sum += p[ng+g] * r
+				axpy(o, r, p[2*ng+g*hd:][:hd])
+			}
+			if a.Sinks != nil {
+				sum += float32(math.Exp(float64(a.Sinks[kvh*ng+g] - m)))
+			}
+			at.g.Scale(o, 1/sum)
+		}
+	}
 }
 
-func newKVScratch(hd int) *kvScratch {
-	return &kvScratch{qb: make([]byte, hd/qk*ggml.Q8_0.TypeSize()), qa: make([]byte, hd/qk*sizeQ8a),
-		qr: make([]float32, hd), vr: make([]float32, hd)}
+// attnScratch is one attention job's room: the group's scores (ng rows of
+// a span's keys), maxima and sums, a head of weighted values, and for a
+// quantized cache the queries as Q8_0 blocks (qb) and either as q8a
+// activations (qa, the SIMD kernels) or as their float values (qr, with
+// a value row vr).
+type attnScratch struct {
+	s, m, l, tmp []float32
+	qb, qa       []byte
+	qr, vr       []float32
+}
+
+// attendGroup runs the ng = len(q)/hd query heads of cache head kvh over
+// the cache positions [p0, p1) in two passes: the scaled (and soft-capped)
+// scores of each head, their softmax weights (m and l get each head's max
+// and sum of e^(s-max)), then the weighted value rows, unnormalized, into
+// o (ng heads of hd). Both passes walk the rows in blocks of attBlock
+// that serve every head. With no positions, o is 0, l 0 and m -∞.
+func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32, kvh, p0, p1 int) {
+	hd, n := a.HeadDim, p1-p0
+	ng := len(q) / hd
+	clear(o)
+	if n <= 0 {
+		for g := range ng {
+			m[g], l[g] = float32(math.Inf(-1)), 0
+		}
+		return
+	}
+	if c.quantized() {
+		w.quantizeQueries(q, hd)
+	}
+	w.s = grow(w.s, ng*n)
+	simd := haveSIMD && hd%8 == 0
+	for j := 0; j < n; j += attBlock {
+		nb := min(attBlock, n-j)
+		for g := range ng {
+			w.keyDots(c, w.s[g*n+j:][:nb], q[g*hd:(g+1)*hd], g, kvh, p0+j)
+		}
+	}
+	for g := range ng {
+		l[g], m[g] = softmaxScores(w.s[g*n:(g+1)*n], a.Scale, a.SoftCap, simd)
+	}
+	for j := 0; j < n; j += attBlock {
+		nb := min(attBlock, n-j)
+		for g := range ng {
+			og := o[g*hd : (g+1)*hd]
+			if j == 0 {
+				w.valueSum(c, og, w.s[g*n:][:nb], kvh, p0)
+				continue
+			}
+			w.valueSum(c, w.tmp, w.s[g*n+j:][:nb], kvh, p0+j)
+			for i, v := range w.tmp {
+				og[i] += v
+			}
+		}
+	}
+}
+
+// quantizeQueries rounds the group's queries to Q8_0 blocks, K's
+// vec_dot_type as llama.cpp's CPU flash attention over a quantized cache
+// has it, as q8a activations for the SIMD kernels or as float values.
+func (w *attnScratch) quantizeQueries(q []float32, hd int) {
+	nb := hd / qk
+	ng := len(q) / hd
+	w.qb = grow(w.qb, nb*ggml.Q8_0.TypeSize())
+	if haveSIMD {
+		w.qa = grow(w.qa, ng*nb*sizeQ8a)
+	} else {
+		w.qr, w.vr = grow(w.qr, ng*hd), grow(w.vr, hd)
+	}
+	for g := range ng {
+		_ = ggml.Quantize(ggml.Q8_0, q[g*hd:(g+1)*hd], w.qb)
+		if haveSIMD {
+			q8aFromQ8_0(w.qa[g*nb*sizeQ8a:(g+1)*nb*sizeQ8a], w.qb)
+		} else {
+			// the query as Q8_0 values d·q: the blocks' products are
+			// then those of ggml's integer dot, up to float rounding
+			_ = dequantRow(ggml.Q8_0, w.qb, w.qr[g*hd:(g+1)*hd])
+		}
+	}
+}
+
+// keyDots sets s[j] = q·k for the len(s) keys of cache head kvh from
+// position p; g is q's head within the group (its quantized copy).
+func (w *attnScratch) keyDots(c *KVCache, s, q []float32, g, kvh, p int) {
+	hd := len(q)
+	if c.quantized() {
+		nb := hd / qk
+		hb := nb * c.typ.TypeSize() // bytes of a head in a row
+		base := p*c.rowBytes + kvh*hb
+		if haveSIMD {
+			dotRowsQ8(c.typ, c.kq[base:], c.rowBytes, len(s), w.qa[g*nb*sizeQ8a:(g+1)*nb*sizeQ8a], nb, s)
+			return
+		}
+		for j := range s {
+			b := base + j*c.rowBytes
+			s[j] = dotRow(c.typ, c.kq[b:b+hb], w.qr[g*hd:(g+1)*hd])
+		}
+		return
+	}
+	base := p*c.width + kvh*hd
+	switch {
+	case haveSIMD && hd%8 == 0 && c.typ == ggml.F16:
+		_ = c.k16[base+(len(s)-1)*c.width+hd-1]
+		dotsF16SIMD(&s[0], &q[0], (*byte)(unsafe.Pointer(&c.k16[base])), 2*c.width, len(s), hd)
+	case haveSIMD && hd%8 == 0:
+		_ = c.k32[base+(len(s)-1)*c.width+hd-1]
+		dotsF32SIMD(&s[0], &q[0], &c.k32[base], 4*c.width, len(s), hd)
+	default:
+		for j := range s {
+			b := base + j*c.width
+			if c.typ == ggml.F16 {
+				s[j] = dotF16(c.k16[b:b+hd], q)
+			} else {
+				s[j] = dot(c.k32[b:b+hd], q)
+			}
+		}
+	}
+}
+
+// valueSum sets o = Σ_j s[j]·v_j over the len(s) value rows of cache head
+// kvh from position p.
+func (w *attnScratch) valueSum(c *KVCache, o, s []float32, kvh, p int) {
+	hd := len(o)
+	if c.quantized() {
+		nb := hd / qk
+		hb := nb * c.typ.TypeSize()
+		base := p*c.rowBytes + kvh*hb
+		if haveSIMD {
+			_ = c.vq[base+(len(s)-1)*c.rowBytes+hb-1]
+			if c.typ == ggml.Q8_0 {
+				wsumQ8_0SIMD(&o[0], &s[0], &c.vq[base], c.rowBytes, len(s), nb)
+			} else {
+				wsumQ4_0SIMD(&o[0], &s[0], &c.vq[base], c.rowBytes, len(s), nb)
+			}
+			return
+		}
+		clear(o)
+		for j, x := range s {
+			b := base + j*c.rowBytes
+			_ = dequantRow(c.typ, c.vq[b:b+hb], w.vr)
+			axpy(o, x, w.vr)
+		}
+		return
+	}
+	base := p*c.width + kvh*hd
+	switch {
+	case haveSIMD && hd%8 == 0 && c.typ == ggml.F16:
+		_ = c.v16[base+(len(s)-1)*c.width+hd-1]
+		wsumF16SIMD(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, len(s), hd)
+	case haveSIMD && hd%8 == 0:
+		_ = c.v32[base+(len(s)-1)*c.width+hd-1]
+		wsumF32SIMD(&o[0], &s[0], &c.v32[base], 4*c.width, len(s), hd)
+	default:
+		clear(o)
+		for j, x := range s {
+			b := base + j*c.width
+			if c.typ == ggml.F16 {
+				axpyF16(o, x, c.v16[b:b+hd])
+			} else {
+				axpy(o, x, c.v32[b:b+hd])
+			}
+		}
+	}
 }
 
 // q8aFromQ8_0 rewrites the Q8_0 blocks b as q8a blocks in dst (d widened
@@ -88,104 +311,6 @@ func q8aFromQ8_0(dst, b []byte) {
 		}
 		binary.LittleEndian.PutUint32(out, math.Float32bits(d))
 		binary.LittleEndian.PutUint32(out[4:], math.Float32bits(d*float32(sum)))
-	}
-}
-
-// attendHeadQ is attendHead over a Q8_0 or Q4_0 cache, computed as
-// llama.cpp's CPU flash attention does (ggml_compute_forward_flash_attn_ext
-// with a quantized K and V, which llama.cpp requires for a quantized V):
-// the query is quantized to Q8_0 (K's vec_dot_type) and dotted with each
-// key row's blocks by the integer dots, and each value row's blocks are
-// summed with its softmax weight, widened in registers (wsumQ*AVX2). kvh
-// is the head's KV head.
-func attendHeadQ(o, q []float32, c *KVCache, kvh, first, last int, scale, softCap, sink float32, s []float32, qs *kvScratch) {
-	hd := len(q)
-	nb := hd / qk
-	hb := nb * c.typ.TypeSize() // bytes of a head in a row
-	base := first*c.rowBytes + kvh*hb
-	_ = ggml.Quantize(ggml.Q8_0, q, qs.qb)
-	if haveSIMD {
-		q8aFromQ8_0(qs.qa, qs.qb)
-		dotRowsQ8(c.typ, c.kq[base:], c.rowBytes, len(s), qs.qa, nb, s)
-	} else {
-		// the query as Q8_0 values d·q: the blocks' products are then
-		// those of ggml's integer dot, up to float rounding
-		_ = dequantRow(ggml.Q8_0, qs.qb, qs.qr)
-		for j := range s {
-			b := base + j*c.rowBytes
-			s[j] = dotRow(c.typ, c.kq[b:b+hb], qs.qr)
-		}
-	}
-	sum, m := softmaxScores(s, scale, softCap, haveSIMD)
-	sum += float32(math.Exp(float64(sink - m)))
-	switch {
-	case haveSIMD && len(s) > 0:
-		_ = c.vq[base+(len(s)-1)*c.rowBytes+hb-1]
-		v := &c.vq[base]
-		if c.typ == ggml.Q8_0 {
-			wsumQ8_0SIMD(&o[0], &s[0], v, c.rowBytes, len(s), nb)
-		} else {
-			wsumQ4_0SIMD(&o[0], &s[0], v, c.rowBytes, len(s), nb)
-		}
-	default:
-		clear(o)
-		for j, w := range s {
-			b := base + j*c.rowBytes
-			_ = dequantRow(c.typ, c.vq[b:b+hb], qs.vr)
-			axpy(o, w, qs.vr)
-		}
-	}
-	inv := 1 / sum
-	for i := range o {
-		o[i] *= inv
-	}
-}
-
-// attendHead computes one head's output o over cache positions [first,
-// last] in two passes: the scaled (and soft-capped) scores into s, which
-// has one element per position, then their softmax weights, which sum the
-// value rows. off is the head's element offset within a cache row. The
-// sink logit (-∞ for none) joins the softmax's denominator only.
-func attendHead(o, q []float32, c *KVCache, off, first, last int, scale, softCap, sink float32, s []float32) {
-	hd, n := len(q), len(s)
-	simd := haveSIMD && hd%8 == 0
-	base := first*c.width + off
-	switch {
-	case simd && c.typ == ggml.F16:
-		dotsF16SIMD(&s[0], &q[0], (*byte)(unsafe.Pointer(&c.k16[base])), 2*c.width, n, hd)
-	case simd:
-		dotsF32SIMD(&s[0], &q[0], &c.k32[base], 4*c.width, n, hd)
-	default:
-		for j := range s {
-			b := base + j*c.width
-			if c.typ == ggml.F16 {
-				s[j] = dotF16(c.k16[b:b+hd], q)
-			} else {
-				s[j] = dot(c.k32[b:b+hd], q)
-			}
-		}
-	}
-	sum, m := softmaxScores(s, scale, softCap, simd)
-	sum += float32(math.Exp(float64(sink - m)))
-	switch {
-	case simd && c.typ == ggml.F16:
-		wsumF16SIMD(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, n, hd)
-	case simd:
-		wsumF32SIMD(&o[0], &s[0], &c.v32[base], 4*c.width, n, hd)
-	default:
-		clear(o)
-		for j, w := range s {
-			b := base + j*c.width
-			if c.typ == ggml.F16 {
-				axpyF16(o, w, c.v16[b:b+hd])
-			} else {
-				axpy(o, w, c.v32[b:b+hd])
-			}
-		}
-	}
-	inv := 1 / sum
-	for i := range o {
-		o[i] *= inv
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,6 +207,91 @@ func TestAttendQuantizedKV(t *testing.T) {
 					assert.Greater(t, maxAbsDiff(exact, got), 1e-5, "the rounding shows")
 				})
 			}
+		}
+	}
+}
+
+// TestAttendSpans checks decode at depth on several threads, where each
+// (row, cache head) pair's keys are split into spans whose partial
+// softmax results are combined: against the same call on one thread
+// (one span) and against the float64 attention, for every cache type,
+// with a window, soft-capping and sinks.
+func TestAttendSpans(t *testing.T) {
+	const ctxLen, pos0 = 1500, 1400
+	for _, n := range []int{1, 2} {
+		for i, a := range []Attention{
+			{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
+			{NHeads: 4, NKVHeads: 2, HeadDim: 32, Scale: 0.2, Window: 700, SoftCap: 3},
+			{NHeads: 6, NKVHeads: 1, HeadDim: 96, Scale: 0.1, Sinks: []float32{0, 1, -2, 3, 0.5, 2}},
+		} {
+			first, last := max(0, pos0-a.Window+1), pos0
+			if a.Window == 0 {
+				first = 0
+			}
+			require.Greater(t, attendSpans(4, n*a.NKVHeads, last-first+1), 1, "the test must split the keys")
+			for _, kv := range KVTypes {
+				t.Run(fmt.Sprintf("n%d/%d/%s", n, i, kv), func(t *testing.T) {
+					r := rand.New(rand.NewPCG(31, uint64(i)))
+					kvw := a.NKVHeads * a.HeadDim
+					one, four := NewGo(1), NewGo(4)
+					defer one.Close()
+					defer four.Close()
+					c, err := NewKVCache(kv, ctxLen, kvw)
+					require.NoError(t, err)
+					k, v := randVec(r, (pos0+n)*kvw), randVec(r, (pos0+n)*kvw)
+					one.StoreKV(c, 0, k, v, pos0+n)
+					q := randVec(r, n*a.NHeads*a.HeadDim)
+					want, got := make([]float32, len(q)), make([]float32, len(q))
+					one.Attend(want, q, c, pos0, n, a)
+					four.Attend(got, q, c, pos0, n, a)
+					assertClose(t, want, got, 1e-5, "spans against one span")
+					if kv == ggml.F32 {
+						assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, "spans against float64")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestAttentionKernels checks the score and weighted-sum kernels against
+// the portable loops, for row counts around the 8-row blocks of the score
+// kernels and head sizes that take each of their column steps.
+func TestAttentionKernels(t *testing.T) {
+	if !haveSIMD {
+		t.Skip("no SIMD kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, hd := range []int{8, 16, 24, 64, 72, 128} {
+		for _, nrows := range []int{1, 7, 8, 9, 16, 23, 64} {
+			const width = 200 // elements a cache row, the keys at an offset
+			k32, v32 := randVec(r, nrows*width), randVec(r, nrows*width)
+			k16, v16 := make([]uint16, len(k32)), make([]uint16, len(v32))
+			for i := range k32 {
+				k16[i], v16[i] = ggml.F32ToF16(k32[i]), ggml.F32ToF16(v32[i])
+			}
+			q, w := randVec(r, hd), randVec(r, nrows)
+			const off = 5
+			want16, want32 := make([]float32, nrows), make([]float32, nrows)
+			for j := range nrows {
+				want32[j] = dot(k32[j*width+off:][:hd], q)
+				want16[j] = dotF16(k16[j*width+off:][:hd], q)
+			}
+			got := make([]float32, nrows)
+			dotsF32SIMD(&got[0], &q[0], &k32[off], 4*width, nrows, hd)
+			assertClose(t, want32, got, 1e-5, fmt.Sprintf("dotsF32SIMD hd %d rows %d", hd, nrows))
+			dotsF16SIMD(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd)
+			assertClose(t, want16, got, 1e-5, fmt.Sprintf("dotsF16SIMD hd %d rows %d", hd, nrows))
+
+			sum32, sum16, o := make([]float32, hd), make([]float32, hd), make([]float32, hd)
+			for j, x := range w {
+				axpy(sum32, x, v32[j*width+off:][:hd])
+				axpyF16(sum16, x, v16[j*width+off:][:hd])
+			}
+			wsumF32SIMD(&o[0], &w[0], &v32[off], 4*width, nrows, hd)
+			assertClose(t, sum32, o, 1e-5, fmt.Sprintf("wsumF32SIMD hd %d rows %d", hd, nrows))
+			wsumF16SIMD(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd)
+			assertClose(t, sum16, o, 1e-5, fmt.Sprintf("wsumF16SIMD hd %d rows %d", hd, nrows))
 		}
 	}
 }

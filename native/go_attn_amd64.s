@@ -6,6 +6,68 @@
 
 #include "textflag.h"
 
+// DOTS8 scores the query at DI against key rows in blocks of 8 while CX
+// >= 8, each block's 8 sums reduced together (the reduction per row would
+// cost as much as a short row's products): rows at SI, DX bytes apart,
+// BX bytes of key per row, KSTEP bytes of key (8 elements, widened by
+// LOAD) per step; scores to R8. It leaves SI, CX and R8 past the blocks
+// and jumps to the per-row loop, rows.
+#define DOTS8(LOAD, KSTEP) \
+rows8: \
+	CMPQ CX, $8 \
+	JLT  rows \
+	LEAQ (DX)(DX*2), R13 \
+	LEAQ (SI)(DX*4), R14 \
+	MOVQ SI, R10 \
+	MOVQ DI, R11 \
+	XORQ AX, AX \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7 \
+rows8cols: \
+	VMOVUPS (R11), Y8 \
+	LOAD (R10), Y9 \
+	VFMADD231PS Y8, Y9, Y0 \
+	LOAD (R10)(DX*1), Y10 \
+	VFMADD231PS Y8, Y10, Y1 \
+	LOAD (R10)(DX*2), Y11 \
+	VFMADD231PS Y8, Y11, Y2 \
+	LOAD (R10)(R13*1), Y12 \
+	VFMADD231PS Y8, Y12, Y3 \
+	LOAD (R14), Y9 \
+	VFMADD231PS Y8, Y9, Y4 \
+	LOAD (R14)(DX*1), Y10 \
+	VFMADD231PS Y8, Y10, Y5 \
+	LOAD (R14)(DX*2), Y11 \
+	VFMADD231PS Y8, Y11, Y6 \
+	LOAD (R14)(R13*1), Y12 \
+	VFMADD231PS Y8, Y12, Y7 \
+	ADDQ $32, R11 \
+	ADDQ $KSTEP, R10 \
+	ADDQ $KSTEP, R14 \
+	ADDQ $KSTEP, AX \
+	CMPQ AX, BX \
+	JLT  rows8cols \
+	VHADDPS Y1, Y0, Y0 \
+	VHADDPS Y3, Y2, Y2 \
+	VHADDPS Y5, Y4, Y4 \
+	VHADDPS Y7, Y6, Y6 \
+	VHADDPS Y2, Y0, Y0 \
+	VHADDPS Y6, Y4, Y4 \
+	VPERM2F128 $0x20, Y4, Y0, Y1 \
+	VPERM2F128 $0x31, Y4, Y0, Y2 \
+	VADDPS Y2, Y1, Y1 \
+	VMOVUPS Y1, (R8) \
+	ADDQ $32, R8 \
+	LEAQ (SI)(DX*8), SI \
+	SUBQ $8, CX \
+	JMP  rows8
+
 // func dotsF32SIMD(s, q, k *float32, kstride, nrows, hd int)
 TEXT ·dotsF32SIMD(SB), NOSPLIT, $0-48
 	MOVQ s+0(FP), R8
@@ -15,6 +77,7 @@ TEXT ·dotsF32SIMD(SB), NOSPLIT, $0-48
 	MOVQ nrows+32(FP), CX
 	MOVQ hd+40(FP), BX
 	SHLQ $2, BX
+	DOTS8(VMOVUPS, 32)
 
 rows:
 	CMPQ   CX, $0
@@ -67,6 +130,7 @@ TEXT ·dotsF16SIMD(SB), NOSPLIT, $0-48
 	MOVQ nrows+32(FP), CX
 	MOVQ hd+40(FP), BX
 	SHLQ $1, BX
+	DOTS8(VCVTPH2PS, 16)
 
 rows:
 	CMPQ   CX, $0

@@ -24,15 +24,15 @@ import (
 // softmax and SwiGLU are within 2 ulp of math.Exp. Build with -tags purego
 // to leave the assembly out.
 type Go struct {
-	pool    *pool
-	matmuls sync.Pool // *matmulTask
-	attends sync.Pool // *attendTask
-	rows    sync.Pool // *[]float32, dequantized weight rows
-	quants  sync.Pool // *[]byte, activations quantized to 8 bits
-	acts    sync.Pool // *[]float32, activations rounded to 8 bits
-	scores  sync.Pool // *[]float32, attention scores
-	ssm     sync.Pool // *ssmTask (go_ssm.go)
-	packs   sync.Pool // *[]byte, weight rows repacked for the gemm kernels
+	pool     *pool
+	matmuls  sync.Pool // *matmulTask
+	attends  sync.Pool // *attendTask
+	rows     sync.Pool // *[]float32, dequantized weight rows
+	quants   sync.Pool // *[]byte, activations quantized to 8 bits
+	acts     sync.Pool // *[]float32, activations rounded to 8 bits
+	attnWork sync.Pool // *attnScratch, an attention job's scores and queries
+	ssm      sync.Pool // *ssmTask (go_ssm.go)
+	packs    sync.Pool // *[]byte, weight rows repacked for the gemm kernels
 	// noGemm keeps batches off the VNNI gemm kernels (go_gemm.go), for
 	// tests of the float path
 	noGemm bool
@@ -52,7 +52,7 @@ func NewGo(threads int) *Go {
 	g.rows.New = func() any { return new([]float32) }
 	g.quants.New = func() any { return new([]byte) }
 	g.acts.New = func() any { return new([]float32) }
-	g.scores.New = func() any { return new([]float32) }
+	g.attnWork.New = func() any { return new(attnScratch) }
 	g.packs.New = func() any { return new([]byte) }
 	return g
 }
@@ -267,9 +267,18 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
 	at := g.attends.Get().(*attendTask)
-	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a}
-	g.pool.run(nTokens*a.NHeads, max(1, minWork/max(1, 2*hd*(pos0+nTokens))), at)
-	*at = attendTask{}
+	part := at.part
+	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a, spans: 1}
+	first, last := at.keys(0) // the fewest keys a row sees
+	if at.spans = attendSpans(g.pool.n, nTokens*a.NKVHeads, last-first+1); at.spans > 1 {
+		at.part = grow(part, nTokens*a.NKVHeads*at.spans*at.partSize())
+	}
+	ng := a.NHeads / a.NKVHeads
+	g.pool.run(nTokens*a.NKVHeads*at.spans, max(1, minWork/max(1, 2*ng*hd*(pos0+nTokens)/at.spans)), at)
+	if at.spans > 1 {
+		at.combine()
+	}
+	*at = attendTask{part: at.part}
 	g.attends.Put(at)
 }
 
