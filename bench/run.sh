@@ -10,7 +10,9 @@
 # after the prompt, and the bandwidth column relates it to the machine's
 # measured memory read bandwidth. The KV cache is F16, as llama-bench's.
 # Set LLAMA_BENCH to a llama.cpp llama-bench binary to add its numbers on
-# the same files with the same threads.
+# the same files with the same threads: with its default load mode (the
+# file memory-mapped), and decode once more with -lm none (its --no-mmap:
+# weights read into private memory, as our default --load auto does).
 #
 # A second table is decode at depth: tg$GEN after DEPTH (4096) tokens of
 # context, llama-bench's -d, for each KV cache type of DEPTH_KV on the
@@ -46,8 +48,8 @@ llama() { # llama() PROMPT GEN [ARGS...]: avg tokens/s of llama-bench's one test
 
 table() {
 if [ -n "${LLAMA_BENCH:-}" ]; then
-  echo "| model | type | threads | backend | pp$PROMPT | llama.cpp pp$PROMPT | tg$GEN | llama.cpp tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| model | type | threads | backend | pp$PROMPT | llama.cpp pp$PROMPT | tg$GEN | llama.cpp tg$GEN | llama.cpp --no-mmap tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 else
   echo "| model | type | threads | backend | pp$PROMPT | tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -60,6 +62,7 @@ for shape in $SHAPES; do
       if [ -n "${LLAMA_BENCH:-}" ]; then # once for every backend's row
         llama_pp=$(llama "$PROMPT" 0)
         llama_tg=$(llama 0 "$GEN")
+        llama_tg_read=$(llama 0 "$GEN" -lm none)
       fi
       for be in $BACKENDS; do
         pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
@@ -70,7 +73,7 @@ for shape in $SHAPES; do
           "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
         backend=$(echo "$pp" | field backend)
         if [ -n "${LLAMA_BENCH:-}" ]; then
-          echo "| $shape | $type | $t | $backend | $ours_pp | $llama_pp | $ours_tg | $llama_tg | $rest |"
+          echo "| $shape | $type | $t | $backend | $ours_pp | $llama_pp | $ours_tg | $llama_tg | $llama_tg_read | $rest |"
         else
           echo "| $shape | $type | $t | $backend | $ours_pp | $ours_tg | $rest |"
         fi

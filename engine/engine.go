@@ -1,7 +1,8 @@
 // Package engine loads a model once and shares it: an Engine holds the
-// memory-mapped GGUF file, the model's read-only weights, the compute
-// backend and the tokenizer. Sessions (package session) each own a KV cache
-// and run concurrently on one Engine.
+// GGUF file (read into huge pages or memory-mapped: Settings.Load), the
+// model's read-only weights, the compute backend and the tokenizer.
+// Sessions (package session) each own a KV cache and run concurrently on
+// one Engine.
 package engine
 
 import (
@@ -81,6 +82,10 @@ type Settings struct {
 	// vision and audio encoders turn image and audio parts into embeddings
 	// (Encoder). Its embedding width must be the model's. "": none.
 	MMProj string
+	// Load is how the weights are held: LoadAuto (the zero value) reads
+	// them into huge-page memory for the CPU backends when they fit
+	// comfortably, else maps the file. Info.Load says which.
+	Load Load
 }
 
 // Engine is a loaded model shared by sessions. All methods are safe for
@@ -96,7 +101,8 @@ type Engine struct {
 	enc     *encoder.Encoder         // Settings.MMProj's; nil: none
 }
 
-// Open memory-maps the GGUF file at path and loads its model.
+// Open reads or memory-maps (Settings.Load) the GGUF file at path and
+// loads its model.
 func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -115,7 +121,7 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := gguf.Open(path)
+	f, load, err := openFile(ctx, path, s.Load, s.Backend)
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("engine: %w", err)
@@ -151,6 +157,7 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 		}
 	}
 	e.info = describe(f, m, tok, b, s, note)
+	e.info.Load = load
 	if err := ctx.Err(); err != nil {
 		e.Close()
 		return nil, err

@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/litert-go/litert-go/models"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/litert-go/litert-go/native"
 	"github.com/litert-go/litert-go/tokenizer"
@@ -70,4 +72,45 @@ func TestParseBackend(t *testing.T) {
 	_, err := ParseBackend("tpu")
 	require.ErrorContains(t, err, `"tpu"`)
 	assert.Positive(t, physicalCores())
+}
+
+// TestLoadModes opens stories260K mapped and read into private memory, on
+// both CPU backends: Info says which mode ran, and the logits of a prompt
+// are the same bytes either way.
+func TestLoadModes(t *testing.T) {
+	if _, err := os.Stat(stories); err != nil {
+		t.Skip("stories260K fixture absent at " + stories)
+	}
+	logits := func(t *testing.T, s Settings) ([]float32, Info) {
+		eng, err := Open(context.Background(), stories, s)
+		require.NoError(t, err)
+		defer eng.Close()
+		st, err := eng.NewState(8)
+		require.NoError(t, err)
+		out := make([]float32, eng.Info().VocabSize)
+		eng.Model().Forward(st, models.Tokens([]int32{1, 403, 407, 261, 378}), out)
+		return out, eng.Info()
+	}
+	for _, b := range []Backend{Auto, CPUGo} {
+		mapped, info := logits(t, Settings{Backend: b, Threads: 1, Load: LoadMmap})
+		assert.Equal(t, LoadMmap, info.Load)
+		read, info := logits(t, Settings{Backend: b, Threads: 1, Load: LoadRead})
+		assert.Equal(t, LoadRead, info.Load)
+		assert.Equal(t, mapped, read, "%v: the same weights either way", b)
+		// a 1 MB file on a machine with memory to spare is read
+		_, info = logits(t, Settings{Backend: b, Threads: 1})
+		if avail, ok := availableMemory(); ok && runtime.GOOS == "linux" {
+			assert.Positive(t, avail)
+			assert.Equal(t, LoadRead, info.Load, "auto")
+		} else {
+			assert.Equal(t, LoadMmap, info.Load, "auto without /proc/meminfo")
+		}
+	}
+	for _, l := range []Load{LoadAuto, LoadMmap, LoadRead} {
+		got, err := ParseLoad(l.String())
+		require.NoError(t, err)
+		assert.Equal(t, l, got)
+	}
+	_, err := ParseLoad("mlock")
+	require.ErrorContains(t, err, `"mlock"`)
 }

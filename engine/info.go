@@ -26,6 +26,7 @@ type Info struct {
 	BackendNote   string  // why Auto chose it, "" if asked for explicitly
 	Threads       int
 	KVType        ggml.DType
+	Load          Load // how the weights are held: LoadMmap or LoadRead
 }
 
 func describe(f *gguf.File, m models.Model, tok *tokenizer.Tokenizer, b native.Backend, s Settings, note string) Info {

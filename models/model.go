@@ -5,7 +5,7 @@
 // gemma3n_layers.go) on the
 // shared layer vocabulary of layers.go, where blockSpec lists a block's
 // tensors and loader.block loads them, and a registry keyed by the GGUF
-// key general.architecture. Weights stay in the memory-mapped file in their
+// key general.architecture. Weights stay in the model file's memory in their
 // stored type; the forward pass calls the coarse operations of a
 // native.Backend.
 package models

@@ -17,7 +17,7 @@ import (
 
 // Weight is a row-major matrix of Rows rows of Cols elements of Type, kept
 // in its stored (possibly quantized) form. Data is usually a slice of the
-// memory-mapped model file and is never written.
+// model file's memory (mapped or read) and is never written.
 type Weight struct {
 	Type       ggml.DType
 	Rows, Cols int

@@ -27,6 +27,7 @@ type benchResult struct {
 	BackendNote   string  `json:"backend_note,omitempty"`
 	Threads       int     `json:"threads"`
 	KVType        string  `json:"kv_type"`
+	Load          string  `json:"load"` // how the weights are held: mmap or read
 	PromptTokens  int     `json:"prompt_tokens"`
 	GenTokens     int     `json:"gen_tokens"`
 	Depth         int     `json:"depth"`
@@ -84,7 +85,7 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	info := eng.Info()
 	res := benchResult{
 		Model: *eo.model, Arch: info.Arch, Quant: info.Quant, Backend: info.Backend, BackendNote: info.BackendNote,
-		Threads: info.Threads, KVType: strings.ToLower(info.KVType.String()), PromptTokens: *nPrompt, GenTokens: *nGen, Depth: *depth, Batch: *batch, Reps: *reps,
+		Threads: info.Threads, KVType: strings.ToLower(info.KVType.String()), Load: info.Load.String(), PromptTokens: *nPrompt, GenTokens: *nGen, Depth: *depth, Batch: *batch, Reps: *reps,
 		LoadMS:   ms(time.Since(start)),
 		WeightMB: float64(weightBytesPerToken(eng.File())) / 1e6,
 	}
@@ -257,7 +258,7 @@ func printBench(sio stdio, r benchResult) error {
 	}
 	line("model", "%s (%s, %s; a decode step reads %.1f MB of weights and %.1f MB of KV cache)",
 		r.Model, r.Arch, r.Quant, r.WeightMB, r.KVMB)
-	be := fmt.Sprintf("%s, %d threads, %s KV cache", r.Backend, r.Threads, r.KVType)
+	be := fmt.Sprintf("%s, %d threads, %s KV cache, weights %s", r.Backend, r.Threads, r.KVType, r.Load)
 	if r.BackendNote != "" {
 		be += "; " + r.BackendNote
 	}

@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -286,4 +287,38 @@ func FuzzRead(f *testing.F) {
 		require.NoError(t, Write(&buf2, again.Model()))
 		require.True(t, bytes.Equal(buf.Bytes(), buf2.Bytes()), "second write differs from the first")
 	})
+}
+
+// TestReadPrivate checks that ReadPrivate gives every fixture the header
+// and tensor bytes Open's mapping has, in memory aligned to a huge page,
+// and reports bad files and cancellation as Open does.
+func TestReadPrivate(t *testing.T) {
+	for _, p := range fixtures(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			mapped, err := Open(p)
+			require.NoError(t, err)
+			defer mapped.Close()
+			read, err := ReadPrivate(context.Background(), p)
+			require.NoError(t, err)
+			assert.Zero(t, addrOf(read.data)%hugePage, "the weights start on a huge page")
+			require.Equal(t, mapped.KV, read.KV)
+			require.Equal(t, mapped.Tensors, read.Tensors)
+			for _, ti := range mapped.Tensors {
+				require.True(t, bytes.Equal(mapped.TensorData(ti), read.TensorData(ti)), "tensor %s", ti.Name)
+			}
+			require.NoError(t, read.Close())
+			require.NoError(t, read.Close(), "a second Close does nothing")
+		})
+	}
+	_, err := ReadPrivate(context.Background(), filepath.Join(t.TempDir(), "missing.gguf"))
+	assert.ErrorContains(t, err, "missing.gguf")
+	p := filepath.Join(t.TempDir(), "trunc.gguf")
+	require.NoError(t, os.WriteFile(p, []byte("GGUF\x03\x00"), 0o644))
+	_, err = ReadPrivate(context.Background(), p)
+	assert.ErrorIs(t, err, ErrTruncated)
+	assert.ErrorContains(t, err, "trunc.gguf")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = ReadPrivate(ctx, fixtures(t)[0])
+	assert.ErrorIs(t, err, context.Canceled)
 }

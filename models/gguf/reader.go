@@ -1,7 +1,7 @@
 // Package gguf reads and writes GGUF files, the single-file model format of
 // ggml and llama.cpp: typed metadata, tensor descriptions and aligned tensor
-// data. Open memory-maps the file, so tensor data is never copied into the Go
-// heap. The format is specified at
+// data. Open memory-maps the file and ReadPrivate reads it into huge-page
+// memory; either way tensor data is never copied into the Go heap. The format is specified at
 // https://github.com/ggml-org/ggml/blob/master/docs/gguf.md.
 package gguf
 
