@@ -10,9 +10,9 @@
 // >= 8, each block's 8 sums reduced together (the reduction per row would
 // cost as much as a short row's products): rows at SI, DX bytes apart,
 // BX bytes of key per row, KSTEP bytes of key (8 elements, widened by
-// LOAD) per step; scores to R8. It leaves SI, CX and R8 past the blocks
+// VLOAD) per step; scores to R8. It leaves SI, CX and R8 past the blocks
 // and jumps to the per-row loop, rows.
-#define DOTS8(LOAD, KSTEP) \
+#define DOTS8(VLOAD, KSTEP) \
 rows8: \
 	CMPQ CX, $8 \
 	JLT  rows \
@@ -31,21 +31,21 @@ rows8: \
 	VXORPS Y7, Y7, Y7 \
 rows8cols: \
 	VMOVUPS (R11), Y8 \
-	LOAD (R10), Y9 \
+	VLOAD (R10), Y9 \
 	VFMADD231PS Y8, Y9, Y0 \
-	LOAD (R10)(DX*1), Y10 \
+	VLOAD (R10)(DX*1), Y10 \
 	VFMADD231PS Y8, Y10, Y1 \
-	LOAD (R10)(DX*2), Y11 \
+	VLOAD (R10)(DX*2), Y11 \
 	VFMADD231PS Y8, Y11, Y2 \
-	LOAD (R10)(R13*1), Y12 \
+	VLOAD (R10)(R13*1), Y12 \
 	VFMADD231PS Y8, Y12, Y3 \
-	LOAD (R14), Y9 \
+	VLOAD (R14), Y9 \
 	VFMADD231PS Y8, Y9, Y4 \
-	LOAD (R14)(DX*1), Y10 \
+	VLOAD (R14)(DX*1), Y10 \
 	VFMADD231PS Y8, Y10, Y5 \
-	LOAD (R14)(DX*2), Y11 \
+	VLOAD (R14)(DX*2), Y11 \
 	VFMADD231PS Y8, Y11, Y6 \
-	LOAD (R14)(R13*1), Y12 \
+	VLOAD (R14)(R13*1), Y12 \
 	VFMADD231PS Y8, Y12, Y7 \
 	ADDQ $32, R11 \
 	ADDQ $KSTEP, R10 \
