@@ -2,7 +2,7 @@
 
 // AVX2 + FMA + F16C attention kernels of the pure-Go backend: the scores
 // of one query against many cached keys, and the weighted sum of cached
-// values. Contracts are in go_attn_amd64.go.
+// values. Contracts are in go_kernels_simd.go.
 
 #include "textflag.h"
 

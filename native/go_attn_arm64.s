@@ -3,7 +3,7 @@
 // NEON kernels of attention (scores against key rows, weighted sums of
 // value rows) and of its softmax, and SwiGLU's: the arm64 twins of
 // go_attn_amd64.s and go_softmax_amd64.s. Contracts are in
-// go_kernels_arm64.go.
+// go_kernels_simd.go.
 
 #include "textflag.h"
 

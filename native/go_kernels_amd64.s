@@ -3,7 +3,8 @@
 // AVX2 + FMA + F16C kernels of the pure-Go backend. Weights are unpacked
 // to float32 in registers and multiplied by float32 activations, so the
 // results equal the generic Go code (ggml.Dot) up to summation order. The
-// Go declarations and their contracts are in go_kernels_amd64.go.
+// Go declarations and their contracts are in go_kernels_simd.go and
+// go_kernels_amd64.go.
 
 #include "textflag.h"
 

@@ -2,7 +2,7 @@
 
 // NEON (ARMv8.0 Advanced SIMD) kernels of the pure-Go backend: the arm64
 // twins of go_kernels_amd64.s, with the same contracts (declared in
-// go_kernels_arm64.go). Float kernels equal the generic Go code up to
+// go_kernels_simd.go and go_kernels_arm64.go). Float kernels equal the generic Go code up to
 // summation order; the 8-bit activation kernels sum integer products
 // exactly and scale each block once, as the amd64 ones do.
 //

@@ -4,7 +4,7 @@
 // each block is unpacked to its float32 values d*q (rounded exactly as
 // ggml's dequantize_row_*), which the deq* kernels store and the dot*
 // kernels multiply by the activations. Contracts are in
-// go_kernels_arm64.go.
+// go_kernels_simd.go and go_kernels_arm64.go.
 //
 // Registers: R0 dst (deq) or the running activations (dot), R2 the
 // blocks; V16..V19 hold 16 values at a time; the dots sum them times the

@@ -2,7 +2,7 @@
 
 // AVX2 + FMA kernels of the softmax in attention: scaling scores with
 // their maximum, and exponentials with their sum. Contracts are in
-// go_softmax_amd64.go.
+// go_kernels_simd.go.
 
 #include "textflag.h"
 
