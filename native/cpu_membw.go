@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/litert-go/litert-go/internal/hugepage"
 )
 
 // MeasureReadBandwidth returns the best of reps timings, in bytes per
@@ -15,12 +17,20 @@ import (
 // native kernels' loop for a *CPU, goroutines otherwise. Decode streams
 // every weight once per token, so bandwidth divided by the bytes of the
 // weights is the bound decode speed is measured against. size should be
-// well above the last-level cache (256 MiB is safe on desktop CPUs).
+// well above the last-level cache (256 MiB is safe on desktop CPUs). The
+// buffer is package hugepage's, as the weights of a model read into
+// memory are.
 func MeasureReadBandwidth(b Backend, size, reps int) (float64, error) {
 	if size < 1<<20 || reps < 1 {
 		return 0, fmt.Errorf("native: bandwidth probe of %d bytes × %d reps", size, reps)
 	}
-	buf := make([]byte, size)
+	// the probe reads memory like the weights' (gguf.ReadPrivate): huge
+	// pages where the OS grants them
+	buf, free, err := hugepage.Alloc(size)
+	if err != nil {
+		return 0, fmt.Errorf("native: bandwidth probe: %w", err)
+	}
+	defer free()
 	// Touch every page: untouched pages all map the kernel's zero page and
 	// would be read from cache.
 	for i := 0; i < len(buf); i += 8 {

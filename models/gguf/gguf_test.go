@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/litert-go/litert-go/internal/hugepage"
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -300,7 +301,7 @@ func TestReadPrivate(t *testing.T) {
 			defer mapped.Close()
 			read, err := ReadPrivate(context.Background(), p)
 			require.NoError(t, err)
-			assert.Zero(t, addrOf(read.data)%hugePage, "the weights start on a huge page")
+			assert.Zero(t, hugepage.Addr(read.data)%hugepage.Size, "the weights start on a huge page")
 			require.Equal(t, mapped.KV, read.KV)
 			require.Equal(t, mapped.Tensors, read.Tensors)
 			for _, ti := range mapped.Tensors {
