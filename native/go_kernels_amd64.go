@@ -39,3 +39,11 @@ func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //
 //go:noescape
 func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+
+// dotRowsF16SIMD sets out[r] to the dot product of the n binary16
+// elements of weight row r (at w + r*rs bytes) with the n floats at x,
+// for r < nrows; n is a multiple of 8. Decode's F16 matrix-vector
+// product, the row loop in assembly.
+//
+//go:noescape
+func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)

@@ -1784,3 +1784,65 @@ dset:
 done:
 	VZEROUPPER
 	RET
+
+// func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)
+// Sets out[r] to the dot product of the n binary16 elements of weight row
+// r (at w + r*rs) with the n floats at x, for r < nrows; n is a multiple
+// of 8. Decode's F16 matrix-vector product: dotF16SIMD's body with the
+// row loop inside.
+TEXT ·dotRowsF16SIMD(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ nrows+16(FP), R9
+	MOVQ out+40(FP), R10
+
+rows:
+	CMPQ   R9, $0
+	JEQ    end
+	MOVQ   R8, SI
+	MOVQ   x+24(FP), DI
+	MOVQ   n+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+loop32:
+	CMPQ        CX, $32
+	JLT         loop8
+	VCVTPH2PS   (SI), Y4
+	VCVTPH2PS   16(SI), Y5
+	VCVTPH2PS   32(SI), Y6
+	VCVTPH2PS   48(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $64, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         loop32
+
+loop8:
+	CMPQ        CX, $8
+	JLT         done
+	VCVTPH2PS   (SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         loop8
+
+done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VMOVSS X0, (R10)
+	ADDQ   $4, R10
+	ADDQ   rs+8(FP), R8
+	DECQ   R9
+	JMP    rows
+
+end:
+	VZEROUPPER
+	RET

@@ -6,20 +6,21 @@ package native
 // stubs below are never called.
 const haveSIMD = false
 
-func dotF32SIMD(a, b *float32, n int) float32                  { panic("unreachable") }
-func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32) { panic("unreachable") }
-func dotF16SIMD(w *byte, x *float32, n int) float32            { panic("unreachable") }
-func cvtF16SIMD(dst *float32, src *byte, n int)                { panic("unreachable") }
-func dotQ8_0SIMD(w *byte, x *float32, nb int) float32          { panic("unreachable") }
-func dotQ4_0SIMD(w *byte, x *float32, nb int) float32          { panic("unreachable") }
-func dotQ5_0SIMD(w *byte, x *float32, nb int) float32          { panic("unreachable") }
-func deqQ8_0SIMD(dst *float32, w *byte, nb int)                { panic("unreachable") }
-func deqQ4_0SIMD(dst *float32, w *byte, nb int)                { panic("unreachable") }
-func deqQ5_0SIMD(dst *float32, w *byte, nb int)                { panic("unreachable") }
-func dotQ6KSIMD(w *byte, x *float32, nb int) float32           { panic("unreachable") }
-func deqQ6KSIMD(dst *float32, w *byte, nb int)                 { panic("unreachable") }
-func dotQ4KSIMD(w *byte, x *float32, nb int) float32           { panic("unreachable") }
-func deqQ4KSIMD(dst *float32, w *byte, nb int)                 { panic("unreachable") }
+func dotF32SIMD(a, b *float32, n int) float32                                { panic("unreachable") }
+func dotF32x4SIMD(w, x *float32, xstride, n int, out *float32)               { panic("unreachable") }
+func dotF16SIMD(w *byte, x *float32, n int) float32                          { panic("unreachable") }
+func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32) { panic("unreachable") }
+func cvtF16SIMD(dst *float32, src *byte, n int)                              { panic("unreachable") }
+func dotQ8_0SIMD(w *byte, x *float32, nb int) float32                        { panic("unreachable") }
+func dotQ4_0SIMD(w *byte, x *float32, nb int) float32                        { panic("unreachable") }
+func dotQ5_0SIMD(w *byte, x *float32, nb int) float32                        { panic("unreachable") }
+func deqQ8_0SIMD(dst *float32, w *byte, nb int)                              { panic("unreachable") }
+func deqQ4_0SIMD(dst *float32, w *byte, nb int)                              { panic("unreachable") }
+func deqQ5_0SIMD(dst *float32, w *byte, nb int)                              { panic("unreachable") }
+func dotQ6KSIMD(w *byte, x *float32, nb int) float32                         { panic("unreachable") }
+func deqQ6KSIMD(dst *float32, w *byte, nb int)                               { panic("unreachable") }
+func dotQ4KSIMD(w *byte, x *float32, nb int) float32                         { panic("unreachable") }
+func deqQ4KSIMD(dst *float32, w *byte, nb int)                               { panic("unreachable") }
 
 func dotF32r2x4SIMD(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
 	panic("unreachable")

@@ -121,3 +121,35 @@ func TestDotF32r2x4(t *testing.T) {
 		}
 	}
 }
+
+// TestDotRowsF16 checks decode's F16 row-loop kernel against dotF16 row by
+// row, over row lengths that take each of its steps, rows padded apart,
+// and row counts from one up.
+func TestDotRowsF16(t *testing.T) {
+	if !haveSIMD {
+		t.Skip("no SIMD kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{8, 16, 40, 64, 576, 1000} {
+		for _, nrows := range []int{1, 3, 17} {
+			rs := 2*n + 6 // bytes a row, padded
+			w := make([]byte, nrows*rs)
+			rows := make([][]uint16, nrows)
+			for i := range rows {
+				rows[i] = make([]uint16, n)
+				for j := range rows[i] {
+					h := ggml.F32ToF16(float32(r.NormFloat64()))
+					rows[i][j] = h
+					w[i*rs+2*j], w[i*rs+2*j+1] = byte(h), byte(h>>8)
+				}
+			}
+			x := randVec(r, n)
+			got := make([]float32, nrows)
+			dotRowsF16SIMD(&w[0], rs, nrows, &x[0], n, &got[0])
+			for i := range rows {
+				want := dotF16(rows[i], x)
+				require.InDelta(t, want, got[i], 1e-4*(1+math.Abs(float64(want))), "n %d row %d of %d", n, i, nrows)
+			}
+		}
+	}
+}

@@ -59,6 +59,11 @@ func (m *matmulTask) run(lo, hi int) {
 		}
 		return
 	}
+	if m.nTokens == 1 && m.w.Type == ggml.F16 && haveSIMD && cols%8 == 0 {
+		// decode: the row loop in the kernel
+		dotRowsF16SIMD(&m.w.Data[lo*m.rs], m.rs, hi-lo, &m.x[0], cols, &m.out[lo])
+		return
+	}
 	for r := lo; r < hi; r++ {
 		row := m.w.Data[r*m.rs : (r+1)*m.rs]
 		for t := range m.nTokens {

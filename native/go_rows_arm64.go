@@ -38,3 +38,13 @@ func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
 func dotRowsQ6KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) {
 	dotRows(dotQ6KQ8KSIMD, w, rs, nrows, y, nb, out)
 }
+
+// dotRowsF16SIMD sets out[r] to the dot product of the n binary16
+// elements of weight row r (at w + r*rs bytes) with the n floats at x,
+// for r < nrows; n is a multiple of 8.
+func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32) {
+	o := unsafe.Slice(out, nrows)
+	for r := range o {
+		o[r] = dotF16SIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), x, n)
+	}
+}
