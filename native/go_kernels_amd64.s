@@ -144,50 +144,53 @@ done:
 	VZEROUPPER
 	RET
 
+// F16DOT sets X0 to the dot product of the CX binary16 elements at SI
+// with the floats at DI (CX a multiple of 8), four accumulators over 32
+// elements a step; it moves SI, DI and CX and uses Y0-Y7.
+#define F16DOT \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+f16loop32: \
+	CMPQ        CX, $32 \
+	JLT         f16loop8 \
+	VCVTPH2PS   (SI), Y4 \
+	VCVTPH2PS   16(SI), Y5 \
+	VCVTPH2PS   32(SI), Y6 \
+	VCVTPH2PS   48(SI), Y7 \
+	VFMADD231PS (DI), Y4, Y0 \
+	VFMADD231PS 32(DI), Y5, Y1 \
+	VFMADD231PS 64(DI), Y6, Y2 \
+	VFMADD231PS 96(DI), Y7, Y3 \
+	ADDQ        $64, SI \
+	ADDQ        $128, DI \
+	SUBQ        $32, CX \
+	JMP         f16loop32 \
+f16loop8: \
+	CMPQ        CX, $8 \
+	JLT         f16done \
+	VCVTPH2PS   (SI), Y4 \
+	VFMADD231PS (DI), Y4, Y0 \
+	ADDQ        $16, SI \
+	ADDQ        $32, DI \
+	SUBQ        $8, CX \
+	JMP         f16loop8 \
+f16done: \
+	VADDPS Y1, Y0, Y0 \
+	VADDPS Y3, Y2, Y2 \
+	VADDPS Y2, Y0, Y0 \
+	HSUM
+
 // func dotF16SIMD(w *byte, x *float32, n int) float32
 // w holds n binary16 values; n is a multiple of 8.
 TEXT ·dotF16SIMD(SB), NOSPLIT, $0-28
-	MOVQ   w+0(FP), SI
-	MOVQ   x+8(FP), DI
-	MOVQ   n+16(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-loop32:
-	CMPQ        CX, $32
-	JLT         loop8
-	VCVTPH2PS   (SI), Y4
-	VCVTPH2PS   16(SI), Y5
-	VCVTPH2PS   32(SI), Y6
-	VCVTPH2PS   48(SI), Y7
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	VFMADD231PS 64(DI), Y6, Y2
-	VFMADD231PS 96(DI), Y7, Y3
-	ADDQ        $64, SI
-	ADDQ        $128, DI
-	SUBQ        $32, CX
-	JMP         loop32
-
-loop8:
-	CMPQ        CX, $8
-	JLT         done
-	VCVTPH2PS   (SI), Y4
-	VFMADD231PS (DI), Y4, Y0
-	ADDQ        $16, SI
-	ADDQ        $32, DI
-	SUBQ        $8, CX
-	JMP         loop8
-
-done:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y2, Y0, Y0
-	HSUM
+	MOVQ  w+0(FP), SI
+	MOVQ  x+8(FP), DI
+	MOVQ  n+16(FP), CX
+	F16DOT
 	VZEROUPPER
-	MOVSS  X0, ret+24(FP)
+	MOVSS X0, ret+24(FP)
 	RET
 
 // func cvtF16SIMD(dst *float32, src *byte, n int)
@@ -1801,42 +1804,7 @@ rows:
 	MOVQ   R8, SI
 	MOVQ   x+24(FP), DI
 	MOVQ   n+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-loop32:
-	CMPQ        CX, $32
-	JLT         loop8
-	VCVTPH2PS   (SI), Y4
-	VCVTPH2PS   16(SI), Y5
-	VCVTPH2PS   32(SI), Y6
-	VCVTPH2PS   48(SI), Y7
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	VFMADD231PS 64(DI), Y6, Y2
-	VFMADD231PS 96(DI), Y7, Y3
-	ADDQ        $64, SI
-	ADDQ        $128, DI
-	SUBQ        $32, CX
-	JMP         loop32
-
-loop8:
-	CMPQ        CX, $8
-	JLT         done
-	VCVTPH2PS   (SI), Y4
-	VFMADD231PS (DI), Y4, Y0
-	ADDQ        $16, SI
-	ADDQ        $32, DI
-	SUBQ        $8, CX
-	JMP         loop8
-
-done:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y2, Y0, Y0
-	HSUM
+	F16DOT
 	VMOVSS X0, (R10)
 	ADDQ   $4, R10
 	ADDQ   rs+8(FP), R8
