@@ -86,11 +86,7 @@ func (at *attendTask) run(lo, hi int) {
 			o := at.out[(t*a.NHeads+kvh*ng)*hd:][:ng*hd]
 			w.attendGroup(at.c, a, o, w.m, w.l, q, kvh, p0, p1)
 			for g := range ng {
-				sum := w.l[g]
-				if a.Sinks != nil { // e^(sink - max) joins the denominator
-					sum += float32(math.Exp(float64(a.Sinks[kvh*ng+g] - w.m[g])))
-				}
-				at.g.Scale(o[g*hd:(g+1)*hd], 1/sum)
+				at.normalize(o[g*hd:(g+1)*hd], w.l[g], w.m[g], kvh*ng+g)
 			}
 			continue
 		}
@@ -124,12 +120,19 @@ func (at *attendTask) combine() {
 				sum += p[ng+g] * r
 				axpy(o, r, p[2*ng+g*hd:][:hd])
 			}
-			if a.Sinks != nil {
-				sum += float32(math.Exp(float64(a.Sinks[kvh*ng+g] - m)))
-			}
-			at.g.Scale(o, 1/sum)
+			at.normalize(o, sum, m, kvh*ng+g)
 		}
 	}
+}
+
+// normalize divides head h's unnormalized output o by its softmax
+// denominator: sum, the Σ e^(s-m) of its scores with m their max, and
+// e^(sink-m) for a sink.
+func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
+	if at.a.Sinks != nil {
+		sum += float32(math.Exp(float64(at.a.Sinks[h] - m)))
+	}
+	at.g.Scale(o, 1/sum)
 }
 
 // attnScratch is one attention job's room: the group's scores (ng rows of
