@@ -165,7 +165,11 @@ func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32,
 	if c.quantized() {
 		w.quantizeQueries(q, hd)
 	}
-	w.s = grow(w.s, ng*n)
+	if cap(w.s) < ng*n {
+		// the context grows a token at a time: leave room
+		w.s = make([]float32, ng*n, max(ng*n, 2*cap(w.s), 1024))
+	}
+	w.s = w.s[:ng*n]
 	simd := haveSIMD && hd%8 == 0
 	for j := 0; j < n; j += attBlock {
 		nb := min(attBlock, n-j)
