@@ -73,8 +73,12 @@ func (at *attendTask) run(lo, hi int) {
 	ng := a.NHeads / a.NKVHeads
 	w := at.g.attnWork.Get().(*attnScratch)
 	defer at.g.attnWork.Put(w)
-	w.m, w.l = grow(w.m, ng), grow(w.l, ng)
-	w.tmp = grow(w.tmp, hd)
+	// the most keys a span of these jobs covers: a share of its first or
+	// last row's (the counts grow along a causal batch and shrink along a
+	// non-causal one with a window)
+	f0, l0 := at.keys(lo / at.spans / a.NKVHeads)
+	f1, l1 := at.keys((hi - 1) / at.spans / a.NKVHeads)
+	w.reserve(ng, hd, max(l0-f0, l1-f1)/at.spans+2)
 	for i := lo; i < hi; i++ {
 		span, job := i%at.spans, i/at.spans
 		t, kvh := job/a.NKVHeads, job%a.NKVHeads
@@ -135,15 +139,29 @@ func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
 	at.g.Scale(o, 1/sum)
 }
 
-// attnScratch is one attention job's room: the group's scores (ng rows of
-// a span's keys), maxima and sums, a head of weighted values, and for a
-// quantized cache the queries as Q8_0 blocks (qb) and either as q8a
-// activations (qa, the SIMD kernels) or as their float values (qr, with
-// a value row vr).
+// attnScratch is one attention job's room: the group's maxima and sums, a
+// head of weighted values and the group's scores (ng rows of a span's
+// keys), carved from one buffer f so that a fresh scratch costs few
+// allocations; and for a quantized cache the queries as Q8_0 blocks (qb)
+// and either as q8a activations (qa, the SIMD kernels) or as their float
+// values (qr, with a value row vr).
 type attnScratch struct {
-	s, m, l, tmp []float32
+	f            []float32
+	m, l, tmp, s []float32
 	qb, qa       []byte
 	qr, vr       []float32
+}
+
+// reserve makes room for a group of ng heads of hd over spans of up to
+// keys keys.
+func (w *attnScratch) reserve(ng, hd, keys int) {
+	n := 2*ng + hd + ng*keys
+	if cap(w.f) < n {
+		// the context grows a token at a time: leave room
+		w.f = make([]float32, n, max(n, 2*cap(w.f), 1024))
+	}
+	w.f = w.f[:n]
+	w.m, w.l, w.tmp, w.s = w.f[:ng], w.f[ng:2*ng], w.f[2*ng:2*ng+hd], w.f[2*ng+hd:]
 }
 
 // attendGroup runs the ng = len(q)/hd query heads of cache head kvh over
@@ -152,6 +170,7 @@ type attnScratch struct {
 // and sum of e^(s-max)), then the weighted value rows, unnormalized, into
 // o (ng heads of hd). Both passes walk the rows in blocks of attBlock
 // that serve every head. With no positions, o is 0, l 0 and m -∞.
+// w.reserve must have made room for p1-p0 keys.
 func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32, kvh, p0, p1 int) {
 	hd, n := a.HeadDim, p1-p0
 	ng := len(q) / hd
@@ -165,11 +184,6 @@ func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32,
 	if c.quantized() {
 		w.quantizeQueries(q, hd)
 	}
-	if cap(w.s) < ng*n {
-		// the context grows a token at a time: leave room
-		w.s = make([]float32, ng*n, max(ng*n, 2*cap(w.s), 1024))
-	}
-	w.s = w.s[:ng*n]
 	simd := haveSIMD && hd%8 == 0
 	for j := 0; j < n; j += attBlock {
 		nb := min(attBlock, n-j)
