@@ -3,11 +3,13 @@ package engine
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/litert-go/litert-go/models/gguf"
 )
@@ -70,6 +72,9 @@ func openFile(ctx context.Context, path string, mode Load, kind Backend) (*gguf.
 		return f, mode, err
 	case LoadRead:
 		f, err := gguf.ReadPrivate(ctx, path)
+		if errors.Is(err, syscall.ENOMEM) {
+			err = fmt.Errorf("%w (Settings.Load = LoadMmap, --load mmap, maps the file instead of copying it)", err)
+		}
 		return f, mode, err
 	}
 	return nil, mode, fmt.Errorf("engine: unknown load mode %v", mode)
