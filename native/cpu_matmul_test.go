@@ -79,7 +79,8 @@ func TestCPUMatMulMatchesGo(t *testing.T) {
 			t.Run(c.ISA()+"/"+typ.String(), func(t *testing.T) {
 				worst := 0.0
 				for _, cols := range colCounts(typ) {
-					for _, shape := range [][2]int{{1, 1}, {3, 2}, {5, 4}, {17, 5}, {9, 9}, {6, 17}} {
+					// {17, 1}: a decode product of two 8-row groups (dec_rows) and a tail row
+					for _, shape := range [][2]int{{1, 1}, {17, 1}, {3, 2}, {5, 4}, {17, 5}, {9, 9}, {6, 17}} {
 						rows, ntok := shape[0], shape[1]
 						w := randWeight(t, r, typ, rows, cols)
 						x := randFloats(r, ntok*cols, 2)

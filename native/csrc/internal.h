@@ -179,6 +179,11 @@ typedef struct {
   vecdot_fn dot[LRT_NTYPES]; /* indexed by element type; NULL if unsupported */
   tile_fn tile[LRT_NTYPES];  /* optional multi-row kernels */
   int tile_rows[LRT_NTYPES]; /* rows per tile call */
+  /* dec_rows[t], where set, is the decode product of nr weight rows, ws
+   * bytes apart, by one activation row: out[r] = dot(w_r, x), the rows
+   * walked in one call (matmul.c uses it for single tokens). */
+  void (*dec_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
+                               float *out);
   gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
   /* widen[t], where set, converts n elements of the float type t (F16,
    * BF16) to F32: matmul.c widens a chunk of weight rows once for a batch
@@ -246,6 +251,14 @@ int64_t act_row_bytes(int fmt, int64_t n);
  * free; slot_give frees it again. */
 int slot_take(_Atomic uint64_t *free_slots);
 void slot_give(_Atomic uint64_t *free_slots, int s);
+/* TILE_TOKENS is the tokens of one tile call. */
+#define TILE_TOKENS 4
+/* rows_mul multiplies nrows weight rows of type t (wrow bytes apart, n
+ * elements) by ntok prepared activation rows x (xs bytes apart) into
+ * out[t*os + r]: one token with k->dec_rows where set, else TILE_TOKENS
+ * tokens (and tile_rows rows where the kernels have tiles) at a time. */
+void rows_mul(const kernels *k, int32_t t, const char *w, int64_t wrow, int64_t nrows, int64_t n,
+              const char *x, size_t xs, int64_t ntok, float *out, size_t os);
 /* panels_mul multiplies nrows weight rows of type t (wrow bytes apart, n
  * elements) by ntok F32 activation rows x (xs bytes apart) into out[t*os +
  * r] with k->panel and k->panel_mul: the rows are packed into pan (room for

@@ -46,7 +46,6 @@
 
 #include "internal.h"
 
-#define TILE_TOKENS 4
 #define CHUNK_BYTES (192 * 1024)
 #define GEMM_MIN_TOKENS 4
 #define WIDEN_MIN_TOKENS (2 * TILE_TOKENS)
@@ -133,34 +132,38 @@ static void mm_gemm(void *arg, int64_t r0, int64_t r1) {
   }
 }
 
-/* rows_tiles multiplies the nrows weight rows of type wtype at w (wrow
- * bytes apart) by every token into out (the first row's column), a tile
- * of TILE_TOKENS tokens (and tile_rows rows where the kernels have tiles)
- * at a time. */
-static void rows_tiles(const mm_task *m, int32_t wtype, const char *w, int64_t wrow, int64_t nrows,
-                       float *out) {
-  const vecdot_fn dot = m->k->dot[wtype];
-  const tile_fn tile = m->k->tile[wtype];
+void rows_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, int64_t nrows, int64_t n,
+              const char *x, size_t xs, int64_t ntok, float *out, size_t os) {
+  if (ntok == 1 && k->dec_rows[wtype]) {
+    k->dec_rows[wtype](n, w, (size_t)wrow, nrows, x, out);
+    return;
+  }
+  const vecdot_fn dot = k->dot[wtype];
+  const tile_fn tile = k->tile[wtype];
   /* Decode streams the weights from memory once: one row at a time keeps a
    * single sequential stream per thread, which measured 2-3x faster from
    * DRAM than interleaving 4 rows. Batches reuse rows from L2 and gain
    * from the register tile. */
-  const int tr = m->ntok == 1 ? 1 : m->k->tile_rows[wtype];
-  for (int64_t t0 = 0; t0 < m->ntok; t0 += TILE_TOKENS) {
-    const int nt = m->ntok - t0 < TILE_TOKENS ? (int)(m->ntok - t0) : TILE_TOKENS;
-    const char *xt = m->xq + t0 * m->xrow;
-    float *ot = out + t0 * m->rows;
+  const int tr = ntok == 1 ? 1 : k->tile_rows[wtype];
+  for (int64_t t0 = 0; t0 < ntok; t0 += TILE_TOKENS) {
+    const int nt = ntok - t0 < TILE_TOKENS ? (int)(ntok - t0) : TILE_TOKENS;
+    const char *xt = x + (size_t)t0 * xs;
+    float *ot = out + (size_t)t0 * os;
     if (tile) {
       for (int64_t r = 0; r < nrows; r += tr) {
         const int nr = nrows - r < tr ? (int)(nrows - r) : tr;
-        tile(m->cols, w + r * wrow, (size_t)wrow, nr, xt, (size_t)m->xrow, nt, ot + r,
-             (size_t)m->rows);
+        tile(n, w + r * wrow, (size_t)wrow, nr, xt, xs, nt, ot + r, os);
       }
       continue;
     }
-    for (int64_t r = 0; r < nrows; r++)
-      dot(m->cols, w + r * wrow, xt, (size_t)m->xrow, nt, ot + r, (size_t)m->rows);
+    for (int64_t r = 0; r < nrows; r++) dot(n, w + r * wrow, xt, xs, nt, ot + r, os);
   }
+}
+
+/* rows_tiles is rows_mul for the task's activations and output. */
+static void rows_tiles(const mm_task *m, int32_t wtype, const char *w, int64_t wrow, int64_t nrows,
+                       float *out) {
+  rows_mul(m->k, wtype, w, wrow, nrows, m->cols, m->xq, (size_t)m->xrow, m->ntok, out, (size_t)m->rows);
 }
 
 int slot_take(_Atomic uint64_t *free_slots) {

@@ -13,9 +13,7 @@
 
 #include "internal.h"
 
-/* as matmul.c's TILE_TOKENS, CHUNK_BYTES, GEMM_MIN_TOKENS and
- * WIDEN_MIN_TOKENS */
-#define MOE_TILE_TOKENS 4
+/* as matmul.c's CHUNK_BYTES, GEMM_MIN_TOKENS and WIDEN_MIN_TOKENS */
 #define MOE_CHUNK_BYTES (192 * 1024)
 #define MOE_GEMM_MIN_TOKENS 4
 #define MOE_PANEL_MIN_TOKENS 8
@@ -113,24 +111,8 @@ static void moe_items(void *arg, int64_t lo, int64_t hi) {
       continue;
     }
     if (uses_panels(m, g) && moe_panels(m, w, r0, r1, xg, nt_all, og)) continue;
-    const vecdot_fn dot = m->k->dot[m->wtype];
-    const tile_fn tile = m->k->tile[m->wtype];
-    const int tr = nt_all == 1 ? 1 : m->k->tile_rows[m->wtype];
-    for (int64_t t0 = 0; t0 < nt_all; t0 += MOE_TILE_TOKENS) {
-      const int nt = nt_all - t0 < MOE_TILE_TOKENS ? (int)(nt_all - t0) : MOE_TILE_TOKENS;
-      const char *xt = xg + t0 * m->xrow;
-      float *ot = og + t0 * m->rows;
-      if (tile) {
-        for (int64_t r = r0; r < r1; r += tr) {
-          const int nr = r1 - r < tr ? (int)(r1 - r) : tr;
-          tile(m->cols, w + r * m->wrow, (size_t)m->wrow, nr, xt, (size_t)m->xrow, nt, ot + r,
-               (size_t)m->rows);
-        }
-        continue;
-      }
-      for (int64_t r = r0; r < r1; r++)
-        dot(m->cols, w + r * m->wrow, xt, (size_t)m->xrow, nt, ot + r, (size_t)m->rows);
-    }
+    rows_mul(m->k, m->wtype, w + r0 * m->wrow, m->wrow, r1 - r0, m->cols, xg, (size_t)m->xrow, nt_all,
+             og + r0, (size_t)m->rows);
   }
 }
 
