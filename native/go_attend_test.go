@@ -218,6 +218,17 @@ func TestAttendQuantizedKV(t *testing.T) {
 // with a window, soft-capping and sinks.
 func TestAttendSpans(t *testing.T) {
 	const ctxLen, pos0 = 1500, 1400
+	// the C backend splits by the same rule (attention.c's att_spans)
+	var cOne, cFour Backend
+	if c, err := LoadCPU(1); err == nil {
+		c4, err := LoadCPU(4)
+		require.NoError(t, err)
+		cOne, cFour = c, c4
+		defer c.Close()
+		defer c4.Close()
+	} else {
+		t.Logf("native library not loaded, checking the Go backend only: %v", err)
+	}
 	for _, n := range []int{1, 2} {
 		for i, a := range []Attention{
 			{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
@@ -247,6 +258,15 @@ func TestAttendSpans(t *testing.T) {
 					assertClose(t, want, got, 1e-5, "spans against one span")
 					if kv == ggml.F32 {
 						assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, "spans against float64")
+					}
+					if cOne == nil {
+						return
+					}
+					cOne.Attend(want, q, c, pos0, n, a)
+					cFour.Attend(got, q, c, pos0, n, a)
+					assertClose(t, want, got, 1e-5, "C: spans against one span")
+					if kv == ggml.F32 {
+						assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, "C: spans against float64")
 					}
 				})
 			}
