@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/litert-go/litert-go/models"
 	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 	"github.com/litert-go/litert-go/tokenizer"
 )
@@ -113,4 +116,31 @@ func TestLoadModes(t *testing.T) {
 	}
 	_, err := ParseLoad("mlock")
 	require.ErrorContains(t, err, `"mlock"`)
+}
+
+// TestLoadOutOfMemory runs a private read that runs out of memory: auto
+// maps the file instead, an explicit read says how to.
+func TestLoadOutOfMemory(t *testing.T) {
+	if _, err := os.Stat(stories); err != nil {
+		t.Skip("stories260K fixture absent at " + stories)
+	}
+	if avail, ok := availableMemory(); !ok || avail <= 0 || runtime.GOOS != "linux" {
+		t.Skip("auto reads only on Linux with /proc/meminfo")
+	}
+	reads := 0
+	noMemory := func(context.Context, string) (*gguf.File, error) {
+		reads++
+		return nil, fmt.Errorf("gguf: reading %s: %w", stories, syscall.ENOMEM)
+	}
+	f, mode, err := openWith(context.Background(), stories, LoadAuto, CPUGo, noMemory)
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, 1, reads, "auto tried the read first")
+	assert.Equal(t, LoadMmap, mode)
+	assert.NotEmpty(t, f.Tensors)
+
+	_, mode, err = openWith(context.Background(), stories, LoadRead, CPUGo, noMemory)
+	require.ErrorIs(t, err, syscall.ENOMEM)
+	assert.ErrorContains(t, err, "--load mmap")
+	assert.Equal(t, LoadRead, mode)
 }

@@ -20,7 +20,8 @@ type Load int
 const (
 	// LoadAuto reads the weights into private memory (LoadRead) for the
 	// CPU backends on Linux when the file takes at most half the memory
-	// the kernel reports available, and maps the file otherwise.
+	// the kernel reports available, and maps the file otherwise (or when
+	// the read runs out of memory).
 	LoadAuto Load = iota
 	// LoadMmap memory-maps the file (gguf.Open): the fastest open, pages
 	// shared with the page cache and other processes, and decode that
@@ -58,7 +59,19 @@ func ParseLoad(s string) (Load, error) {
 // openFile opens the model file as mode says (LoadAuto decided for the
 // backend kind) and returns the mode it used.
 func openFile(ctx context.Context, path string, mode Load, kind Backend) (*gguf.File, Load, error) {
-	if mode == LoadAuto {
+	return openWith(ctx, path, mode, kind, gguf.ReadPrivate)
+}
+
+// openWith is openFile with the private read as a parameter (a test
+// injects one that runs out of memory). LoadAuto that chose to read falls
+// back to mapping the file when the read runs out of memory: MemAvailable
+// counts caches the kernel may not give back as huge pages, or a cgroup
+// limit may be lower. An explicit LoadRead returns the error, with the
+// way out.
+func openWith(ctx context.Context, path string, mode Load, kind Backend,
+	read func(context.Context, string) (*gguf.File, error)) (*gguf.File, Load, error) {
+	auto := mode == LoadAuto
+	if auto {
 		mode = LoadMmap
 		if st, err := os.Stat(path); err == nil && kind != GPU && runtime.GOOS == "linux" {
 			if avail, ok := availableMemory(); ok && st.Size() <= avail/2 {
@@ -71,8 +84,12 @@ func openFile(ctx context.Context, path string, mode Load, kind Backend) (*gguf.
 		f, err := gguf.Open(path)
 		return f, mode, err
 	case LoadRead:
-		f, err := gguf.ReadPrivate(ctx, path)
+		f, err := read(ctx, path)
 		if errors.Is(err, syscall.ENOMEM) {
+			if auto {
+				f, err := gguf.Open(path)
+				return f, LoadMmap, err
+			}
 			err = fmt.Errorf("%w (Settings.Load = LoadMmap, --load mmap, maps the file instead of copying it)", err)
 		}
 		return f, mode, err
