@@ -55,7 +55,7 @@ test: native vet
 # loader under ARM64_LD_PREFIX (Debian's libc6-arm64-cross). Installs
 # nothing: without qemu-aarch64 or the loader it says so and skips.
 ARM64_LD_PREFIX ?= /usr/aarch64-linux-gnu
-ARM64_KERNEL_TESTS = NEON|Q8|Quantize|Attend|Softmax|SwiGLU|DotRow|DotF|^TestMatMul$$
+ARM64_KERNEL_TESTS = NEON|Wsum|Q8|Quantize|Attend|Softmax|SwiGLU|DotRow|DotF|^TestMatMul$$
 test-arm64:
 	@if ! command -v qemu-aarch64 >/dev/null 2>&1; then \
 		echo "test-arm64: qemu-aarch64 not found (apt-get install qemu-user): skipping the arm64 kernel tests"; \

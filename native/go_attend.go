@@ -78,7 +78,7 @@ func (at *attendTask) run(lo, hi int) {
 	// non-causal one with a window)
 	f0, l0 := at.keys(lo / at.spans / a.NKVHeads)
 	f1, l1 := at.keys((hi - 1) / at.spans / a.NKVHeads)
-	w.reserve(ng, hd, max(l0-f0, l1-f1)/at.spans+2)
+	w.reserve(ng, max(l0-f0, l1-f1)/at.spans+2)
 	for i := lo; i < hi; i++ {
 		span, job := i%at.spans, i/at.spans
 		t, kvh := job/a.NKVHeads, job%a.NKVHeads
@@ -139,29 +139,28 @@ func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
 	at.g.Scale(o, 1/sum)
 }
 
-// attnScratch is one attention job's room: the group's maxima and sums, a
-// head of weighted values and the group's scores (ng rows of a span's
-// keys), carved from one buffer f so that a fresh scratch costs few
+// attnScratch is one attention job's room: the group's maxima and sums and
+// the group's scores (ng rows of a span's keys), carved from one buffer f so that a fresh scratch costs few
 // allocations; and for a quantized cache the queries as Q8_0 blocks (qb)
 // and either as q8a activations (qa, the SIMD kernels) or as their float
 // values (qr, with a value row vr).
 type attnScratch struct {
-	f            []float32
-	m, l, tmp, s []float32
-	qb, qa       []byte
-	qr, vr       []float32
+	f       []float32
+	m, l, s []float32
+	qb, qa  []byte
+	qr, vr  []float32
 }
 
-// reserve makes room for a group of ng heads of hd over spans of up to
-// keys keys.
-func (w *attnScratch) reserve(ng, hd, keys int) {
-	n := 2*ng + hd + ng*keys
+// reserve makes room for a group of ng heads over spans of up to keys
+// keys.
+func (w *attnScratch) reserve(ng, keys int) {
+	n := 2*ng + ng*keys
 	if cap(w.f) < n {
 		// the context grows a token at a time: leave room
 		w.f = make([]float32, n, max(n, 2*cap(w.f), 1024))
 	}
 	w.f = w.f[:n]
-	w.m, w.l, w.tmp, w.s = w.f[:ng], w.f[ng:2*ng], w.f[2*ng:2*ng+hd], w.f[2*ng+hd:]
+	w.m, w.l, w.s = w.f[:ng], w.f[ng:2*ng], w.f[2*ng:]
 }
 
 // attendGroup runs the ng = len(q)/hd query heads of cache head kvh over
@@ -197,15 +196,7 @@ func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32,
 	for j := 0; j < n; j += attBlock {
 		nb := min(attBlock, n-j)
 		for g := range ng {
-			og := o[g*hd : (g+1)*hd]
-			if j == 0 {
-				w.valueSum(c, og, w.s[g*n:][:nb], kvh, p0)
-				continue
-			}
-			w.valueSum(c, w.tmp, w.s[g*n+j:][:nb], kvh, p0+j)
-			for i, v := range w.tmp {
-				og[i] += v
-			}
+			w.valueSum(c, o[g*hd:(g+1)*hd], w.s[g*n+j:][:nb], kvh, p0+j)
 		}
 	}
 }
@@ -272,8 +263,8 @@ func (w *attnScratch) keyDots(c *KVCache, s, q []float32, g, kvh, p int) {
 	}
 }
 
-// valueSum sets o = Σ_j s[j]·v_j over the len(s) value rows of cache head
-// kvh from position p.
+// valueSum adds to o the Σ_j s[j]·v_j over the len(s) value rows of cache
+// head kvh from position p.
 func (w *attnScratch) valueSum(c *KVCache, o, s []float32, kvh, p int) {
 	hd := len(o)
 	if c.quantized() {
@@ -289,7 +280,6 @@ func (w *attnScratch) valueSum(c *KVCache, o, s []float32, kvh, p int) {
 			}
 			return
 		}
-		clear(o)
 		for j, x := range s {
 			b := base + j*c.rowBytes
 			_ = dequantRow(c.typ, c.vq[b:b+hb], w.vr)
@@ -306,7 +296,6 @@ func (w *attnScratch) valueSum(c *KVCache, o, s []float32, kvh, p int) {
 		_ = c.v32[base+(len(s)-1)*c.width+hd-1]
 		wsumF32SIMD(&o[0], &s[0], &c.v32[base], 4*c.width, len(s), hd)
 	default:
-		clear(o)
 		for j, x := range s {
 			b := base + j*c.width
 			if c.typ == ggml.F16 {

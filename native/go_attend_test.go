@@ -303,15 +303,66 @@ func TestAttentionKernels(t *testing.T) {
 			dotsF16SIMD(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd)
 			assertClose(t, want16, got, 1e-5, fmt.Sprintf("dotsF16SIMD hd %d rows %d", hd, nrows))
 
-			sum32, sum16, o := make([]float32, hd), make([]float32, hd), make([]float32, hd)
+			// the kernels add to o: start the sums from the same values
+			base := randVec(r, hd)
+			sum32, sum16 := append([]float32(nil), base...), append([]float32(nil), base...)
+			o := append([]float32(nil), base...)
 			for j, x := range w {
 				axpy(sum32, x, v32[j*width+off:][:hd])
 				axpyF16(sum16, x, v16[j*width+off:][:hd])
 			}
 			wsumF32SIMD(&o[0], &w[0], &v32[off], 4*width, nrows, hd)
 			assertClose(t, sum32, o, 1e-5, fmt.Sprintf("wsumF32SIMD hd %d rows %d", hd, nrows))
+			copy(o, base)
 			wsumF16SIMD(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd)
 			assertClose(t, sum16, o, 1e-5, fmt.Sprintf("wsumF16SIMD hd %d rows %d", hd, nrows))
+		}
+	}
+}
+
+// TestWsumQuantized checks the quantized weighted sums of value rows,
+// added to the outputs' values, against dequantized rows summed in
+// float64, over row counts and block counts.
+func TestWsumQuantized(t *testing.T) {
+	if !haveSIMD {
+		t.Skip("no SIMD kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, typ := range []ggml.DType{ggml.Q8_0, ggml.Q4_0} {
+		for _, nb := range []int{1, 2, 4} {
+			for _, nrows := range []int{1, 3, 17} {
+				cols := nb * qk
+				vstride := nb*typ.TypeSize() + 5 // rows need not be packed
+				v := make([]byte, nrows*vstride)
+				w := randWeight(t, r, typ, nrows, cols)
+				for j := range nrows {
+					copy(v[j*vstride:], w.Data[j*nb*typ.TypeSize():(j+1)*nb*typ.TypeSize()])
+				}
+				s := randFloats(r, nrows, 1)
+				base := randFloats(r, cols, 1) // the kernels add to o
+				want := make([]float64, cols)
+				for i, x := range base {
+					want[i] = float64(x)
+				}
+				var mag float64
+				row := make([]float32, cols)
+				for j := range nrows {
+					require.NoError(t, ggml.DequantizeRow(typ, v[j*vstride:], row))
+					for i, x := range row {
+						want[i] += float64(s[j]) * float64(x)
+						mag = max(mag, math.Abs(float64(s[j])*float64(x)))
+					}
+				}
+				got := append([]float32(nil), base...)
+				if typ == ggml.Q8_0 {
+					wsumQ8_0SIMD(&got[0], &s[0], &v[0], vstride, nrows, nb)
+				} else {
+					wsumQ4_0SIMD(&got[0], &s[0], &v[0], vstride, nrows, nb)
+				}
+				for i := range got {
+					require.InDelta(t, want[i], got[i], 1e-6*mag*float64(nrows), "%s nb=%d rows=%d element %d", typ, nb, nrows, i)
+				}
+			}
 		}
 	}
 }

@@ -192,14 +192,14 @@ blk64:
 	LEAQ   256(AX), R12
 	CMPQ   R12, BX
 	JGT    blk8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	VMOVUPS (R8)(AX*1), Y0
+	VMOVUPS 32(R8)(AX*1), Y1
+	VMOVUPS 64(R8)(AX*1), Y2
+	VMOVUPS 96(R8)(AX*1), Y3
+	VMOVUPS 128(R8)(AX*1), Y4
+	VMOVUPS 160(R8)(AX*1), Y5
+	VMOVUPS 192(R8)(AX*1), Y6
+	VMOVUPS 224(R8)(AX*1), Y7
 	LEAQ   (SI)(AX*1), R10
 	MOVQ   DI, R11
 	MOVQ   CX, R9
@@ -236,7 +236,7 @@ s64:
 blk8:
 	CMPQ   AX, BX
 	JGE    done
-	VXORPS Y0, Y0, Y0
+	VMOVUPS (R8)(AX*1), Y0
 	VXORPS Y1, Y1, Y1
 	LEAQ   (SI)(AX*1), R10
 	MOVQ   DI, R11
@@ -285,10 +285,10 @@ blk32:
 	LEAQ   128(AX), R12
 	CMPQ   R12, BX
 	JGT    blk8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	VMOVUPS (R8)(AX*1), Y0
+	VMOVUPS 32(R8)(AX*1), Y1
+	VMOVUPS 64(R8)(AX*1), Y2
+	VMOVUPS 96(R8)(AX*1), Y3
 	MOVQ   AX, R13
 	SHRQ   $1, R13
 	LEAQ   (SI)(R13*1), R10
@@ -323,7 +323,7 @@ s32:
 blk8:
 	CMPQ   AX, BX
 	JGE    done
-	VXORPS Y0, Y0, Y0
+	VMOVUPS (R8)(AX*1), Y0
 	MOVQ   AX, R13
 	SHRQ   $1, R13
 	LEAQ   (SI)(R13*1), R10
@@ -350,7 +350,7 @@ done:
 	VZEROUPPER
 	RET
 
-// Weighted sums of quantized value rows: o[i] = Σ w[j]*v_j[i] over nrows
+// Weighted sums of quantized value rows: o[i] += Σ w[j]*v_j[i] over nrows
 // rows of nb blocks (Q8_0 or Q4_0), vstride bytes apart, each block widened
 // to float32 in registers. Block by block of 32 elements, Y0..Y3 hold the
 // sums over all rows; Y8 is w[j] times the row's block scale.
@@ -375,10 +375,10 @@ TEXT ·wsumQ8_0SIMD(SB), NOSPLIT, $0-48
 q8blk:
 	CMPQ   BX, $0
 	JEQ    q8done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
 	MOVQ   SI, R10
 	MOVQ   DI, R11
 	MOVQ   CX, R9
@@ -436,10 +436,10 @@ TEXT ·wsumQ4_0SIMD(SB), NOSPLIT, $0-48
 q4blk:
 	CMPQ   BX, $0
 	JEQ    q4done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
 	MOVQ   SI, R10
 	MOVQ   DI, R11
 	MOVQ   CX, R9

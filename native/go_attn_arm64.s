@@ -126,16 +126,12 @@ rowdone:
 done:
 	RET
 
-// ZERO8 clears the 8 accumulators V0..V7.
-#define ZERO8 \
-	VEOR V0.B16, V0.B16, V0.B16; \
-	VEOR V1.B16, V1.B16, V1.B16; \
-	VEOR V2.B16, V2.B16, V2.B16; \
-	VEOR V3.B16, V3.B16, V3.B16; \
-	VEOR V4.B16, V4.B16, V4.B16; \
-	VEOR V5.B16, V5.B16, V5.B16; \
-	VEOR V6.B16, V6.B16, V6.B16; \
-	VEOR V7.B16, V7.B16, V7.B16
+// LOAD8 starts the 8 accumulators V0..V7 from the 32 outputs at R0 (the
+// weighted sums add to o).
+#define LOAD8 \
+	VLD1 (R0), [V0.S4, V1.S4, V2.S4, V3.S4]; \
+	ADD  $64, R0, R9;                        \
+	VLD1 (R9), [V4.S4, V5.S4, V6.S4, V7.S4]
 
 // FMLA8 adds V16..V23 times V24 to V0..V7.
 #define FMLA8 \
@@ -154,7 +150,7 @@ done:
 // the rows.
 
 // func wsumF32SIMD(o, w, v *float32, vstride, nrows, hd int)
-// o[i] = Σ w[j]*v[j][i] over nrows value rows vstride bytes apart, for
+// o[i] += Σ w[j]*v[j][i] over nrows value rows vstride bytes apart, for
 // i < hd; hd a multiple of 8.
 TEXT ·wsumF32SIMD(SB), NOSPLIT, $0-48
 	MOVD o+0(FP), R0
@@ -167,7 +163,7 @@ TEXT ·wsumF32SIMD(SB), NOSPLIT, $0-48
 chunk32:
 	CMP  $32, R5
 	BLT  chunk8
-	ZERO8
+	LOAD8
 	MOVD R1, R6
 	MOVD R2, R7
 	MOVD R4, R8
@@ -192,8 +188,7 @@ store32:
 
 chunk8:
 	CBZ  R5, done
-	VEOR V0.B16, V0.B16, V0.B16
-	VEOR V1.B16, V1.B16, V1.B16
+	VLD1 (R0), [V0.S4, V1.S4]
 	MOVD R1, R6
 	MOVD R2, R7
 	MOVD R4, R8
@@ -230,7 +225,7 @@ TEXT ·wsumF16SIMD(SB), NOSPLIT, $0-48
 chunk32:
 	CMP  $32, R5
 	BLT  chunk8
-	ZERO8
+	LOAD8
 	MOVD R1, R6
 	MOVD R2, R7
 	MOVD R4, R8
@@ -261,8 +256,7 @@ store32:
 
 chunk8:
 	CBZ  R5, done
-	VEOR V0.B16, V0.B16, V0.B16
-	VEOR V1.B16, V1.B16, V1.B16
+	VLD1 (R0), [V0.S4, V1.S4]
 	MOVD R1, R6
 	MOVD R2, R7
 	MOVD R4, R8
@@ -322,7 +316,7 @@ done:
 	VDUP  V24.S[0], V24.S4
 
 // func wsumQ8_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int)
-// o[i] = Σ w[j]*v[j][i] over nrows value rows of nb Q8_0 blocks, vstride
+// o[i] += Σ w[j]*v[j][i] over nrows value rows of nb Q8_0 blocks, vstride
 // bytes apart, for i < 32*nb: each block is widened to float32 in
 // registers, never stored.
 TEXT ·wsumQ8_0SIMD(SB), NOSPLIT, $0-48
@@ -335,7 +329,7 @@ TEXT ·wsumQ8_0SIMD(SB), NOSPLIT, $0-48
 
 blk:
 	CBZ  R5, done
-	ZERO8
+	LOAD8
 	MOVD R1, R6
 	MOVD R2, R7
 	MOVD R4, R8
@@ -375,7 +369,7 @@ TEXT ·wsumQ4_0SIMD(SB), NOSPLIT, $0-48
 
 blk:
 	CBZ  R5, done
-	ZERO8
+	LOAD8
 	MOVD R1, R6
 	MOVD R2, R7
 	MOVD R4, R8

@@ -181,45 +181,6 @@ func TestNEONQ8Ties(t *testing.T) {
 	}
 }
 
-// TestNEONWsumQ checks the quantized weighted sums of value rows against
-// dequantized rows summed in float64, over row counts and block counts.
-func TestNEONWsumQ(t *testing.T) {
-	r := rand.New(rand.NewPCG(41, 42))
-	for _, typ := range []ggml.DType{ggml.Q8_0, ggml.Q4_0} {
-		for _, nb := range []int{1, 2, 4} {
-			for _, nrows := range []int{1, 3, 17} {
-				cols := nb * qk
-				vstride := nb*typ.TypeSize() + 5 // rows need not be packed
-				v := make([]byte, nrows*vstride)
-				w := randWeight(t, r, typ, nrows, cols)
-				for j := range nrows {
-					copy(v[j*vstride:], w.Data[j*nb*typ.TypeSize():(j+1)*nb*typ.TypeSize()])
-				}
-				s := randFloats(r, nrows, 1)
-				want := make([]float64, cols)
-				var mag float64
-				row := make([]float32, cols)
-				for j := range nrows {
-					require.NoError(t, ggml.DequantizeRow(typ, v[j*vstride:], row))
-					for i, x := range row {
-						want[i] += float64(s[j]) * float64(x)
-						mag = max(mag, math.Abs(float64(s[j])*float64(x)))
-					}
-				}
-				got := make([]float32, cols)
-				if typ == ggml.Q8_0 {
-					wsumQ8_0SIMD(&got[0], &s[0], &v[0], vstride, nrows, nb)
-				} else {
-					wsumQ4_0SIMD(&got[0], &s[0], &v[0], vstride, nrows, nb)
-				}
-				for i := range got {
-					require.InDelta(t, want[i], got[i], 1e-6*mag*float64(nrows), "%s nb=%d rows=%d element %d", typ, nb, nrows, i)
-				}
-			}
-		}
-	}
-}
-
 // TestNEONTilesAgree checks that the 1-row and 2-row float tiles give a
 // row the same sums bit for bit (MatMul's results must not depend on how
 // rows are grouped), and that the float dot of a row matches them up to

@@ -164,8 +164,8 @@ func dotsF32SIMD(s, q, k *float32, kstride, nrows, hd int)
 //go:noescape
 func dotsF16SIMD(s, q *float32, k *byte, kstride, nrows, hd int)
 
-// wsumF32SIMD sets o[i] = Σ w[j]*v[j][i] over nrows value rows vstride
-// bytes apart, for i < hd; hd is a multiple of 8.
+// wsumF32SIMD adds to o[i] the Σ w[j]*v[j][i] over nrows value rows
+// vstride bytes apart, for i < hd; hd is a multiple of 8.
 //
 //go:noescape
 func wsumF32SIMD(o, w, v *float32, vstride, nrows, hd int)
@@ -175,7 +175,7 @@ func wsumF32SIMD(o, w, v *float32, vstride, nrows, hd int)
 //go:noescape
 func wsumF16SIMD(o, w *float32, v *byte, vstride, nrows, hd int)
 
-// wsumQ8_0SIMD sets o[i] = Σ w[j]*v[j][i] over nrows value rows of nb
+// wsumQ8_0SIMD adds to o[i] the Σ w[j]*v[j][i] over nrows value rows of nb
 // Q8_0 blocks, vstride bytes apart, for i < 32*nb: each block is widened
 // to float32 in registers, never stored.
 //

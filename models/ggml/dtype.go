@@ -52,8 +52,10 @@ type layout struct {
 	typeSize  int
 }
 
-// layouts mirrors ggml's type_traits (blck_size, type_size).
-var layouts = map[DType]layout{
+// layouts mirrors ggml's type_traits (blck_size, type_size), indexed by
+// type id (an array, not a map: kernels ask for a type's sizes per row);
+// ids without a type have no name.
+var layouts = [...]layout{
 	F32:     {"F32", 1, 4},
 	F16:     {"F16", 1, 2},
 	Q4_0:    {"Q4_0", 32, 18},
@@ -88,12 +90,20 @@ var layouts = map[DType]layout{
 	MXFP4:   {"MXFP4", 32, 17},
 }
 
+// layoutOf returns t's layout and whether t is a known type.
+func layoutOf(t DType) (layout, bool) {
+	if uint64(t) < uint64(len(layouts)) && layouts[t].name != "" {
+		return layouts[t], true
+	}
+	return layout{}, false
+}
+
 // Known reports whether t is a type this package knows the layout of.
-func (t DType) Known() bool { _, ok := layouts[t]; return ok }
+func (t DType) Known() bool { _, ok := layoutOf(t); return ok }
 
 // String returns ggml's name for the type, such as "Q4_K".
 func (t DType) String() string {
-	if l, ok := layouts[t]; ok {
+	if l, ok := layoutOf(t); ok {
 		return l.name
 	}
 	return fmt.Sprintf("DType(%d)", uint32(t))
@@ -101,15 +111,15 @@ func (t DType) String() string {
 
 // BlockSize is the number of elements in one block (1 for plain types).
 // It is 0 for an unknown type.
-func (t DType) BlockSize() int { return layouts[t].blockSize }
+func (t DType) BlockSize() int { l, _ := layoutOf(t); return l.blockSize }
 
 // TypeSize is the number of bytes of one block. It is 0 for an unknown type.
-func (t DType) TypeSize() int { return layouts[t].typeSize }
+func (t DType) TypeSize() int { l, _ := layoutOf(t); return l.typeSize }
 
 // RowSize returns the bytes taken by n elements of type t, or an error if n
 // is not a multiple of the block size or the type is unknown.
 func (t DType) RowSize(n int) (int, error) {
-	l, ok := layouts[t]
+	l, ok := layoutOf(t)
 	if !ok {
 		return 0, fmt.Errorf("unknown tensor type %d", uint32(t))
 	}
@@ -122,8 +132,8 @@ func (t DType) RowSize(n int) (int, error) {
 // ParseDType returns the type named s (case-insensitive, as "q4_k" or "Q4_K").
 func ParseDType(s string) (DType, error) {
 	for t, l := range layouts {
-		if equalFold(l.name, s) {
-			return t, nil
+		if l.name != "" && equalFold(l.name, s) {
+			return DType(t), nil
 		}
 	}
 	return 0, fmt.Errorf("unknown tensor type %q", s)
