@@ -234,7 +234,13 @@ func (w *attnScratch) keyDots(c *KVCache, s, q []float32, g, kvh, p int) {
 		hb := nb * c.typ.TypeSize() // bytes of a head in a row
 		base := p*c.rowBytes + kvh*hb
 		if haveSIMD {
-			dotRowsQ8(c.typ, c.kq[base:], c.rowBytes, len(s), w.qa[g*nb*sizeQ8a:(g+1)*nb*sizeQ8a], nb, s)
+			qa := w.qa[g*nb*sizeQ8a : (g+1)*nb*sizeQ8a]
+			_ = c.kq[base+(len(s)-1)*c.rowBytes+hb-1]
+			if c.typ == ggml.Q8_0 {
+				dotsQ8_0SIMD(&s[0], &qa[0], &c.kq[base], c.rowBytes, len(s), nb)
+			} else {
+				dotsQ4_0SIMD(&s[0], &qa[0], &c.kq[base], c.rowBytes, len(s), nb)
+			}
 			return
 		}
 		for j := range s {

@@ -366,3 +366,50 @@ func TestWsumQuantized(t *testing.T) {
 		}
 	}
 }
+
+// TestDotsQuantized checks the attention score kernels over a quantized
+// cache (four rows reduced together, then single rows) against the float64
+// products of the dequantized keys and the query's Q8_0 values, for row
+// counts around the four-row step and block counts of head sizes 32-128.
+func TestDotsQuantized(t *testing.T) {
+	if !haveSIMD {
+		t.Skip("no SIMD kernels on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, typ := range []ggml.DType{ggml.Q8_0, ggml.Q4_0} {
+		for _, nb := range []int{1, 2, 4} {
+			for _, nrows := range []int{1, 3, 4, 5, 8, 11} {
+				cols := nb * qk
+				kstride := nb*typ.TypeSize() + 7 // rows need not be packed
+				k := make([]byte, nrows*kstride)
+				w := randWeight(t, r, typ, nrows, cols)
+				for j := range nrows {
+					copy(k[j*kstride:], w.Data[j*nb*typ.TypeSize():(j+1)*nb*typ.TypeSize()])
+				}
+				q := randFloats(r, cols, 1)
+				qb := make([]byte, nb*ggml.Q8_0.TypeSize())
+				require.NoError(t, ggml.Quantize(ggml.Q8_0, q, qb))
+				qa := make([]byte, nb*sizeQ8a)
+				q8aFromQ8_0(qa, qb)
+				qv := make([]float32, cols)
+				require.NoError(t, ggml.DequantizeRow(ggml.Q8_0, qb, qv))
+				got := make([]float32, nrows)
+				if typ == ggml.Q8_0 {
+					dotsQ8_0SIMD(&got[0], &qa[0], &k[0], kstride, nrows, nb)
+				} else {
+					dotsQ4_0SIMD(&got[0], &qa[0], &k[0], kstride, nrows, nb)
+				}
+				row := make([]float32, cols)
+				for j := range nrows {
+					require.NoError(t, ggml.DequantizeRow(typ, k[j*kstride:], row))
+					var want, mag float64
+					for i, x := range row {
+						want += float64(x) * float64(qv[i])
+						mag += math.Abs(float64(x) * float64(qv[i]))
+					}
+					require.InDelta(t, want, got[j], 1e-5*mag+1e-6, "%s nb=%d rows=%d row %d", typ, nb, nrows, j)
+				}
+			}
+		}
+	}
+}

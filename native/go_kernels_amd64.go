@@ -15,6 +15,18 @@ var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
 //go:noescape
 func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
+// dotsQ8_0SIMD sets s[j] to the dot product of key row j (nb Q8_0 blocks
+// at k + j*kstride bytes) with the query's nb q8a blocks at y, for j <
+// nrows: attention scores over a Q8_0 cache, four rows reduced together.
+//
+//go:noescape
+func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)
+
+// dotsQ4_0SIMD is dotsQ8_0SIMD for a Q4_0 cache.
+//
+//go:noescape
+func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)
+
 // dotRowsQ4_0Q8SIMD is dotRowsQ8_0Q8SIMD for Q4_0 blocks and q8a activations.
 //
 //go:noescape

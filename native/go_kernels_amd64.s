@@ -53,6 +53,125 @@ GLOBL m20<>(SB), RODATA|NOPTR, $32
 	VHADDPS      X0, X0, X0; \
 	VHADDPS      X0, X0, X0
 
+// Attention scores against a quantized key cache: the dot products of
+// one query (q8a blocks at DI's start) with key rows of Q8_0 or Q4_0
+// blocks, four rows at a time so that their four sums are reduced
+// together (a head's row is two blocks for head size 64, and one
+// reduction per row cost as much as its products), then row by row.
+// Per block: Y8 = the query's quants, Y9 = its scale dy, Y4 = -s_y (Q4_0).
+
+// Q8ROW adds to Yacc the Q8_0 block at (R) times the query block: |w|
+// against y with w's sign, scaled by dw*dy.
+#define Q8ROW(R, Yacc) \
+	VMOVDQU      2(R), Y10;       \
+	VPSIGNB      Y10, Y10, Y11;   \
+	VPSIGNB      Y10, Y8, Y12;    \
+	I8SUM(Y12, Y11, Y12);         \
+	VCVTDQ2PS    Y12, Y12;        \
+	VPBROADCASTW (R), X10;        \
+	VCVTPH2PS    X10, Y10;        \
+	VMULPS       Y9, Y10, Y10;    \
+	VFMADD231PS  Y10, Y12, Yacc
+
+// Q4ROW adds to Yacc the Q4_0 block at (R) times the query block: its
+// unsigned nibbles u against y give dy*Σu·y - s_y·(8/8 per lane), so the
+// eight lanes hold dw*(dy*Σu·y) - 8*dw*s_y once summed. Needs Y15 =
+// 0x0f…, Y14 = nibshift, Y4 = -s_y.
+#define Q4ROW(R, Yacc) \
+	VBROADCASTI128 2(R), Y10;       \
+	VPSRLVQ        Y14, Y10, Y10;   \
+	VPAND          Y15, Y10, Y10;   \
+	I8SUM(Y8, Y10, Y11);            \
+	VCVTDQ2PS      Y11, Y11;        \
+	VFMADD213PS    Y4, Y9, Y11;     \
+	VPBROADCASTW   (R), X10;        \
+	VCVTPH2PS      X10, Y10;        \
+	VFMADD231PS    Y10, Y11, Yacc
+
+// QPREP8 loads a query block for Q8ROW, QPREP4 for Q4ROW.
+#define QPREP8 \
+	VMOVDQU      8(DI), Y8; \
+	VBROADCASTSS (DI), Y9
+#define QPREP4 \
+	QPREP8;                 \
+	VBROADCASTSS 4(DI), Y4; \
+	VXORPS       Y5, Y5, Y5; \
+	VSUBPS       Y4, Y5, Y4
+
+// DOTSQ(ROW, PREP, BSIZE) is the body of dotsQ8_0SIMD and dotsQ4_0SIMD:
+// rows in fours at R10, R11, R12, R14, then one at a time at R10.
+#define DOTSQ(ROW, PREP, BSIZE) \
+	MOVQ s+0(FP), R8 \
+	MOVQ k+16(FP), SI \
+	MOVQ kstride+24(FP), DX \
+	MOVQ nrows+32(FP), CX \
+	VMOVDQU ones16<>(SB), Y13 \
+rows4: \
+	CMPQ CX, $4 \
+	JLT  rows1 \
+	MOVQ y+8(FP), DI \
+	MOVQ nb+40(FP), BX \
+	MOVQ SI, R10 \
+	LEAQ (SI)(DX*1), R11 \
+	LEAQ (SI)(DX*2), R12 \
+	LEAQ (R11)(DX*2), R14 \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+blk4: \
+	CMPQ BX, $0 \
+	JEQ  sum4 \
+	PREP \
+	ROW(R10, Y0) \
+	ROW(R11, Y1) \
+	ROW(R12, Y2) \
+	ROW(R14, Y3) \
+	ADDQ $BSIZE, R10 \
+	ADDQ $BSIZE, R11 \
+	ADDQ $BSIZE, R12 \
+	ADDQ $BSIZE, R14 \
+	ADDQ $40, DI \
+	DECQ BX \
+	JMP  blk4 \
+sum4: \
+	VHADDPS Y1, Y0, Y0 \
+	VHADDPS Y3, Y2, Y2 \
+	VHADDPS Y2, Y0, Y0 \
+	VEXTRACTF128 $1, Y0, X1 \
+	VADDPS X1, X0, X0 \
+	VMOVUPS X0, (R8) \
+	ADDQ $16, R8 \
+	LEAQ (SI)(DX*4), SI \
+	SUBQ $4, CX \
+	JMP  rows4 \
+rows1: \
+	CMPQ CX, $0 \
+	JEQ  done \
+	MOVQ y+8(FP), DI \
+	MOVQ nb+40(FP), BX \
+	MOVQ SI, R10 \
+	VXORPS Y0, Y0, Y0 \
+blk1: \
+	CMPQ BX, $0 \
+	JEQ  sum1 \
+	PREP \
+	ROW(R10, Y0) \
+	ADDQ $BSIZE, R10 \
+	ADDQ $40, DI \
+	DECQ BX \
+	JMP  blk1 \
+sum1: \
+	HSUM \
+	VMOVSS X0, (R8) \
+	ADDQ $4, R8 \
+	ADDQ DX, SI \
+	DECQ CX \
+	JMP  rows1 \
+done: \
+	VZEROUPPER \
+	RET
+
 // func dotF32SIMD(a, b *float32, n int) float32
 // n is a multiple of 8.
 TEXT ·dotF32SIMD(SB), NOSPLIT, $0-28
@@ -1379,6 +1498,16 @@ done:
 end:
 	VZEROUPPER
 	RET
+
+// func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)
+TEXT ·dotsQ8_0SIMD(SB), NOSPLIT, $0-48
+	DOTSQ(Q8ROW, QPREP8, 34)
+
+// func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)
+TEXT ·dotsQ4_0SIMD(SB), NOSPLIT, $0-48
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU nibshift<>(SB), Y14
+	DOTSQ(Q4ROW, QPREP4, 18)
 
 DATA eightf<>+0(SB)/4, $8.0
 GLOBL eightf<>(SB), RODATA|NOPTR, $4

@@ -50,6 +50,8 @@ func quantQ8aSIMD(dst *byte, x *float32, nb int)                              { 
 func quantQ8KSIMD(dst *byte, x *float32, nb int)                              { panic("unreachable") }
 func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 func dotRowsQ4_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)       { panic("unreachable") }
+func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)       { panic("unreachable") }
 func dotRowsQ4KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 func dotRowsQ6KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 func roundQ8aSIMD(dst, x *float32, nb int)                                    { panic("unreachable") }

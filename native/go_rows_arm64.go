@@ -48,3 +48,15 @@ func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32) {
 		o[r] = dotF16SIMD((*byte)(unsafe.Add(unsafe.Pointer(w), r*rs)), x, n)
 	}
 }
+
+// dotsQ8_0SIMD sets s[j] to the dot product of key row j (nb Q8_0 blocks at
+// k + j*kstride bytes) with the query's nb q8a blocks at y, for j < nrows
+// (amd64 reduces four rows together).
+func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
+	dotRowsQ8_0Q8SIMD(k, kstride, nrows, y, nb, s)
+}
+
+// dotsQ4_0SIMD is dotsQ8_0SIMD for a Q4_0 cache.
+func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
+	dotRowsQ4_0Q8SIMD(k, kstride, nrows, y, nb, s)
+}
