@@ -1943,3 +1943,36 @@ rows:
 end:
 	VZEROUPPER
 	RET
+
+// func xorSIMD(p *byte, n int) uint64
+TEXT ·xorSIMD(SB), NOSPLIT, $0-24
+	MOVQ  p+0(FP), SI
+	MOVQ  n+8(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+
+xorloop:
+	CMPQ  CX, $128
+	JLT   xordone
+	VPXOR (SI), Y0, Y0
+	VPXOR 32(SI), Y1, Y1
+	VPXOR 64(SI), Y2, Y2
+	VPXOR 96(SI), Y3, Y3
+	ADDQ  $128, SI
+	SUBQ  $128, CX
+	JMP   xorloop
+
+xordone:
+	VPXOR        Y1, Y0, Y0
+	VPXOR        Y3, Y2, Y2
+	VPXOR        Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPXOR        X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPXOR        X1, X0, X0
+	VMOVQ        X0, AX
+	VZEROUPPER
+	MOVQ         AX, ret+16(FP)
+	RET

@@ -58,3 +58,5 @@ func roundQ8aSIMD(dst, x *float32, nb int)                                    { 
 func roundQ8KSIMD(dst, x *float32, nb int)                                    { panic("unreachable") }
 func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+
+func xorSIMD(p *byte, n int) uint64 { panic("unreachable") }

@@ -187,6 +187,13 @@ func wsumQ8_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int)
 //go:noescape
 func wsumQ4_0SIMD(o, w *float32, v *byte, vstride, nrows, nb int)
 
+// xorSIMD returns the xor of the n/8 little-endian words at p, n a
+// multiple of 128, read with full-width vector loads in four chains: the
+// loop of the memory-bandwidth probe.
+//
+//go:noescape
+func xorSIMD(p *byte, n int) uint64
+
 // softmax and SwiGLU.
 
 // scaleMaxSIMD multiplies the n floats of s by scale in place and returns

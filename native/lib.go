@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
-const abiVersion = 8
+const abiVersion = 9
 
 // LibEnv is the environment variable naming the native kernel library. When
 // it is set, only that file is tried.
@@ -39,7 +39,6 @@ type lib struct {
 	supports                   uintptr
 	matmul, rmsnorm, rope, glu uintptr
 	softmax, attention         uintptr
-	readBytes                  uintptr
 	eltwise, getRows           uintptr
 }
 
@@ -148,7 +147,7 @@ func openLib(path string) (*lib, error) {
 	l.supports, l.matmul = sym("lrt_supports"), sym("lrt_matmul")
 	l.rmsnorm, l.rope = sym("lrt_rmsnorm"), sym("lrt_rope")
 	l.glu, l.softmax = sym("lrt_glu"), sym("lrt_softmax")
-	l.attention, l.readBytes = sym("lrt_attention"), sym("lrt_read_bytes")
+	l.attention = sym("lrt_attention")
 	l.eltwise, l.getRows = sym("lrt_eltwise"), sym("lrt_get_rows")
 	if err != nil {
 		return fail(err)

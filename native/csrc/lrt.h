@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
-#define LRT_ABI_VERSION 8
+#define LRT_ABI_VERSION 9
 
 /* LRT_API marks the exported symbols; everything else is hidden. */
 #if defined(__GNUC__)
@@ -161,11 +161,6 @@ typedef struct {
  * visible keys of scale*q.k, times v, into out (online softmax, one pass
  * over the cache). */
 LRT_API int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *prm);
-
-/* lrt_read_bytes reads n bytes of buf (8-byte words; a tail under 8 bytes
- * is skipped) with every thread of p and stores their xor in *xor_out, so
- * the reads cannot be optimized away: a memory bandwidth probe. */
-LRT_API int32_t lrt_read_bytes(lrt_pool *p, const void *buf, int64_t n, uint64_t *xor_out);
 
 /* Element-wise operations of lrt_eltwise. */
 enum {
