@@ -332,12 +332,7 @@ func TestWsumQuantized(t *testing.T) {
 		for _, nb := range []int{1, 2, 4} {
 			for _, nrows := range []int{1, 3, 17} {
 				cols := nb * qk
-				vstride := nb*typ.TypeSize() + 5 // rows need not be packed
-				v := make([]byte, nrows*vstride)
-				w := randWeight(t, r, typ, nrows, cols)
-				for j := range nrows {
-					copy(v[j*vstride:], w.Data[j*nb*typ.TypeSize():(j+1)*nb*typ.TypeSize()])
-				}
+				v, vstride := cacheRows(t, r, typ, nrows, nb, 5)
 				s := randFloats(r, nrows, 1)
 				base := randFloats(r, cols, 1) // the kernels add to o
 				want := make([]float64, cols)
@@ -380,12 +375,7 @@ func TestDotsQuantized(t *testing.T) {
 		for _, nb := range []int{1, 2, 4} {
 			for _, nrows := range []int{1, 3, 4, 5, 8, 11} {
 				cols := nb * qk
-				kstride := nb*typ.TypeSize() + 7 // rows need not be packed
-				k := make([]byte, nrows*kstride)
-				w := randWeight(t, r, typ, nrows, cols)
-				for j := range nrows {
-					copy(k[j*kstride:], w.Data[j*nb*typ.TypeSize():(j+1)*nb*typ.TypeSize()])
-				}
+				k, kstride := cacheRows(t, r, typ, nrows, nb, 7)
 				q := randFloats(r, cols, 1)
 				qb := make([]byte, nb*ggml.Q8_0.TypeSize())
 				require.NoError(t, ggml.Quantize(ggml.Q8_0, q, qb))
@@ -412,4 +402,18 @@ func TestDotsQuantized(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cacheRows returns nrows random rows of nb blocks of typ, pad bytes apart
+// beyond their blocks (a cache's rows hold every head, so a head's rows
+// are not packed), and the stride.
+func cacheRows(t *testing.T, r *rand.Rand, typ ggml.DType, nrows, nb, pad int) ([]byte, int) {
+	rb := nb * typ.TypeSize()
+	stride := rb + pad
+	buf := make([]byte, nrows*stride)
+	w := randWeight(t, r, typ, nrows, nb*qk)
+	for j := range nrows {
+		copy(buf[j*stride:], w.Data[j*rb:(j+1)*rb])
+	}
+	return buf, stride
 }

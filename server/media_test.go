@@ -184,7 +184,11 @@ func TestMediaPartsWithEncoder(t *testing.T) {
 	assert.Equal(t, prompt.Len(), reply.Usage.PromptTokens)
 	assert.Equal(t, 72, prompt[1].N, "LFM2-VL's tokens for 48×40")
 
-	follow := `{"model":"tiny","max_tokens":3,"messages":[` + first + `,{"role":"assistant","content":` + strconv.Quote(reply.Choices[0].Message.Content) +
+	// the reply as a JSON string (strconv.Quote writes \x escapes JSON lacks
+	// for the bytes a random model may emit)
+	content, err := json.Marshal(reply.Choices[0].Message.Content)
+	require.NoError(t, err)
+	follow := `{"model":"tiny","max_tokens":3,"messages":[` + first + `,{"role":"assistant","content":` + string(content) +
 		`},{"role":"user","content":"And the colour?"}]}`
 	resp, data = postChat(t, ts.Client(), ts.URL, follow)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", data)
