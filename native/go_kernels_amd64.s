@@ -172,6 +172,31 @@ done: \
 	VZEROUPPER \
 	RET
 
+// The decode row kernels (dotRows*) share one row loop: ROWS_ARGS loads
+// w, nrows and out (R8, R9, R10); ROWS_FIRST(X, N) starts a row, SI at
+// its weights, DI at the activations X and CX = N, or ends the kernel;
+// ROWS_NEXT stores X0 as the row's result and goes to the next row.
+#define ROWS_ARGS \
+	MOVQ w+0(FP), R8;      \
+	MOVQ nrows+16(FP), R9; \
+	MOVQ out+40(FP), R10
+#define ROWS_FIRST(X, N) \
+rows:                \
+	CMPQ R9, $0; \
+	JEQ  end;    \
+	MOVQ R8, SI; \
+	MOVQ X, DI;  \
+	MOVQ N, CX
+#define ROWS_NEXT \
+	VMOVSS X0, (R10);       \
+	ADDQ   $4, R10;         \
+	ADDQ   rs+8(FP), R8;    \
+	DECQ   R9;              \
+	JMP    rows;            \
+end:                        \
+	VZEROUPPER;             \
+	RET
+
 // func dotF32SIMD(a, b *float32, n int) float32
 // n is a multiple of 8.
 TEXT ·dotF32SIMD(SB), NOSPLIT, $0-28
@@ -1386,17 +1411,10 @@ done:
 // Sets out[r] to the dot product of the nb blocks of weight row r (at
 // w + r*rs) with the nb activation blocks at y, for r < nrows.
 TEXT ·dotRowsQ8_0Q8SIMD(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 	VMOVDQU ones16<>(SB), Y13
 
-rows:
-	CMPQ R9, $0
-	JEQ  end
-	MOVQ R8, SI
-	MOVQ y+24(FP), DI
-	MOVQ nb+32(FP), CX
+	ROWS_FIRST(y+24(FP), nb+32(FP))
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 
@@ -1420,15 +1438,7 @@ tail:
 done:
 	VADDPS Y1, Y0, Y0
 	HSUM
-	VMOVSS X0, (R10)
-	ADDQ  $4, R10
-	ADDQ  rs+8(FP), R8
-	DECQ  R9
-	JMP   rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // Q4Q8BLOCK adds to Yacc one Q4_0 block at boff(SI) times the q8a block
 // at yoff(DI), its unsigned nibbles u scaled by dw*dy, and to X9 the
@@ -1451,19 +1461,12 @@ end:
 // Sets out[r] to the dot product of the nb blocks of weight row r (at
 // w + r*rs) with the nb activation blocks at y, for r < nrows.
 TEXT ·dotRowsQ4_0Q8SIMD(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 	VMOVDQU ones16<>(SB), Y13
 	VMOVDQU nib<>(SB), Y15
 	VMOVDQU nibshift<>(SB), Y14
 
-rows:
-	CMPQ R9, $0
-	JEQ  end
-	MOVQ R8, SI
-	MOVQ y+24(FP), DI
-	MOVQ nb+32(FP), CX
+	ROWS_FIRST(y+24(FP), nb+32(FP))
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 	VXORPS  X9, X9, X9
@@ -1489,15 +1492,7 @@ done:
 	HSUM
 	VMOVSS       eightf<>(SB), X1
 	VFNMADD231SS X1, X9, X0
-	VMOVSS X0, (R10)
-	ADDQ  $4, R10
-	ADDQ  rs+8(FP), R8
-	DECQ  R9
-	JMP   rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int)
 TEXT ·dotsQ8_0SIMD(SB), NOSPLIT, $0-48
@@ -1542,9 +1537,7 @@ GLOBL sixteenf<>(SB), RODATA|NOPTR, $4
 // Sets out[r] to the dot product of the nb blocks of weight row r (at
 // w + r*rs) with the nb activation blocks at y, for r < nrows.
 TEXT ·dotRowsQ5_0Q8SIMD(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 	VMOVDQU        ones16<>(SB), Y13
 	VMOVDQU        nib<>(SB), Y15
 	VMOVDQU        nibshift<>(SB), Y14
@@ -1553,12 +1546,7 @@ TEXT ·dotRowsQ5_0Q8SIMD(SB), NOSPLIT, $0-48
 	VBROADCASTI128 q5bits<>(SB), Y11
 	VBROADCASTI128 sixteen<>(SB), Y10
 
-rows:
-	CMPQ R9, $0
-	JEQ  end
-	MOVQ R8, SI
-	MOVQ y+24(FP), DI
-	MOVQ nb+32(FP), CX
+	ROWS_FIRST(y+24(FP), nb+32(FP))
 	VXORPS         Y0, Y0, Y0
 	VXORPS         Y1, Y1, Y1
 	VXORPS         X9, X9, X9
@@ -1585,15 +1573,7 @@ done:
 	HSUM
 	VMOVSS       sixteenf<>(SB), X1
 	VFNMADD231SS X1, X9, X0
-	VMOVSS X0, (R10)
-	ADDQ  $4, R10
-	ADDQ  rs+8(FP), R8
-	DECQ  R9
-	JMP   rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // Q4KQ8GROUP adds to Y1 the int32 products of 64 elements of a Q4_K
 // super-block (32 bytes of nibbles at qoff(SI), low nibbles first) with
@@ -1648,17 +1628,10 @@ end:
 // Sets out[r] to the dot product of the nb blocks of weight row r (at
 // w + r*rs) with the nb activation blocks at y, for r < nrows.
 TEXT ·dotRowsQ4KQ8KSIMD(SB), NOSPLIT, $16-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 	VMOVDQU nib<>(SB), Y15
 
-rows:
-	CMPQ R9, $0
-	JEQ  end
-	MOVQ R8, SI
-	MOVQ y+24(FP), DI
-	MOVQ nb+32(FP), CX
+	ROWS_FIRST(y+24(FP), nb+32(FP))
 	LEAQ 0(SP), DX
 	VXORPS  Y0, Y0, Y0
 
@@ -1681,15 +1654,7 @@ loop:
 
 done:
 	HSUM
-	VMOVSS X0, (R10)
-	ADDQ  $4, R10
-	ADDQ  rs+8(FP), R8
-	DECQ  R9
-	JMP   rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // Q5Q8DOT32 adds to Y1 the int32 products of the 32 unsigned 5-bit quants
 // of Yq with the q8K quants for the floats at xoff (Q5KGROUP's float
@@ -1705,18 +1670,11 @@ end:
 // Sets out[r] to the dot product of the nb blocks of weight row r (at
 // w + r*rs) with the nb activation blocks at y, for r < nrows.
 TEXT ·dotRowsQ5KQ8KSIMD(SB), NOSPLIT, $16-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 	VMOVDQU nib<>(SB), Y15
 	VMOVDQU ones<>(SB), Y13
 
-rows:
-	CMPQ R9, $0
-	JEQ  end
-	MOVQ R8, SI
-	MOVQ y+24(FP), DI
-	MOVQ nb+32(FP), CX
+	ROWS_FIRST(y+24(FP), nb+32(FP))
 	LEAQ 0(SP), DX
 	VXORPS  Y0, Y0, Y0
 
@@ -1740,15 +1698,7 @@ loop:
 
 done:
 	HSUM
-	VMOVSS X0, (R10)
-	ADDQ  $4, R10
-	ADDQ  rs+8(FP), R8
-	DECQ  R9
-	JMP   rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // Q6Q8DOT32 adds to Y1 the int32 products of the 32 unsigned quants of Yq
 // with the q8K quants for the floats at xoff (Q6HALF's float offsets, so
@@ -1766,18 +1716,11 @@ end:
 // Sets out[r] to the dot product of the nb blocks of weight row r (at
 // w + r*rs) with the nb activation blocks at y, for r < nrows.
 TEXT ·dotRowsQ6KQ8KSIMD(SB), NOSPLIT, $32-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 	VMOVDQU nib<>(SB), Y15
 	VMOVDQU m30<>(SB), Y14
 
-rows:
-	CMPQ R9, $0
-	JEQ  end
-	MOVQ R8, SI
-	MOVQ y+24(FP), DI
-	MOVQ nb+32(FP), CX
+	ROWS_FIRST(y+24(FP), nb+32(FP))
 	LEAQ 0(SP), DX
 	VXORPS  Y0, Y0, Y0
 
@@ -1809,15 +1752,7 @@ loop:
 
 done:
 	HSUM
-	VMOVSS X0, (R10)
-	ADDQ  $4, R10
-	ADDQ  rs+8(FP), R8
-	DECQ  R9
-	JMP   rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // ROUND32 stores to off(DI) the 32 floats at off(SI) rounded to the 8-bit
 // grid of their block: Y2 (d) times the nearest integer of x times Y3.
@@ -1923,26 +1858,11 @@ done:
 // of 8. Decode's F16 matrix-vector product: dotF16SIMD's body with the
 // row loop inside.
 TEXT ·dotRowsF16SIMD(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ nrows+16(FP), R9
-	MOVQ out+40(FP), R10
+	ROWS_ARGS
 
-rows:
-	CMPQ   R9, $0
-	JEQ    end
-	MOVQ   R8, SI
-	MOVQ   x+24(FP), DI
-	MOVQ   n+32(FP), CX
+	ROWS_FIRST(x+24(FP), n+32(FP))
 	F16DOT
-	VMOVSS X0, (R10)
-	ADDQ   $4, R10
-	ADDQ   rs+8(FP), R8
-	DECQ   R9
-	JMP    rows
-
-end:
-	VZEROUPPER
-	RET
+	ROWS_NEXT
 
 // func xorSIMD(p *byte, n int) uint64
 TEXT ·xorSIMD(SB), NOSPLIT, $0-24
