@@ -163,11 +163,9 @@ typedef int (*gemm_fn)(int64_t n, const void *w, size_t ws, int nr, const void *
 /* GEMM_ROWS is the rows of one gemm_fn call. */
 #define GEMM_ROWS 16
 
-/* PANEL_ROWS and PANEL_TOKENS are the register tile of kernels.panel_mul:
- * two 8-float vectors of weights (16 rows at one column) times 6
- * broadcast activations, 12 accumulators. */
+/* PANEL_ROWS is the rows of one packed panel (kernels.panel): a column is
+ * two 8-float vectors, or one 16-float one. */
 #define PANEL_ROWS 16
-#define PANEL_TOKENS 6
 
 /* quant_fn converts n floats (a multiple of the block size) to activation
  * blocks. */
@@ -185,20 +183,21 @@ typedef struct {
   void (*dec_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
                                float *out);
   gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
-  /* widen[t], where set, converts n elements of the float type t (F16,
-   * BF16) to F32: matmul.c widens a chunk of weight rows once for a batch
-   * and runs the F32 tiles over it. */
-  void (*widen[LRT_NTYPES])(const void *w, float *y, int64_t n);
   /* panel[t], where set, packs nr (1..PANEL_ROWS) rows of the float type t
    * (F32, F16, BF16), ws bytes apart and n elements each, as F32 into the
    * panel p of PANEL_ROWS*n floats: element k of row r at p[k*PANEL_ROWS +
    * r], rows nr and up zero. panel_mul multiplies a panel by nt
-   * (1..PANEL_TOKENS) F32 activation rows x, x+xs, ... (xs in bytes):
-   * out[t*os + r] for r < nr. Where set, matmul.c runs float batches as
-   * panels instead of widen and the F32 tiles. */
+   * (1..panel_tokens) F32 activation rows x, x+xs, ... (xs in bytes):
+   * out[t*os + r] for r < nr. Where set, matmul.c runs batches of type t
+   * as panels. */
   void (*panel[LRT_NTYPES])(const void *w, size_t ws, int nr, int64_t n, float *p);
   void (*panel_mul)(int64_t n, const float *p, const void *x, size_t xs, int nt, float *out,
                     size_t os, int nr);
+  /* panel_rows is the rows one panel_mul call covers: PANEL_ROWS, or a
+   * multiple of it where the kernel takes the next panels too (they follow
+   * at p + PANEL_ROWS*n); nr may then be up to panel_rows. panel_tokens is
+   * the most tokens of one call (its register tile's width). */
+  int panel_rows, panel_tokens;
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */

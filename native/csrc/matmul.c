@@ -17,25 +17,22 @@
  * threads, 64-token batches) this took Q8_0 prefill from about 460 to about
  * 1000 tokens/s.
  *
- * Where the kernels have panels (AVX2), batches of WIDEN_MIN_TOKENS or
- * more of every weight type without a gemm run as panels instead: a chunk
- * of rows is packed (dequantized, widened) into a per-thread slot of the
- * scratch as 16-row column-major panels, and 6-token tiles of broadcast
- * activations pass over them (kernels.panel_mul). Quantized weights then
- * meet their activations rounded to the 8-bit blocks the integer kernels
- * would multiply, as floats (act_round). On one Zen 3 core this took
- * smollm2-135m pp512 from about 195 to 260 tokens/s in F16 and from about
- * 150 to 210-240 in Q8_0, Q4_0 and Q4_K_M.
+ * Where the kernels have panels (AVX2: every weight type; AVX-512: the
+ * float ones), batches of PANEL_MIN_TOKENS or more of every weight type
+ * without a gemm run as panels instead: a chunk of rows is packed
+ * (dequantized, widened) into a per-thread slot of the scratch as 16-row
+ * column-major panels, and tiles of broadcast activations pass over them
+ * (kernels.panel_mul: 16 rows x 6 tokens on AVX2, 32 x 12 on AVX-512).
+ * Quantized weights then meet their activations rounded to the 8-bit
+ * blocks the integer kernels would multiply, as floats (act_round). On one
+ * Zen 3 core this took smollm2-135m pp512 from about 195 to 260 tokens/s
+ * in F16 and from about 150 to 210-240 in Q8_0, Q4_0 and Q4_K_M; on one
+ * Sapphire Rapids core (AVX-512) F16 from about 367 to 431, against the
+ * 4x4 dot tiles below.
  *
- * Otherwise float weights (F16, BF16) in batches of WIDEN_MIN_TOKENS or more are
- * widened to F32 a chunk at a time into a per-thread slot of the scratch,
- * and the F32 tiles run over the chunk: each weight is converted once per
- * batch instead of once per 4-token tile, and the tiles convert nothing.
- * On a shared AVX2 Zen core (CPU time, 1 thread, 64 tokens)
- * this took F16 576x1536 from about 13.8 to 18.7 thousand tokens/s and
- * 896x4864 from 2.4 to 3.75; the sums are those of the F16 tiles.
- *
- * Tried and dropped: 8-token gemm tiles (register spills, slower than 4);
+ * Tried and dropped: float weights widened to F32 a chunk at a time and
+ * the F32 dot tiles run over them (the panels replaced that path on both
+ * x86 sets); 8-token gemm tiles (register spills, slower than 4);
  * software prefetch of the 16 row streams while repacking (no gain);
  * for quantized weights, widening the weights of a chunk to floats and
  * running a float FMA tile for batches of 16+ tokens, next to the VNNI
@@ -48,8 +45,8 @@
 
 #define CHUNK_BYTES (192 * 1024)
 #define GEMM_MIN_TOKENS 4
-#define WIDEN_MIN_TOKENS (2 * TILE_TOKENS)
-#define WIDEN_SLOTS 64 /* bits of mm_task.wide_free */
+#define PANEL_MIN_TOKENS (2 * TILE_TOKENS)
+#define PANEL_SLOTS 64 /* bits of mm_task.wide_free */
 
 typedef struct {
   const kernels *k;
@@ -64,9 +61,9 @@ typedef struct {
   int64_t wrow; /* bytes per weight row */
   gemm_fn gemm; /* the batch kernel, or NULL for the tiles */
   _Atomic int gemm_failed;
-  float *wide;   /* WIDEN_SLOTS-bounded slots of wide_rows*cols floats, or NULL */
+  float *wide;   /* PANEL_SLOTS-bounded slots of wide_rows*cols floats (kernels.panel
+                  * panels, wide_rows a multiple of PANEL_ROWS), or NULL */
   int64_t wide_rows;
-  int panels;    /* the slots hold kernels.panel panels (wide_rows a multiple of PANEL_ROWS) */
   int round;     /* quantized weights as panels: x rounded to this format's 8-bit blocks, as floats */
   _Atomic uint64_t wide_free; /* a set bit per free slot */
 } mm_task;
@@ -183,17 +180,17 @@ void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, in
     const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
     k->panel[wtype](w + r * wrow, (size_t)wrow, nr, n, pan + r * n);
   }
-  for (int64_t t0 = 0; t0 < ntok; t0 += PANEL_TOKENS) {
-    const int nt = ntok - t0 < PANEL_TOKENS ? (int)(ntok - t0) : PANEL_TOKENS;
-    for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
-      const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
+  for (int64_t t0 = 0; t0 < ntok; t0 += k->panel_tokens) {
+    const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
+    for (int64_t r = 0; r < nrows; r += k->panel_rows) {
+      const int nr = nrows - r < k->panel_rows ? (int)(nrows - r) : k->panel_rows;
       k->panel_mul(n, pan + r * n, x + (size_t)t0 * xs, xs, nt, out + (size_t)t0 * os + r, os, nr);
     }
   }
 }
 
-/* mm_rows multiplies weight rows [r0, r1) by every token: widened to F32
- * first where m->wide is set (and a slot is free), else as they are. */
+/* mm_rows multiplies weight rows [r0, r1) by every token: as panels where
+ * m->wide is set (and a slot is free), else by the tiles. */
 static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   mm_task *m = arg;
   const int s = m->wide ? slot_take(&m->wide_free) : -1;
@@ -205,15 +202,8 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   /* the pool may hand one thread more than a chunk */
   for (int64_t c0 = r0; c0 < r1; c0 += m->wide_rows) {
     const int64_t c1 = r1 - c0 < m->wide_rows ? r1 : c0 + m->wide_rows;
-    if (m->panels) {
-      panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
-                 m->ntok, m->out + c0, (size_t)m->rows, wide);
-      continue;
-    }
-    for (int64_t r = c0; r < c1; r++)
-      m->k->widen[m->wtype](m->w + r * m->wrow, wide + (r - c0) * m->cols, m->cols);
-    rows_tiles(m, LRT_F32, (const char *)wide, m->cols * (int64_t)sizeof(float), c1 - c0,
-               m->out + c0);
+    panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
+               m->ntok, m->out + c0, (size_t)m->rows, wide);
   }
   slot_give(&m->wide_free, s);
 }
@@ -300,35 +290,28 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
     m.fmt = act_format(wtype);
   }
   /* batches as panels (every weight type with kernels.panel: quantized
-   * ones by activations rounded to their 8-bit blocks), or float weights
-   * widened to F32 for the tiles: chunks of at most CHUNK_BYTES once
-   * widened (whole panels, at least one), one slot of the scratch per
-   * thread */
+   * ones by activations rounded to their 8-bit blocks): chunks of at most
+   * CHUNK_BYTES once widened (whole panels, at least one; a long row's
+   * panel may exceed it), one slot of the scratch per thread */
   size_t slots_bytes = 0;
-  const int panels = ntok >= WIDEN_MIN_TOKENS && !m.gemm && m.k->panel[wtype] != NULL;
-  if (panels || (ntok >= WIDEN_MIN_TOKENS && m.fmt == ACT_F32 && m.k->widen[wtype] && m.k->tile[LRT_F32])) {
+  if (ntok >= PANEL_MIN_TOKENS && !m.gemm && m.k->panel[wtype] != NULL) {
     const int64_t wide_max = CHUNK_BYTES / (cols * (int64_t)sizeof(float));
     int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
-    if (panels) /* a long row's panel may exceed CHUNK_BYTES */
-      wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;
-    const int slots = nth < WIDEN_SLOTS ? nth : WIDEN_SLOTS;
-    if (wide_rows >= 1) {
-      slots_bytes = (size_t)slots * (size_t)(wide_rows * cols) * sizeof(float);
-      m.wide_rows = wide_rows;
-      m.wide_free = slots == 64 ? ~0ULL : (1ULL << slots) - 1;
-      m.panels = panels;
-      if (panels && m.fmt != ACT_F32) {
-        m.round = m.fmt;
-        m.fmt = ACT_F32;
-      }
-      chunk = wide_rows;
+    wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;
+    const int slots = nth < PANEL_SLOTS ? nth : PANEL_SLOTS;
+    slots_bytes = (size_t)slots * (size_t)(wide_rows * cols) * sizeof(float);
+    m.wide_rows = wide_rows;
+    m.wide_free = slots == 64 ? ~0ULL : (1ULL << slots) - 1;
+    if (m.fmt != ACT_F32) {
+      m.round = m.fmt;
+      m.fmt = ACT_F32;
     }
+    chunk = wide_rows;
   }
   rc = prepare(p, &m, slots_bytes);
   if (rc != LRT_OK && slots_bytes) {
     /* no memory for the slots: the tiles, on the activations alone */
     m.wide = NULL;
-    m.panels = 0;
     m.fmt = m.round ? m.round : m.fmt;
     m.round = 0;
     rc = prepare(p, &m, 0);

@@ -13,7 +13,7 @@
 
 #include "internal.h"
 
-/* as matmul.c's CHUNK_BYTES, GEMM_MIN_TOKENS and WIDEN_MIN_TOKENS */
+/* as matmul.c's CHUNK_BYTES, GEMM_MIN_TOKENS and PANEL_MIN_TOKENS */
 #define MOE_CHUNK_BYTES (192 * 1024)
 #define MOE_GEMM_MIN_TOKENS 4
 #define MOE_PANEL_MIN_TOKENS 8
