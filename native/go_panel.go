@@ -6,22 +6,31 @@ package native
 // panels of panelRows rows stored column by column, and panelMul6SIMD
 // multiplies a panel by panelTokens tokens with 12 accumulators that each
 // hold 8 rows of one token: no horizontal sums, each FMA fed by a column
-// load and a broadcast activation.
+// load and a broadcast activation. With AVX-512 (havePanels512) pairs of
+// panels go by panelTokens512 tokens through panelMul12AVX512, 24
+// accumulators of 16 rows; the rest (a block's last odd panel, a batch's
+// last tokens) through panelMul6SIMD.
 
 const (
-	panelRows   = 16
-	panelTokens = 6
+	panelRows      = 16
+	panelTokens    = 6
+	panelTokens512 = 12
 	// panelMinTokens is the batch from which MatMul uses panels; smaller
 	// ones take the 2×4 tiles (a 6-token tile would idle).
 	panelMinTokens = 2 * tileTokens
 )
 
 // runPanels multiplies the rows [lo, hi) by every token a block of whole
-// panels at a time (at least one panel, else about batchBlockBytes of
-// float rows, so the block stays in L2 while the tokens pass over it).
+// panels at a time (at least one panel — a pair with AVX-512 — else about
+// batchBlockBytes of float rows, so the block stays in L2 while the
+// tokens pass over it).
 func (m *matmulTask) runPanels(lo, hi int) {
 	cols, rows := m.w.Cols, m.w.Rows
-	rb := max(panelRows, batchBlockBytes/(4*cols)/panelRows*panelRows)
+	step := panelRows
+	if havePanels512 {
+		step = 2 * panelRows
+	}
+	rb := max(step, batchBlockBytes/(4*cols)/step*step)
 	deq := m.g.rows.Get().(*[]float32)
 	defer m.g.rows.Put(deq)
 	*deq = grow(*deq, panelRows*cols)
@@ -29,25 +38,51 @@ func (m *matmulTask) runPanels(lo, hi int) {
 	defer m.g.rows.Put(pan)
 	*pan = grow(*pan, rb*cols)
 	var o [panelRows * panelTokens]float32
+	var o512 [2 * panelRows * panelTokens512]float32
 	for r0 := lo; r0 < hi; r0 += rb {
 		r1 := min(hi, r0+rb)
 		for p0 := r0; p0 < r1; p0 += panelRows {
 			m.packPanel((*pan)[(p0-r0)*cols:(p0-r0+panelRows)*cols], *deq, p0, min(r1, p0+panelRows))
 		}
-		for t0 := 0; t0 < m.nTokens; t0 += panelTokens {
-			nt := min(panelTokens, m.nTokens-t0)
-			var y [panelTokens]*float32
-			for t := range y {
-				y[t] = &m.x[(t0+min(t, nt-1))*cols]
+		t0 := 0
+		// AVX-512: pairs of panels by full 12-token tiles
+		for ; havePanels512 && t0+panelTokens512 <= m.nTokens; t0 += panelTokens512 {
+			p0 := r0
+			for ; p0+panelRows < r1; p0 += 2 * panelRows {
+				nr := min(2*panelRows, r1-p0)
+				panelMul12AVX512(&(*pan)[(p0-r0)*cols], cols, &m.x[t0*cols], 4*cols, &o512)
+				for t := range panelTokens512 {
+					copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o512[t*2*panelRows:t*2*panelRows+nr])
+				}
 			}
-			for p0 := r0; p0 < r1; p0 += panelRows {
-				nr := min(panelRows, r1-p0)
-				panelMul6SIMD(&(*pan)[(p0-r0)*cols], cols, &y, &o)
-				for t := range nt {
-					copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o[t*panelRows:t*panelRows+nr])
+			if p0 < r1 { // the block's last, odd panel
+				for t := t0; t < t0+panelTokens512; t += panelTokens {
+					m.mulPanel6(&o, (*pan)[(p0-r0)*cols:], t, panelTokens, p0, r1)
 				}
 			}
 		}
+		for ; t0 < m.nTokens; t0 += panelTokens {
+			nt := min(panelTokens, m.nTokens-t0)
+			for p0 := r0; p0 < r1; p0 += panelRows {
+				m.mulPanel6(&o, (*pan)[(p0-r0)*cols:], t0, nt, p0, r1)
+			}
+		}
+	}
+}
+
+// mulPanel6 multiplies the panel at p, weight rows [p0, min(r1,
+// p0+panelRows)), by the nt (at most panelTokens) tokens from t0, by way
+// of o.
+func (m *matmulTask) mulPanel6(o *[panelRows * panelTokens]float32, p []float32, t0, nt, p0, r1 int) {
+	cols, rows := m.w.Cols, m.w.Rows
+	var y [panelTokens]*float32
+	for t := range y {
+		y[t] = &m.x[(t0+min(t, nt-1))*cols]
+	}
+	nr := min(panelRows, r1-p0)
+	panelMul6SIMD(&p[0], cols, &y, o)
+	for t := range nt {
+		copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o[t*panelRows:t*panelRows+nr])
 	}
 }
 

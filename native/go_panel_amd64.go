@@ -3,15 +3,25 @@
 package native
 
 // havePanels reports whether float batches run as packed panels
-// (go_panel.go): on AVX2 CPUs without AVX-512, whose float tiles
-// (dotF32r4x4AVX512) take that role.
-var havePanels = haveSIMD && !haveAVX512
+// (go_panel.go): on every CPU with the AVX2 kernels; havePanels512 adds the
+// AVX-512 kernel for pairs of panels by 12 tokens.
+var (
+	havePanels    = haveSIMD
+	havePanels512 = haveAVX512
+)
 
 // panelMul6SIMD sets o[16*t+r] = Σ_k p[16*k+r]*y[t][k] over k < n for the
 // 16 rows of the panel p and 6 activation rows.
 //
 //go:noescape
 func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32)
+
+// panelMul12AVX512 sets o[32*t+r] = Σ_k p'[16*k+r%16]*y_t[k] over k < n
+// for the 32 rows of the two adjacent panels p and p+16n (p' the one row r
+// falls in) and the 12 activation rows y_t at y + t*ys bytes.
+//
+//go:noescape
+func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[2 * panelRows * panelTokens512]float32)
 
 // transpose8SIMD sets dst[16*k+r] = src[r*stride/4+k] for 8 rows of src
 // (stride bytes apart) and k < n, n a multiple of 8.

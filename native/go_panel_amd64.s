@@ -157,3 +157,106 @@ tloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// PANEL512STEP multiplies the columns (SI) and (SI)(DI*1) of two adjacent
+// panels (16 floats each: Z24, Z25) by the activation at A, adding to the
+// accumulators ZLO and ZHI.
+#define PANEL512STEP(A, ZLO, ZHI) \
+	VBROADCASTSS A, Z26;          \
+	VFMADD231PS  Z26, Z24, ZLO;   \
+	VFMADD231PS  Z26, Z25, ZHI
+
+// func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[384]float32)
+// o[32*t+r] = Σ_k p'[16*k+r%16] * y_t[k] over k < n, for the 32 rows r of
+// the panels p and p+16n (p' the one r falls in) and the 12 activation
+// rows y_t at y + t*ys bytes: 24 accumulators, each FMA adding one column
+// of 16 rows times one broadcast activation, in k order (the C library's
+// AVX-512 panel_mul). The rows are addressed from two bases, y and y+8*ys,
+// and the multiples ys, 3ys, 5ys and 7ys.
+TEXT ·panelMul12AVX512(SB), NOSPLIT, $0-40
+	MOVQ   p+0(FP), SI
+	MOVQ   n+8(FP), CX
+	MOVQ   y+16(FP), R8
+	MOVQ   ys+24(FP), R9
+	MOVQ   CX, DI
+	SHLQ   $6, DI              // 16 floats a column: the second panel is 64n bytes on
+	LEAQ   (R9)(R9*2), R10     // 3ys
+	LEAQ   (R9)(R9*4), R11     // 5ys
+	LEAQ   (R10)(R9*4), R12    // 7ys
+	LEAQ   (R8)(R9*8), R13     // token 8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ  CX, CX
+	JEQ    p512done
+
+p512loop:
+	VMOVUPS (SI), Z24
+	VMOVUPS (SI)(DI*1), Z25
+	PANEL512STEP((R8), Z0, Z1)
+	PANEL512STEP((R8)(R9*1), Z2, Z3)
+	PANEL512STEP((R8)(R9*2), Z4, Z5)
+	PANEL512STEP((R8)(R10*1), Z6, Z7)
+	PANEL512STEP((R8)(R9*4), Z8, Z9)
+	PANEL512STEP((R8)(R11*1), Z10, Z11)
+	PANEL512STEP((R8)(R10*2), Z12, Z13)
+	PANEL512STEP((R8)(R12*1), Z14, Z15)
+	PANEL512STEP((R13), Z16, Z17)
+	PANEL512STEP((R13)(R9*1), Z18, Z19)
+	PANEL512STEP((R13)(R9*2), Z20, Z21)
+	PANEL512STEP((R13)(R10*1), Z22, Z23)
+	ADDQ    $64, SI
+	ADDQ    $4, R8
+	ADDQ    $4, R13
+	DECQ    CX
+	JNZ     p512loop
+
+p512done:
+	MOVQ    o+32(FP), AX
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	VMOVUPS Z4, 256(AX)
+	VMOVUPS Z5, 320(AX)
+	VMOVUPS Z6, 384(AX)
+	VMOVUPS Z7, 448(AX)
+	VMOVUPS Z8, 512(AX)
+	VMOVUPS Z9, 576(AX)
+	VMOVUPS Z10, 640(AX)
+	VMOVUPS Z11, 704(AX)
+	VMOVUPS Z12, 768(AX)
+	VMOVUPS Z13, 832(AX)
+	VMOVUPS Z14, 896(AX)
+	VMOVUPS Z15, 960(AX)
+	VMOVUPS Z16, 1024(AX)
+	VMOVUPS Z17, 1088(AX)
+	VMOVUPS Z18, 1152(AX)
+	VMOVUPS Z19, 1216(AX)
+	VMOVUPS Z20, 1280(AX)
+	VMOVUPS Z21, 1344(AX)
+	VMOVUPS Z22, 1408(AX)
+	VMOVUPS Z23, 1472(AX)
+	VZEROUPPER
+	RET

@@ -2,9 +2,17 @@
 
 package native
 
-// havePanels is false: the panel kernel is amd64 assembly.
-const havePanels = false
+// havePanels and havePanels512 are false: the panel kernels are amd64
+// assembly.
+const (
+	havePanels    = false
+	havePanels512 = false
+)
 
 func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32) { panic("unreachable") }
+
+func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[2 * panelRows * panelTokens512]float32) {
+	panic("unreachable")
+}
 
 func transpose8SIMD(dst, src *float32, stride, n int) { panic("unreachable") }

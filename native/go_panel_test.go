@@ -12,11 +12,12 @@ import (
 
 // TestGoPanels covers the panel path's edges on float weights: row counts
 // around the 16-row panel, columns that are not a multiple of the 8-column
-// transpose, and batches that leave a partial 6-token tile; each product
+// transpose, and batches that leave a partial 6-token tile (and, with
+// AVX-512, whole and partial 12-token tiles and an odd last panel); each product
 // against ggml.Dot within its rounding.
 func TestGoPanels(t *testing.T) {
 	if !havePanels {
-		t.Skip("no panel kernels on this CPU (AVX2 without AVX-512)")
+		t.Skip("no panel kernels on this CPU (they need AVX2)")
 	}
 	r := rand.New(rand.NewPCG(31, 32))
 	g := NewGo(2)
@@ -26,7 +27,7 @@ func TestGoPanels(t *testing.T) {
 			for _, cols := range []int{5, 8, 13, 40} {
 				w := randWeight(t, r, typ, rows, cols)
 				rs := w.RowBytes()
-				for _, ntok := range []int{panelMinTokens, 9, 14} {
+				for _, ntok := range []int{panelMinTokens, 9, 14, 25} {
 					x := randFloats(r, ntok*cols, 2)
 					got := make([]float32, ntok*rows)
 					g.MatMul(got, w, x, ntok)
@@ -53,7 +54,7 @@ func TestGoPanels(t *testing.T) {
 // TestTranspose8 checks the panel transpose against its definition.
 func TestTranspose8(t *testing.T) {
 	if !havePanels {
-		t.Skip("no panel kernels on this CPU (AVX2 without AVX-512)")
+		t.Skip("no panel kernels on this CPU (they need AVX2)")
 	}
 	const cols, n = 27, 24
 	src := make([]float32, 8*cols)
