@@ -23,6 +23,12 @@ func dotQ4_0AVX512(w *byte, x *float32, nb int) float32
 //go:noescape
 func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
 
+// dotRowsF16AVX512 is dotRowsF16SIMD with AVX-512 and a prefetch of the
+// rows 2 KB ahead.
+//
+//go:noescape
+func dotRowsF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32)
+
 // dotF32r4x4AVX512 sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 4
 // weight rows wstride bytes apart and 4 activation rows xstride bytes
 // apart; n is a multiple of 16.

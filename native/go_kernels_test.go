@@ -122,8 +122,8 @@ func TestDotF32r2x4(t *testing.T) {
 	}
 }
 
-// TestDotRowsF16 checks decode's F16 row-loop kernel against dotF16 row by
-// row, over row lengths that take each of its steps, rows padded apart,
+// TestDotRowsF16 checks decode's F16 row-loop kernels (AVX2 and, where
+// the CPU has it, AVX-512) against dotF16 row by row, over row lengths that take each of its steps, rows padded apart,
 // and row counts from one up.
 func TestDotRowsF16(t *testing.T) {
 	if !haveSIMD {
@@ -144,11 +144,17 @@ func TestDotRowsF16(t *testing.T) {
 				}
 			}
 			x := randVec(r, n)
-			got := make([]float32, nrows)
-			dotRowsF16SIMD(&w[0], rs, nrows, &x[0], n, &got[0])
-			for i := range rows {
-				want := dotF16(rows[i], x)
-				require.InDelta(t, want, got[i], 1e-4*(1+math.Abs(float64(want))), "n %d row %d of %d", n, i, nrows)
+			kernels := map[string]func(w *byte, rs, nrows int, x *float32, n int, out *float32){"simd": dotRowsF16SIMD}
+			if haveAVX512 {
+				kernels["avx512"] = dotRowsF16AVX512
+			}
+			for name, kernel := range kernels {
+				got := make([]float32, nrows)
+				kernel(&w[0], rs, nrows, &x[0], n, &got[0])
+				for i := range rows {
+					want := dotF16(rows[i], x)
+					require.InDelta(t, want, got[i], 1e-4*(1+math.Abs(float64(want))), "%s: n %d row %d of %d", name, n, i, nrows)
+				}
 			}
 		}
 	}

@@ -61,6 +61,10 @@ func (m *matmulTask) run(lo, hi int) {
 	}
 	if m.nTokens == 1 && m.w.Type == ggml.F16 && haveSIMD && cols%8 == 0 {
 		// decode: the row loop in the kernel
+		if haveAVX512 {
+			dotRowsF16AVX512(&m.w.Data[lo*m.rs], m.rs, hi-lo, &m.x[0], cols, &m.out[lo])
+			return
+		}
 		dotRowsF16SIMD(&m.w.Data[lo*m.rs], m.rs, hi-lo, &m.x[0], cols, &m.out[lo])
 		return
 	}
