@@ -225,3 +225,44 @@ func TestKVCacheErrors(t *testing.T) {
 	_, err = NewKVCache(ggml.F32, 0, 4)
 	require.Error(t, err)
 }
+
+// TestGoSharedRowOps checks the batch ops the Go backend shares over its
+// pool (activation quantization, RMSNorm, RoPE, cache stores, Add,
+// SwiGLU): on 4 goroutines they must give exactly what one gives, with
+// sizes past the sharing threshold and element counts that end in a
+// partial chunk.
+func TestGoSharedRowOps(t *testing.T) {
+	one, four := NewGo(1), NewGo(4)
+	defer one.Close()
+	defer four.Close()
+	r := rand.New(rand.NewPCG(41, 42))
+	const rows, n = 70, 1152 // 9 heads of 128
+	x := randFloats(r, rows*n, 2)
+	weight := randFloats(r, n, 1)
+	run := func(name string, op func(g *Go, out []float32)) {
+		want, got := make([]float32, rows*n+5), make([]float32, rows*n+5)
+		op(one, want)
+		op(four, got)
+		require.Equal(t, want, got, name)
+	}
+	run("RMSNorm", func(g *Go, out []float32) { g.RMSNorm(out, x, weight, n, 1e-5) })
+	for _, neox := range []bool{false, true} {
+		rope := NewRoPE(128, 10000, 1, nil, neox)
+		run("RoPE", func(g *Go, out []float32) { copy(out, x); g.RoPE(out, 9, 128, 17, rows, rope) })
+	}
+	y := randFloats(r, rows*n+5, 1)
+	run("Add", func(g *Go, out []float32) { copy(out, x); g.Add(out, y) })
+	run("SwiGLU", func(g *Go, out []float32) { copy(out, x); out[rows*n+4] = 3; g.SwiGLU(out, y) })
+	w := randWeight(t, r, ggml.Q8_0, 33, n)
+	run("MatMul Q8_0", func(g *Go, out []float32) { g.MatMul(out, w, x, rows) })
+	for _, typ := range []ggml.DType{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
+		caches := [2]*KVCache{}
+		for i, g := range []*Go{one, four} {
+			c, err := NewKVCache(typ, rows+3, n)
+			require.NoError(t, err)
+			g.StoreKV(c, 3, x, y, rows)
+			caches[i] = c
+		}
+		require.Equal(t, caches[0], caches[1], "StoreKV %s", typ)
+	}
+}

@@ -89,6 +89,28 @@ func (c *KVCache) Bytes() int {
 // quantized reports whether c holds blocks (Q8_0, Q4_0).
 func (c *KVCache) quantized() bool { return c.rowBytes > 0 }
 
+// storeRows writes the rows [lo, hi) of k and v at positions pos0+lo …
+// pos0+hi-1 of a quantized or F16 cache: quantized as ggml's reference
+// quantizers do, or rounded to F16.
+func (c *KVCache) storeRows(pos0 int, k, v []float32, lo, hi int) {
+	w := c.width
+	if c.quantized() {
+		rb := c.rowBytes
+		for t := lo; t < hi; t++ {
+			dst := (pos0 + t) * rb
+			// the rows are whole blocks (NewKVCache): Quantize cannot fail
+			_ = ggml.Quantize(c.typ, k[t*w:(t+1)*w], c.kq[dst:dst+rb])
+			_ = ggml.Quantize(c.typ, v[t*w:(t+1)*w], c.vq[dst:dst+rb])
+		}
+		return
+	}
+	off := pos0 * w
+	for i := lo * w; i < hi*w; i++ {
+		c.k16[off+i] = ggml.F32ToF16(k[i])
+		c.v16[off+i] = ggml.F32ToF16(v[i])
+	}
+}
+
 // CopyFrom copies the first n positions of src, which must have the same
 // type and width and at least n positions, into c.
 func (c *KVCache) CopyFrom(src *KVCache, n int) {
