@@ -11,12 +11,34 @@
 // cost as much as a short row's products): rows at SI, DX bytes apart,
 // BX bytes of key per row, KSTEP bytes of key (8 elements, widened by
 // VLOAD) per step; scores to R8. It leaves SI, CX and R8 past the blocks
-// and jumps to the per-row loop, rows.
+// and jumps to the per-row loop, rows. Each block first prefetches the
+// first 128 bytes of the next block's rows (R12): a cache head's rows are
+// a stride apart, which the hardware prefetcher follows badly, and at
+// depth 4096 this took smollm2-135m F16-cache decode (2 threads, Sapphire
+// Rapids) from 53 to 60 tok/s.
 #define DOTS8(VLOAD, KSTEP) \
 rows8: \
 	CMPQ CX, $8 \
 	JLT  rows \
 	LEAQ (DX)(DX*2), R13 \
+	LEAQ (SI)(DX*8), R12 \
+	PREFETCHT0 (R12) \
+	PREFETCHT0 64(R12) \
+	PREFETCHT0 (R12)(DX*1) \
+	PREFETCHT0 64(R12)(DX*1) \
+	PREFETCHT0 (R12)(DX*2) \
+	PREFETCHT0 64(R12)(DX*2) \
+	PREFETCHT0 (R12)(R13*1) \
+	PREFETCHT0 64(R12)(R13*1) \
+	LEAQ (R12)(DX*4), R12 \
+	PREFETCHT0 (R12) \
+	PREFETCHT0 64(R12) \
+	PREFETCHT0 (R12)(DX*1) \
+	PREFETCHT0 64(R12)(DX*1) \
+	PREFETCHT0 (R12)(DX*2) \
+	PREFETCHT0 64(R12)(DX*2) \
+	PREFETCHT0 (R12)(R13*1) \
+	PREFETCHT0 64(R12)(R13*1) \
 	LEAQ (SI)(DX*4), R14 \
 	MOVQ SI, R10 \
 	MOVQ DI, R11 \
@@ -133,12 +155,14 @@ TEXT ·dotsF16SIMD(SB), NOSPLIT, $0-48
 	DOTS8(VCVTPH2PS, 16)
 
 rows:
-	CMPQ   CX, $0
-	JEQ    done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	XORQ   AX, AX            // byte offset in k (2 per element)
-	MOVQ   DI, R10           // q
+	CMPQ       CX, $0
+	JEQ        done
+	PREFETCHT0 (SI)(DX*8)    // the row 8 ahead (rows are a stride apart)
+	PREFETCHT0 64(SI)(DX*8)
+	VXORPS     Y0, Y0, Y0
+	VXORPS     Y1, Y1, Y1
+	XORQ       AX, AX        // byte offset in k (2 per element)
+	MOVQ       DI, R10       // q
 
 cols16:
 	LEAQ        32(AX), R9
@@ -298,6 +322,7 @@ blk32:
 r32:
 	CMPQ         R9, $0
 	JEQ          s32
+	PREFETCHT0   (R10)(DX*8)  // the row 8 ahead (rows are a stride apart)
 	VBROADCASTSS (R11), Y8
 	VCVTPH2PS    (R10), Y4
 	VCVTPH2PS    16(R10), Y5
