@@ -113,6 +113,9 @@ func TestCPUAttendMatchesGo(t *testing.T) {
 		{NHeads: 1, NKVHeads: 1, HeadDim: 8},
 		{NHeads: 4, NKVHeads: 2, HeadDim: 16},
 		{NHeads: 9, NKVHeads: 3, HeadDim: 64},
+		// the AVX-512 value sums take 64 elements a pass, then 16 (and 8)
+		{NHeads: 6, NKVHeads: 2, HeadDim: 96},
+		{NHeads: 2, NKVHeads: 1, HeadDim: 136},
 		{NHeads: 4, NKVHeads: 1, HeadDim: 33, Window: 5},
 		{NHeads: 2, NKVHeads: 2, HeadDim: 24, SoftCap: 5},
 		// gpt-oss's attention sinks, around the scores' size and far
