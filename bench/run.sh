@@ -13,6 +13,11 @@
 # the same files with the same threads: with its default load mode (the
 # file memory-mapped), and decode once more with -lm none (its --no-mmap:
 # weights read into private memory, as our default --load auto does).
+# LLAMA_BENCH_ALT, a second llama-bench build, adds its tg column ("alt"):
+# a build whose decode is worth showing but that cannot run the rest (on a
+# VM that reports AMX but faults on its tile instructions, the default
+# native build's decode runs, over weights its AMX buffer repacks at load,
+# while its prefill and depth tests crash).
 #
 # A second table is decode at depth: tg$GEN after DEPTH (4096) tokens of
 # context, llama-bench's -d, for each KV cache type of DEPTH_KV on the
@@ -39,17 +44,19 @@ DEPTH_REPS=${DEPTH_REPS:-2}
 mkdir -p "$BENCH_DIR" "$OUT_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
-llama() { # llama() PROMPT GEN [ARGS...]: avg tokens/s of llama-bench's one test
+llama() { # llama() PROMPT GEN [ARGS...]: avg tokens/s of llama-bench's one test (of LLAMA_BIN, default LLAMA_BENCH)
   local p=$1 n=$2 reps=$REPS; shift 2
   [ "${1:-}" = "-r" ] && { reps=$2; shift 2; }
-  "$LLAMA_BENCH" -m "$model" -p "$p" -n "$n" -t "$t" -r "$reps" "$@" -o json 2>/dev/null |
+  "${LLAMA_BIN:-$LLAMA_BENCH}" -m "$model" -p "$p" -n "$n" -t "$t" -r "$reps" "$@" -o json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % d[0]["avg_ts"])' 2>/dev/null || echo "-"
 }
 
 table() {
 if [ -n "${LLAMA_BENCH:-}" ]; then
-  echo "| model | type | threads | backend | pp$PROMPT | llama.cpp pp$PROMPT | tg$GEN | llama.cpp tg$GEN | llama.cpp --no-mmap tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  alt_head="" alt_sep=""
+  [ -n "${LLAMA_BENCH_ALT:-}" ] && alt_head=" llama.cpp alt tg$GEN |" alt_sep=" --- |"
+  echo "| model | type | threads | backend | pp$PROMPT | llama.cpp pp$PROMPT | tg$GEN | llama.cpp tg$GEN | llama.cpp --no-mmap tg$GEN |$alt_head decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |$alt_sep --- | --- | --- | --- |"
 else
   echo "| model | type | threads | backend | pp$PROMPT | tg$GEN | decode after pp$PROMPT | % of bandwidth bound | load ms | peak RSS MB |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -63,6 +70,8 @@ for shape in $SHAPES; do
         llama_pp=$(llama "$PROMPT" 0)
         llama_tg=$(llama 0 "$GEN")
         llama_tg_read=$(llama 0 "$GEN" -lm none)
+        alt=""
+        [ -n "${LLAMA_BENCH_ALT:-}" ] && alt=" $(LLAMA_BIN=$LLAMA_BENCH_ALT llama 0 "$GEN") |"
       fi
       for be in $BACKENDS; do
         pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
@@ -73,7 +82,7 @@ for shape in $SHAPES; do
           "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
         backend=$(echo "$pp" | field backend)
         if [ -n "${LLAMA_BENCH:-}" ]; then
-          echo "| $shape | $type | $t | $backend | $ours_pp | $llama_pp | $ours_tg | $llama_tg | $llama_tg_read | $rest |"
+          echo "| $shape | $type | $t | $backend | $ours_pp | $llama_pp | $ours_tg | $llama_tg | $llama_tg_read |$alt $rest |"
         else
           echo "| $shape | $type | $t | $backend | $ours_pp | $ours_tg | $rest |"
         fi
