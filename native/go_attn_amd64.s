@@ -6,6 +6,18 @@
 
 #include "textflag.h"
 
+// PREFETCH4ROWS prefetches the first 128 bytes of the 4 rows at R12, DX
+// bytes apart (R13 = 3*DX).
+#define PREFETCH4ROWS \
+	PREFETCHT0 (R12) \
+	PREFETCHT0 64(R12) \
+	PREFETCHT0 (R12)(DX*1) \
+	PREFETCHT0 64(R12)(DX*1) \
+	PREFETCHT0 (R12)(DX*2) \
+	PREFETCHT0 64(R12)(DX*2) \
+	PREFETCHT0 (R12)(R13*1) \
+	PREFETCHT0 64(R12)(R13*1)
+
 // DOTS8 scores the query at DI against key rows in blocks of 8 while CX
 // >= 8, each block's 8 sums reduced together (the reduction per row would
 // cost as much as a short row's products): rows at SI, DX bytes apart,
@@ -22,23 +34,9 @@ rows8: \
 	JLT  rows \
 	LEAQ (DX)(DX*2), R13 \
 	LEAQ (SI)(DX*8), R12 \
-	PREFETCHT0 (R12) \
-	PREFETCHT0 64(R12) \
-	PREFETCHT0 (R12)(DX*1) \
-	PREFETCHT0 64(R12)(DX*1) \
-	PREFETCHT0 (R12)(DX*2) \
-	PREFETCHT0 64(R12)(DX*2) \
-	PREFETCHT0 (R12)(R13*1) \
-	PREFETCHT0 64(R12)(R13*1) \
+	PREFETCH4ROWS \
 	LEAQ (R12)(DX*4), R12 \
-	PREFETCHT0 (R12) \
-	PREFETCHT0 64(R12) \
-	PREFETCHT0 (R12)(DX*1) \
-	PREFETCHT0 64(R12)(DX*1) \
-	PREFETCHT0 (R12)(DX*2) \
-	PREFETCHT0 64(R12)(DX*2) \
-	PREFETCHT0 (R12)(R13*1) \
-	PREFETCHT0 64(R12)(R13*1) \
+	PREFETCH4ROWS \
 	LEAQ (SI)(DX*4), R14 \
 	MOVQ SI, R10 \
 	MOVQ DI, R11 \

@@ -379,11 +379,8 @@ func (g *Go) SwiGLU(gate, up []float32) {
 	up = up[:len(gate)]
 	if grain, ok := g.shareRows(len(gate)/eltChunk, 4*eltChunk); ok {
 		g.pool.run(len(gate)/eltChunk, grain, &rowsTask{func(lo, hi int) {
-			end := hi * eltChunk
-			if hi == len(gate)/eltChunk { // the last chunk takes the rest
-				end = len(gate)
-			}
-			swiglu(gate[lo*eltChunk:end], up[lo*eltChunk:end])
+			a, b := eltSpan(len(gate), lo, hi)
+			swiglu(gate[a:b], up[a:b])
 		}})
 		return
 	}
@@ -393,6 +390,15 @@ func (g *Go) SwiGLU(gate, up []float32) {
 // eltChunk is the floats of one row of an element-wise op shared over the
 // pool (shareRows).
 const eltChunk = 4096
+
+// eltSpan is the elements [a, b) of the chunks [lo, hi) of an element-wise
+// op over n elements: the last of the n/eltChunk chunks takes the rest.
+func eltSpan(n, lo, hi int) (a, b int) {
+	if hi == n/eltChunk {
+		return lo * eltChunk, n
+	}
+	return lo * eltChunk, hi * eltChunk
+}
 
 // swiglu is SwiGLU on one goroutine.
 func swiglu(gate, up []float32) {
@@ -465,11 +471,8 @@ func (g *Go) Add(dst, src []float32) {
 	src = src[:len(dst)]
 	if grain, ok := g.shareRows(len(dst)/eltChunk, eltChunk); ok {
 		g.pool.run(len(dst)/eltChunk, grain, &rowsTask{func(lo, hi int) {
-			end := hi * eltChunk
-			if hi == len(dst)/eltChunk { // the last chunk takes the rest
-				end = len(dst)
-			}
-			add(dst[lo*eltChunk:end], src[lo*eltChunk:end])
+			a, b := eltSpan(len(dst), lo, hi)
+			add(dst[a:b], src[a:b])
 		}})
 		return
 	}
