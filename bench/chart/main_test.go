@@ -64,7 +64,7 @@ func TestREADMEChart(t *testing.T) {
 	tab, err := parse(f)
 	require.NoError(t, err)
 	require.Len(t, tab.rows, 16)
-	assert.Equal(t, row{model: "smollm2-135m", typ: "f16", threads: "1", pp: 192.5, llamaPP: 205.9, tg: 32.0, llamaTG: 27.6}, tab.rows[0])
+	assert.Equal(t, row{model: "smollm2-135m", typ: "f16", threads: "1", pp: 464.1, llamaPP: 335.2, tg: 56.9, llamaTG: 22.7}, tab.rows[0])
 	assert.Equal(t, "pp512", tab.ppName)
 	assert.Equal(t, "tg128", tab.tgName)
 
