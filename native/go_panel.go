@@ -26,8 +26,9 @@ const (
 // tokens pass over it).
 func (m *matmulTask) runPanels(lo, hi int) {
 	cols, rows := m.w.Cols, m.w.Rows
+	wide := havePanels512 && !m.g.noPanels512
 	step := panelRows
-	if havePanels512 {
+	if wide {
 		step = 2 * panelRows
 	}
 	rb := max(step, batchBlockBytes/(4*cols)/step*step)
@@ -46,7 +47,7 @@ func (m *matmulTask) runPanels(lo, hi int) {
 		}
 		t0 := 0
 		// AVX-512: pairs of panels by full 12-token tiles
-		for ; havePanels512 && t0+panelTokens512 <= m.nTokens; t0 += panelTokens512 {
+		for ; wide && t0+panelTokens512 <= m.nTokens; t0 += panelTokens512 {
 			p0 := r0
 			for ; p0+panelRows < r1; p0 += 2 * panelRows {
 				nr := min(2*panelRows, r1-p0)

@@ -36,6 +36,9 @@ type Go struct {
 	// noGemm keeps batches off the VNNI gemm kernels (go_gemm.go), for
 	// tests of the float path
 	noGemm bool
+	// noPanels512 keeps float batches off the AVX-512 panel kernel
+	// (go_panel.go), for tests of the AVX2 one
+	noPanels512 bool
 	// float keeps the activations float32 in every product (NewGoFloat)
 	float bool
 }
