@@ -28,7 +28,7 @@
  * Zen 3 core this took smollm2-135m pp512 from about 195 to 260 tokens/s
  * in F16 and from about 150 to 210-240 in Q8_0, Q4_0 and Q4_K_M; on one
  * Sapphire Rapids core (AVX-512) F16 from about 367 to 431, against the
- * 4x4 dot tiles below.
+ * 4x4 dot tiles over widened rows that path had (see Tried and dropped).
  *
  * Tried and dropped: float weights widened to F32 a chunk at a time and
  * the F32 dot tiles run over them (the panels replaced that path on both
