@@ -99,15 +99,14 @@ type rowsTask struct{ f func(lo, hi int) }
 
 func (t *rowsTask) run(lo, hi int) { t.f(lo, hi) }
 
-// shareRows reports whether rows rows of about work operations each are
-// worth sharing over the pool, and in chunks of how many rows. Callers
-// build their rowsTask only then: a decode step's single row runs on the
-// caller and allocates nothing.
+// shareRows reports whether pool.run would share rows rows of about work
+// operations each (chunks of at least minWork) with helpers, and the grain
+// to pass it. Callers build their rowsTask, a closure that allocates, only
+// then: a decode step's single row runs on the caller and allocates nothing.
 func (g *Go) shareRows(rows, work int) (grain int, ok bool) {
-	if rows < 2 || rows*work < 4*minWork || g.pool.n < 2 {
-		return 0, false
-	}
-	return max(1, minWork/max(1, work)), true
+	grain = max(1, minWork/max(1, work))
+	_, helpers := g.pool.split(rows, grain)
+	return grain, helpers > 0
 }
 
 // MatMul multiplies the rows of w by each of the nTokens rows of x; see

@@ -123,6 +123,14 @@ func (l *loop) release() {
 // balance the load on a busy machine, fewer cost less bookkeeping.
 const chunksPerThread = 4
 
+// split returns the chunks a loop of n iterations in chunks of at least
+// grain (≥ 1) is cut into and the helpers it wakes: none means the caller
+// runs it alone.
+func (p *pool) split(n, grain int) (chunks, helpers int) {
+	chunks = min(p.n*chunksPerThread, (n+grain-1)/grain)
+	return chunks, min(p.n, chunks) - 1
+}
+
 // run runs body over [0, n) in contiguous chunks of at least grain
 // iterations (so tiny loops stay on the calling goroutine). It allocates
 // nothing.
@@ -131,8 +139,7 @@ func (p *pool) run(n, grain int, body ranger) {
 		return
 	}
 	grain = max(grain, 1)
-	chunks := min(p.n*chunksPerThread, (n+grain-1)/grain)
-	helpers := min(p.n, chunks) - 1
+	chunks, helpers := p.split(n, grain)
 	if helpers <= 0 {
 		body.run(0, n)
 		return
