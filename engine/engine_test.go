@@ -99,7 +99,12 @@ func TestLoadModes(t *testing.T) {
 		assert.Equal(t, LoadMmap, info.Load)
 		read, info := logits(t, Settings{Backend: b, Threads: 1, Load: LoadRead})
 		assert.Equal(t, LoadRead, info.Load)
-		assert.Equal(t, mapped, read, "%v: the same weights either way", b)
+		// the same weights either way; read ones may be interleaved for
+		// the backend's kernels (AVX-512 VNNI), which sum in another order
+		require.Len(t, read, len(mapped))
+		for i := range mapped {
+			require.InDelta(t, mapped[i], read[i], 1e-4, "%v: logit %d", b, i)
+		}
 		// a 1 MB file on a machine with memory to spare is read
 		_, info = logits(t, Settings{Backend: b, Threads: 1})
 		if avail, ok := availableMemory(); ok && runtime.GOOS == "linux" {

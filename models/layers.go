@@ -541,6 +541,9 @@ type loader struct {
 	b    native.Backend
 	arch string
 	err  error
+	// prepared holds the weights prepare interleaved, by their data's
+	// address: a tensor loaded twice (a tied output) is rewritten once.
+	prepared map[*byte]native.Weight
 	// perLayer is set by architectures that read per-layer head counts,
 	// head sizes and MLP widths themselves (gemma4): params then takes the
 	// largest of a per-layer array and leaves the per-layer checks to them.
@@ -559,8 +562,39 @@ func (l *loader) has(name string) bool {
 	return ok
 }
 
-// weight returns tensor name as a rows×cols matrix (GGUF dims [cols, rows]).
+// weight returns tensor name as a rows×cols matrix (GGUF dims [cols, rows]),
+// prepared for the backend.
 func (l *loader) weight(name string, rows, cols int) native.Weight {
+	return l.prepare(l.tensor(name, rows, cols))
+}
+
+// prepare lays w out as the backend multiplies it fastest: interleaved
+// (native.Interleave16) where the backend is a native.Interleaver with
+// kernels for w's type and the file's memory is private to this load.
+func (l *loader) prepare(w native.Weight) native.Weight {
+	ib, ok := l.b.(native.Interleaver)
+	if !ok || l.err != nil || !l.f.Private() || !ib.Interleaves(w.Type) || !native.CanInterleave(w) {
+		return w
+	}
+	key := &w.Data[0]
+	if p, ok := l.prepared[key]; ok && p.Rows == w.Rows && p.Cols == w.Cols {
+		return p
+	}
+	p, err := native.Interleave16(w)
+	if err != nil {
+		l.fail("%v", err)
+		return w
+	}
+	if l.prepared == nil {
+		l.prepared = map[*byte]native.Weight{}
+	}
+	l.prepared[key] = p
+	l.f.MarkRewritten()
+	return p
+}
+
+// tensor returns tensor name as a rows×cols matrix as stored.
+func (l *loader) tensor(name string, rows, cols int) native.Weight {
 	ti, ok := l.f.Tensor(name)
 	if !ok {
 		l.fail("required tensor %q is missing", name)
@@ -612,7 +646,14 @@ func (l *loader) experts(name string, n, rows, cols int) []native.Weight {
 // linear returns the projection name+".weight" with the bias
 // name+".bias" if the file has one.
 func (l *loader) linear(name string, rows, cols int) Linear {
-	lin := Linear{W: l.weight(name+".weight", rows, cols)}
+	lin := l.linearAsStored(name, rows, cols)
+	lin.W = l.prepare(lin.W)
+	return lin
+}
+
+// linearAsStored is linear without prepare.
+func (l *loader) linearAsStored(name string, rows, cols int) Linear {
+	lin := Linear{W: l.tensor(name+".weight", rows, cols)}
 	if l.has(name + ".bias") {
 		lin.B = l.vector(name+".bias", rows)
 	}
@@ -627,14 +668,14 @@ func (l *loader) split(name string, cols int, rows ...int) []Linear {
 	for _, r := range rows {
 		total += r
 	}
-	whole := l.linear(name, total, cols)
+	whole := l.linearAsStored(name, total, cols)
 	parts := make([]Linear, len(rows))
 	if l.err != nil {
 		return parts
 	}
 	rs, r0 := whole.W.RowBytes(), 0
 	for i, r := range rows {
-		parts[i].W = native.Weight{Type: whole.W.Type, Rows: r, Cols: cols, Data: whole.W.Data[r0*rs : (r0+r)*rs]}
+		parts[i].W = l.prepare(native.Weight{Type: whole.W.Type, Rows: r, Cols: cols, Data: whole.W.Data[r0*rs : (r0+r)*rs]})
 		if whole.B != nil {
 			parts[i].B = whole.B[r0 : r0+r]
 		}

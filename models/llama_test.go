@@ -2,6 +2,7 @@ package models
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -60,7 +62,19 @@ func loadReference(t *testing.T) reference {
 
 func openModel(t testing.TB, path string, b native.Backend) Model {
 	t.Helper()
-	f, err := gguf.Open(path)
+	return openModelWith(t, path, b, gguf.Open)
+}
+
+// readPrivate is gguf.ReadPrivate as openModelWith takes it: a private
+// copy, whose weights Load interleaves where the backend has the kernels.
+func readPrivate(path string) (*gguf.File, error) {
+	return gguf.ReadPrivate(context.Background(), path)
+}
+
+// openModelWith is openModel with the file opened by open.
+func openModelWith(t testing.TB, path string, b native.Backend, open func(string) (*gguf.File, error)) Model {
+	t.Helper()
+	f, err := open(path)
 	if os.IsNotExist(errorsUnwrapAll(err)) {
 		t.Skip(path + " absent")
 	}
@@ -98,16 +112,26 @@ func TestStories260KLogits(t *testing.T) {
 	b := native.NewGo(2)
 	defer b.Close()
 	for _, tc := range []struct {
-		file string
-		tol  float64
+		file    string
+		tol     float64
+		private bool // read into private memory: Q8_0 weights interleaved on AVX-512 VNNI
 	}{
-		{"stories260K.gguf", 0.03},
-		{"stories260K-F16.gguf", 0.05},
+		{"stories260K.gguf", 0.03, false},
+		{"stories260K-F16.gguf", 0.05, false},
 		// Q8_0 weights, and activations rounded to 8 bits as ggml does (0.350 without)
-		{"stories260K-Q8_0.gguf", 0.4},
+		{"stories260K-Q8_0.gguf", 0.4, false},
+		{"stories260K-Q8_0.gguf", 0.4, true},
 	} {
-		t.Run(tc.file, func(t *testing.T) {
-			m := openModel(t, filepath.Join(fixtures, tc.file), b)
+		name := tc.file
+		if tc.private {
+			name += "/private"
+		}
+		t.Run(name, func(t *testing.T) {
+			open := gguf.Open
+			if tc.private {
+				open = readPrivate
+			}
+			m := openModelWith(t, filepath.Join(fixtures, tc.file), b, open)
 			st, err := NewState(m, 64, 16, ggml.F32)
 			require.NoError(t, err)
 			logits := make([]float32, m.Params().VocabSize)
@@ -141,28 +165,60 @@ func TestStories260KGreedy(t *testing.T) {
 		{"stories260K-Q8_0.gguf", want},
 		{"stories260K-Q4_0.gguf", ", there was a little girl named Lily. She loved to play outside in the sun. One day, she went"},
 	} {
-		t.Run(tc.file, func(t *testing.T) {
-			path := filepath.Join(fixtures, tc.file)
-			m := openModel(t, path, b)
-			f, err := gguf.Open(path)
-			require.NoError(t, err)
-			defer f.Close()
-			pieces, err := f.Strings("tokenizer.ggml.tokens")
-			require.NoError(t, err)
-			st, err := NewState(m, 64, 16, ggml.F32)
-			require.NoError(t, err)
-			logits := make([]float32, m.Params().VocabSize)
-			m.Forward(st, Tokens(ref.Prompt), logits)
-			var text strings.Builder
-			for i := range 32 {
-				tok := argmax(logits)
-				if tc.text == want {
-					require.Equal(t, ref.Steps[i].Argmax, tok, "step %d", i)
+		for _, open := range []func(string) (*gguf.File, error){gguf.Open, readPrivate} {
+			t.Run(tc.file, func(t *testing.T) {
+				path := filepath.Join(fixtures, tc.file)
+				m := openModelWith(t, path, b, open)
+				f, err := gguf.Open(path)
+				require.NoError(t, err)
+				defer f.Close()
+				pieces, err := f.Strings("tokenizer.ggml.tokens")
+				require.NoError(t, err)
+				st, err := NewState(m, 64, 16, ggml.F32)
+				require.NoError(t, err)
+				logits := make([]float32, m.Params().VocabSize)
+				m.Forward(st, Tokens(ref.Prompt), logits)
+				var text strings.Builder
+				for i := range 32 {
+					tok := argmax(logits)
+					if tc.text == want {
+						require.Equal(t, ref.Steps[i].Argmax, tok, "step %d", i)
+					}
+					text.WriteString(strings.ReplaceAll(pieces[tok], "\u2581", " "))
+					m.Forward(st, Tokens([]int32{tok}), logits)
 				}
-				text.WriteString(strings.ReplaceAll(pieces[tok], "\u2581", " "))
-				m.Forward(st, Tokens([]int32{tok}), logits)
-			}
-			require.Equal(t, tc.text, text.String())
-		})
+				require.Equal(t, tc.text, text.String())
+			})
+		}
 	}
+}
+
+// TestLoadInterleaves: a private file's Q8_0 weights are interleaved for a
+// backend with the kernels (whole groups of 16 rows only; the tied output
+// once), and the rewritten file refuses a second load.
+func TestLoadInterleaves(t *testing.T) {
+	path := filepath.Join(fixtures, "stories260K-Q8_0.gguf")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip(path + " absent")
+	}
+	b := native.NewGo(1)
+	if !b.Interleaves(ggml.Q8_0) {
+		t.Skip("this CPU has no kernels for interleaved weights (AVX-512 VNNI)")
+	}
+	f, err := readPrivate(path)
+	require.NoError(t, err)
+	defer f.Close()
+	m, err := Load(f, b)
+	require.NoError(t, err)
+	require.True(t, f.Rewritten())
+	d := m.(*Llama)
+	assert.Equal(t, native.Interleaved16, d.TokEmbd.Layout, "token_embd (%d rows)", d.TokEmbd.Rows)
+	assert.Equal(t, native.Interleaved16, d.Layers[0].Attn.Q.W.Layout, "attn_q")
+	assert.Equal(t, d.TokEmbd, d.Output.W, "the tied output is the embedding, interleaved once")
+	for _, w := range []native.Weight{d.Layers[0].FFN.Gate.W, d.Layers[0].FFN.Down.W} {
+		assert.Equal(t, native.CanInterleave(native.RowMajorCopy(w)), w.Layout == native.Interleaved16,
+			"%d×%d: interleaved exactly when whole groups", w.Rows, w.Cols)
+	}
+	_, err = Load(f, b)
+	require.ErrorContains(t, err, "rewritten")
 }

@@ -135,7 +135,9 @@ func (e *UnsupportedError) Error() string {
 }
 
 // Load builds the model described by f for backend b, choosing the loader
-// by general.architecture.
+// by general.architecture. Where f is Private and b an Interleaver, the
+// weights b multiplies faster interleaved are rewritten so in f's memory,
+// and f cannot be loaded again.
 func Load(f *gguf.File, b native.Backend) (Model, error) {
 	arch, err := f.Architecture()
 	if err != nil {
@@ -144,6 +146,9 @@ func Load(f *gguf.File, b native.Backend) (Model, error) {
 	load, ok := registry[arch]
 	if !ok {
 		return nil, &UnsupportedError{Arch: arch}
+	}
+	if f.Rewritten() {
+		return nil, fmt.Errorf("models: %s: the file's weights were rewritten in place by an earlier load (interleaved for its backend); open the file again", arch)
 	}
 	if len(f.Tensors) == 0 {
 		return nil, fmt.Errorf("models: %s: the file has no tensors: it is a vocabulary-only GGUF, usable for tokenize, detokenize, info and template render but not for running the model", arch)

@@ -15,14 +15,27 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// Weight is a row-major matrix of Rows rows of Cols elements of Type, kept
-// in its stored (possibly quantized) form. Data is usually a slice of the
-// model file's memory (mapped or read) and is never written.
+// Weight is a matrix of Rows rows of Cols elements of Type, kept in its
+// stored (possibly quantized) form, laid out as Layout says. Data is
+// usually a slice of the model file's memory (mapped or read) and is never
+// written by the backends (Interleave16 rewrites it once, at load).
 type Weight struct {
 	Type       ggml.DType
 	Rows, Cols int
 	Data       []byte
+	Layout     Layout
 }
+
+// Layout is how a Weight's rows lie in its Data.
+type Layout uint8
+
+const (
+	// RowMajor stores the rows one after another, as GGUF does.
+	RowMajor Layout = iota
+	// Interleaved16 stores groups of 16 rows interleaved a block column
+	// at a time (Interleave16), in the bytes the group's rows had.
+	Interleaved16
+)
 
 // RowBytes is the size of one row of w in bytes.
 func (w Weight) RowBytes() int {

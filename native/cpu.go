@@ -25,6 +25,7 @@ type CPU struct {
 	threads  int
 	isa      string
 	fallback *Go
+	il16     [40]bool // weight types the pool's kernels multiply Interleaved16, by ggml id
 	once     sync.Once
 	ssm      ssmSyms // cpu_ssm.go
 	moe      moeSyms // cpu_moe.go
@@ -79,8 +80,13 @@ func LoadCPUWith(o CPUOptions) (*CPU, error) {
 	}
 	var buf [64]byte
 	n, _, _ := purego.SyscallN(l.poolISA, p, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-	return &CPU{lib: l, pool: p, threads: threads, isa: string(buf[:min(int(n), len(buf))]),
-		fallback: NewGo(threads)}, nil
+	c := &CPU{lib: l, pool: p, threads: threads, isa: string(buf[:min(int(n), len(buf))]),
+		fallback: NewGo(threads)}
+	for t := range c.il16 {
+		r, _, _ := purego.SyscallN(l.poolIL16, p, uintptr(t))
+		c.il16[t] = int32(r) != 0
+	}
+	return c, nil
 }
 
 // ISAs returns the kernel sets this CPU can run, best first, such as
@@ -146,10 +152,25 @@ func (c *CPU) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		clear(out[:nTokens*w.Rows])
 		return
 	}
-	rc, _, _ := purego.SyscallN(c.lib.matmul, c.pool, uintptr(w.Type),
+	fn := c.lib.matmul
+	if w.Layout == Interleaved16 {
+		if !c.Interleaves(w.Type) {
+			w = RowMajorCopy(w)
+		} else {
+			fn = c.lib.matmulIL16
+		}
+	}
+	rc, _, _ := purego.SyscallN(fn, c.pool, uintptr(w.Type),
 		uintptr(unsafe.Pointer(&w.Data[0])), uintptr(w.Rows), uintptr(w.Cols),
 		uintptr(unsafe.Pointer(&x[0])), uintptr(nTokens), uintptr(unsafe.Pointer(&out[0])))
 	must("MatMul", rc)
+}
+
+// Interleaves reports whether MatMul has kernels for weights of type t
+// laid out Interleaved16 (Interleaver): the AVX-512 VNNI kernel set's
+// Q4_0 and Q8_0.
+func (c *CPU) Interleaves(t ggml.DType) bool {
+	return int(t) < len(c.il16) && c.il16[t]
 }
 
 // RMSNorm normalizes each row of n elements of x into out and scales it by
@@ -278,6 +299,10 @@ func (c *CPU) Embed(out []float32, w Weight, ids []int32) {
 	switch w.Type {
 	case ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0:
 	default:
+		c.fallback.Embed(out, w, ids)
+		return
+	}
+	if w.Layout != RowMajor {
 		c.fallback.Embed(out, w, ids)
 		return
 	}

@@ -93,6 +93,14 @@ func (m *matmulTask) runGemm(lo, hi int) {
 // pack repacks the nr rows from r0 into the gemmPacks p.
 func (m *matmulTask) pack(p []byte, r0, nr int) {
 	w := &m.w.Data[r0*m.rs]
+	if m.il { // whole groups
+		if m.w.Type == ggml.Q8_0 {
+			packILQ8_0(&p[0], w, m.w.Cols/qk)
+		} else {
+			packILQ4_0(&p[0], w, m.w.Cols/qk)
+		}
+		return
+	}
 	switch t := m.w.Type; t {
 	case ggml.Q8_0:
 		packQ8_0(&p[0], w, m.rs, nr, m.w.Cols/qk)

@@ -570,3 +570,183 @@ splitloop:
 	DECQ CX
 	JNZ  splitloop
 	GEMMSTORE
+
+// Interleaved weights (interleave.go): per 16-row group and block column,
+// the rows' F16 scales (32 bytes), then 64-byte chunks whose lane r holds
+// four quant bytes of row r (Q4_0: qs[4c:4c+4], nibbles; Q8_0: qs[4c:4c+4]
+// XOR 0x80).
+
+// ILSCALE stores the 16 F16 scales at BX as floats at PD(DI).
+#define ILSCALE \
+	VCVTPH2PS (BX), Z10; \
+	VMOVUPS   Z10, PD(DI)
+
+// func packILQ4_0(dst, w *byte, nb int)
+// Repacks nb interleaved Q4_0 block columns at w into gemmPacks at dst.
+TEXT ·packILQ4_0(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), BX
+	MOVQ         nb+16(FP), R9
+	VPBROADCASTD gemmConst<>+0(SB), Z31
+	VPXORD       Z29, Z29, Z29
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+8(SB), Z26
+il4pack:
+	VMOVDQU32 32(BX), Z0
+	VMOVDQU32 96(BX), Z1
+	VMOVDQU32 160(BX), Z2
+	VMOVDQU32 224(BX), Z3
+	NIBS(Z0, Z4)
+	NIBS(Z1, Z5)
+	NIBS(Z2, Z6)
+	NIBS(Z3, Z7)
+	VPSUBB Z26, Z0, Z0
+	VPSUBB Z26, Z1, Z1
+	VPSUBB Z26, Z2, Z2
+	VPSUBB Z26, Z3, Z3
+	VPSUBB Z26, Z4, Z4
+	VPSUBB Z26, Z5, Z5
+	VPSUBB Z26, Z6, Z6
+	VPSUBB Z26, Z7, Z7
+	STOREQ
+	CSUMS
+	ILSCALE
+	ADDQ $288, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  il4pack
+	VZEROUPPER
+	RET
+
+// func packILQ8_0(dst, w *byte, nb int)
+// packILQ4_0 for interleaved Q8_0 block columns.
+TEXT ·packILQ8_0(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), BX
+	MOVQ         nb+16(FP), R9
+	VPBROADCASTD gemmConst<>+0(SB), Z31
+	VPXORD       Z29, Z29, Z29
+il8pack:
+	VPXORD 32(BX), Z31, Z0
+	VPXORD 96(BX), Z31, Z1
+	VPXORD 160(BX), Z31, Z2
+	VPXORD 224(BX), Z31, Z3
+	VPXORD 288(BX), Z31, Z4
+	VPXORD 352(BX), Z31, Z5
+	VPXORD 416(BX), Z31, Z6
+	VPXORD 480(BX), Z31, Z7
+	STOREQ
+	CSUMS
+	ILSCALE
+	ADDQ $544, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  il8pack
+	VZEROUPPER
+	RET
+
+// ILDOT adds to Z16 d_w*d_y*Σu·q and to Z17 d_w*s_y for the block column
+// at SI whose unsigned quant chunks are Z0..Z7 and the q8a block at R8.
+#define ILDOT \
+	VPXORD           Z20, Z20, Z20; \
+	VPXORD           Z21, Z21, Z21; \
+	VPDPBUSD.BCST    8(R8), Z0, Z20;  \
+	VPDPBUSD.BCST    24(R8), Z4, Z21; \
+	VPDPBUSD.BCST    12(R8), Z1, Z20; \
+	VPDPBUSD.BCST    28(R8), Z5, Z21; \
+	VPDPBUSD.BCST    16(R8), Z2, Z20; \
+	VPDPBUSD.BCST    32(R8), Z6, Z21; \
+	VPDPBUSD.BCST    20(R8), Z3, Z20; \
+	VPDPBUSD.BCST    36(R8), Z7, Z21; \
+	VPADDD           Z21, Z20, Z20;   \
+	VCVTDQ2PS        Z20, Z20;        \
+	VCVTPH2PS        (SI), Z10;       \
+	VMULPS.BCST      0(R8), Z20, Z20; \
+	VFMADD231PS      Z20, Z10, Z16;   \
+	VFMADD231PS.BCST 4(R8), Z10, Z17
+
+// func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32)
+// Sets out[16g + r] to row r of group g (g < ng) of the interleaved Q4_0
+// weights at w (nb block columns) times the q8a blocks at y.
+TEXT ·ilRowsQ4_0(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), SI
+	MOVQ         ng+8(FP), R9
+	MOVQ         out+32(FP), DI
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	MOVL         $0xc1000000, AX // -8.0
+	VPBROADCASTD AX, Z26
+il4group:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+il4block:
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1088(SI)
+	PREFETCHT0 1152(SI)
+	PREFETCHT0 1216(SI)
+	PREFETCHT0 1280(SI)
+	VMOVDQU32  32(SI), Z0
+	VMOVDQU32  96(SI), Z1
+	VMOVDQU32  160(SI), Z2
+	VMOVDQU32  224(SI), Z3
+	NIBS(Z0, Z4)
+	NIBS(Z1, Z5)
+	NIBS(Z2, Z6)
+	NIBS(Z3, Z7)
+	ILDOT
+	ADDQ $288, SI
+	ADDQ $40, R8
+	DECQ CX
+	JNZ  il4block
+	VFMADD231PS Z17, Z26, Z16
+	VMOVUPS     Z16, (DI)
+	ADDQ        $64, DI
+	DECQ        R9
+	JNZ         il4group
+	VZEROUPPER
+	RET
+
+// func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32)
+// ilRowsQ4_0 for interleaved Q8_0 weights.
+TEXT ·ilRowsQ8_0(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), SI
+	MOVQ         ng+8(FP), R9
+	MOVQ         out+32(FP), DI
+	MOVL         $0xc3000000, AX // -128.0
+	VPBROADCASTD AX, Z26
+il8group:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+il8block:
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1088(SI)
+	PREFETCHT0 1152(SI)
+	PREFETCHT0 1216(SI)
+	PREFETCHT0 1280(SI)
+	PREFETCHT0 1344(SI)
+	PREFETCHT0 1408(SI)
+	PREFETCHT0 1472(SI)
+	PREFETCHT0 1536(SI)
+	VMOVDQU32  32(SI), Z0
+	VMOVDQU32  96(SI), Z1
+	VMOVDQU32  160(SI), Z2
+	VMOVDQU32  224(SI), Z3
+	VMOVDQU32  288(SI), Z4
+	VMOVDQU32  352(SI), Z5
+	VMOVDQU32  416(SI), Z6
+	VMOVDQU32  480(SI), Z7
+	ILDOT
+	ADDQ $544, SI
+	ADDQ $40, R8
+	DECQ CX
+	JNZ  il8block
+	VFMADD231PS Z17, Z26, Z16
+	VMOVUPS     Z16, (DI)
+	ADDQ        $64, DI
+	DECQ        R9
+	JNZ         il8group
+	VZEROUPPER
+	RET

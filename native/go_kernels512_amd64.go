@@ -84,3 +84,25 @@ func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 //
 //go:noescape
 func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// packILQ4_0 repacks nb block columns of one interleaved Q4_0 group
+// (interleave.go) at w into nb gemmPacks at dst.
+//
+//go:noescape
+func packILQ4_0(dst, w *byte, nb int)
+
+// packILQ8_0 is packILQ4_0 for an interleaved Q8_0 group.
+//
+//go:noescape
+func packILQ8_0(dst, w *byte, nb int)
+
+// ilRowsQ4_0 sets out[16g+r] to row r of group g < ng of the interleaved
+// Q4_0 weight at w (nb block columns) times the q8a blocks at y.
+//
+//go:noescape
+func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32)
+
+// ilRowsQ8_0 is ilRowsQ4_0 for interleaved Q8_0 weights.
+//
+//go:noescape
+func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32)

@@ -29,11 +29,18 @@ type matmulTask struct {
 	// gemm: the iterations are groups of gemmRows rows, multiplied by
 	// the VNNI kernels (runGemm) with the flipped q8a activations xq
 	gemm bool
+	// il: the weight is Interleaved16 and the iterations are its groups;
+	// with gemm unset, xq holds each token's q8a blocks (runIL)
+	il bool
 }
 
 func (m *matmulTask) run(lo, hi int) {
 	if m.gemm {
 		m.runGemm(lo, hi)
+		return
+	}
+	if m.il {
+		m.runIL(lo, hi)
 		return
 	}
 	if havePanels && m.nTokens >= panelMinTokens {
@@ -166,6 +173,20 @@ func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
 		xt := m.x[t*cols : (t+1)*cols]
 		for r := r0; r < r1; r++ {
 			m.out[t*rows+r] = dotF32s(block[(r-r0)*cols:(r-r0+1)*cols], xt)
+		}
+	}
+}
+
+// runIL multiplies the interleaved groups [lo, hi) by each token (fewer
+// than tileTokens; batches take runGemm) with the VNNI kernels.
+func (m *matmulTask) runIL(lo, hi int) {
+	nb, gs := m.w.Cols/qk, gemmRows*m.rs
+	for t := range m.nTokens {
+		w, y, out := &m.w.Data[lo*gs], &m.xq[t*m.xqRow], &m.out[t*m.w.Rows+lo*gemmRows]
+		if m.w.Type == ggml.Q8_0 {
+			ilRowsQ8_0(w, hi-lo, nb, y, out)
+		} else {
+			ilRowsQ4_0(w, hi-lo, nb, y, out)
 		}
 	}
 }

@@ -28,3 +28,8 @@ func packQ6K(dst, w *byte, rs, nr, nb int)                                   { p
 func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
 func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
 func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
+
+func packILQ4_0(dst, w *byte, nb int)                       { panic("unreachable") }
+func packILQ8_0(dst, w *byte, nb int)                       { panic("unreachable") }
+func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
+func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }

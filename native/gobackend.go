@@ -120,8 +120,14 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	if w.Rows == 0 || nTokens <= 0 {
 		return
 	}
+	il := w.Layout == Interleaved16
+	if il && !g.Interleaves(w.Type) {
+		// no kernels for the layout here: the product of the rows as stored
+		// in the file (a copy per call; this backend never interleaves)
+		w, il = RowMajorCopy(w), false
+	}
 	m := g.matmuls.Get().(*matmulTask)
-	*m = matmulTask{g: g, w: w, rs: rs, x: x, out: out, nTokens: nTokens}
+	*m = matmulTask{g: g, w: w, rs: rs, x: x, out: out, nTokens: nTokens, il: il}
 	// Where the weight type has 8-bit kernels, the activations are rounded
 	// to 8-bit blocks once, as ggml does: matrix-vector products multiply
 	// the blocks, batches their values as floats, so that a result does
@@ -129,7 +135,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	// gemm kernels (go_gemm.go), which round every type's activations to
 	// 32-element q8a blocks, as the C library's do: K-quant batches there
 	// see finer blocks than their matrix-vector products' q8K.
-	if nTokens >= tileTokens && !g.float && !g.noGemm && hasGemm(w.Type, w.Cols) {
+	if nTokens >= tileTokens && !g.float && (il || !g.noGemm && hasGemm(w.Type, w.Cols)) {
 		// the gemm kernels take q8a blocks for every type, and iterate
 		// over groups of gemmRows rows
 		buf := g.quants.Get().(*[]byte)
@@ -168,12 +174,19 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	}
 	// iterations: rows, or groups of gemmRows rows for the gemm kernels
 	iters, work := w.Rows, w.Cols*nTokens
-	if m.gemm {
+	if m.gemm || il {
 		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
 	}
 	g.pool.run(iters, max(1, minWork/max(1, work)), m)
 	*m = matmulTask{}
 	g.matmuls.Put(m)
+}
+
+// Interleaves reports whether MatMul has kernels for weights of type t
+// laid out Interleaved16 (Interleaver): Q4_0 and Q8_0 on AVX-512 VNNI,
+// with 8-bit activations.
+func (g *Go) Interleaves(t ggml.DType) bool {
+	return haveVNNI && !g.float && !g.noGemm && ilChunks(t) > 0
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to
@@ -459,7 +472,14 @@ func (g *Go) Embed(out []float32, w Weight, ids []int32) {
 		if id < 0 || int(id) >= w.Rows {
 			panic(fmt.Sprintf("native: Embed of row %d of %d", id, w.Rows))
 		}
-		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], out[t*w.Cols:(t+1)*w.Cols]); err != nil {
+		row := out[t*w.Cols : (t+1)*w.Cols]
+		if w.Layout == Interleaved16 {
+			if err := ilDequantRow(w, int(id), row); err != nil {
+				panic(fmt.Sprintf("native: Embed of row %d: %v", id, err))
+			}
+			continue
+		}
+		if err := ggml.DequantizeRow(w.Type, w.Data[int(id)*rs:(int(id)+1)*rs], row); err != nil {
 			panic(fmt.Sprintf("native: Embed of row %d: %v", id, err))
 		}
 	}

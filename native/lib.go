@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
-const abiVersion = 9
+const abiVersion = 10
 
 // LibEnv is the environment variable naming the native kernel library. When
 // it is set, only that file is tried.
@@ -38,6 +38,7 @@ type lib struct {
 	poolNew, poolFree, poolISA uintptr
 	supports                   uintptr
 	matmul, rmsnorm, rope, glu uintptr
+	matmulIL16, poolIL16       uintptr
 	softmax, attention         uintptr
 	eltwise, getRows           uintptr
 }
@@ -145,6 +146,7 @@ func openLib(path string) (*lib, error) {
 	isaList := sym("lrt_isa_list")
 	l.poolNew, l.poolFree, l.poolISA = sym("lrt_pool_new"), sym("lrt_pool_free"), sym("lrt_pool_isa")
 	l.supports, l.matmul = sym("lrt_supports"), sym("lrt_matmul")
+	l.matmulIL16, l.poolIL16 = sym("lrt_matmul_il16"), sym("lrt_pool_il16")
 	l.rmsnorm, l.rope = sym("lrt_rmsnorm"), sym("lrt_rope")
 	l.glu, l.softmax = sym("lrt_glu"), sym("lrt_softmax")
 	l.attention = sym("lrt_attention")

@@ -75,6 +75,7 @@ func ReadPrivate(ctx context.Context, path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	f.unmap = free
+	f.private = true
 	return f, nil
 }
 

@@ -114,7 +114,23 @@ type File struct {
 	tensorIndex map[string]int
 	data        []byte // the whole file (mapped or in memory)
 	unmap       func() error
+	private     bool // data is this File's own memory (ReadPrivate)
+	rewritten   bool // a loader rewrote tensor data in place (MarkRewritten)
 }
+
+// Private reports whether the tensor data is memory of this File alone
+// (ReadPrivate), which a model loader may rewrite in place (interleaving
+// weights for its kernels) when it is the File's only loader: see
+// MarkRewritten.
+func (f *File) Private() bool { return f.private }
+
+// MarkRewritten records that a loader rewrote tensor data in place, so
+// that a second loader refuses the File instead of reading the rewritten
+// bytes as GGUF's; Rewritten reports it.
+func (f *File) MarkRewritten() { f.rewritten = true }
+
+// Rewritten reports whether MarkRewritten was called.
+func (f *File) Rewritten() bool { return f.rewritten }
 
 // decoder reads little-endian values from a byte slice with bounds checks.
 type decoder struct {
@@ -535,7 +551,8 @@ func (f *File) Tensor(name string) (TensorInfo, bool) {
 }
 
 // TensorData returns the bytes of a tensor: a slice of the mapped file, valid
-// until Close. It must not be modified.
+// until Close. It must not be modified, except by a loader of a Private
+// File (see MarkRewritten).
 func (f *File) TensorData(t TensorInfo) []byte {
 	start := f.DataStart + int64(t.Offset)
 	return f.data[start : start+int64(t.Bytes()) : start+int64(t.Bytes())]

@@ -162,6 +162,8 @@ typedef int (*gemm_fn)(int64_t n, const void *w, size_t ws, int nr, const void *
 
 /* GEMM_ROWS is the rows of one gemm_fn call. */
 #define GEMM_ROWS 16
+/* IL_ROWS is the rows of one group of interleaved weights. */
+#define IL_ROWS 16
 
 /* PANEL_ROWS is the rows of one packed panel (kernels.panel): a column is
  * two 8-float vectors, or one 16-float one. */
@@ -183,6 +185,13 @@ typedef struct {
   void (*dec_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
                                float *out);
   gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
+  /* il_rows[t] and il_gemm[t], where set, are dec_rows and gemm for
+   * weights interleaved in groups of IL_ROWS rows (lrt_matmul_il16; the
+   * layout is at IL_KERNELS in quants_x86.inc): nr is a multiple of
+   * IL_ROWS, w a group's start, ws unused. */
+  void (*il_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
+                              float *out);
+  gemm_fn il_gemm[LRT_NTYPES];
   /* panel[t], where set, packs nr (1..PANEL_ROWS) rows of the float type t
    * (F32, F16, BF16), ws bytes apart and n elements each, as F32 into the
    * panel p of PANEL_ROWS*n floats: element k of row r at p[k*PANEL_ROWS +

@@ -60,6 +60,7 @@ typedef struct {
   int64_t xrow;
   int64_t wrow; /* bytes per weight row */
   gemm_fn gemm; /* the batch kernel, or NULL for the tiles */
+  int il;       /* weights interleaved in groups of IL_ROWS rows (lrt_matmul_il16) */
   _Atomic int gemm_failed;
   float *wide;   /* PANEL_SLOTS-bounded slots of wide_rows*cols floats (kernels.panel
                   * panels, wide_rows a multiple of PANEL_ROWS), or NULL */
@@ -193,6 +194,12 @@ void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, in
  * m->wide is set (and a slot is free), else by the tiles. */
 static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   mm_task *m = arg;
+  if (m->il) { /* whole groups, a token at a time */
+    for (int64_t t = 0; t < m->ntok; t++)
+      m->k->il_rows[m->wtype](m->cols, m->w + r0 * m->wrow, (size_t)m->wrow, r1 - r0,
+                              m->xq + t * m->xrow, m->out + t * m->rows + r0);
+    return;
+  }
   const int s = m->wide ? slot_take(&m->wide_free) : -1;
   if (s < 0) {
     rows_tiles(m, m->wtype, m->w + r0 * m->wrow, m->wrow, r1 - r0, m->out + r0);
@@ -231,10 +238,30 @@ static int32_t prepare(lrt_pool *p, mm_task *m, size_t extra) {
   return LRT_OK;
 }
 
+static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
+                      const float *x, int64_t ntok, float *out);
+
 int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
                    const float *x, int64_t ntok, float *out) {
+  return matmul(p, wtype, 0, w, rows, cols, x, ntok, out);
+}
+
+int32_t lrt_matmul_il16(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
+                        const float *x, int64_t ntok, float *out) {
+  return matmul(p, wtype, 1, w, rows, cols, x, ntok, out);
+}
+
+int32_t lrt_pool_il16(const lrt_pool *p, int32_t wtype) {
+  return p && wtype >= 0 && wtype < LRT_NTYPES && pool_kernels(p)->il_rows[wtype] &&
+         pool_kernels(p)->il_gemm[wtype];
+}
+
+static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
+                      const float *x, int64_t ntok, float *out) {
   if (!p || rows < 0 || cols < 0 || ntok < 0) return LRT_EINVAL;
   if (wtype < 0 || wtype >= LRT_NTYPES || !pool_kernels(p)->dot[wtype]) return LRT_EUNSUPPORTED;
+  if (il && !lrt_pool_il16(p, wtype)) return LRT_EUNSUPPORTED;
+  if (il && rows % IL_ROWS != 0) return LRT_EINVAL;
   const int64_t bs = weight_block(wtype);
   if (cols % bs != 0) return LRT_EINVAL;
   if (rows == 0 || ntok == 0) return LRT_OK;
@@ -259,8 +286,10 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
   /* the batch kernels repack GEMM_ROWS rows per call, worth it from a few
    * tokens on; they take 32-element activation blocks for every type */
   if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && m.k->gemm[wtype]) {
-    m.gemm = m.k->gemm[wtype];
+    m.gemm = il ? m.k->il_gemm[wtype] : m.k->gemm[wtype];
     m.fmt = ACT_Q8A;
+  } else {
+    m.il = il;
   }
 
   pool_begin(p);
@@ -283,6 +312,10 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
     if (!atomic_load(&m.gemm_failed)) {
       pool_end(p);
       return LRT_OK;
+    }
+    if (il) { /* interleaved rows have no tiles to fall back on */
+      pool_end(p);
+      return LRT_ENOMEM;
     }
     /* out of memory for a repack: redo the product with the tiles, which
      * need no memory */
@@ -320,6 +353,7 @@ int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int6
     pool_end(p);
     return rc;
   }
+  if (m.il) chunk = (chunk + IL_ROWS - 1) / IL_ROWS * IL_ROWS;
   pool_run(p, mm_rows, &m, rows, chunk);
   pool_end(p);
   return LRT_OK;

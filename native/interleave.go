@@ -1,0 +1,131 @@
+package native
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// Interleaved weights. Decode streams every weight once per token, and a
+// row-major Q4_0 or Q8_0 row is 18- or 34-byte blocks whose scale, quants
+// and horizontal sum each cost instructions per row: on one core the
+// product becomes compute-bound below the memory's pace. Interleave16
+// rewrites a weight once, at load, so that a group of 16 rows shares each
+// block column: the 16 rows' F16 scales (32 bytes), then 64-byte chunks
+// whose 4-byte lane r holds four quant bytes of row r. For Q4_0, chunk c
+// (0..3) is row r's qs[4c:4c+4] (low nibbles elements 4c.., high ones
+// 16+4c..); for Q8_0, chunk c (0..7) is qs[4c:4c+4] XOR 0x80, unsigned.
+// One VPDPBUSD against a broadcast activation word then advances 16 rows,
+// and the group takes exactly the bytes its rows took (288 and 544 per
+// block column): the layout of ggml's repacked Q4_0x8 buffers, built for
+// AVX-512 VNNI (csrc/quants_x86.inc, IL_KERNELS, is the C twin).
+
+// ilRows is the rows of one interleaved group.
+const ilRows = 16
+
+// Interleaver is implemented by backends whose kernels multiply weights
+// laid out Interleaved16: Interleaves reports whether MatMul runs weights
+// of type t faster that way. Every backend accepts interleaved weights of
+// any type Interleave16 makes (the others convert them back per call).
+type Interleaver interface {
+	Interleaves(t ggml.DType) bool
+}
+
+// ilChunks returns the 64-byte quant chunks of one interleaved block
+// column of type t, or 0 if t cannot be interleaved.
+func ilChunks(t ggml.DType) int {
+	switch t {
+	case ggml.Q4_0:
+		return 4
+	case ggml.Q8_0:
+		return 8
+	}
+	return 0
+}
+
+// CanInterleave reports whether Interleave16 takes w: a row-major Q4_0 or
+// Q8_0 matrix of a multiple of 16 rows.
+func CanInterleave(w Weight) bool {
+	return w.Layout == RowMajor && ilChunks(w.Type) > 0 && w.Rows > 0 && w.Rows%ilRows == 0 &&
+		w.Cols%w.Type.BlockSize() == 0 && w.Check() == nil
+}
+
+// Interleave16 lays w out as Interleaved16 in place, rewriting w.Data
+// (which must be writable and not shared with a reader of the row-major
+// form), and returns w with its new Layout.
+func Interleave16(w Weight) (Weight, error) {
+	if !CanInterleave(w) {
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0 or Q8_0 rows in groups of %d",
+			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
+	}
+	rs, bs, chunks := w.RowBytes(), w.Type.TypeSize(), ilChunks(w.Type)
+	group := make([]byte, ilRows*rs)
+	for g := 0; g < w.Rows/ilRows; g++ {
+		dst := w.Data[g*ilRows*rs : (g+1)*ilRows*rs]
+		copy(group, dst)
+		for i := 0; i < w.Cols/qk; i++ {
+			col := dst[i*ilRows*bs : (i+1)*ilRows*bs]
+			for r := range ilRows {
+				blk := group[r*rs+i*bs : r*rs+(i+1)*bs]
+				copy(col[2*r:2*r+2], blk[:2])
+				for c := range chunks {
+					lane := col[32+64*c+4*r : 32+64*c+4*r+4]
+					copy(lane, blk[2+4*c:6+4*c])
+					if w.Type == ggml.Q8_0 {
+						binary.LittleEndian.PutUint32(lane, binary.LittleEndian.Uint32(lane)^0x80808080)
+					}
+				}
+			}
+		}
+	}
+	w.Layout = Interleaved16
+	return w, nil
+}
+
+// ilBlock sets blk (the type's block size) to the row-major block of
+// column i of row r of the interleaved weight w.
+func ilBlock(w Weight, r, i int, blk []byte) {
+	rs, bs := w.RowBytes(), w.Type.TypeSize()
+	g, lane := r/ilRows, r%ilRows
+	col := w.Data[g*ilRows*rs+i*ilRows*bs : g*ilRows*rs+(i+1)*ilRows*bs]
+	copy(blk[:2], col[2*lane:2*lane+2])
+	for c := range ilChunks(w.Type) {
+		q := blk[2+4*c : 6+4*c]
+		copy(q, col[32+64*c+4*lane:32+64*c+4*lane+4])
+		if w.Type == ggml.Q8_0 {
+			binary.LittleEndian.PutUint32(q, binary.LittleEndian.Uint32(q)^0x80808080)
+		}
+	}
+}
+
+// ilDequantRow sets dst (w.Cols floats) to row r of the interleaved
+// weight w, a block at a time (no allocation: Embed of a tied output).
+func ilDequantRow(w Weight, r int, dst []float32) error {
+	var blk [34]byte
+	bs := w.Type.TypeSize()
+	for i := 0; i < w.Cols/qk; i++ {
+		ilBlock(w, r, i, blk[:bs])
+		if err := ggml.DequantizeRow(w.Type, blk[:bs], dst[i*qk:(i+1)*qk]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RowMajorCopy returns w laid out RowMajor: w itself if it is, else a
+// converted copy (a backend without kernels for an interleaved layout
+// multiplies that; tests compare the layouts with it).
+func RowMajorCopy(w Weight) Weight {
+	if w.Layout == RowMajor {
+		return w
+	}
+	rs, bs := w.RowBytes(), w.Type.TypeSize()
+	out := Weight{Type: w.Type, Rows: w.Rows, Cols: w.Cols, Data: make([]byte, len(w.Data))}
+	for r := range w.Rows {
+		for i := 0; i < w.Cols/qk; i++ {
+			ilBlock(w, r, i, out.Data[r*rs+i*bs:r*rs+(i+1)*bs])
+		}
+	}
+	return out
+}

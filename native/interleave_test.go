@@ -1,0 +1,104 @@
+package native
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestInterleaveRoundTrip: interleaving rewrites every byte of a group and
+// RowMajorCopy and Embed read the original rows back exactly.
+func TestInterleaveRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0} {
+		w := randWeight(t, r, typ, 48, 160)
+		orig := append([]byte(nil), w.Data...)
+		il, err := Interleave16(w)
+		require.NoError(t, err, typ)
+		require.Equal(t, Interleaved16, il.Layout)
+		require.NotEqual(t, orig, il.Data, "%s: the layout changed nothing", typ)
+		require.NoError(t, il.Check())
+		require.Equal(t, orig, RowMajorCopy(il).Data, typ)
+
+		want := make([]float32, 3*w.Cols)
+		got := make([]float32, 3*w.Cols)
+		ids := []int32{0, 17, 47}
+		NewGo(1).Embed(want, Weight{Type: typ, Rows: w.Rows, Cols: w.Cols, Data: orig}, ids)
+		NewGo(1).Embed(got, il, ids)
+		require.Equal(t, want, got, "%s: Embed of interleaved rows", typ)
+	}
+}
+
+// TestInterleaveRefuses: only row-major Q4_0/Q8_0 weights of whole groups.
+func TestInterleaveRefuses(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, w := range []Weight{
+		randWeight(t, r, ggml.Q4_0, 40, 64), // 40 rows: not whole groups
+		randWeight(t, r, ggml.Q4_K, 16, 256),
+		randWeight(t, r, ggml.F16, 16, 64),
+		{Type: ggml.Q8_0, Rows: 16, Cols: 64, Data: make([]byte, 10)}, // short data
+	} {
+		assert.False(t, CanInterleave(w))
+		_, err := Interleave16(w)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), w.Type.String())
+	}
+	w, err := Interleave16(randWeight(t, r, ggml.Q8_0, 16, 64))
+	require.NoError(t, err)
+	_, err = Interleave16(w)
+	require.Error(t, err, "interleaving twice")
+}
+
+// TestInterleavedMatMul: every backend multiplies an interleaved weight as
+// it multiplies the row-major one (its kernels for the layout where it has
+// them, else the row-major copy), for decode, short and long batches and
+// through the shared C activations; and the two layouts' results agree
+// across backends.
+func TestInterleavedMatMul(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	backends := []Backend{NewGo(1), NewGo(3)}
+	if cpus := loadCPUsOrNil(t, 2); cpus != nil {
+		for _, c := range cpus {
+			backends = append(backends, c)
+		}
+	}
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0} {
+		for _, shape := range [][2]int{{16, 32}, {64, 576}, {208, 1536}} {
+			rows, cols := shape[0], shape[1]
+			w := randWeight(t, r, typ, rows, cols)
+			il, err := Interleave16(Weight{Type: typ, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
+			require.NoError(t, err)
+			for _, nTok := range []int{1, 2, 3, 4, 7, 40} {
+				x := randFloats(r, nTok*cols, 1)
+				for _, b := range backends {
+					want := make([]float32, nTok*rows)
+					got := make([]float32, nTok*rows)
+					b.MatMul(want, w, x, nTok)
+					b.MatMul(got, il, x, nTok)
+					name := fmt.Sprintf("%s %s %dx%d by %d tokens", b.Name(), typ, rows, cols, nTok)
+					if ib, ok := b.(Interleaver); ok && ib.Interleaves(typ) {
+						name += " (interleaved kernels)"
+					}
+					require.True(t, finite(got), name)
+					assert.Less(t, nmse(got, want), 1e-10, name)
+				}
+			}
+		}
+	}
+}
+
+// loadCPUsOrNil returns the CPU backends of every kernel set, or nil when
+// the native library is not built (the Go backend is still tested).
+func loadCPUsOrNil(t *testing.T, threads int) []*CPU {
+	c, err := LoadCPU(1)
+	if err != nil {
+		t.Logf("native library not loaded, testing the Go backend only: %v", err)
+		return nil
+	}
+	c.Close()
+	return cpuKernelSets(t, threads)
+}
