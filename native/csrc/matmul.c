@@ -313,21 +313,18 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
       pool_end(p);
       return LRT_OK;
     }
-    if (il) { /* interleaved rows have no tiles to fall back on */
-      pool_end(p);
-      return LRT_ENOMEM;
-    }
-    /* out of memory for a repack: redo the product with the tiles, which
-     * need no memory */
+    /* out of memory for a repack: redo the product with the tiles (or a
+     * token at a time over interleaved groups), which need no memory */
     m.gemm = NULL;
     m.fmt = act_format(wtype);
+    m.il = il;
   }
   /* batches as panels (every weight type with kernels.panel: quantized
    * ones by activations rounded to their 8-bit blocks): chunks of at most
    * CHUNK_BYTES once widened (whole panels, at least one; a long row's
    * panel may exceed it), one slot of the scratch per thread */
   size_t slots_bytes = 0;
-  if (ntok >= PANEL_MIN_TOKENS && !m.gemm && m.k->panel[wtype] != NULL) {
+  if (ntok >= PANEL_MIN_TOKENS && !m.gemm && !m.il && m.k->panel[wtype] != NULL) {
     const int64_t wide_max = CHUNK_BYTES / (cols * (int64_t)sizeof(float));
     int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
     wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;
