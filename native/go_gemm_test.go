@@ -22,6 +22,13 @@ func kernelActs(g *Go, typ ggml.DType, cols, ntok int, x []float32) []float32 {
 	if ntok >= tileTokens && !g.float && !g.noGemm && hasGemm(typ, cols) {
 		return dequantizeQ8(qk, sizeQ8a, quantizeQ8Scalar(qk, sizeQ8a, x[:ntok*cols]))
 	}
+	if typ == ggml.BF16 && !g.float { // rounded to BF16, as ggml's vec_dot_type
+		r := make([]float32, ntok*cols)
+		for i, v := range x[:ntok*cols] {
+			r[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
+		}
+		return r
+	}
 	if elems, size, ok := q8Layout(typ); ok && !g.float {
 		xq := make([]byte, ntok*cols/elems*size)
 		quantizeQ8(typ, xq, x[:ntok*cols])

@@ -172,6 +172,17 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			}
 		}
 	}
+	if w.Type == ggml.BF16 && !g.float {
+		// BF16 weights multiply activations rounded to BF16, as ggml's do
+		// (and the C kernels: one rounding for decode and batches alike)
+		buf := g.acts.Get().(*[]float32)
+		defer g.acts.Put(buf)
+		*buf = grow(*buf, nTokens*w.Cols)
+		m.x = *buf
+		for i, v := range x[:nTokens*w.Cols] {
+			m.x[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
+		}
+	}
 	// iterations: rows, or groups of gemmRows rows for the gemm kernels
 	iters, work := w.Rows, w.Cols*nTokens
 	if m.gemm || il {

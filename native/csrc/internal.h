@@ -134,7 +134,10 @@ _Static_assert(sizeof(block_q8a) == 40, "block_q8a is 40 bytes");
 _Static_assert(sizeof(block_q8K) == 292, "block_q8K is 292 bytes");
 
 /* Activation formats a weight type multiplies. */
-enum { ACT_F32 = 0, ACT_Q8A = 1, ACT_Q8K = 2 };
+/* ACT_BF16R: F32 rows of values rounded to BF16, which BF16 weights multiply
+ * (as ggml's vec_dot_type); ACT_BF16: the same values as BF16 rows, for
+ * kernels.panel_mul_bf16. */
+enum { ACT_F32 = 0, ACT_Q8A = 1, ACT_Q8K = 2, ACT_BF16R = 3, ACT_BF16 = 4 };
 
 /* vecdot_fn computes, for one weight row w of n elements and nt (1..4)
  * prepared activation rows x, x+xstride, ... (xstride in bytes),
@@ -207,6 +210,13 @@ typedef struct {
    * at p + PANEL_ROWS*n); nr may then be up to panel_rows. panel_tokens is
    * the most tokens of one call (its register tile's width). */
   int panel_rows, panel_tokens;
+  /* panel_mul_bf16, where set (AVX512_BF16), is panel_mul for BF16 weights
+   * by BF16 activation rows x (ACT_BF16, xs bytes apart), n even: the
+   * panels hold element pairs, pair k of row r as one 32-bit word at
+   * p[k*PANEL_ROWS + r] (panel[LRT_F32] of the rows read as n/2 words), and
+   * one vdpbf16ps adds a pair's two products for 16 rows. */
+  void (*panel_mul_bf16)(int64_t n, const float *p, const void *x, size_t xs, int nt, float *out,
+                         size_t os, int nr);
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */
@@ -251,7 +261,8 @@ void lrt_fill_neon(kernels *k);
  * block_elems its block size and row bytes. */
 int act_format(int32_t t);
 /* act_round sets y to the n floats x rounded to the 8-bit blocks of fmt
- * (ACT_Q8A or ACT_Q8K): the values d*q the integer kernels multiply. */
+ * (ACT_Q8A or ACT_Q8K): the values d*q the integer kernels multiply; or,
+ * for ACT_BF16R, to BF16 (ggml's rounding, as lrt_f32_to_bf16). */
 void act_round(const kernels *k, int fmt, const float *x, float *y, int64_t n);
 int64_t act_row_bytes(int fmt, int64_t n);
 /* slot_take claims a free slot of a scratch split into per-thread slots (a
@@ -259,6 +270,11 @@ int64_t act_row_bytes(int fmt, int64_t n);
  * free; slot_give frees it again. */
 int slot_take(_Atomic uint64_t *free_slots);
 void slot_give(_Atomic uint64_t *free_slots, int s);
+/* panels_mul_bf16 multiplies nrows BF16 weight rows by ntok ACT_BF16 rows
+ * as pair panels (kernels.panel_mul_bf16, which must be set; n even),
+ * packing them into pan. */
+void panels_mul_bf16(const kernels *k, const char *w, int64_t wrow, int64_t nrows, int64_t n, const char *x,
+                     size_t xs, int64_t ntok, float *out, size_t os, float *pan);
 /* TILE_TOKENS is the tokens of one tile call. */
 #define TILE_TOKENS 4
 /* rows_mul multiplies nrows weight rows of type t (wrow bytes apart, n
@@ -312,6 +328,14 @@ static inline uint16_t lrt_f32_to_f16(float f) {
   return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
 }
 static inline float lrt_bf16_to_f32(uint16_t h) { return fp32_from_bits((uint32_t)h << 16); }
+/* lrt_f32_to_bf16 is ggml's GGML_FP32_TO_BF16: round to nearest even, a NaN
+ * made quiet, subnormals kept. */
+static inline uint16_t lrt_f32_to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7fffffff) > 0x7f800000) return (uint16_t)((u >> 16) | 64);
+  return (uint16_t)((u + (0x7fff + ((u >> 16) & 1))) >> 16);
+}
 
 /* get_scale_min_k4 unpacks the 6-bit scale and min of sub-block j of a
  * Q4_K/Q5_K block (ggml's get_scale_min_k4). */

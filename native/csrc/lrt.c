@@ -103,6 +103,8 @@ int64_t act_row_bytes(int fmt, int64_t n) {
     return n / QK * (int64_t)sizeof(block_q8a);
   case ACT_Q8K:
     return n / QKK * (int64_t)sizeof(block_q8K);
+  case ACT_BF16:
+    return n * 2;
   }
   return n * 4;
 }

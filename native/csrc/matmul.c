@@ -61,6 +61,7 @@ typedef struct {
   int64_t wrow; /* bytes per weight row */
   gemm_fn gemm; /* the batch kernel, or NULL for the tiles */
   int il;       /* weights interleaved in groups of IL_ROWS rows (lrt_matmul_il16) */
+  int bf16;     /* BF16 weights as pair panels by ACT_BF16 rows (kernels.panel_mul_bf16) */
   _Atomic int gemm_failed;
   float *wide;   /* PANEL_SLOTS-bounded slots of wide_rows*cols floats (kernels.panel
                   * panels, wide_rows a multiple of PANEL_ROWS), or NULL */
@@ -82,6 +83,10 @@ static void flip_q8a(block_q8a *y, int64_t nb) {
 }
 
 void act_round(const kernels *k, int fmt, const float *x, float *y, int64_t n) {
+  if (fmt == ACT_BF16R) {
+    for (int64_t i = 0; i < n; i++) y[i] = lrt_bf16_to_f32(lrt_f32_to_bf16(x[i]));
+    return;
+  }
   /* quantized into y's own bytes (a block is smaller than its floats),
    * then widened in place from the last block, each copied out first */
   if (fmt == ACT_Q8K) {
@@ -106,6 +111,13 @@ static void quant_task(void *arg, int64_t lo, int64_t hi) {
   if (m->round) {
     for (int64_t t = lo; t < hi; t++)
       act_round(m->k, m->round, m->x + t * m->cols, (float *)(m->xq + t * m->xrow), m->cols);
+    return;
+  }
+  if (m->fmt == ACT_BF16) {
+    for (int64_t t = lo; t < hi; t++) {
+      uint16_t *y = (uint16_t *)(m->xq + t * m->xrow);
+      for (int64_t i = 0; i < m->cols; i++) y[i] = lrt_f32_to_bf16(m->x[t * m->cols + i]);
+    }
     return;
   }
   quant_fn q = m->fmt == ACT_Q8A ? m->k->quant_q8a : m->k->quant_q8K;
@@ -175,6 +187,24 @@ int slot_take(_Atomic uint64_t *free_slots) {
 
 void slot_give(_Atomic uint64_t *free_slots, int s) { atomic_fetch_or(free_slots, 1ULL << s); }
 
+/* panels_mul_bf16 is panels_mul for BF16 weights by ACT_BF16 rows x: the
+ * panels hold element pairs (kernels.panel_mul_bf16). */
+void panels_mul_bf16(const kernels *k, const char *w, int64_t wrow, int64_t nrows, int64_t n,
+                            const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan) {
+  const int64_t n2 = n / 2;
+  for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
+    const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
+    k->panel[LRT_F32](w + r * wrow, (size_t)wrow, nr, n2, pan + r * n2);
+  }
+  for (int64_t t0 = 0; t0 < ntok; t0 += k->panel_tokens) {
+    const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
+    for (int64_t r = 0; r < nrows; r += k->panel_rows) {
+      const int nr = nrows - r < k->panel_rows ? (int)(nrows - r) : k->panel_rows;
+      k->panel_mul_bf16(n, pan + r * n2, x + (size_t)t0 * xs, xs, nt, out + (size_t)t0 * os + r, os, nr);
+    }
+  }
+}
+
 void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, int64_t nrows, int64_t n,
                 const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan) {
   for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
@@ -209,8 +239,12 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   /* the pool may hand one thread more than a chunk */
   for (int64_t c0 = r0; c0 < r1; c0 += m->wide_rows) {
     const int64_t c1 = r1 - c0 < m->wide_rows ? r1 : c0 + m->wide_rows;
-    panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
-               m->ntok, m->out + c0, (size_t)m->rows, wide);
+    if (m->bf16)
+      panels_mul_bf16(m->k, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
+                      m->ntok, m->out + c0, (size_t)m->rows, wide);
+    else
+      panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
+                 m->ntok, m->out + c0, (size_t)m->rows, wide);
   }
   slot_give(&m->wide_free, s);
 }
@@ -283,6 +317,8 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
       .fmt = act_format(wtype),
       .wrow = weight_row_bytes(wtype, cols),
   };
+  /* BF16 weights multiply activations rounded to BF16, as ggml's do */
+  if (wtype == LRT_BF16) m.round = ACT_BF16R;
   /* the batch kernels repack GEMM_ROWS rows per call, worth it from a few
    * tokens on; they take 32-element activation blocks for every type */
   if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && m.k->gemm[wtype]) {
@@ -336,14 +372,25 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
       m.round = m.fmt;
       m.fmt = ACT_F32;
     }
+    if (wtype == LRT_BF16 && m.k->panel_mul_bf16 && cols % 2 == 0) {
+      m.bf16 = 1;
+      m.fmt = ACT_BF16;
+      m.round = 0;
+    }
     chunk = wide_rows;
   }
   rc = prepare(p, &m, slots_bytes);
   if (rc != LRT_OK && slots_bytes) {
     /* no memory for the slots: the tiles, on the activations alone */
     m.wide = NULL;
-    m.fmt = m.round ? m.round : m.fmt;
-    m.round = 0;
+    m.bf16 = 0;
+    if (wtype == LRT_BF16) {
+      m.fmt = ACT_F32;
+      m.round = ACT_BF16R;
+    } else {
+      m.fmt = m.round ? m.round : m.fmt;
+      m.round = 0;
+    }
     rc = prepare(p, &m, 0);
   }
   if (rc != LRT_OK) {

@@ -50,6 +50,11 @@ static int uses_panels(const moe_task *m, int64_t g) {
   return m->panels && !uses_gemm(m, g) && m->n[g] >= MOE_PANEL_MIN_TOKENS;
 }
 
+/* uses_bf16_panels: BF16 weights as pair panels, as matmul.c runs them */
+static int uses_bf16_panels(const moe_task *m, int64_t g) {
+  return m->wtype == LRT_BF16 && m->k->panel_mul_bf16 && m->cols % 2 == 0 && uses_panels(m, g);
+}
+
 /* moe_panels multiplies weight rows [r0, r1) of w by the nt_all rows of
  * xg a panel at a time (the thread's slot holds one), as matmul.c does;
  * false when no slot is free. */
@@ -60,8 +65,12 @@ static int moe_panels(moe_task *m, const char *w, int64_t r0, int64_t r1, const 
   float *pan = m->panels + (size_t)s * (size_t)(PANEL_ROWS * m->cols);
   for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
     const int64_t nr = r1 - r < PANEL_ROWS ? r1 - r : PANEL_ROWS;
-    panels_mul(m->k, m->wtype, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
-               (size_t)m->rows, pan);
+    if (m->wtype == LRT_BF16 && m->k->panel_mul_bf16 && m->cols % 2 == 0)
+      panels_mul_bf16(m->k, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
+                      (size_t)m->rows, pan);
+    else
+      panels_mul(m->k, m->wtype, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
+                 (size_t)m->rows, pan);
   }
   slot_give(&m->panel_free, s);
   return 1;
@@ -74,7 +83,9 @@ static void moe_quant(void *arg, int64_t lo, int64_t hi) {
   for (int64_t t = lo; t < hi; t++) {
     block_q8a *y = (block_q8a *)(m->xq + t * m->xrow);
     const float *xt = m->x + t * m->cols;
-    if (uses_panels(m, m->tokgroup[t])) {
+    if (uses_bf16_panels(m, m->tokgroup[t])) {
+      for (int64_t i = 0; i < m->cols; i++) ((uint16_t *)y)[i] = lrt_f32_to_bf16(xt[i]);
+    } else if (uses_panels(m, m->tokgroup[t]) || m->fmt == ACT_BF16R) {
       act_round(m->k, m->fmt, xt, (float *)y, m->cols);
     } else if (uses_gemm(m, m->tokgroup[t])) {
       m->k->quant_q8a(xt, y, m->cols);
@@ -147,7 +158,7 @@ LRT_API int32_t lrt_matmul_grouped(lrt_pool *p, int32_t wtype, const void *const
       .cols = cols,
       .x = x,
       .out = out,
-      .fmt = act_format(wtype),
+      .fmt = wtype == LRT_BF16 ? ACT_BF16R : act_format(wtype), /* as lrt_matmul rounds them */
       .wrow = weight_row_bytes(wtype, cols),
   };
   if (m.fmt != ACT_F32 && m.k->gemm[wtype])
