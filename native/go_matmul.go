@@ -29,6 +29,10 @@ type matmulTask struct {
 	// gemm: the iterations are groups of gemmRows rows, multiplied by
 	// the VNNI kernels (runGemm) with the flipped q8a activations xq
 	gemm bool
+	// xbf: BF16 weights as pair panels (runPanelsBF16): the activations
+	// as BF16, cols a token, and padBF16 the batch's last tile of fewer
+	// than panelTokens512 tokens padded with copies of its last token
+	xbf, padBF16 []uint16
 	// il: the weight is Interleaved16 and the iterations are its groups;
 	// with gemm unset, xq holds each token's q8a blocks (runIL)
 	il bool
@@ -41,6 +45,10 @@ func (m *matmulTask) run(lo, hi int) {
 	}
 	if m.il {
 		m.runIL(lo, hi)
+		return
+	}
+	if m.xbf != nil {
+		m.runPanelsBF16(lo, hi)
 		return
 	}
 	if havePanels && m.nTokens >= panelMinTokens {

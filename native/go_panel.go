@@ -1,5 +1,11 @@
 package native
 
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+)
+
 // Float batches as packed panels, on AVX2 (havePanels), the design of the
 // C library's panel kernels (csrc/quants_x86.inc): the weight rows of a
 // block, dequantized to float32 as runBatch does, are transposed into
@@ -106,4 +112,74 @@ func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 			p[k*panelRows+r] = deq[r*cols+k]
 		}
 	}
+}
+
+// runPanelsBF16 multiplies the BF16 rows [lo, hi) by every token as pair
+// panels (havePanelsBF16; the C library's panels_mul_bf16): a block of
+// rows, padded with zero rows to pairs of panels, is packed once, and
+// each 12-token tile of BF16 activations (the last one padded) passes
+// over it through panelMul12BF16.
+func (m *matmulTask) runPanelsBF16(lo, hi int) {
+	cols, rows := m.w.Cols, m.w.Rows
+	n2, step := cols/2, 2*panelRows
+	rb := max(step, batchBlockBytes/(2*cols)/step*step)
+	pan := m.g.rows.Get().(*[]float32)
+	defer m.g.rows.Put(pan)
+	*pan = grow(*pan, (rb+step)*n2)
+	var o [2 * panelRows * panelTokens512]float32
+	for r0 := lo; r0 < hi; r0 += rb {
+		r1 := min(hi, r0+rb)
+		for p0 := r0; p0 < r1; p0 += step {
+			m.packPanelBF16((*pan)[(p0-r0)*n2:], p0, min(r1, p0+panelRows))
+			m.packPanelBF16((*pan)[(p0-r0+panelRows)*n2:], p0+panelRows, min(r1, p0+step))
+		}
+		for t0 := 0; t0 < m.nTokens; t0 += panelTokens512 {
+			nt := min(panelTokens512, m.nTokens-t0)
+			y := &m.xbf[t0*cols]
+			if nt < panelTokens512 {
+				y = &m.padBF16[0]
+			}
+			for p0 := r0; p0 < r1; p0 += step {
+				panelMul12BF16(&(*pan)[(p0-r0)*n2], n2, y, 2*cols, &o)
+				nr := min(step, r1-p0)
+				for t := range nt {
+					copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o[t*step:t*step+nr])
+				}
+			}
+		}
+	}
+}
+
+// packPanelBF16 writes the BF16 weight rows [r0, r1) (at most panelRows;
+// none when r1 <= r0) into the pair panel p: the 32-bit word k of row r
+// (elements 2k, 2k+1) at p[k*panelRows+r], rows past r1 zero.
+func (m *matmulTask) packPanelBF16(p []float32, r0, r1 int) {
+	n2, rs := m.w.Cols/2, m.rs
+	p = p[:panelRows*n2]
+	n8 := n2 &^ 7
+	for h := 0; h < panelRows; h += 8 {
+		if r0+h+8 <= r1 && n8 > 0 {
+			transpose8SIMD(&p[h], (*float32)(unsafe.Pointer(&m.w.Data[(r0+h)*rs])), rs, n8)
+		} else {
+			for r := h; r < h+8; r++ {
+				for k := range n8 {
+					p[k*panelRows+r] = bf16Pair(m.w.Data, r0+r, r1, rs, k)
+				}
+			}
+		}
+		for r := h; r < h+8; r++ {
+			for k := n8; k < n2; k++ {
+				p[k*panelRows+r] = bf16Pair(m.w.Data, r0+r, r1, rs, k)
+			}
+		}
+	}
+}
+
+// bf16Pair returns word k of row r (rows rs bytes apart) as the bits of a
+// float32, or 0 for a row at or past r1.
+func bf16Pair(data []byte, r, r1, rs, k int) float32 {
+	if r >= r1 {
+		return 0
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(data[r*rs+4*k:]))
 }

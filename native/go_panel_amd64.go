@@ -2,6 +2,8 @@
 
 package native
 
+import "golang.org/x/sys/cpu"
+
 // havePanels reports whether float batches run as packed panels
 // (go_panel.go): on every CPU with the AVX2 kernels; havePanels512 adds the
 // AVX-512 kernel for pairs of panels by 12 tokens.
@@ -28,3 +30,14 @@ func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[2 * panelRows *
 //
 //go:noescape
 func transpose8SIMD(dst, src *float32, stride, n int)
+
+// havePanelsBF16 reports whether BF16 batches run as pair panels through
+// panelMul12BF16 (AVX512_BF16).
+var havePanelsBF16 = havePanels512 && cpu.X86.HasAVX512BF16
+
+// panelMul12BF16 is panelMul12AVX512 for BF16 pair panels (n2 pairs of
+// 16 rows, pair k of row r the 32-bit word p[16k+r%16]) by 12 BF16
+// activation rows y_t at y + t*ys bytes.
+//
+//go:noescape
+func panelMul12BF16(p *float32, n2 int, y *uint16, ys int, o *[2 * panelRows * panelTokens512]float32)

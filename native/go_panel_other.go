@@ -5,8 +5,9 @@ package native
 // havePanels and havePanels512 are false: the panel kernels are amd64
 // assembly.
 const (
-	havePanels    = false
-	havePanels512 = false
+	havePanels     = false
+	havePanels512  = false
+	havePanelsBF16 = false
 )
 
 func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32) { panic("unreachable") }
@@ -16,3 +17,7 @@ func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[2 * panelRows *
 }
 
 func transpose8SIMD(dst, src *float32, stride, n int) { panic("unreachable") }
+
+func panelMul12BF16(p *float32, n2 int, y *uint16, ys int, o *[2 * panelRows * panelTokens512]float32) {
+	panic("unreachable")
+}

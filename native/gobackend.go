@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
 )
@@ -172,7 +173,25 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			}
 		}
 	}
-	if w.Type == ggml.BF16 && !g.float {
+	if w.Type == ggml.BF16 && !g.float && havePanelsBF16 && !g.noPanels512 && nTokens >= panelMinTokens && w.Cols%2 == 0 {
+		// BF16 weights multiply activations rounded to BF16, as ggml's do;
+		// batches as pair panels take them as BF16
+		buf := g.quants.Get().(*[]byte)
+		defer g.quants.Put(buf)
+		n := nTokens * w.Cols
+		*buf = grow(*buf, 2*(n+panelTokens512*w.Cols)+2)
+		u := unsafe.Slice((*uint16)(unsafe.Pointer(&(*buf)[0])), len(*buf)/2)
+		m.xbf, m.padBF16 = u[:n], u[n:n+panelTokens512*w.Cols]
+		for i, v := range x[:n] {
+			m.xbf[i] = ggml.F32ToBF16(v)
+		}
+		if last := nTokens % panelTokens512; last != 0 {
+			tail := m.xbf[(nTokens-last)*w.Cols:]
+			for t := range panelTokens512 {
+				copy(m.padBF16[t*w.Cols:(t+1)*w.Cols], tail[min(t, last-1)*w.Cols:])
+			}
+		}
+	} else if w.Type == ggml.BF16 && !g.float {
 		// BF16 weights multiply activations rounded to BF16, as ggml's do
 		// (and the C kernels: one rounding for decode and batches alike)
 		buf := g.acts.Get().(*[]float32)
