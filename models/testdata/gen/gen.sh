@@ -18,7 +18,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 g++ -O2 -std=c++17 "$GEN/reflogits.cpp" -I"$LLAMA/include" -I"$LLAMA/ggml/include" -o "$TMP/reflogits" \
 	"$LLAMA_BUILD/src/libllama.a" "$LLAMA_BUILD/ggml/src/libggml.a" "$LLAMA_BUILD/ggml/src/libggml-cpu.a" \
-	"$LLAMA_BUILD/ggml/src/libggml-base.a" -lpthread -lm -ldl
+	"$LLAMA_BUILD/ggml/src/libggml-base.a" -fopenmp -lpthread -lm -ldl
 go build -o "$TMP/litert-go" ./cmd/litert-go
 
 for shape in "$@"; do
