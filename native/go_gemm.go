@@ -94,9 +94,12 @@ func (m *matmulTask) runGemm(lo, hi int) {
 func (m *matmulTask) pack(p []byte, r0, nr int) {
 	w := &m.w.Data[r0*m.rs]
 	if m.il { // whole groups
-		if m.w.Type == ggml.Q8_0 {
+		switch m.w.Type {
+		case ggml.Q8_0:
 			packILQ8_0(&p[0], w, m.w.Cols/qk)
-		} else {
+		case ggml.Q5_0:
+			packILQ5_0(&p[0], w, m.w.Cols/qk)
+		default:
 			packILQ4_0(&p[0], w, m.w.Cols/qk)
 		}
 		return

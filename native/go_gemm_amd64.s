@@ -42,6 +42,59 @@ DATA gemmConst<>+36(SB)/4, $0x0000003f // six bits of a word
 DATA gemmConst<>+40(SB)/4, $0x00000030 // bits 4, 5 of a word
 GLOBL gemmConst<>(SB), RODATA|NOPTR, $44
 
+// ilQ5Index copies byte 0 of each dword to its 4 bytes (VPSHUFB; +k for
+// byte k); ilQ5Bits selects bit b of a nibble in byte b (low, high).
+DATA ilQ5Index<>+0(SB)/8, $0x0404040400000000
+DATA ilQ5Index<>+8(SB)/8, $0x0c0c0c0c08080808
+DATA ilQ5Index<>+16(SB)/8, $0x0404040400000000
+DATA ilQ5Index<>+24(SB)/8, $0x0c0c0c0c08080808
+DATA ilQ5Index<>+32(SB)/8, $0x0404040400000000
+DATA ilQ5Index<>+40(SB)/8, $0x0c0c0c0c08080808
+DATA ilQ5Index<>+48(SB)/8, $0x0404040400000000
+DATA ilQ5Index<>+56(SB)/8, $0x0c0c0c0c08080808
+GLOBL ilQ5Index<>(SB), RODATA|NOPTR, $64
+
+DATA ilQ5Bits<>+0(SB)/4, $0x08040201
+DATA ilQ5Bits<>+4(SB)/4, $0x80402010
+GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
+
+// ILQ5SETUP loads the constants of ILHI5: the byte copies Z22..Z25, the
+// bit selectors Z28 (low nibble) and Z30 (high nibble).
+#define ILQ5SETUP \
+	VMOVDQU32    ilQ5Index<>(SB), Z22;    \
+	VPBROADCASTD gemmConst<>+24(SB), Z13; \
+	VPADDB       Z13, Z22, Z23;           \
+	VPADDB       Z13, Z23, Z24;           \
+	VPADDB       Z13, Z24, Z25;           \
+	VPBROADCASTD ilQ5Bits<>+0(SB), Z28;   \
+	VPBROADCASTD ilQ5Bits<>+4(SB), Z30
+
+// ILHI5 adds SIXTEEN (16 in every byte) to the quants of Z0..Z7 (elements
+// 4c..4c+3 in Zc) whose fifth bit is set in the qh chunk at QH: byte c/2
+// of each lane copied to its 4 bytes, each testing its own bit.
+#define ILHI5(QH, SIXTEEN) \
+	VMOVDQU32 QH, Z11;            \
+	VPSHUFB   Z22, Z11, Z13;      \
+	VPTESTMB  Z28, Z13, K1;       \
+	VPADDB    SIXTEEN, Z0, K1, Z0; \
+	VPTESTMB  Z30, Z13, K1;       \
+	VPADDB    SIXTEEN, Z1, K1, Z1; \
+	VPSHUFB   Z23, Z11, Z13;      \
+	VPTESTMB  Z28, Z13, K1;       \
+	VPADDB    SIXTEEN, Z2, K1, Z2; \
+	VPTESTMB  Z30, Z13, K1;       \
+	VPADDB    SIXTEEN, Z3, K1, Z3; \
+	VPSHUFB   Z24, Z11, Z13;      \
+	VPTESTMB  Z28, Z13, K1;       \
+	VPADDB    SIXTEEN, Z4, K1, Z4; \
+	VPTESTMB  Z30, Z13, K1;       \
+	VPADDB    SIXTEEN, Z5, K1, Z5; \
+	VPSHUFB   Z25, Z11, Z13;      \
+	VPTESTMB  Z28, Z13, K1;       \
+	VPADDB    SIXTEEN, Z6, K1, Z6; \
+	VPTESTMB  Z30, Z13, K1;       \
+	VPADDB    SIXTEEN, Z7, K1, Z7
+
 // PACKSETUP loads the gather index vector Z30 (row r at r*rs) and the
 // row mask K2 (nr rows), and Z31 = 0x80…, Z29 = 0.
 #define PACKSETUP \
@@ -748,5 +801,89 @@ il8block:
 	ADDQ        $64, DI
 	DECQ        R9
 	JNZ         il8group
+	VZEROUPPER
+	RET
+
+// func packILQ5_0(dst, w *byte, nb int)
+// packILQ4_0 for interleaved Q5_0 block columns (qh chunk, then nibbles).
+TEXT ·packILQ5_0(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), BX
+	MOVQ         nb+16(FP), R9
+	VPBROADCASTD gemmConst<>+0(SB), Z31
+	VPXORD       Z29, Z29, Z29
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+12(SB), Z26
+	ILQ5SETUP
+il5pack:
+	VMOVDQU32 96(BX), Z0
+	VMOVDQU32 160(BX), Z1
+	VMOVDQU32 224(BX), Z2
+	VMOVDQU32 288(BX), Z3
+	NIBS(Z0, Z4)
+	NIBS(Z1, Z5)
+	NIBS(Z2, Z6)
+	NIBS(Z3, Z7)
+	ILHI5(32(BX), Z26)
+	VPSUBB Z26, Z0, Z0
+	VPSUBB Z26, Z1, Z1
+	VPSUBB Z26, Z2, Z2
+	VPSUBB Z26, Z3, Z3
+	VPSUBB Z26, Z4, Z4
+	VPSUBB Z26, Z5, Z5
+	VPSUBB Z26, Z6, Z6
+	VPSUBB Z26, Z7, Z7
+	STOREQ
+	CSUMS
+	ILSCALE
+	ADDQ $352, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  il5pack
+	VZEROUPPER
+	RET
+
+// func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32)
+// ilRowsQ4_0 for interleaved Q5_0 weights.
+TEXT ·ilRowsQ5_0(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), SI
+	MOVQ         ng+8(FP), R9
+	MOVQ         out+32(FP), DI
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+12(SB), Z31
+	MOVL         $0xc1800000, AX // -16.0
+	VPBROADCASTD AX, Z26
+	ILQ5SETUP
+il5group:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+il5block:
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1088(SI)
+	PREFETCHT0 1152(SI)
+	PREFETCHT0 1216(SI)
+	PREFETCHT0 1280(SI)
+	PREFETCHT0 1344(SI)
+	VMOVDQU32  96(SI), Z0
+	VMOVDQU32  160(SI), Z1
+	VMOVDQU32  224(SI), Z2
+	VMOVDQU32  288(SI), Z3
+	NIBS(Z0, Z4)
+	NIBS(Z1, Z5)
+	NIBS(Z2, Z6)
+	NIBS(Z3, Z7)
+	ILHI5(32(SI), Z31)
+	ILDOT
+	ADDQ $352, SI
+	ADDQ $40, R8
+	DECQ CX
+	JNZ  il5block
+	VFMADD231PS Z17, Z26, Z16
+	VMOVUPS     Z16, (DI)
+	ADDQ        $64, DI
+	DECQ        R9
+	JNZ         il5group
 	VZEROUPPER
 	RET

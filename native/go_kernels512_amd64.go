@@ -106,3 +106,13 @@ func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32)
 //
 //go:noescape
 func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32)
+
+// packILQ5_0 is packILQ4_0 for an interleaved Q5_0 group.
+//
+//go:noescape
+func packILQ5_0(dst, w *byte, nb int)
+
+// ilRowsQ5_0 is ilRowsQ4_0 for interleaved Q5_0 weights.
+//
+//go:noescape
+func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32)

@@ -191,9 +191,12 @@ func (m *matmulTask) runIL(lo, hi int) {
 	nb, gs := m.w.Cols/qk, gemmRows*m.rs
 	for t := range m.nTokens {
 		w, y, out := &m.w.Data[lo*gs], &m.xq[t*m.xqRow], &m.out[t*m.w.Rows+lo*gemmRows]
-		if m.w.Type == ggml.Q8_0 {
+		switch m.w.Type {
+		case ggml.Q8_0:
 			ilRowsQ8_0(w, hi-lo, nb, y, out)
-		} else {
+		case ggml.Q5_0:
+			ilRowsQ5_0(w, hi-lo, nb, y, out)
+		default:
 			ilRowsQ4_0(w, hi-lo, nb, y, out)
 		}
 	}

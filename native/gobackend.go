@@ -213,10 +213,10 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 }
 
 // Interleaves reports whether MatMul has kernels for weights of type t
-// laid out Interleaved16 (Interleaver): Q4_0 and Q8_0 on AVX-512 VNNI,
+// laid out Interleaved16 (Interleaver): Q4_0, Q5_0 and Q8_0 on AVX-512 VNNI,
 // with 8-bit activations.
 func (g *Go) Interleaves(t ggml.DType) bool {
-	return haveVNNI && !g.float && !g.noGemm && ilChunks(t) > 0
+	return haveVNNI && !g.float && !g.noGemm && ilFields(t) != nil
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to

@@ -8,18 +8,20 @@ import (
 )
 
 // Interleaved weights. Decode streams every weight once per token, and a
-// row-major Q4_0 or Q8_0 row is 18- or 34-byte blocks whose scale, quants
-// and horizontal sum each cost instructions per row: on one core the
-// product becomes compute-bound below the memory's pace. Interleave16
-// rewrites a weight once, at load, so that a group of 16 rows shares each
-// block column: the 16 rows' F16 scales (32 bytes), then 64-byte chunks
-// whose 4-byte lane r holds four quant bytes of row r. For Q4_0, chunk c
-// (0..3) is row r's qs[4c:4c+4] (low nibbles elements 4c.., high ones
-// 16+4c..); for Q8_0, chunk c (0..7) is qs[4c:4c+4] XOR 0x80, unsigned.
-// One VPDPBUSD against a broadcast activation word then advances 16 rows,
-// and the group takes exactly the bytes its rows took (288 and 544 per
-// block column): the layout of ggml's repacked Q4_0x8 buffers, built for
-// AVX-512 VNNI (csrc/quants_x86.inc, IL_KERNELS, is the C twin).
+// row-major Q4_0, Q5_0 or Q8_0 row is 18-, 22- or 34-byte blocks whose
+// scale, quants and horizontal sum each cost instructions per row: on one
+// core the product becomes compute-bound below the memory's pace.
+// Interleave16 rewrites a weight once, at load, so that a group of 16 rows
+// shares each block column: the 16 rows' F16 scales (32 bytes), then
+// 64-byte chunks whose 4-byte lane r holds four bytes of row r. For Q4_0,
+// chunk c (0..3) is row r's qs[4c:4c+4] (low nibbles elements 4c.., high
+// ones 16+4c..); Q5_0 has a chunk of the rows' qh (their 32 fifth bits)
+// before Q4_0's; for Q8_0, chunk c (0..7) is qs[4c:4c+4] XOR 0x80,
+// unsigned. One VPDPBUSD against a broadcast activation word then advances
+// 16 rows, and the group takes exactly the bytes its rows took (288, 352
+// and 544 per block column): the layout of ggml's repacked Q4_0x8
+// buffers, built for AVX-512 VNNI (csrc/quants_x86.inc, IL_KERNELS, is the
+// C twin).
 
 // ilRows is the rows of one interleaved group.
 const ilRows = 16
@@ -32,22 +34,56 @@ type Interleaver interface {
 	Interleaves(t ggml.DType) bool
 }
 
-// ilChunks returns the 64-byte quant chunks of one interleaved block
-// column of type t, or 0 if t cannot be interleaved.
-func ilChunks(t ggml.DType) int {
-	switch t {
-	case ggml.Q4_0:
-		return 4
-	case ggml.Q8_0:
-		return 8
-	}
-	return 0
+// ilField is a run of a block's bytes that an interleaved block column
+// holds as chunks: chunk c takes bytes [src+4c, src+4c+4) of each row,
+// XORed with 0x80 where flip is set.
+type ilField struct {
+	src, chunks int
+	flip        bool
 }
 
-// CanInterleave reports whether Interleave16 takes w: a row-major Q4_0 or
-// Q8_0 matrix of a multiple of 16 rows.
+// ilFields returns the chunked fields of type t's blocks after the scale,
+// in their order in a block column, or nil if t cannot be interleaved.
+func ilFields(t ggml.DType) []ilField {
+	switch t {
+	case ggml.Q4_0:
+		return []ilField{{src: 2, chunks: 4}}
+	case ggml.Q5_0:
+		return []ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}} // qh, then qs
+	case ggml.Q8_0:
+		return []ilField{{src: 2, chunks: 8, flip: true}}
+	}
+	return nil
+}
+
+// ilCopy copies the fields of one row's block blk to or from lane lane of
+// the interleaved block column col (after its 32 bytes of scales).
+func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
+	copyWord := func(dst, src []byte, flip bool) {
+		copy(dst[:4], src[:4])
+		if flip {
+			binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(dst)^0x80808080)
+		}
+	}
+	chunk := 0
+	for _, f := range ilFields(t) {
+		for c := range f.chunks {
+			cw := col[32+64*chunk+4*lane:]
+			bw := blk[f.src+4*c:]
+			if toCol {
+				copyWord(cw, bw, f.flip)
+			} else {
+				copyWord(bw, cw, f.flip)
+			}
+			chunk++
+		}
+	}
+}
+
+// CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
+// Q5_0 or Q8_0 matrix of a multiple of 16 rows.
 func CanInterleave(w Weight) bool {
-	return w.Layout == RowMajor && ilChunks(w.Type) > 0 && w.Rows > 0 && w.Rows%ilRows == 0 &&
+	return w.Layout == RowMajor && ilFields(w.Type) != nil && w.Rows > 0 && w.Rows%ilRows == 0 &&
 		w.Cols%w.Type.BlockSize() == 0 && w.Check() == nil
 }
 
@@ -56,10 +92,10 @@ func CanInterleave(w Weight) bool {
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
 	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0 or Q8_0 rows in groups of %d",
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, Q5_0 or Q8_0 rows in groups of %d",
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
-	rs, bs, chunks := w.RowBytes(), w.Type.TypeSize(), ilChunks(w.Type)
+	rs, bs := w.RowBytes(), w.Type.TypeSize()
 	group := make([]byte, ilRows*rs)
 	for g := 0; g < w.Rows/ilRows; g++ {
 		dst := w.Data[g*ilRows*rs : (g+1)*ilRows*rs]
@@ -69,13 +105,7 @@ func Interleave16(w Weight) (Weight, error) {
 			for r := range ilRows {
 				blk := group[r*rs+i*bs : r*rs+(i+1)*bs]
 				copy(col[2*r:2*r+2], blk[:2])
-				for c := range chunks {
-					lane := col[32+64*c+4*r : 32+64*c+4*r+4]
-					copy(lane, blk[2+4*c:6+4*c])
-					if w.Type == ggml.Q8_0 {
-						binary.LittleEndian.PutUint32(lane, binary.LittleEndian.Uint32(lane)^0x80808080)
-					}
-				}
+				ilCopy(w.Type, col, blk, r, true)
 			}
 		}
 	}
@@ -90,13 +120,7 @@ func ilBlock(w Weight, r, i int, blk []byte) {
 	g, lane := r/ilRows, r%ilRows
 	col := w.Data[g*ilRows*rs+i*ilRows*bs : g*ilRows*rs+(i+1)*ilRows*bs]
 	copy(blk[:2], col[2*lane:2*lane+2])
-	for c := range ilChunks(w.Type) {
-		q := blk[2+4*c : 6+4*c]
-		copy(q, col[32+64*c+4*lane:32+64*c+4*lane+4])
-		if w.Type == ggml.Q8_0 {
-			binary.LittleEndian.PutUint32(q, binary.LittleEndian.Uint32(q)^0x80808080)
-		}
-	}
+	ilCopy(w.Type, col, blk, lane, false)
 }
 
 // ilDequantRow sets dst (w.Cols floats) to row r of the interleaved

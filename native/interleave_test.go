@@ -14,7 +14,7 @@ import (
 // RowMajorCopy and Embed read the original rows back exactly.
 func TestInterleaveRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0} {
 		w := randWeight(t, r, typ, 48, 160)
 		orig := append([]byte(nil), w.Data...)
 		il, err := Interleave16(w)
@@ -66,7 +66,7 @@ func TestInterleavedMatMul(t *testing.T) {
 			backends = append(backends, c)
 		}
 	}
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0} {
 		for _, shape := range [][2]int{{16, 32}, {64, 576}, {208, 1536}} {
 			rows, cols := shape[0], shape[1]
 			w := randWeight(t, r, typ, rows, cols)
