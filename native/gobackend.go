@@ -216,7 +216,11 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 // laid out Interleaved16 (Interleaver): Q4_0, Q5_0 and Q8_0 on AVX-512 VNNI,
 // with 8-bit activations.
 func (g *Go) Interleaves(t ggml.DType) bool {
-	return haveVNNI && !g.float && !g.noGemm && ilFields(t) != nil
+	switch t {
+	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0:
+		return haveVNNI && !g.float && !g.noGemm
+	}
+	return false
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to

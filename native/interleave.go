@@ -42,38 +42,57 @@ type ilField struct {
 	flip        bool
 }
 
-// ilFields returns the chunked fields of type t's blocks after the scale,
-// in their order in a block column, or nil if t cannot be interleaved.
-func ilFields(t ggml.DType) []ilField {
-	switch t {
-	case ggml.Q4_0:
-		return []ilField{{src: 2, chunks: 4}}
-	case ggml.Q5_0:
-		return []ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}} // qh, then qs
-	case ggml.Q8_0:
-		return []ilField{{src: 2, chunks: 8, flip: true}}
-	}
-	return nil
+// ilLayout is how a type's blocks lie in an interleaved block column: its
+// first halves 2-byte fields (d, and dmin for Q4_K) as 16 rows' F16 each
+// (32 bytes a field), then the chunked fields.
+type ilLayout struct {
+	halves int
+	fields []ilField
 }
 
-// ilCopy copies the fields of one row's block blk to or from lane lane of
-// the interleaved block column col (after its 32 bytes of scales).
+// ilLayoutOf returns type t's interleaved layout; false if t cannot be
+// interleaved.
+func ilLayoutOf(t ggml.DType) (ilLayout, bool) {
+	switch t {
+	case ggml.Q4_0:
+		return ilLayout{1, []ilField{{src: 2, chunks: 4}}}, true
+	case ggml.Q5_0:
+		return ilLayout{1, []ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}}}, true // qh, then qs
+	case ggml.Q8_0:
+		return ilLayout{1, []ilField{{src: 2, chunks: 8, flip: true}}}, true
+	case ggml.Q4_K: // d, dmin; 12 bytes of scales, 128 of quants
+		return ilLayout{2, []ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
+	}
+	return ilLayout{}, false
+}
+
+// ilCopy copies one row's block blk to or from lane lane of the
+// interleaved block column col.
 func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
-	copyWord := func(dst, src []byte, flip bool) {
-		copy(dst[:4], src[:4])
+	l, _ := ilLayoutOf(t)
+	copyBytes := func(dst, src []byte, n int, flip bool) {
+		copy(dst[:n], src[:n])
 		if flip {
 			binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(dst)^0x80808080)
 		}
 	}
+	for h := range l.halves {
+		cw, bw := col[32*h+2*lane:], blk[2*h:]
+		if toCol {
+			copyBytes(cw, bw, 2, false)
+		} else {
+			copyBytes(bw, cw, 2, false)
+		}
+	}
 	chunk := 0
-	for _, f := range ilFields(t) {
+	for _, f := range l.fields {
 		for c := range f.chunks {
-			cw := col[32+64*chunk+4*lane:]
+			cw := col[32*l.halves+64*chunk+4*lane:]
 			bw := blk[f.src+4*c:]
 			if toCol {
-				copyWord(cw, bw, f.flip)
+				copyBytes(cw, bw, 4, f.flip)
 			} else {
-				copyWord(bw, cw, f.flip)
+				copyBytes(bw, cw, 4, f.flip)
 			}
 			chunk++
 		}
@@ -81,9 +100,10 @@ func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
 }
 
 // CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
-// Q5_0 or Q8_0 matrix of a multiple of 16 rows.
+// Q5_0, Q8_0 or Q4_K matrix of a multiple of 16 rows.
 func CanInterleave(w Weight) bool {
-	return w.Layout == RowMajor && ilFields(w.Type) != nil && w.Rows > 0 && w.Rows%ilRows == 0 &&
+	_, ok := ilLayoutOf(w.Type)
+	return ok && w.Layout == RowMajor && w.Rows > 0 && w.Rows%ilRows == 0 &&
 		w.Cols%w.Type.BlockSize() == 0 && w.Check() == nil
 }
 
@@ -92,7 +112,7 @@ func CanInterleave(w Weight) bool {
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
 	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, Q5_0 or Q8_0 rows in groups of %d",
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, Q5_0, Q8_0 or Q4_K rows in groups of %d",
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
 	rs, bs := w.RowBytes(), w.Type.TypeSize()
@@ -100,12 +120,10 @@ func Interleave16(w Weight) (Weight, error) {
 	for g := 0; g < w.Rows/ilRows; g++ {
 		dst := w.Data[g*ilRows*rs : (g+1)*ilRows*rs]
 		copy(group, dst)
-		for i := 0; i < w.Cols/qk; i++ {
+		for i := 0; i < w.Cols/w.Type.BlockSize(); i++ {
 			col := dst[i*ilRows*bs : (i+1)*ilRows*bs]
 			for r := range ilRows {
-				blk := group[r*rs+i*bs : r*rs+(i+1)*bs]
-				copy(col[2*r:2*r+2], blk[:2])
-				ilCopy(w.Type, col, blk, r, true)
+				ilCopy(w.Type, col, group[r*rs+i*bs:r*rs+(i+1)*bs], r, true)
 			}
 		}
 	}
@@ -119,18 +137,17 @@ func ilBlock(w Weight, r, i int, blk []byte) {
 	rs, bs := w.RowBytes(), w.Type.TypeSize()
 	g, lane := r/ilRows, r%ilRows
 	col := w.Data[g*ilRows*rs+i*ilRows*bs : g*ilRows*rs+(i+1)*ilRows*bs]
-	copy(blk[:2], col[2*lane:2*lane+2])
 	ilCopy(w.Type, col, blk, lane, false)
 }
 
 // ilDequantRow sets dst (w.Cols floats) to row r of the interleaved
 // weight w, a block at a time (no allocation: Embed of a tied output).
 func ilDequantRow(w Weight, r int, dst []float32) error {
-	var blk [34]byte
-	bs := w.Type.TypeSize()
-	for i := 0; i < w.Cols/qk; i++ {
+	var blk [144]byte // the largest interleaved block, Q4_K's
+	bs, be := w.Type.TypeSize(), w.Type.BlockSize()
+	for i := 0; i < w.Cols/be; i++ {
 		ilBlock(w, r, i, blk[:bs])
-		if err := ggml.DequantizeRow(w.Type, blk[:bs], dst[i*qk:(i+1)*qk]); err != nil {
+		if err := ggml.DequantizeRow(w.Type, blk[:bs], dst[i*be:(i+1)*be]); err != nil {
 			return err
 		}
 	}
@@ -147,7 +164,7 @@ func RowMajorCopy(w Weight) Weight {
 	rs, bs := w.RowBytes(), w.Type.TypeSize()
 	out := Weight{Type: w.Type, Rows: w.Rows, Cols: w.Cols, Data: make([]byte, len(w.Data))}
 	for r := range w.Rows {
-		for i := 0; i < w.Cols/qk; i++ {
+		for i := 0; i < w.Cols/w.Type.BlockSize(); i++ {
 			ilBlock(w, r, i, out.Data[r*rs+i*bs:r*rs+(i+1)*bs])
 		}
 	}
