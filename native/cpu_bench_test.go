@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -55,24 +56,40 @@ func BenchmarkMatMul(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, typ := range []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.F16, ggml.BF16, ggml.F32} {
 		for _, s := range benchShapes {
+			if s.cols%typ.BlockSize() != 0 {
+				continue // K-quant rows are whole 256-element blocks
+			}
 			// quantize inside the sub-benchmark so -bench filters skip it
 			b.Run(typ.String()+"/"+s.name, func(b *testing.B) {
 				w := randWeight(b, r, typ, s.rows, s.cols)
+				// the layout a private load gives backends with the kernels
+				var wi Weight
+				if CanInterleave(w) {
+					var err error
+					wi, err = Interleave16(Weight{Type: w.Type, Rows: w.Rows, Cols: w.Cols, Data: append([]byte(nil), w.Data...)})
+					require.NoError(b, err)
+				}
 				for _, batch := range []int{1, 64} {
 					x := randFloats(r, batch*s.cols, 1)
 					out := make([]float32, batch*s.rows)
 					for _, be := range backends {
-						b.Run(fmt.Sprintf("b%d/%s", batch, be.Name()), func(b *testing.B) {
-							b.SetBytes(int64(len(w.Data)))
-							cpu0 := cpuTime()
-							for b.Loop() {
-								be.MatMul(out, w, x, batch)
-							}
-							b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "tok/s")
-							if d := cpuTime() - cpu0; d > 0 {
-								b.ReportMetric(float64(batch*b.N)/d.Seconds(), "cpu-tok/s")
-							}
-						})
+						run := func(name string, w Weight) {
+							b.Run(fmt.Sprintf("b%d/%s%s", batch, be.Name(), name), func(b *testing.B) {
+								b.SetBytes(int64(len(w.Data)))
+								cpu0 := cpuTime()
+								for b.Loop() {
+									be.MatMul(out, w, x, batch)
+								}
+								b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "tok/s")
+								if d := cpuTime() - cpu0; d > 0 {
+									b.ReportMetric(float64(batch*b.N)/d.Seconds(), "cpu-tok/s")
+								}
+							})
+						}
+						run("", w)
+						if ib, ok := be.(Interleaver); ok && wi.Data != nil && ib.Interleaves(typ) {
+							run("/interleaved", wi)
+						}
 					}
 				}
 			})
