@@ -116,3 +116,15 @@ func packILQ5_0(dst, w *byte, nb int)
 //
 //go:noescape
 func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32)
+
+// packILQ4K repacks nb super-block columns of one interleaved Q4_K group
+// into 8*nb gemmPacks at dst (scale d*sc_j, bias -dmin*m_j, as packQ4K).
+//
+//go:noescape
+func packILQ4K(dst, w *byte, nb int)
+
+// ilRowsQ4K is ilRowsQ4_0 for interleaved Q4_K weights (nb super-block
+// columns) and q8K activations.
+//
+//go:noescape
+func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)

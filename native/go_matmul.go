@@ -188,10 +188,12 @@ func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
 // runIL multiplies the interleaved groups [lo, hi) by each token (fewer
 // than tileTokens; batches take runGemm) with the VNNI kernels.
 func (m *matmulTask) runIL(lo, hi int) {
-	nb, gs := m.w.Cols/qk, gemmRows*m.rs
+	nb, gs := m.w.Cols/m.w.Type.BlockSize(), gemmRows*m.rs
 	for t := range m.nTokens {
 		w, y, out := &m.w.Data[lo*gs], &m.xq[t*m.xqRow], &m.out[t*m.w.Rows+lo*gemmRows]
 		switch m.w.Type {
+		case ggml.Q4_K:
+			ilRowsQ4K(w, hi-lo, nb, y, out)
 		case ggml.Q8_0:
 			ilRowsQ8_0(w, hi-lo, nb, y, out)
 		case ggml.Q5_0:

@@ -35,3 +35,5 @@ func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable
 func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILQ5_0(dst, w *byte, nb int)                       { panic("unreachable") }
 func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
+func packILQ4K(dst, w *byte, nb int)                        { panic("unreachable") }
+func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
