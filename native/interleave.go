@@ -43,10 +43,10 @@ type ilField struct {
 }
 
 // ilLayout is how a type's blocks lie in an interleaved block column: its
-// first halves 2-byte fields (d, and dmin for Q4_K) as 16 rows' F16 each
-// (32 bytes a field), then the chunked fields.
+// 2-byte fields (d, and dmin for Q4_K) first as 16 rows' F16 each (32
+// bytes a field), then the chunked fields.
 type ilLayout struct {
-	halves int
+	halves []int // block offsets of the 2-byte fields
 	fields []ilField
 }
 
@@ -55,13 +55,15 @@ type ilLayout struct {
 func ilLayoutOf(t ggml.DType) (ilLayout, bool) {
 	switch t {
 	case ggml.Q4_0:
-		return ilLayout{1, []ilField{{src: 2, chunks: 4}}}, true
+		return ilLayout{[]int{0}, []ilField{{src: 2, chunks: 4}}}, true
 	case ggml.Q5_0:
-		return ilLayout{1, []ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}}}, true // qh, then qs
+		return ilLayout{[]int{0}, []ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}}}, true // qh, then qs
 	case ggml.Q8_0:
-		return ilLayout{1, []ilField{{src: 2, chunks: 8, flip: true}}}, true
+		return ilLayout{[]int{0}, []ilField{{src: 2, chunks: 8, flip: true}}}, true
 	case ggml.Q4_K: // d, dmin; 12 bytes of scales, 128 of quants
-		return ilLayout{2, []ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
+		return ilLayout{[]int{0, 2}, []ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
+	case ggml.Q6_K: // d (last); 16 scales, 128 bytes of ql, 64 of qh
+		return ilLayout{[]int{208}, []ilField{{src: 192, chunks: 4}, {src: 0, chunks: 32}, {src: 128, chunks: 16}}}, true
 	}
 	return ilLayout{}, false
 }
@@ -76,8 +78,8 @@ func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
 			binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(dst)^0x80808080)
 		}
 	}
-	for h := range l.halves {
-		cw, bw := col[32*h+2*lane:], blk[2*h:]
+	for h, src := range l.halves {
+		cw, bw := col[32*h+2*lane:], blk[src:]
 		if toCol {
 			copyBytes(cw, bw, 2, false)
 		} else {
@@ -87,7 +89,7 @@ func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
 	chunk := 0
 	for _, f := range l.fields {
 		for c := range f.chunks {
-			cw := col[32*l.halves+64*chunk+4*lane:]
+			cw := col[32*len(l.halves)+64*chunk+4*lane:]
 			bw := blk[f.src+4*c:]
 			if toCol {
 				copyBytes(cw, bw, 4, f.flip)
@@ -100,7 +102,7 @@ func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
 }
 
 // CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
-// Q5_0, Q8_0 or Q4_K matrix of a multiple of 16 rows.
+// Q5_0, Q8_0, Q4_K or Q6_K matrix of a multiple of 16 rows.
 func CanInterleave(w Weight) bool {
 	_, ok := ilLayoutOf(w.Type)
 	return ok && w.Layout == RowMajor && w.Rows > 0 && w.Rows%ilRows == 0 &&
@@ -112,7 +114,7 @@ func CanInterleave(w Weight) bool {
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
 	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, Q5_0, Q8_0 or Q4_K rows in groups of %d",
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, Q5_0, Q8_0, Q4_K or Q6_K rows in groups of %d",
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
 	rs, bs := w.RowBytes(), w.Type.TypeSize()
@@ -143,7 +145,7 @@ func ilBlock(w Weight, r, i int, blk []byte) {
 // ilDequantRow sets dst (w.Cols floats) to row r of the interleaved
 // weight w, a block at a time (no allocation: Embed of a tied output).
 func ilDequantRow(w Weight, r int, dst []float32) error {
-	var blk [144]byte // the largest interleaved block, Q4_K's
+	var blk [210]byte // the largest interleaved block, Q6_K's
 	bs, be := w.Type.TypeSize(), w.Type.BlockSize()
 	for i := 0; i < w.Cols/be; i++ {
 		ilBlock(w, r, i, blk[:bs])

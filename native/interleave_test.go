@@ -14,7 +14,7 @@ import (
 // RowMajorCopy and Embed read the original rows back exactly.
 func TestInterleaveRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
 		w := randWeight(t, r, typ, 48, 512)
 		orig := append([]byte(nil), w.Data...)
 		il, err := Interleave16(w)
@@ -38,7 +38,7 @@ func TestInterleaveRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, w := range []Weight{
 		randWeight(t, r, ggml.Q4_0, 40, 64), // 40 rows: not whole groups
-		randWeight(t, r, ggml.Q6_K, 16, 256),
+		randWeight(t, r, ggml.Q5_K, 16, 256),
 		randWeight(t, r, ggml.F16, 16, 64),
 		{Type: ggml.Q8_0, Rows: 16, Cols: 64, Data: make([]byte, 10)}, // short data
 	} {
@@ -66,7 +66,7 @@ func TestInterleavedMatMul(t *testing.T) {
 			backends = append(backends, c)
 		}
 	}
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
 		for _, shape := range [][2]int{{16, 32}, {16, 256}, {64, 576}, {208, 1536}} {
 			rows, cols := shape[0], shape[1]
 			if cols%typ.BlockSize() != 0 {
