@@ -101,6 +101,8 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 			packILQ5_0(&p[0], w, m.w.Cols/qk)
 		case ggml.Q4_K:
 			packILQ4K(&p[0], w, m.w.Cols/qkk)
+		case ggml.Q6_K:
+			packILQ6K(&p[0], w, m.w.Cols/qkk)
 		default:
 			packILQ4_0(&p[0], w, m.w.Cols/qk)
 		}

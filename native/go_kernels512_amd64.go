@@ -128,3 +128,14 @@ func packILQ4K(dst, w *byte, nb int)
 //
 //go:noescape
 func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)
+
+// packILQ6K repacks nb super-block columns of one interleaved Q6_K group
+// into 8*nb gemmPacks at dst (as packQ6K: d and d2 the halves' scales).
+//
+//go:noescape
+func packILQ6K(dst, w *byte, nb int)
+
+// ilRowsQ6K is ilRowsQ4K for interleaved Q6_K weights.
+//
+//go:noescape
+func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)

@@ -194,6 +194,8 @@ func (m *matmulTask) runIL(lo, hi int) {
 		switch m.w.Type {
 		case ggml.Q4_K:
 			ilRowsQ4K(w, hi-lo, nb, y, out)
+		case ggml.Q6_K:
+			ilRowsQ6K(w, hi-lo, nb, y, out)
 		case ggml.Q8_0:
 			ilRowsQ8_0(w, hi-lo, nb, y, out)
 		case ggml.Q5_0:

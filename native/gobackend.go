@@ -213,11 +213,11 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 }
 
 // Interleaves reports whether MatMul has kernels for weights of type t
-// laid out Interleaved16 (Interleaver): Q4_0, Q5_0, Q8_0 and Q4_K on AVX-512 VNNI,
-// with 8-bit activations.
+// laid out Interleaved16 (Interleaver): Q4_0, Q5_0, Q8_0, Q4_K and Q6_K
+// on AVX-512 VNNI, with 8-bit activations.
 func (g *Go) Interleaves(t ggml.DType) bool {
 	switch t {
-	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K:
+	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K:
 		return haveVNNI && !g.float && !g.noGemm
 	}
 	return false
