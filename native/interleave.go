@@ -43,11 +43,13 @@ type ilField struct {
 }
 
 // ilLayout is how a type's blocks lie in an interleaved block column: its
-// 2-byte fields (d, and dmin for Q4_K) first as 16 rows' F16 each (32
-// bytes a field), then the chunked fields.
+// 2-byte fields (d, and dmin for Q4_K; block offsets in halves) first as
+// 16 rows' F16 each (32 bytes a field), then the chunked fields. Arrays,
+// not slices: Embed reads a layout per block and must not allocate.
 type ilLayout struct {
-	halves []int // block offsets of the 2-byte fields
-	fields []ilField
+	nhalves, nfields int
+	halves           [2]int
+	fields           [3]ilField
 }
 
 // ilLayoutOf returns type t's interleaved layout; false if t cannot be
@@ -55,49 +57,47 @@ type ilLayout struct {
 func ilLayoutOf(t ggml.DType) (ilLayout, bool) {
 	switch t {
 	case ggml.Q4_0:
-		return ilLayout{[]int{0}, []ilField{{src: 2, chunks: 4}}}, true
-	case ggml.Q5_0:
-		return ilLayout{[]int{0}, []ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}}}, true // qh, then qs
+		return ilLayout{1, 1, [2]int{0}, [3]ilField{{src: 2, chunks: 4}}}, true
+	case ggml.Q5_0: // qh, then qs
+		return ilLayout{1, 2, [2]int{0}, [3]ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}}}, true
 	case ggml.Q8_0:
-		return ilLayout{[]int{0}, []ilField{{src: 2, chunks: 8, flip: true}}}, true
+		return ilLayout{1, 1, [2]int{0}, [3]ilField{{src: 2, chunks: 8, flip: true}}}, true
 	case ggml.Q4_K: // d, dmin; 12 bytes of scales, 128 of quants
-		return ilLayout{[]int{0, 2}, []ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
+		return ilLayout{2, 2, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
 	case ggml.Q6_K: // d (last); 16 scales, 128 bytes of ql, 64 of qh
-		return ilLayout{[]int{208}, []ilField{{src: 192, chunks: 4}, {src: 0, chunks: 32}, {src: 128, chunks: 16}}}, true
+		return ilLayout{1, 3, [2]int{208}, [3]ilField{{src: 192, chunks: 4}, {src: 0, chunks: 32}, {src: 128, chunks: 16}}}, true
 	}
 	return ilLayout{}, false
 }
 
 // ilCopy copies one row's block blk to or from lane lane of the
-// interleaved block column col.
-func ilCopy(t ggml.DType, col, blk []byte, lane int, toCol bool) {
-	l, _ := ilLayoutOf(t)
-	copyBytes := func(dst, src []byte, n int, flip bool) {
-		copy(dst[:n], src[:n])
-		if flip {
-			binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(dst)^0x80808080)
-		}
-	}
-	for h, src := range l.halves {
-		cw, bw := col[32*h+2*lane:], blk[src:]
+// interleaved block column col, 2 and 4 bytes at a time (a load of a
+// large model rewrites every weight byte this way).
+func ilCopy(l *ilLayout, col, blk []byte, lane int, toCol bool) {
+	le := binary.LittleEndian
+	for h, src := range l.halves[:l.nhalves] {
+		c, b := col[32*h+2*lane:], blk[src:]
 		if toCol {
-			copyBytes(cw, bw, 2, false)
+			le.PutUint16(c, le.Uint16(b))
 		} else {
-			copyBytes(bw, cw, 2, false)
+			le.PutUint16(b, le.Uint16(c))
 		}
 	}
-	chunk := 0
-	for _, f := range l.fields {
-		for c := range f.chunks {
-			cw := col[32*len(l.halves)+64*chunk+4*lane:]
-			bw := blk[f.src+4*c:]
-			if toCol {
-				copyBytes(cw, bw, 4, f.flip)
-			} else {
-				copyBytes(bw, cw, 4, f.flip)
-			}
-			chunk++
+	chunk := 32*l.nhalves + 4*lane
+	for _, f := range l.fields[:l.nfields] {
+		var flip uint32
+		if f.flip {
+			flip = 0x80808080
 		}
+		for c := range f.chunks {
+			cw, bw := col[chunk+64*c:], blk[f.src+4*c:]
+			if toCol {
+				le.PutUint32(cw, le.Uint32(bw)^flip)
+			} else {
+				le.PutUint32(bw, le.Uint32(cw)^flip)
+			}
+		}
+		chunk += 64 * f.chunks
 	}
 }
 
@@ -118,6 +118,7 @@ func Interleave16(w Weight) (Weight, error) {
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
 	rs, bs := w.RowBytes(), w.Type.TypeSize()
+	l, _ := ilLayoutOf(w.Type)
 	group := make([]byte, ilRows*rs)
 	for g := 0; g < w.Rows/ilRows; g++ {
 		dst := w.Data[g*ilRows*rs : (g+1)*ilRows*rs]
@@ -125,7 +126,7 @@ func Interleave16(w Weight) (Weight, error) {
 		for i := 0; i < w.Cols/w.Type.BlockSize(); i++ {
 			col := dst[i*ilRows*bs : (i+1)*ilRows*bs]
 			for r := range ilRows {
-				ilCopy(w.Type, col, group[r*rs+i*bs:r*rs+(i+1)*bs], r, true)
+				ilCopy(&l, col, group[r*rs+i*bs:r*rs+(i+1)*bs], r, true)
 			}
 		}
 	}
@@ -139,7 +140,8 @@ func ilBlock(w Weight, r, i int, blk []byte) {
 	rs, bs := w.RowBytes(), w.Type.TypeSize()
 	g, lane := r/ilRows, r%ilRows
 	col := w.Data[g*ilRows*rs+i*ilRows*bs : g*ilRows*rs+(i+1)*ilRows*bs]
-	ilCopy(w.Type, col, blk, lane, false)
+	l, _ := ilLayoutOf(w.Type)
+	ilCopy(&l, col, blk, lane, false)
 }
 
 // ilDequantRow sets dst (w.Cols floats) to row r of the interleaved

@@ -105,3 +105,22 @@ func loadCPUsOrNil(t *testing.T, threads int) []*CPU {
 	c.Close()
 	return cpuKernelSets(t, threads)
 }
+
+// BenchmarkInterleave16 measures the load-time rewrite (bytes per second
+// of weights), which a private load of a model pays once per weight.
+func BenchmarkInterleave16(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+		w := randWeight(b, r, typ, 1024, 2048)
+		orig := append([]byte(nil), w.Data...)
+		b.Run(typ.String(), func(b *testing.B) {
+			b.SetBytes(int64(len(w.Data)))
+			for b.Loop() {
+				copy(w.Data, orig)
+				if _, err := Interleave16(w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
