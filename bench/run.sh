@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: prefill and decode speed of synthetic smollm2-135m and
-# qwen2.5-0.5b models in F16, Q8_0, Q4_0 and Q4_K_M at 1 and 2 threads, on
+# qwen2.5-0.5b models in F16, Q8_0, Q4_0, Q4_K_M and BF16 at 1 and 2 threads, on
 # the C kernels and on the pure-Go ones (BACKENDS, the bench command's
 # --backend values), printed as a Markdown table. Models are generated
 # once into $BENCH_DIR.
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-./bin/litert-go}
 BENCH_DIR=${BENCH_DIR:-build/bench-models}
 SHAPES=${SHAPES:-"smollm2-135m qwen2.5-0.5b"}
-TYPES=${TYPES:-"f16 q8_0 q4_0 q4_k_m"}
+TYPES=${TYPES:-"f16 q8_0 q4_0 q4_k_m bf16"}
 THREADS=${THREADS:-"1 2"}
 BACKENDS=${BACKENDS:-"cpu go"}
 PROMPT=${PROMPT:-512}
