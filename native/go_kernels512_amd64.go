@@ -29,6 +29,11 @@ func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
 //go:noescape
 func dotRowsF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32)
 
+// dotRowsBF16AVX512 is dotRowsF16AVX512 for BF16 rows.
+//
+//go:noescape
+func dotRowsBF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32)
+
 // dotF32r4x4AVX512 sets out[4*r+t] = Σ w[r][i]*x[t][i] over n floats for 4
 // weight rows wstride bytes apart and 4 activation rows xstride bytes
 // apart; n is a multiple of 16.

@@ -124,6 +124,82 @@ BLOCKDOT512(·dotQ4_0AVX512, 18, Q4BLOCK512, Q4CONST512)
 // func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
 BLOCKDOT512(·dotQ5_0AVX512, 22, Q5BLOCK512, Q5CONST512)
 
+// DOTROWS16 is the body of dotRowsF16AVX512 and dotRowsBF16AVX512 (whose
+// labels are their own: a TEXT block scopes them), with R8 the first row,
+// R13 the row stride, R9 the rows, R11 x, R12 n and R10 out: CVTZ(off, Z)
+// widens 16 half-width floats at off(SI) into Z, CVTY(off, Y) 8 into Y.
+#define DOTROWS16(CVTZ, CVTY) \
+	\
+f16r512rows: \
+	CMPQ   R9, $0; \
+	JEQ    f16r512end; \
+	MOVQ   R8, SI; \
+	MOVQ   R11, DI; \
+	MOVQ   R12, CX; \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	\
+f16r512loop64: \
+	CMPQ        CX, $64; \
+	JLT         f16r512loop16; \
+	PREFETCHT0  2048(SI); \
+	PREFETCHT0  2112(SI); \
+	CVTZ(0, Z4); \
+	CVTZ(32, Z5); \
+	CVTZ(64, Z6); \
+	CVTZ(96, Z7); \
+	VFMADD231PS (DI), Z4, Z0; \
+	VFMADD231PS 64(DI), Z5, Z1; \
+	VFMADD231PS 128(DI), Z6, Z2; \
+	VFMADD231PS 192(DI), Z7, Z3; \
+	ADDQ        $128, SI; \
+	ADDQ        $256, DI; \
+	SUBQ        $64, CX; \
+	JMP         f16r512loop64; \
+	\
+f16r512loop16: \
+	CMPQ        CX, $16; \
+	JLT         f16r512tail; \
+	CVTZ(0, Z4); \
+	VFMADD231PS (DI), Z4, Z0; \
+	ADDQ        $32, SI; \
+	ADDQ        $64, DI; \
+	SUBQ        $16, CX; \
+	JMP         f16r512loop16; \
+	\
+f16r512tail: \
+	VADDPS        Z1, Z0, Z0; \
+	VADDPS        Z3, Z2, Z2; \
+	VADDPS        Z2, Z0, Z0; \
+	VEXTRACTF64X4 $1, Z0, Y1; \
+	VADDPS        Y1, Y0, Y0; \
+	CMPQ          CX, $8; \
+	JLT           f16r512sum; \
+	CVTY(0, Y4); \
+	VFMADD231PS   (DI), Y4, Y0; \
+	\
+f16r512sum: \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS       X1, X0, X0; \
+	VHADDPS      X0, X0, X0; \
+	VHADDPS      X0, X0, X0; \
+	VMOVSS       X0, (R10); \
+	ADDQ         $4, R10; \
+	ADDQ         R13, R8; \
+	DECQ         R9; \
+	JMP          f16r512rows; \
+	\
+f16r512end: \
+	VZEROUPPER; \
+	RET
+
+#define CVTF16Z(off, Z) VCVTPH2PS off(SI), Z
+#define CVTF16Y(off, Y) VCVTPH2PS off(SI), Y
+#define CVTBF16Z(off, Z) VPMOVZXWD off(SI), Z; VPSLLD $16, Z, Z
+#define CVTBF16Y(off, Y) VPMOVZXWD off(SI), Y; VPSLLD $16, Y, Y
+
 // func dotRowsF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32)
 // dotRowsF16SIMD on 16-float vectors, 64 elements a step, prefetching the
 // row stream 2 KB ahead as the C library's AVX-512 decode kernels do (on
@@ -131,70 +207,21 @@ BLOCKDOT512(·dotQ5_0AVX512, 22, Q5BLOCK512, Q5CONST512)
 // GB/s); n is a multiple of 8.
 TEXT ·dotRowsF16AVX512(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), R8
+	MOVQ rs+8(FP), R13
 	MOVQ nrows+16(FP), R9
+	MOVQ x+24(FP), R11
+	MOVQ n+32(FP), R12
 	MOVQ out+40(FP), R10
+	DOTROWS16(CVTF16Z, CVTF16Y)
 
-f16r512rows:
-	CMPQ   R9, $0
-	JEQ    f16r512end
-	MOVQ   R8, SI
-	MOVQ   x+24(FP), DI
-	MOVQ   n+32(FP), CX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-
-f16r512loop64:
-	CMPQ        CX, $64
-	JLT         f16r512loop16
-	PREFETCHT0  2048(SI)
-	PREFETCHT0  2112(SI)
-	VCVTPH2PS   (SI), Z4
-	VCVTPH2PS   32(SI), Z5
-	VCVTPH2PS   64(SI), Z6
-	VCVTPH2PS   96(SI), Z7
-	VFMADD231PS (DI), Z4, Z0
-	VFMADD231PS 64(DI), Z5, Z1
-	VFMADD231PS 128(DI), Z6, Z2
-	VFMADD231PS 192(DI), Z7, Z3
-	ADDQ        $128, SI
-	ADDQ        $256, DI
-	SUBQ        $64, CX
-	JMP         f16r512loop64
-
-f16r512loop16:
-	CMPQ        CX, $16
-	JLT         f16r512tail
-	VCVTPH2PS   (SI), Z4
-	VFMADD231PS (DI), Z4, Z0
-	ADDQ        $32, SI
-	ADDQ        $64, DI
-	SUBQ        $16, CX
-	JMP         f16r512loop16
-
-f16r512tail:
-	VADDPS        Z1, Z0, Z0
-	VADDPS        Z3, Z2, Z2
-	VADDPS        Z2, Z0, Z0
-	VEXTRACTF64X4 $1, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	CMPQ          CX, $8
-	JLT           f16r512sum
-	VCVTPH2PS     (SI), Y4
-	VFMADD231PS   (DI), Y4, Y0
-
-f16r512sum:
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	VMOVSS       X0, (R10)
-	ADDQ         $4, R10
-	ADDQ         rs+8(FP), R8
-	DECQ         R9
-	JMP          f16r512rows
-
-f16r512end:
-	VZEROUPPER
-	RET
+// func dotRowsBF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32)
+// dotRowsF16AVX512 for BF16 rows (widened by a zero extension and a
+// shift): the C library's FLOAT_DEC512 for BF16.
+TEXT ·dotRowsBF16AVX512(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ rs+8(FP), R13
+	MOVQ nrows+16(FP), R9
+	MOVQ x+24(FP), R11
+	MOVQ n+32(FP), R12
+	MOVQ out+40(FP), R10
+	DOTROWS16(CVTBF16Z, CVTBF16Y)

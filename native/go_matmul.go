@@ -74,6 +74,11 @@ func (m *matmulTask) run(lo, hi int) {
 		}
 		return
 	}
+	if m.nTokens == 1 && m.w.Type == ggml.BF16 && haveAVX512 && cols%8 == 0 {
+		// decode: the row loop in the kernel (activations rounded to BF16)
+		dotRowsBF16AVX512(&m.w.Data[lo*m.rs], m.rs, hi-lo, &m.x[0], cols, &m.out[lo])
+		return
+	}
 	if m.nTokens == 1 && m.w.Type == ggml.F16 && haveSIMD && cols%8 == 0 {
 		// decode: the row loop in the kernel
 		if haveAVX512 {

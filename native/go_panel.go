@@ -114,14 +114,15 @@ func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 	}
 }
 
-// runPanelsBF16 multiplies the BF16 rows [lo, hi) by every token as pair
-// panels (havePanelsBF16; the C library's panels_mul_bf16): a block of
-// rows, padded with zero rows to pairs of panels, is packed once, and
-// each 12-token tile of BF16 activations (the last one padded) passes
-// over it through panelMul12BF16.
+// runPanelsBF16 multiplies the BF16 rows of the panel pairs [lo, hi) (32
+// rows each) by every token as pair panels (havePanelsBF16; the C
+// library's panels_mul_bf16): a block of rows, the matrix's last pair
+// padded with zero rows, is packed once, and each 12-token tile of BF16
+// activations (the last one padded) passes over it through panelMul12BF16.
 func (m *matmulTask) runPanelsBF16(lo, hi int) {
 	cols, rows := m.w.Cols, m.w.Rows
 	n2, step := cols/2, 2*panelRows
+	lo, hi = lo*step, min(hi*step, rows)
 	rb := max(step, batchBlockBytes/(2*cols)/step*step)
 	pan := m.g.rows.Get().(*[]float32)
 	defer m.g.rows.Put(pan)

@@ -14,6 +14,9 @@ func dotQ5_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func dotRowsF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32) {
 	panic("unreachable")
 }
+func dotRowsBF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32) {
+	panic("unreachable")
+}
 func dotF32r4x4AVX512(w *float32, wstride int, x *float32, xstride, n int, out *float32) {
 	panic("unreachable")
 }

@@ -202,10 +202,13 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			m.x[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
 		}
 	}
-	// iterations: rows, or groups of gemmRows rows for the gemm kernels
+	// iterations: rows, or groups of gemmRows rows for the gemm kernels,
+	// or pairs of panels for the BF16 ones (a chunk pads its last pair)
 	iters, work := w.Rows, w.Cols*nTokens
 	if m.gemm || il {
 		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
+	} else if m.xbf != nil {
+		iters, work = (w.Rows+2*panelRows-1)/(2*panelRows), 2*panelRows*w.Cols*nTokens
 	}
 	g.pool.run(iters, max(1, minWork/max(1, work)), m)
 	*m = matmulTask{}
