@@ -82,6 +82,12 @@ func TestMain(m *testing.M) {
 // fresh session prefilled with the same tokens in one batch.
 func checkKV(t *testing.T, c *Conversation) {
 	t.Helper()
+	checkKVWithin(t, c, 1e-3)
+}
+
+// checkKVWithin is checkKV with the logits within tol of the fresh ones.
+func checkKVWithin(t *testing.T, c *Conversation, tol float64) {
+	t.Helper()
 	require.NotEmpty(t, c.kvText, "the KV text should be known after a turn")
 	text, err := c.tok.DecodeSpecial(c.sess.Tokens())
 	require.NoError(t, err)
@@ -96,7 +102,7 @@ func checkKV(t *testing.T, c *Conversation) {
 	a, b := c.sess.Logits(), fresh.Logits()
 	require.Equal(t, len(a), len(b))
 	for i := range a {
-		require.InDelta(t, b[i], a[i], 1e-3, "logit %d", i)
+		require.InDelta(t, b[i], a[i], tol, "logit %d", i)
 	}
 }
 

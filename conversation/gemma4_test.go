@@ -57,7 +57,16 @@ func TestGemma4DeltaPrefill(t *testing.T) {
 		require.NoError(t, err, "turn %d", i)
 		assert.Equal(t, before, r.Usage.CachedTokens, "turn %d reuses the whole cache", i)
 		assert.Greater(t, r.Usage.PromptTokens, r.Usage.CachedTokens, "turn %d", i)
-		checkKV(t, c)
+		// Gemma 4 scores attention with scale 1 over RMS-normed queries
+		// and keys, which on random weights can make the softmax nearly
+		// one-hot (our reading of the cause): a batch's rounding and a
+		// token-by-token one (the same math in another order) may then
+		// let a different key win. Measured: a fresh
+		// 15-token prefill and 10 tokens + 5 decoded ones differ by up to
+		// 0.014 in a logit on both backends (before and after the
+		// interleaved weights), where models without that scale agree to
+		// 1e-7. The token bookkeeping above is exact all the same.
+		checkKVWithin(t, c, 0.03)
 	}
 	assert.Equal(t, 0, c.Stats().Fallbacks, "Gemma 4's template extends its prompt, no fallback")
 }

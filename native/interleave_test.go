@@ -67,7 +67,7 @@ func TestInterleavedMatMul(t *testing.T) {
 		}
 	}
 	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
-		for _, shape := range [][2]int{{16, 32}, {16, 256}, {64, 576}, {208, 1536}} {
+		for _, shape := range [][2]int{{16, 32}, {16, 256}, {64, 576}, {208, 1536}, {128, 64}, {64, 128}, {512, 128}} {
 			rows, cols := shape[0], shape[1]
 			if cols%typ.BlockSize() != 0 {
 				continue
@@ -75,7 +75,7 @@ func TestInterleavedMatMul(t *testing.T) {
 			w := randWeight(t, r, typ, rows, cols)
 			il, err := Interleave16(Weight{Type: typ, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
 			require.NoError(t, err)
-			for _, nTok := range []int{1, 2, 3, 4, 7, 40} {
+			for _, nTok := range []int{1, 2, 3, 4, 5, 6, 7, 8, 40} {
 				x := randFloats(r, nTok*cols, 1)
 				for _, b := range backends {
 					want := make([]float32, nTok*rows)
