@@ -15,6 +15,7 @@ import (
 
 	"github.com/litert-go/litert-go/bench/synth"
 	"github.com/litert-go/litert-go/models/ggml"
+	"github.com/litert-go/litert-go/models/gguf"
 	"github.com/litert-go/litert-go/native"
 )
 
@@ -178,13 +179,29 @@ func checkLlamaCpp(t *testing.T, name string) {
 
 	model := filepath.Join(t.TempDir(), "m.gguf")
 	require.NoError(t, synth.WriteFile(model, shape, synth.Options{Seed: 1, Type: typ, Mix: mix}))
+	type run struct {
+		llamaCppBackend
+		interleaved bool // the file read privately: weights interleaved where b has the kernels
+	}
+	var runs []run
 	for _, lb := range llamaCppBackends(t) {
-		b, isFloat := lb.Backend, lb.float
+		runs = append(runs, run{lb, false})
+		if ib, ok := lb.Backend.(native.Interleaver); ok && !lb.float && ib.Interleaves(ggml.Q8_0) && typ != ggml.F32 && typ != ggml.BF16 {
+			runs = append(runs, run{lb, true})
+		}
+	}
+	for _, r := range runs {
+		b, isFloat := r.Backend, r.float
 		name := b.Name()
 		if isFloat {
 			name += " (float activations)"
 		}
-		m := openModel(t, model, b)
+		open := gguf.Open
+		if r.interleaved {
+			name += " (interleaved)"
+			open = readPrivate
+		}
+		m := openModelWith(t, model, b, open)
 		p := m.Params()
 		require.Equal(t, ref.NVocab, p.VocabSize)
 		// 512 positions, as llama.cpp's n_ctx: Phi-3 picks its RoPE factors by it.
