@@ -182,8 +182,11 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		*buf = grow(*buf, 2*(n+panelTokens512*w.Cols)+2)
 		u := unsafe.Slice((*uint16)(unsafe.Pointer(&(*buf)[0])), len(*buf)/2)
 		m.xbf, m.padBF16 = u[:n], u[n:n+panelTokens512*w.Cols]
-		for i, v := range x[:n] {
-			m.xbf[i] = ggml.F32ToBF16(v)
+		xbf, cols := m.xbf, w.Cols
+		if grain, ok := g.shareRows(nTokens, cols); ok {
+			g.pool.run(nTokens, grain, &rowsTask{func(lo, hi int) { toBF16(xbf[lo*cols:hi*cols], x[lo*cols:hi*cols]) }})
+		} else {
+			toBF16(xbf, x[:n])
 		}
 		if last := nTokens % panelTokens512; last != 0 {
 			tail := m.xbf[(nTokens-last)*w.Cols:]
@@ -198,8 +201,11 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		defer g.acts.Put(buf)
 		*buf = grow(*buf, nTokens*w.Cols)
 		m.x = *buf
-		for i, v := range x[:nTokens*w.Cols] {
-			m.x[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
+		xr, cols := m.x, w.Cols
+		if grain, ok := g.shareRows(nTokens, cols); ok {
+			g.pool.run(nTokens, grain, &rowsTask{func(lo, hi int) { roundBF16(xr[lo*cols:hi*cols], x[lo*cols:hi*cols]) }})
+		} else {
+			roundBF16(xr, x[:nTokens*cols])
 		}
 	}
 	// iterations: rows, or groups of gemmRows rows for the gemm kernels,
@@ -213,6 +219,20 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	g.pool.run(iters, max(1, minWork/max(1, work)), m)
 	*m = matmulTask{}
 	g.matmuls.Put(m)
+}
+
+// toBF16 sets dst[i] to x[i] as BF16 (ggml's rounding).
+func toBF16(dst []uint16, x []float32) {
+	for i, v := range x {
+		dst[i] = ggml.F32ToBF16(v)
+	}
+}
+
+// roundBF16 sets dst[i] to x[i] rounded to BF16.
+func roundBF16(dst, x []float32) {
+	for i, v := range x {
+		dst[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
+	}
 }
 
 // Interleaves reports whether MatMul has kernels for weights of type t
