@@ -577,7 +577,13 @@ func (l *loader) prepare(w native.Weight) native.Weight {
 		return w
 	}
 	key := &w.Data[0]
-	if p, ok := l.prepared[key]; ok && p.Rows == w.Rows && p.Cols == w.Cols {
+	if p, ok := l.prepared[key]; ok {
+		if p.Rows != w.Rows || p.Cols != w.Cols {
+			// its bytes are interleaved as the other shape: reading them
+			// as this one would be wrong
+			l.fail("tensor data at the same place loaded as %d×%d and as %d×%d: the loader cannot interleave it for both (load it with --load mmap)",
+				p.Rows, p.Cols, w.Rows, w.Cols)
+		}
 		return p
 	}
 	p, err := native.Interleave16(w)

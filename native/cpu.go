@@ -155,6 +155,8 @@ func (c *CPU) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	fn := c.lib.matmul
 	if w.Layout == Interleaved16 {
 		if !c.Interleaves(w.Type) {
+			// not this kernel set's layout: its product of the rows as
+			// stored (a copy per call; this backend never interleaves)
 			w = RowMajorCopy(w)
 		} else {
 			fn = c.lib.matmulIL16
@@ -296,13 +298,8 @@ func (c *CPU) Softmax(x []float32) {
 // Embed converts the rows of w of ids into out: in C for F32, F16, BF16
 // and Q8_0 rows, through the Go fallback for the other types.
 func (c *CPU) Embed(out []float32, w Weight, ids []int32) {
-	switch w.Type {
-	case ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0:
-	default:
-		c.fallback.Embed(out, w, ids)
-		return
-	}
-	if w.Layout != RowMajor {
+	switch t := w.Type; {
+	case w.Layout != RowMajor, t != ggml.F32 && t != ggml.F16 && t != ggml.BF16 && t != ggml.Q8_0:
 		c.fallback.Embed(out, w, ids)
 		return
 	}

@@ -94,18 +94,8 @@ func (m *matmulTask) runGemm(lo, hi int) {
 func (m *matmulTask) pack(p []byte, r0, nr int) {
 	w := &m.w.Data[r0*m.rs]
 	if m.il { // whole groups
-		switch m.w.Type {
-		case ggml.Q8_0:
-			packILQ8_0(&p[0], w, m.w.Cols/qk)
-		case ggml.Q5_0:
-			packILQ5_0(&p[0], w, m.w.Cols/qk)
-		case ggml.Q4_K:
-			packILQ4K(&p[0], w, m.w.Cols/qkk)
-		case ggml.Q6_K:
-			packILQ6K(&p[0], w, m.w.Cols/qkk)
-		default:
-			packILQ4_0(&p[0], w, m.w.Cols/qk)
-		}
+		k, _ := ilKernelOf(m.w.Type)
+		k.pack(&p[0], w, m.w.Cols/m.w.Type.BlockSize())
 		return
 	}
 	switch t := m.w.Type; t {

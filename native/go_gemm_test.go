@@ -24,9 +24,7 @@ func kernelActs(g *Go, typ ggml.DType, cols, ntok int, x []float32) []float32 {
 	}
 	if typ == ggml.BF16 && !g.float { // rounded to BF16, as ggml's vec_dot_type
 		r := make([]float32, ntok*cols)
-		for i, v := range x[:ntok*cols] {
-			r[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
-		}
+		roundBF16(r, x[:ntok*cols])
 		return r
 	}
 	if elems, size, ok := q8Layout(typ); ok && !g.float {

@@ -193,20 +193,36 @@ func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
 // runIL multiplies the interleaved groups [lo, hi) by each token (fewer
 // than tileTokens; batches take runGemm) with the VNNI kernels.
 func (m *matmulTask) runIL(lo, hi int) {
+	k, _ := ilKernelOf(m.w.Type)
 	nb, gs := m.w.Cols/m.w.Type.BlockSize(), gemmRows*m.rs
 	for t := range m.nTokens {
-		w, y, out := &m.w.Data[lo*gs], &m.xq[t*m.xqRow], &m.out[t*m.w.Rows+lo*gemmRows]
-		switch m.w.Type {
-		case ggml.Q4_K:
-			ilRowsQ4K(w, hi-lo, nb, y, out)
-		case ggml.Q6_K:
-			ilRowsQ6K(w, hi-lo, nb, y, out)
-		case ggml.Q8_0:
-			ilRowsQ8_0(w, hi-lo, nb, y, out)
-		case ggml.Q5_0:
-			ilRowsQ5_0(w, hi-lo, nb, y, out)
-		default:
-			ilRowsQ4_0(w, hi-lo, nb, y, out)
-		}
+		k.rows(&m.w.Data[lo*gs], hi-lo, nb, &m.xq[t*m.xqRow], &m.out[t*m.w.Rows+lo*gemmRows])
 	}
+}
+
+// ilKernel is the Go backend's pair of kernels for an interleaved type:
+// rows, the decode product of whole groups by one token's activation
+// blocks (q8a, or q8K for the K-quants), and pack, a group's block
+// columns as gemmPacks for the batch kernels.
+type ilKernel struct {
+	rows func(w *byte, ng, nb int, y *byte, out *float32)
+	pack func(dst, w *byte, nb int)
+}
+
+// ilKernelOf returns the kernels of interleaved type t, the one list of
+// the types the Go backend interleaves; false for the others.
+func ilKernelOf(t ggml.DType) (ilKernel, bool) {
+	switch t {
+	case ggml.Q4_0:
+		return ilKernel{ilRowsQ4_0, packILQ4_0}, true
+	case ggml.Q5_0:
+		return ilKernel{ilRowsQ5_0, packILQ5_0}, true
+	case ggml.Q8_0:
+		return ilKernel{ilRowsQ8_0, packILQ8_0}, true
+	case ggml.Q4_K:
+		return ilKernel{ilRowsQ4K, packILQ4K}, true
+	case ggml.Q6_K:
+		return ilKernel{ilRowsQ6K, packILQ6K}, true
+	}
+	return ilKernel{}, false
 }

@@ -136,7 +136,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	// gemm kernels (go_gemm.go), which round every type's activations to
 	// 32-element q8a blocks, as the C library's do: K-quant batches there
 	// see finer blocks than their matrix-vector products' q8K.
-	if nTokens >= tileTokens && !g.float && (il || !g.noGemm && hasGemm(w.Type, w.Cols)) {
+	if nTokens >= tileTokens && !g.float && !g.noGemm && hasGemm(w.Type, w.Cols) { // every interleaved weight here
 		// the gemm kernels take q8a blocks for every type, and iterate
 		// over groups of gemmRows rows
 		buf := g.quants.Get().(*[]byte)
@@ -239,11 +239,8 @@ func roundBF16(dst, x []float32) {
 // laid out Interleaved16 (Interleaver): Q4_0, Q5_0, Q8_0, Q4_K and Q6_K
 // on AVX-512 VNNI, with 8-bit activations.
 func (g *Go) Interleaves(t ggml.DType) bool {
-	switch t {
-	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K:
-		return haveVNNI && !g.float && !g.noGemm
-	}
-	return false
+	_, ok := ilKernelOf(t)
+	return ok && haveVNNI && !g.float && !g.noGemm
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to
