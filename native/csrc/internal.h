@@ -270,11 +270,14 @@ int64_t act_row_bytes(int fmt, int64_t n);
  * free; slot_give frees it again. */
 int slot_take(_Atomic uint64_t *free_slots);
 void slot_give(_Atomic uint64_t *free_slots, int s);
-/* panels_mul_bf16 multiplies nrows BF16 weight rows by ntok ACT_BF16 rows
- * as pair panels (kernels.panel_mul_bf16, which must be set; n even),
- * packing them into pan. */
-void panels_mul_bf16(const kernels *k, const char *w, int64_t wrow, int64_t nrows, int64_t n, const char *x,
-                     size_t xs, int64_t ntok, float *out, size_t os, float *pan);
+/* bf16_panels reports whether batches of wtype rows of n elements run as
+ * BF16 pair panels (kernels.panel_mul_bf16), whose activations are
+ * ACT_BF16 rows (act_bf16); else panels of floats. */
+static inline int bf16_panels(const kernels *k, int32_t wtype, int64_t n) {
+  return wtype == LRT_BF16 && k->panel_mul_bf16 && n % 2 == 0;
+}
+/* act_bf16 sets y to the n floats x as BF16 (ACT_BF16). */
+void act_bf16(const float *x, uint16_t *y, int64_t n);
 /* TILE_TOKENS is the tokens of one tile call. */
 #define TILE_TOKENS 4
 /* rows_mul multiplies nrows weight rows of type t (wrow bytes apart, n
@@ -287,7 +290,9 @@ void rows_mul(const kernels *k, int32_t t, const char *w, int64_t wrow, int64_t 
  * elements) by ntok F32 activation rows x (xs bytes apart) into out[t*os +
  * r] with k->panel and k->panel_mul: the rows are packed into pan (room for
  * nrows rounded up to PANEL_ROWS rows), then each token tile passes over
- * every panel while they stay in L2. A row's sums do not depend on nrows. */
+ * every panel while they stay in L2. A row's sums do not depend on nrows.
+ * Where bf16_panels holds, the activations are ACT_BF16 rows and the
+ * panels BF16 pairs (k->panel_mul_bf16). */
 void panels_mul(const kernels *k, int32_t t, const char *w, int64_t wrow, int64_t nrows, int64_t n,
                 const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan);
 int64_t weight_row_bytes(int32_t t, int64_t n);

@@ -61,7 +61,6 @@ typedef struct {
   int64_t wrow; /* bytes per weight row */
   gemm_fn gemm; /* the batch kernel, or NULL for the tiles */
   int il;       /* weights interleaved in groups of IL_ROWS rows (lrt_matmul_il16) */
-  int bf16;     /* BF16 weights as pair panels by ACT_BF16 rows (kernels.panel_mul_bf16) */
   _Atomic int gemm_failed;
   float *wide;   /* PANEL_SLOTS-bounded slots of wide_rows*cols floats (kernels.panel
                   * panels, wide_rows a multiple of PANEL_ROWS), or NULL */
@@ -114,10 +113,7 @@ static void quant_task(void *arg, int64_t lo, int64_t hi) {
     return;
   }
   if (m->fmt == ACT_BF16) {
-    for (int64_t t = lo; t < hi; t++) {
-      uint16_t *y = (uint16_t *)(m->xq + t * m->xrow);
-      for (int64_t i = 0; i < m->cols; i++) y[i] = lrt_f32_to_bf16(m->x[t * m->cols + i]);
-    }
+    for (int64_t t = lo; t < hi; t++) act_bf16(m->x + t * m->cols, (uint16_t *)(m->xq + t * m->xrow), m->cols);
     return;
   }
   quant_fn q = m->fmt == ACT_Q8A ? m->k->quant_q8a : m->k->quant_q8K;
@@ -187,35 +183,26 @@ int slot_take(_Atomic uint64_t *free_slots) {
 
 void slot_give(_Atomic uint64_t *free_slots, int s) { atomic_fetch_or(free_slots, 1ULL << s); }
 
-/* panels_mul_bf16 is panels_mul for BF16 weights by ACT_BF16 rows x: the
- * panels hold element pairs (kernels.panel_mul_bf16). */
-void panels_mul_bf16(const kernels *k, const char *w, int64_t wrow, int64_t nrows, int64_t n,
-                            const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan) {
-  const int64_t n2 = n / 2;
-  for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
-    const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
-    k->panel[LRT_F32](w + r * wrow, (size_t)wrow, nr, n2, pan + r * n2);
-  }
-  for (int64_t t0 = 0; t0 < ntok; t0 += k->panel_tokens) {
-    const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
-    for (int64_t r = 0; r < nrows; r += k->panel_rows) {
-      const int nr = nrows - r < k->panel_rows ? (int)(nrows - r) : k->panel_rows;
-      k->panel_mul_bf16(n, pan + r * n2, x + (size_t)t0 * xs, xs, nt, out + (size_t)t0 * os + r, os, nr);
-    }
-  }
+void act_bf16(const float *x, uint16_t *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = lrt_f32_to_bf16(x[i]);
 }
 
 void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, int64_t nrows, int64_t n,
                 const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan) {
+  /* BF16 pair panels (bf16_panels): the rows read as n/2 32-bit words,
+   * each holding an element pair, packed as F32 panels would be */
+  const int pairs = bf16_panels(k, wtype, n);
+  const int64_t pn = pairs ? n / 2 : n; /* a panel's columns */
   for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
     const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
-    k->panel[wtype](w + r * wrow, (size_t)wrow, nr, n, pan + r * n);
+    k->panel[pairs ? LRT_F32 : wtype](w + r * wrow, (size_t)wrow, nr, pn, pan + r * pn);
   }
   for (int64_t t0 = 0; t0 < ntok; t0 += k->panel_tokens) {
     const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
     for (int64_t r = 0; r < nrows; r += k->panel_rows) {
       const int nr = nrows - r < k->panel_rows ? (int)(nrows - r) : k->panel_rows;
-      k->panel_mul(n, pan + r * n, x + (size_t)t0 * xs, xs, nt, out + (size_t)t0 * os + r, os, nr);
+      (pairs ? k->panel_mul_bf16 : k->panel_mul)(n, pan + r * pn, x + (size_t)t0 * xs, xs, nt,
+                                                 out + (size_t)t0 * os + r, os, nr);
     }
   }
 }
@@ -239,12 +226,8 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   /* the pool may hand one thread more than a chunk */
   for (int64_t c0 = r0; c0 < r1; c0 += m->wide_rows) {
     const int64_t c1 = r1 - c0 < m->wide_rows ? r1 : c0 + m->wide_rows;
-    if (m->bf16)
-      panels_mul_bf16(m->k, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
-                      m->ntok, m->out + c0, (size_t)m->rows, wide);
-    else
-      panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
-                 m->ntok, m->out + c0, (size_t)m->rows, wide);
+    panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
+               m->ntok, m->out + c0, (size_t)m->rows, wide);
   }
   slot_give(&m->wide_free, s);
 }
@@ -372,8 +355,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
       m.round = m.fmt;
       m.fmt = ACT_F32;
     }
-    if (wtype == LRT_BF16 && m.k->panel_mul_bf16 && cols % 2 == 0) {
-      m.bf16 = 1;
+    if (bf16_panels(m.k, wtype, cols)) {
       m.fmt = ACT_BF16;
       m.round = 0;
     }
@@ -383,7 +365,6 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
   if (rc != LRT_OK && slots_bytes) {
     /* no memory for the slots: the tiles, on the activations alone */
     m.wide = NULL;
-    m.bf16 = 0;
     if (wtype == LRT_BF16) {
       m.fmt = ACT_F32;
       m.round = ACT_BF16R;

@@ -50,10 +50,6 @@ static int uses_panels(const moe_task *m, int64_t g) {
   return m->panels && !uses_gemm(m, g) && m->n[g] >= MOE_PANEL_MIN_TOKENS;
 }
 
-/* uses_bf16_panels: BF16 weights as pair panels, as matmul.c runs them */
-static int uses_bf16_panels(const moe_task *m, int64_t g) {
-  return m->wtype == LRT_BF16 && m->k->panel_mul_bf16 && m->cols % 2 == 0 && uses_panels(m, g);
-}
 
 /* moe_panels multiplies weight rows [r0, r1) of w by the nt_all rows of
  * xg a panel at a time (the thread's slot holds one), as matmul.c does;
@@ -65,12 +61,8 @@ static int moe_panels(moe_task *m, const char *w, int64_t r0, int64_t r1, const 
   float *pan = m->panels + (size_t)s * (size_t)(PANEL_ROWS * m->cols);
   for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
     const int64_t nr = r1 - r < PANEL_ROWS ? r1 - r : PANEL_ROWS;
-    if (m->wtype == LRT_BF16 && m->k->panel_mul_bf16 && m->cols % 2 == 0)
-      panels_mul_bf16(m->k, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
-                      (size_t)m->rows, pan);
-    else
-      panels_mul(m->k, m->wtype, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
-                 (size_t)m->rows, pan);
+    panels_mul(m->k, m->wtype, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
+               (size_t)m->rows, pan);
   }
   slot_give(&m->panel_free, s);
   return 1;
@@ -83,8 +75,8 @@ static void moe_quant(void *arg, int64_t lo, int64_t hi) {
   for (int64_t t = lo; t < hi; t++) {
     block_q8a *y = (block_q8a *)(m->xq + t * m->xrow);
     const float *xt = m->x + t * m->cols;
-    if (uses_bf16_panels(m, m->tokgroup[t])) {
-      for (int64_t i = 0; i < m->cols; i++) ((uint16_t *)y)[i] = lrt_f32_to_bf16(xt[i]);
+    if (uses_panels(m, m->tokgroup[t]) && bf16_panels(m->k, m->wtype, m->cols)) {
+      act_bf16(xt, (uint16_t *)y, m->cols);
     } else if (uses_panels(m, m->tokgroup[t]) || m->fmt == ACT_BF16R) {
       act_round(m->k, m->fmt, xt, (float *)y, m->cols);
     } else if (uses_gemm(m, m->tokgroup[t])) {
