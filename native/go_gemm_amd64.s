@@ -326,6 +326,104 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	MOVL         $0xc0c0c0c0, AX;         \
 	VPBROADCASTD AX, MC0
 
+// ILDOT adds to Z16 d_w*d_y*Σu·q and to Z17 d_w*s_y for the block column
+// at SI whose unsigned quant chunks are Z0..Z7 and the q8a block at R8.
+#define ILDOT \
+	VPXORD           Z20, Z20, Z20; \
+	VPXORD           Z21, Z21, Z21; \
+	VPDPBUSD.BCST    8(R8), Z0, Z20;  \
+	VPDPBUSD.BCST    24(R8), Z4, Z21; \
+	VPDPBUSD.BCST    12(R8), Z1, Z20; \
+	VPDPBUSD.BCST    28(R8), Z5, Z21; \
+	VPDPBUSD.BCST    16(R8), Z2, Z20; \
+	VPDPBUSD.BCST    32(R8), Z6, Z21; \
+	VPDPBUSD.BCST    20(R8), Z3, Z20; \
+	VPDPBUSD.BCST    36(R8), Z7, Z21; \
+	VPADDD           Z21, Z20, Z20;   \
+	VCVTDQ2PS        Z20, Z20;        \
+	VCVTPH2PS        (SI), Z10;       \
+	VMULPS.BCST      0(R8), Z20, Z20; \
+	VFMADD231PS      Z20, Z10, Z16;   \
+	VFMADD231PS.BCST 4(R8), Z10, Z17
+
+// ILROWS defines name(w *byte, ng, nb int, y *byte, out *float32): out[16g
+// + r] is row r of group g (g < ng) of the interleaved weights at w (nb
+// block columns of blk bytes) times the q8a blocks at y. SETUP loads the
+// type's constants (Z26: its offset K as a float), QUANTS prefetches ahead
+// and sets Z0..Z7 to the unsigned quants of the column at SI.
+#define ILROWS(name, blk, SETUP, QUANTS) \
+TEXT name(SB), NOSPLIT, $0-40;  \
+	MOVQ   w+0(FP), SI;          \
+	MOVQ   ng+8(FP), R9;         \
+	MOVQ   out+32(FP), DI;       \
+	SETUP;                       \
+group:;                          \
+	MOVQ   y+24(FP), R8;         \
+	MOVQ   nb+16(FP), CX;        \
+	VPXORD Z16, Z16, Z16;        \
+	VPXORD Z17, Z17, Z17;        \
+block:;                          \
+	QUANTS;                      \
+	ILDOT;                       \
+	ADDQ   $blk, SI;             \
+	ADDQ   $40, R8;              \
+	DECQ   CX;                   \
+	JNZ    block;                \
+	VFMADD231PS Z17, Z26, Z16;   \
+	VMOVUPS Z16, (DI);           \
+	ADDQ   $64, DI;              \
+	DECQ   R9;                   \
+	JNZ    group;                \
+	VZEROUPPER;                  \
+	RET
+
+// PF prefetches the line off bytes past SI.
+#define PF(off) PREFETCHT0 off(SI)
+
+// Q4_0: 4 nibble chunks after the scales; offset -8.
+#define ILQ4SETUP \
+	VPBROADCASTD gemmConst<>+4(SB), Z27; \
+	MOVL         $0xc1000000, AX;        \
+	VPBROADCASTD AX, Z26
+#define ILQ4QUANTS \
+	PF(1024); PF(1088); PF(1152); PF(1216); PF(1280); \
+	VMOVDQU32 32(SI), Z0;  \
+	VMOVDQU32 96(SI), Z1;  \
+	VMOVDQU32 160(SI), Z2; \
+	VMOVDQU32 224(SI), Z3; \
+	NIBS4
+
+// Q8_0: 8 chunks of flipped bytes; offset -128.
+#define ILQ8SETUP \
+	MOVL         $0xc3000000, AX; \
+	VPBROADCASTD AX, Z26
+#define ILQ8QUANTS \
+	PF(1024); PF(1088); PF(1152); PF(1216); PF(1280); PF(1344); PF(1408); PF(1472); PF(1536); \
+	VMOVDQU32 32(SI), Z0;  \
+	VMOVDQU32 96(SI), Z1;  \
+	VMOVDQU32 160(SI), Z2; \
+	VMOVDQU32 224(SI), Z3; \
+	VMOVDQU32 288(SI), Z4; \
+	VMOVDQU32 352(SI), Z5; \
+	VMOVDQU32 416(SI), Z6; \
+	VMOVDQU32 480(SI), Z7
+
+// Q5_0: the qh chunk, then Q4_0's nibbles; offset -16.
+#define ILQ5ROWSSETUP \
+	VPBROADCASTD gemmConst<>+4(SB), Z27;  \
+	VPBROADCASTD gemmConst<>+12(SB), Z31; \
+	MOVL         $0xc1800000, AX;         \
+	VPBROADCASTD AX, Z26;                 \
+	ILQ5SETUP
+#define ILQ5QUANTS \
+	PF(1024); PF(1088); PF(1152); PF(1216); PF(1280); PF(1344); \
+	VMOVDQU32 96(SI), Z0;  \
+	VMOVDQU32 160(SI), Z1; \
+	VMOVDQU32 224(SI), Z2; \
+	VMOVDQU32 288(SI), Z3; \
+	NIBS4;                 \
+	ILHI5(32(SI), Z31)
+
 // PACKSETUP loads the gather index vector Z30 (row r at r*rs) and the
 // row mask K2 (nr rows), and Z31 = 0x80…, Z29 = 0.
 #define PACKSETUP \
@@ -926,108 +1024,14 @@ il8pack:
 	VZEROUPPER
 	RET
 
-// ILDOT adds to Z16 d_w*d_y*Σu·q and to Z17 d_w*s_y for the block column
-// at SI whose unsigned quant chunks are Z0..Z7 and the q8a block at R8.
-#define ILDOT \
-	VPXORD           Z20, Z20, Z20; \
-	VPXORD           Z21, Z21, Z21; \
-	VPDPBUSD.BCST    8(R8), Z0, Z20;  \
-	VPDPBUSD.BCST    24(R8), Z4, Z21; \
-	VPDPBUSD.BCST    12(R8), Z1, Z20; \
-	VPDPBUSD.BCST    28(R8), Z5, Z21; \
-	VPDPBUSD.BCST    16(R8), Z2, Z20; \
-	VPDPBUSD.BCST    32(R8), Z6, Z21; \
-	VPDPBUSD.BCST    20(R8), Z3, Z20; \
-	VPDPBUSD.BCST    36(R8), Z7, Z21; \
-	VPADDD           Z21, Z20, Z20;   \
-	VCVTDQ2PS        Z20, Z20;        \
-	VCVTPH2PS        (SI), Z10;       \
-	VMULPS.BCST      0(R8), Z20, Z20; \
-	VFMADD231PS      Z20, Z10, Z16;   \
-	VFMADD231PS.BCST 4(R8), Z10, Z17
-
 // func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32)
-// Sets out[16g + r] to row r of group g (g < ng) of the interleaved Q4_0
-// weights at w (nb block columns) times the q8a blocks at y.
-TEXT ·ilRowsQ4_0(SB), NOSPLIT, $0-40
-	MOVQ         w+0(FP), SI
-	MOVQ         ng+8(FP), R9
-	MOVQ         out+32(FP), DI
-	VPBROADCASTD gemmConst<>+4(SB), Z27
-	MOVL         $0xc1000000, AX // -8.0
-	VPBROADCASTD AX, Z26
-il4group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-il4block:
-	PREFETCHT0 1024(SI)
-	PREFETCHT0 1088(SI)
-	PREFETCHT0 1152(SI)
-	PREFETCHT0 1216(SI)
-	PREFETCHT0 1280(SI)
-	VMOVDQU32  32(SI), Z0
-	VMOVDQU32  96(SI), Z1
-	VMOVDQU32  160(SI), Z2
-	VMOVDQU32  224(SI), Z3
-	NIBS4
-	ILDOT
-	ADDQ $288, SI
-	ADDQ $40, R8
-	DECQ CX
-	JNZ  il4block
-	VFMADD231PS Z17, Z26, Z16
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         il4group
-	VZEROUPPER
-	RET
+ILROWS(·ilRowsQ4_0, 288, ILQ4SETUP, ILQ4QUANTS)
 
 // func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32)
-// ilRowsQ4_0 for interleaved Q8_0 weights.
-TEXT ·ilRowsQ8_0(SB), NOSPLIT, $0-40
-	MOVQ         w+0(FP), SI
-	MOVQ         ng+8(FP), R9
-	MOVQ         out+32(FP), DI
-	MOVL         $0xc3000000, AX // -128.0
-	VPBROADCASTD AX, Z26
-il8group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-il8block:
-	PREFETCHT0 1024(SI)
-	PREFETCHT0 1088(SI)
-	PREFETCHT0 1152(SI)
-	PREFETCHT0 1216(SI)
-	PREFETCHT0 1280(SI)
-	PREFETCHT0 1344(SI)
-	PREFETCHT0 1408(SI)
-	PREFETCHT0 1472(SI)
-	PREFETCHT0 1536(SI)
-	VMOVDQU32  32(SI), Z0
-	VMOVDQU32  96(SI), Z1
-	VMOVDQU32  160(SI), Z2
-	VMOVDQU32  224(SI), Z3
-	VMOVDQU32  288(SI), Z4
-	VMOVDQU32  352(SI), Z5
-	VMOVDQU32  416(SI), Z6
-	VMOVDQU32  480(SI), Z7
-	ILDOT
-	ADDQ $544, SI
-	ADDQ $40, R8
-	DECQ CX
-	JNZ  il8block
-	VFMADD231PS Z17, Z26, Z16
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         il8group
-	VZEROUPPER
-	RET
+ILROWS(·ilRowsQ8_0, 544, ILQ8SETUP, ILQ8QUANTS)
+
+// func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32)
+ILROWS(·ilRowsQ5_0, 352, ILQ5ROWSSETUP, ILQ5QUANTS)
 
 // func packILQ5_0(dst, w *byte, nb int)
 // packILQ4_0 for interleaved Q5_0 block columns (qh chunk, then nibbles).
@@ -1055,48 +1059,6 @@ il5pack:
 	ADDQ $PSIZE, DI
 	DECQ R9
 	JNZ  il5pack
-	VZEROUPPER
-	RET
-
-// func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32)
-// ilRowsQ4_0 for interleaved Q5_0 weights.
-TEXT ·ilRowsQ5_0(SB), NOSPLIT, $0-40
-	MOVQ         w+0(FP), SI
-	MOVQ         ng+8(FP), R9
-	MOVQ         out+32(FP), DI
-	VPBROADCASTD gemmConst<>+4(SB), Z27
-	VPBROADCASTD gemmConst<>+12(SB), Z31
-	MOVL         $0xc1800000, AX // -16.0
-	VPBROADCASTD AX, Z26
-	ILQ5SETUP
-il5group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-il5block:
-	PREFETCHT0 1024(SI)
-	PREFETCHT0 1088(SI)
-	PREFETCHT0 1152(SI)
-	PREFETCHT0 1216(SI)
-	PREFETCHT0 1280(SI)
-	PREFETCHT0 1344(SI)
-	VMOVDQU32  96(SI), Z0
-	VMOVDQU32  160(SI), Z1
-	VMOVDQU32  224(SI), Z2
-	VMOVDQU32  288(SI), Z3
-	NIBS4
-	ILHI5(32(SI), Z31)
-	ILDOT
-	ADDQ $352, SI
-	ADDQ $40, R8
-	DECQ CX
-	JNZ  il5block
-	VFMADD231PS Z17, Z26, Z16
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         il5group
 	VZEROUPPER
 	RET
 
