@@ -124,11 +124,18 @@ BLOCKDOT512(·dotQ4_0AVX512, 18, Q4BLOCK512, Q4CONST512)
 // func dotQ5_0AVX512(w *byte, x *float32, nb int) float32
 BLOCKDOT512(·dotQ5_0AVX512, 22, Q5BLOCK512, Q5CONST512)
 
-// DOTROWS16 is the body of dotRowsF16AVX512 and dotRowsBF16AVX512 (whose
-// labels are their own: a TEXT block scopes them), with R8 the first row,
-// R13 the row stride, R9 the rows, R11 x, R12 n and R10 out: CVTZ(off, Z)
+// DOTROWS16 defines name(w *byte, rs, nrows int, x *float32, n int, out
+// *float32), dotRowsF16AVX512 and dotRowsBF16AVX512 (R8 the row, R13 the
+// row stride, R9 the rows left, R11 x, R12 n, R10 out): CVTZ(off, Z)
 // widens 16 half-width floats at off(SI) into Z, CVTY(off, Y) 8 into Y.
-#define DOTROWS16(CVTZ, CVTY) \
+#define DOTROWS16(name, CVTZ, CVTY) \
+TEXT name(SB), NOSPLIT, $0-48; \
+	MOVQ w+0(FP), R8; \
+	MOVQ rs+8(FP), R13; \
+	MOVQ nrows+16(FP), R9; \
+	MOVQ x+24(FP), R11; \
+	MOVQ n+32(FP), R12; \
+	MOVQ out+40(FP), R10; \
 	\
 f16r512rows: \
 	CMPQ   R9, $0; \
@@ -205,23 +212,9 @@ f16r512end: \
 // row stream 2 KB ahead as the C library's AVX-512 decode kernels do (on
 // a Sapphire Rapids core the prefetch took F16 decode from about 16 to 25
 // GB/s); n is a multiple of 8.
-TEXT ·dotRowsF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ rs+8(FP), R13
-	MOVQ nrows+16(FP), R9
-	MOVQ x+24(FP), R11
-	MOVQ n+32(FP), R12
-	MOVQ out+40(FP), R10
-	DOTROWS16(CVTF16Z, CVTF16Y)
+DOTROWS16(·dotRowsF16AVX512, CVTF16Z, CVTF16Y)
 
 // func dotRowsBF16AVX512(w *byte, rs, nrows int, x *float32, n int, out *float32)
 // dotRowsF16AVX512 for BF16 rows (widened by a zero extension and a
 // shift): the C library's FLOAT_DEC512 for BF16.
-TEXT ·dotRowsBF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ rs+8(FP), R13
-	MOVQ nrows+16(FP), R9
-	MOVQ x+24(FP), R11
-	MOVQ n+32(FP), R12
-	MOVQ out+40(FP), R10
-	DOTROWS16(CVTBF16Z, CVTBF16Y)
+DOTROWS16(·dotRowsBF16AVX512, CVTBF16Z, CVTBF16Y)
