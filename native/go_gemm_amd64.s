@@ -73,27 +73,20 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 // 4c..4c+3 in Zc) whose fifth bit is set in the qh chunk at QH: byte c/2
 // of each lane copied to its 4 bytes, each testing its own bit.
 #define ILHI5(QH, SIXTEEN) \
-	VMOVDQU32 QH, Z11;            \
-	VPSHUFB   Z22, Z11, Z13;      \
-	VPTESTMB  Z28, Z13, K1;       \
-	VPADDB    SIXTEEN, Z0, K1, Z0; \
-	VPTESTMB  Z30, Z13, K1;       \
-	VPADDB    SIXTEEN, Z1, K1, Z1; \
-	VPSHUFB   Z23, Z11, Z13;      \
-	VPTESTMB  Z28, Z13, K1;       \
-	VPADDB    SIXTEEN, Z2, K1, Z2; \
-	VPTESTMB  Z30, Z13, K1;       \
-	VPADDB    SIXTEEN, Z3, K1, Z3; \
-	VPSHUFB   Z24, Z11, Z13;      \
-	VPTESTMB  Z28, Z13, K1;       \
-	VPADDB    SIXTEEN, Z4, K1, Z4; \
-	VPTESTMB  Z30, Z13, K1;       \
-	VPADDB    SIXTEEN, Z5, K1, Z5; \
-	VPSHUFB   Z25, Z11, Z13;      \
-	VPTESTMB  Z28, Z13, K1;       \
-	VPADDB    SIXTEEN, Z6, K1, Z6; \
-	VPTESTMB  Z30, Z13, K1;       \
-	VPADDB    SIXTEEN, Z7, K1, Z7
+	VMOVDQU32 QH, Z11;                 \
+	ILHI5PAIR(Z22, Z0, Z1, SIXTEEN);  \
+	ILHI5PAIR(Z23, Z2, Z3, SIXTEEN);  \
+	ILHI5PAIR(Z24, Z4, Z5, SIXTEEN);  \
+	ILHI5PAIR(Z25, Z6, Z7, SIXTEEN)
+
+// ILHI5PAIR adds the fifth bits of qh byte k (copied by the index IDX) to
+// the quants of ZLO (its low nibble's bits) and ZHI (its high nibble's).
+#define ILHI5PAIR(IDX, ZLO, ZHI, SIXTEEN) \
+	VPSHUFB  IDX, Z11, Z13;           \
+	VPTESTMB Z28, Z13, K1;            \
+	VPADDB   SIXTEEN, ZLO, K1, ZLO;   \
+	VPTESTMB Z30, Z13, K1;            \
+	VPADDB   SIXTEEN, ZHI, K1, ZHI
 
 // Interleaved Q4_K (interleave.go; the C il_rows_q4_K and il_gemm_q4_K):
 // per group and super-block column, the rows' F16 d and dmin (32 bytes
