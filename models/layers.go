@@ -581,7 +581,7 @@ func (l *loader) prepare(w native.Weight) native.Weight {
 		if p.Rows != w.Rows || p.Cols != w.Cols {
 			// its bytes are interleaved as the other shape: reading them
 			// as this one would be wrong
-			l.fail("tensor data at the same place loaded as %d×%d and as %d×%d: the loader cannot interleave it for both (load it with --load mmap)",
+			l.fail("tensor data at the same place loaded as %d×%d and as %d×%d: the loader cannot interleave it for both (map the file instead: Settings.Load = LoadMmap, --load mmap)",
 				p.Rows, p.Cols, w.Rows, w.Cols)
 		}
 		return p
