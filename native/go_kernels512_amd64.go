@@ -144,3 +144,20 @@ func packILQ6K(dst, w *byte, nb int)
 //
 //go:noescape
 func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)
+
+// ilRowsF16 sets out[16g+r] to row r of group g < ng of the interleaved
+// F16 weight at w (n2 ≥ 1 element-pair columns) times the 2*n2 floats x.
+//
+//go:noescape
+func ilRowsF16(w *byte, ng, n2 int, x *float32, out *float32)
+
+// ilRowsBF16 is ilRowsF16 for interleaved BF16 weights (x rounded to BF16).
+//
+//go:noescape
+func ilRowsBF16(w *byte, ng, n2 int, x *float32, out *float32)
+
+// ilPanelF16 writes the interleaved F16 group at w (n2 ≥ 1 element-pair
+// columns) as the float panel dst: dst[16k+r] = element k of row r.
+//
+//go:noescape
+func ilPanelF16(dst *float32, w *byte, n2 int)

@@ -43,12 +43,16 @@ func (m *matmulTask) run(lo, hi int) {
 		m.runGemm(lo, hi)
 		return
 	}
-	if m.il {
-		m.runIL(lo, hi)
-		return
-	}
 	if m.xbf != nil {
 		m.runPanelsBF16(lo, hi)
+		return
+	}
+	if m.il {
+		if m.w.Type == ggml.F16 && m.nTokens >= panelMinTokens {
+			m.runPanels(lo*ilRows, hi*ilRows) // whole groups
+			return
+		}
+		m.runIL(lo, hi)
 		return
 	}
 	if havePanels && m.nTokens >= panelMinTokens {
@@ -190,23 +194,35 @@ func (m *matmulTask) mulBlock(block []float32, r0, r1 int) {
 	}
 }
 
-// runIL multiplies the interleaved groups [lo, hi) by each token (fewer
-// than tileTokens; batches take runGemm) with the VNNI kernels.
+// runIL multiplies the interleaved groups [lo, hi) by each token: the
+// quantized ones (fewer than tileTokens; batches take runGemm) by their q8a
+// or q8K blocks, the F16 and BF16 ones (fewer than panelMinTokens) by the
+// float activations.
 func (m *matmulTask) runIL(lo, hi int) {
 	k, _ := ilKernelOf(m.w.Type)
-	nb, gs := m.w.Cols/m.w.Type.BlockSize(), gemmRows*m.rs
+	gs, cols, rows := ilRows*m.rs, m.w.Cols, m.w.Rows
+	if k.floatRows != nil {
+		for t := range m.nTokens {
+			k.floatRows(&m.w.Data[lo*gs], hi-lo, cols/2, &m.x[t*cols], &m.out[t*rows+lo*ilRows])
+		}
+		return
+	}
+	nb := cols / m.w.Type.BlockSize()
 	for t := range m.nTokens {
-		k.rows(&m.w.Data[lo*gs], hi-lo, nb, &m.xq[t*m.xqRow], &m.out[t*m.w.Rows+lo*gemmRows])
+		k.rows(&m.w.Data[lo*gs], hi-lo, nb, &m.xq[t*m.xqRow], &m.out[t*rows+lo*ilRows])
 	}
 }
 
-// ilKernel is the Go backend's pair of kernels for an interleaved type:
-// rows, the decode product of whole groups by one token's activation
-// blocks (q8a, or q8K for the K-quants), and pack, a group's block
-// columns as gemmPacks for the batch kernels.
+// ilKernel is the Go backend's kernels for an interleaved type. For the
+// quantized ones: rows, the decode product of whole groups by one token's
+// activation blocks (q8a, or q8K for the K-quants), and pack, a group's
+// block columns as gemmPacks for the batch kernels. For F16 and BF16:
+// floatRows, the product of whole groups by one token's floats (batches
+// pack their panels from the groups: packPanel, packPanelBF16).
 type ilKernel struct {
-	rows func(w *byte, ng, nb int, y *byte, out *float32)
-	pack func(dst, w *byte, nb int)
+	rows      func(w *byte, ng, nb int, y *byte, out *float32)
+	pack      func(dst, w *byte, nb int)
+	floatRows func(w *byte, ng, n2 int, x *float32, out *float32)
 }
 
 // ilKernelOf returns the kernels of interleaved type t, the one list of
@@ -214,15 +230,19 @@ type ilKernel struct {
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	switch t {
 	case ggml.Q4_0:
-		return ilKernel{ilRowsQ4_0, packILQ4_0}, true
+		return ilKernel{rows: ilRowsQ4_0, pack: packILQ4_0}, true
 	case ggml.Q5_0:
-		return ilKernel{ilRowsQ5_0, packILQ5_0}, true
+		return ilKernel{rows: ilRowsQ5_0, pack: packILQ5_0}, true
 	case ggml.Q8_0:
-		return ilKernel{ilRowsQ8_0, packILQ8_0}, true
+		return ilKernel{rows: ilRowsQ8_0, pack: packILQ8_0}, true
 	case ggml.Q4_K:
-		return ilKernel{ilRowsQ4K, packILQ4K}, true
+		return ilKernel{rows: ilRowsQ4K, pack: packILQ4K}, true
 	case ggml.Q6_K:
-		return ilKernel{ilRowsQ6K, packILQ6K}, true
+		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, true
+	case ggml.F16:
+		return ilKernel{floatRows: ilRowsF16}, true
+	case ggml.BF16:
+		return ilKernel{floatRows: ilRowsBF16}, true
 	}
 	return ilKernel{}, false
 }

@@ -98,6 +98,11 @@ func (m *matmulTask) mulPanel6(o *[panelRows * panelTokens]float32, p []float32,
 // of deq, room for panelRows dequantized rows.
 func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 	cols := m.w.Cols
+	if m.il { // an interleaved F16 group, rows [r0, r0+16)
+		_ = p[panelRows*cols-1]
+		ilPanelF16(&p[0], &m.w.Data[r0*m.rs], cols/2)
+		return
+	}
 	m.dequantRows(deq, r0, r1)
 	for i := (r1 - r0) * cols; i < panelRows*cols; i++ {
 		deq[i] = 0 // the missing rows of a last panel
@@ -157,6 +162,15 @@ func (m *matmulTask) runPanelsBF16(lo, hi int) {
 func (m *matmulTask) packPanelBF16(p []float32, r0, r1 int) {
 	n2, rs := m.w.Cols/2, m.rs
 	p = p[:panelRows*n2]
+	if m.il { // an interleaved group is the pair panel of its 16 rows
+		pb := unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), 4*len(p))
+		if r0 >= r1 {
+			clear(pb)
+		} else {
+			copy(pb, m.w.Data[r0*rs:(r0+panelRows)*rs])
+		}
+		return
+	}
 	n8 := n2 &^ 7
 	for h := 0; h < panelRows; h += 8 {
 		if r0+h+8 <= r1 && n8 > 0 {

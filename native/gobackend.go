@@ -211,10 +211,10 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	// iterations: rows, or groups of gemmRows rows for the gemm kernels,
 	// or pairs of panels for the BF16 ones (a chunk pads its last pair)
 	iters, work := w.Rows, w.Cols*nTokens
-	if m.gemm || il {
-		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
-	} else if m.xbf != nil {
+	if m.xbf != nil {
 		iters, work = (w.Rows+2*panelRows-1)/(2*panelRows), 2*panelRows*w.Cols*nTokens
+	} else if m.gemm || il {
+		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
 	}
 	g.pool.run(iters, max(1, minWork/max(1, work)), m)
 	*m = matmulTask{}
@@ -237,10 +237,17 @@ func roundBF16(dst, x []float32) {
 
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, Q5_0, Q8_0, Q4_K and Q6_K
-// on AVX-512 VNNI, with 8-bit activations.
+// on AVX-512 VNNI, with 8-bit activations; F16 on AVX-512, BF16 where
+// batches run as pair panels (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
-	_, ok := ilKernelOf(t)
-	return ok && haveVNNI && !g.float && !g.noGemm
+	k, ok := ilKernelOf(t)
+	switch {
+	case !ok:
+		return false
+	case k.floatRows != nil:
+		return haveAVX512 && havePanels512 && !g.noPanels512 && (t == ggml.F16 || havePanelsBF16)
+	}
+	return haveVNNI && !g.float && !g.noGemm
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to

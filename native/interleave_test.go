@@ -14,7 +14,7 @@ import (
 // RowMajorCopy and Embed read the original rows back exactly.
 func TestInterleaveRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+	for _, typ := range ilTypes {
 		w := randWeight(t, r, typ, 48, 512)
 		orig := append([]byte(nil), w.Data...)
 		il, err := Interleave16(w)
@@ -33,13 +33,18 @@ func TestInterleaveRoundTrip(t *testing.T) {
 	}
 }
 
-// TestInterleaveRefuses: only row-major Q4_0/Q8_0 weights of whole groups.
+// ilTypes are the types Interleave16 takes.
+var ilTypes = []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K, ggml.F16, ggml.BF16}
+
+// TestInterleaveRefuses: only row-major weights of the types with a layout,
+// of whole groups (and element pairs).
 func TestInterleaveRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, w := range []Weight{
 		randWeight(t, r, ggml.Q4_0, 40, 64), // 40 rows: not whole groups
 		randWeight(t, r, ggml.Q5_K, 16, 256),
-		randWeight(t, r, ggml.F16, 16, 64),
+		randWeight(t, r, ggml.F32, 16, 64),
+		randWeight(t, r, ggml.F16, 16, 63),                            // odd columns: no element pairs
 		{Type: ggml.Q8_0, Rows: 16, Cols: 64, Data: make([]byte, 10)}, // short data
 	} {
 		assert.False(t, CanInterleave(w))
@@ -66,10 +71,10 @@ func TestInterleavedMatMul(t *testing.T) {
 			backends = append(backends, c)
 		}
 	}
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
-		for _, shape := range [][2]int{{16, 32}, {16, 256}, {64, 576}, {208, 1536}, {128, 64}, {64, 128}, {512, 128}} {
+	for _, typ := range ilTypes {
+		for _, shape := range [][2]int{{16, 32}, {16, 256}, {64, 576}, {208, 1536}, {128, 64}, {64, 128}, {512, 128}, {16, 2}, {32, 34}} {
 			rows, cols := shape[0], shape[1]
-			if cols%typ.BlockSize() != 0 {
+			if ue, _ := ilUnit(typ); cols%ue != 0 {
 				continue
 			}
 			w := randWeight(t, r, typ, rows, cols)
@@ -110,7 +115,7 @@ func loadCPUsOrNil(t *testing.T, threads int) []*CPU {
 // of weights), which a private load of a model pays once per weight.
 func BenchmarkInterleave16(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q8_0, ggml.Q4_K, ggml.Q6_K, ggml.F16} {
 		w := randWeight(b, r, typ, 1024, 2048)
 		orig := append([]byte(nil), w.Data...)
 		b.Run(typ.String(), func(b *testing.B) {

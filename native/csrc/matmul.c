@@ -187,7 +187,7 @@ void act_bf16(const float *x, uint16_t *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = lrt_f32_to_bf16(x[i]);
 }
 
-void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, int64_t nrows, int64_t n,
+void panels_mul(const kernels *k, int32_t wtype, int il, const char *w, int64_t wrow, int64_t nrows, int64_t n,
                 const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan) {
   /* BF16 pair panels (bf16_panels): the rows read as n/2 32-bit words,
    * each holding an element pair, packed as F32 panels would be */
@@ -195,7 +195,10 @@ void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, in
   const int64_t pn = pairs ? n / 2 : n; /* a panel's columns */
   for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
     const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
-    k->panel[pairs ? LRT_F32 : wtype](w + r * wrow, (size_t)wrow, nr, pn, pan + r * pn);
+    if (il)
+      k->il_panel[wtype](w + r * wrow, n, pan + r * pn);
+    else
+      k->panel[pairs ? LRT_F32 : wtype](w + r * wrow, (size_t)wrow, nr, pn, pan + r * pn);
   }
   for (int64_t t0 = 0; t0 < ntok; t0 += k->panel_tokens) {
     const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
@@ -211,7 +214,7 @@ void panels_mul(const kernels *k, int32_t wtype, const char *w, int64_t wrow, in
  * m->wide is set (and a slot is free), else by the tiles. */
 static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   mm_task *m = arg;
-  if (m->il) { /* whole groups, a token at a time */
+  if (m->il && !m->wide) { /* whole groups, a token at a time */
     for (int64_t t = 0; t < m->ntok; t++)
       m->k->il_rows[m->wtype](m->cols, m->w + r0 * m->wrow, (size_t)m->wrow, r1 - r0,
                               m->xq + t * m->xrow, m->out + t * m->rows + r0);
@@ -226,7 +229,7 @@ static void mm_rows(void *arg, int64_t r0, int64_t r1) {
   /* the pool may hand one thread more than a chunk */
   for (int64_t c0 = r0; c0 < r1; c0 += m->wide_rows) {
     const int64_t c1 = r1 - c0 < m->wide_rows ? r1 : c0 + m->wide_rows;
-    panels_mul(m->k, m->wtype, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
+    panels_mul(m->k, m->wtype, m->il, m->w + c0 * m->wrow, m->wrow, c1 - c0, m->cols, m->xq, (size_t)m->xrow,
                m->ntok, m->out + c0, (size_t)m->rows, wide);
   }
   slot_give(&m->wide_free, s);
@@ -270,7 +273,7 @@ int32_t lrt_matmul_il16(lrt_pool *p, int32_t wtype, const void *w, int64_t rows,
 
 int32_t lrt_pool_il16(const lrt_pool *p, int32_t wtype) {
   return p && wtype >= 0 && wtype < LRT_NTYPES && pool_kernels(p)->il_rows[wtype] &&
-         pool_kernels(p)->il_gemm[wtype];
+         (pool_kernels(p)->il_gemm[wtype] || pool_kernels(p)->il_panel[wtype]);
 }
 
 static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
@@ -343,7 +346,10 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
    * CHUNK_BYTES once widened (whole panels, at least one; a long row's
    * panel may exceed it), one slot of the scratch per thread */
   size_t slots_bytes = 0;
-  if (ntok >= PANEL_MIN_TOKENS && !m.gemm && !m.il && m.k->panel[wtype] != NULL) {
+  /* (interleaved groups need a slot for every thread: their rows have no
+   * tiles to fall back on) */
+  if (ntok >= PANEL_MIN_TOKENS && !m.gemm && (m.il ? m.k->il_panel[wtype] != NULL : m.k->panel[wtype] != NULL) &&
+      (!m.il || nth <= PANEL_SLOTS)) {
     const int64_t wide_max = CHUNK_BYTES / (cols * (int64_t)sizeof(float));
     int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
     wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;

@@ -61,7 +61,7 @@ static int moe_panels(moe_task *m, const char *w, int64_t r0, int64_t r1, const 
   float *pan = m->panels + (size_t)s * (size_t)(PANEL_ROWS * m->cols);
   for (int64_t r = r0; r < r1; r += PANEL_ROWS) {
     const int64_t nr = r1 - r < PANEL_ROWS ? r1 - r : PANEL_ROWS;
-    panels_mul(m->k, m->wtype, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
+    panels_mul(m->k, m->wtype, 0, w + r * m->wrow, m->wrow, nr, m->cols, xg, (size_t)m->xrow, nt_all, og + r,
                (size_t)m->rows, pan);
   }
   slot_give(&m->panel_free, s);
