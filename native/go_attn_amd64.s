@@ -33,7 +33,9 @@ rows8: \
 	CMPQ CX, $8 \
 	JLT  rows \
 	LEAQ (DX)(DX*2), R13 \
-	LEAQ (SI)(DX*8), R12 \
+	MOVQ DX, R12 \
+	SHLQ $5, R12 \
+	ADDQ SI, R12 \
 	PREFETCH4ROWS \
 	LEAQ (R12)(DX*4), R12 \
 	PREFETCH4ROWS \
@@ -302,6 +304,8 @@ TEXT ·wsumF16SIMD(SB), NOSPLIT, $0-48
 	MOVQ hd+40(FP), BX
 	SHLQ $2, BX
 	XORQ AX, AX              // byte offset of the column block in o
+	MOVQ DX, R14
+	SHLQ $5, R14             // 32 rows
 
 blk32:
 	LEAQ   128(AX), R12
@@ -320,7 +324,7 @@ blk32:
 r32:
 	CMPQ         R9, $0
 	JEQ          s32
-	PREFETCHT0   (R10)(DX*8)  // the row 8 ahead (rows are a stride apart)
+	PREFETCHT0   (R10)(R14*1) // the row 32 ahead (rows are a stride apart)
 	VBROADCASTSS (R11), Y8
 	VCVTPH2PS    (R10), Y4
 	VCVTPH2PS    16(R10), Y5
