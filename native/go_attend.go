@@ -8,10 +8,11 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// attBlock is how many cache rows the scores and the weighted sums take
-// at a time for every query head of a GQA group: a block of keys (or
-// values) is read from memory once and stays in L1 for the group's other
-// heads.
+// attBlock is how many cache positions the scores and the weighted sums
+// take at a time for every query head: a block's rows (every cache head's
+// keys, or values, of those positions: contiguous memory) are read from
+// memory once, head after head while the block's first lines are still
+// near, and stay in L1 for each GQA group's other heads.
 const attBlock = 64
 
 // minSpanKeys is the fewest keys a span of a split decode job covers: a
@@ -19,10 +20,10 @@ const attBlock = 64
 // a thread.
 const minSpanKeys = 256
 
-// attendSpans is how many spans to split the keys of each of jobs (query
-// row, cache head) pairs into, on threads threads, when each row sees at
-// least keys keys: enough that every thread gets work, none shorter than
-// minSpanKeys; 1 (no split) where the pairs alone are enough.
+// attendSpans is how many spans to split the keys of each of jobs query
+// rows into, on threads threads, when each row sees at least keys keys:
+// enough that every thread gets work, none shorter than minSpanKeys; 1 (no
+// split) where the rows alone are enough.
 func attendSpans(threads, jobs, keys int) int {
 	if threads <= 1 || jobs >= threads*chunksPerThread || keys < 2*minSpanKeys {
 		return 1
@@ -30,13 +31,17 @@ func attendSpans(threads, jobs, keys int) int {
 	return min((threads*chunksPerThread+jobs-1)/jobs, keys/minSpanKeys)
 }
 
-// attendTask is one Attend call. Its jobs are (query row, cache head, key
-// span): each covers every query head of the cache head's GQA group, so
-// the group reads each key and value row once (as the C backend's
-// att_rows does). A batch with fewer (row, cache head) pairs than the
-// threads want — decode — splits each pair's visible keys into spans,
-// whose partial softmax results (max, sum, unnormalized output: the
-// combine of flash decoding) Attend merges afterwards.
+// attendTask is one Attend call. Its jobs are (query row, key span): each
+// covers every query head, so each GQA group reads each key and value row
+// once (as the C backend's att_rows does), and a block of positions is
+// read for all cache heads at once: a cache row holds every head, and
+// walking one head through the whole context (a 128-byte run every
+// 384 bytes for SmolLM2) kept the prefetchers from streaming it (decode
+// attention at depth 576, cache from memory, one Zen 5 core: 10-11.5 GB/s
+// of cache read that way). A batch with fewer rows than the threads
+// want — decode — splits each row's visible keys into spans, whose partial
+// softmax results (max, sum, unnormalized output: the combine of flash
+// decoding) Attend merges afterwards.
 type attendTask struct {
 	g      *Go
 	q, out []float32
@@ -61,41 +66,38 @@ func (at *attendTask) keys(t int) (first, last int) {
 	return first, last
 }
 
-// partSize is the floats of one split job's partial result: ng maxima, ng
-// sums and ng unnormalized outputs.
+// partSize is the floats of one split job's partial result: a maximum, a
+// sum and an unnormalized output per head.
 func (at *attendTask) partSize() int {
-	ng := at.a.NHeads / at.a.NKVHeads
-	return ng * (2 + at.a.HeadDim)
+	return at.a.NHeads * (2 + at.a.HeadDim)
 }
 
 func (at *attendTask) run(lo, hi int) {
-	a, hd := at.a, at.a.HeadDim
-	ng := a.NHeads / a.NKVHeads
+	a, hd, nh := at.a, at.a.HeadDim, at.a.NHeads
 	w := at.g.attnWork.Get().(*attnScratch)
 	defer at.g.attnWork.Put(w)
 	// the most keys a span of these jobs covers: a share of its first or
 	// last row's (the counts grow along a causal batch and shrink along a
 	// non-causal one with a window)
-	f0, l0 := at.keys(lo / at.spans / a.NKVHeads)
-	f1, l1 := at.keys((hi - 1) / at.spans / a.NKVHeads)
-	w.reserve(ng, max(l0-f0, l1-f1)/at.spans+2)
+	f0, l0 := at.keys(lo / at.spans)
+	f1, l1 := at.keys((hi - 1) / at.spans)
+	w.reserve(nh, max(l0-f0, l1-f1)/at.spans+2)
 	for i := lo; i < hi; i++ {
-		span, job := i%at.spans, i/at.spans
-		t, kvh := job/a.NKVHeads, job%a.NKVHeads
+		span, t := i%at.spans, i/at.spans
 		first, last := at.keys(t)
 		nk := last - first + 1
 		p0, p1 := first+span*nk/at.spans, first+(span+1)*nk/at.spans
-		q := at.q[(t*a.NHeads+kvh*ng)*hd:][:ng*hd]
+		q := at.q[t*nh*hd:][:nh*hd]
 		if at.spans == 1 {
-			o := at.out[(t*a.NHeads+kvh*ng)*hd:][:ng*hd]
-			w.attendGroup(at.c, a, o, w.m, w.l, q, kvh, p0, p1)
-			for g := range ng {
-				at.normalize(o[g*hd:(g+1)*hd], w.l[g], w.m[g], kvh*ng+g)
+			o := at.out[t*nh*hd:][:nh*hd]
+			w.attendRow(at.c, a, o, w.m, w.l, q, p0, p1)
+			for h := range nh {
+				at.normalize(o[h*hd:(h+1)*hd], w.l[h], w.m[h], h)
 			}
 			continue
 		}
 		p := at.part[i*at.partSize():][:at.partSize()]
-		w.attendGroup(at.c, a, p[2*ng:], p[:ng], p[ng:2*ng], q, kvh, p0, p1)
+		w.attendRow(at.c, a, p[2*nh:], p[:nh], p[nh:2*nh], q, p0, p1)
 	}
 }
 
@@ -103,28 +105,27 @@ func (at *attendTask) run(lo, hi int) {
 // largest span max, out = Σ o_s·e^(m_s-M) / (Σ l_s·e^(m_s-M) + e^(sink-M)).
 func (at *attendTask) combine() {
 	a, hd := at.a, at.a.HeadDim
-	ng, ps := a.NHeads/a.NKVHeads, at.partSize()
-	for job := range at.n * a.NKVHeads {
-		t, kvh := job/a.NKVHeads, job%a.NKVHeads
-		parts := at.part[job*at.spans*ps:][:at.spans*ps]
-		for g := range ng {
+	nh, ps := a.NHeads, at.partSize()
+	for t := range at.n {
+		parts := at.part[t*at.spans*ps:][:at.spans*ps]
+		for h := range nh {
 			m := float32(math.Inf(-1))
 			for s := range at.spans {
-				m = max(m, parts[s*ps+g])
+				m = max(m, parts[s*ps+h])
 			}
-			o := at.out[((t*a.NHeads)+kvh*ng+g)*hd:][:hd]
+			o := at.out[(t*nh+h)*hd:][:hd]
 			clear(o)
 			var sum float32
 			for s := range at.spans {
 				p := parts[s*ps:][:ps]
-				if p[ng+g] == 0 { // an empty span
+				if p[nh+h] == 0 { // an empty span
 					continue
 				}
-				r := float32(math.Exp(float64(p[g] - m)))
-				sum += p[ng+g] * r
-				axpy(o, r, p[2*ng+g*hd:][:hd])
+				r := float32(math.Exp(float64(p[h] - m)))
+				sum += p[nh+h] * r
+				axpy(o, r, p[2*nh+h*hd:][:hd])
 			}
-			at.normalize(o, sum, m, kvh*ng+g)
+			at.normalize(o, sum, m, h)
 		}
 	}
 }
@@ -139,8 +140,8 @@ func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
 	at.g.Scale(o, 1/sum)
 }
 
-// attnScratch is one attention job's room: the group's maxima and sums and
-// the group's scores (ng rows of a span's keys), carved from one buffer f so that a fresh scratch costs few
+// attnScratch is one attention job's room: the row's maxima and sums and
+// its scores (a row of a span's keys per head), carved from one buffer f so that a fresh scratch costs few
 // allocations; and for a quantized cache the queries as Q8_0 blocks (qb)
 // and either as q8a activations (qa, the SIMD kernels) or as their float
 // values (qr, with a value row vr).
@@ -151,32 +152,32 @@ type attnScratch struct {
 	qr, vr  []float32
 }
 
-// reserve makes room for a group of ng heads over spans of up to keys
-// keys.
-func (w *attnScratch) reserve(ng, keys int) {
-	n := 2*ng + ng*keys
+// reserve makes room for nh heads over spans of up to keys keys.
+func (w *attnScratch) reserve(nh, keys int) {
+	n := 2*nh + nh*keys
 	if cap(w.f) < n {
 		// the context grows a token at a time: leave room
 		w.f = make([]float32, n, max(n, 2*cap(w.f), 1024))
 	}
 	w.f = w.f[:n]
-	w.m, w.l, w.s = w.f[:ng], w.f[ng:2*ng], w.f[2*ng:]
+	w.m, w.l, w.s = w.f[:nh], w.f[nh:2*nh], w.f[2*nh:]
 }
 
-// attendGroup runs the ng = len(q)/hd query heads of cache head kvh over
-// the cache positions [p0, p1) in two passes: the scaled (and soft-capped)
+// attendRow runs the nh = len(q)/hd query heads of one query row over the
+// cache positions [p0, p1) in two passes: the scaled (and soft-capped)
 // scores of each head, their softmax weights (m and l get each head's max
 // and sum of e^(s-max)), then the weighted value rows, unnormalized, into
-// o (ng heads of hd). Both passes walk the rows in blocks of attBlock
-// that serve every head. With no positions, o is 0, l 0 and m -∞.
-// w.reserve must have made room for p1-p0 keys.
-func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32, kvh, p0, p1 int) {
+// o (nh heads of hd). Both passes walk the positions in blocks of
+// attBlock, each block through every head (head h reads cache head
+// h/(a.NHeads/a.NKVHeads)). With no positions, o is 0, l 0 and m -∞.
+// w.reserve must have made room for nh heads of p1-p0 keys.
+func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p0, p1 int) {
 	hd, n := a.HeadDim, p1-p0
-	ng := len(q) / hd
+	nh, ng := len(q)/hd, a.NHeads/a.NKVHeads
 	clear(o)
 	if n <= 0 {
-		for g := range ng {
-			m[g], l[g] = float32(math.Inf(-1)), 0
+		for h := range nh {
+			m[h], l[h] = float32(math.Inf(-1)), 0
 		}
 		return
 	}
@@ -186,22 +187,22 @@ func (w *attnScratch) attendGroup(c *KVCache, a Attention, o, m, l, q []float32,
 	simd := haveSIMD && hd%8 == 0
 	for j := 0; j < n; j += attBlock {
 		nb := min(attBlock, n-j)
-		for g := range ng {
-			w.keyDots(c, w.s[g*n+j:][:nb], q[g*hd:(g+1)*hd], g, kvh, p0+j)
+		for h := range nh {
+			w.keyDots(c, w.s[h*n+j:][:nb], q[h*hd:(h+1)*hd], h, h/ng, p0+j)
 		}
 	}
-	for g := range ng {
-		l[g], m[g] = softmaxScores(w.s[g*n:(g+1)*n], a.Scale, a.SoftCap, simd)
+	for h := range nh {
+		l[h], m[h] = softmaxScores(w.s[h*n:(h+1)*n], a.Scale, a.SoftCap, simd)
 	}
 	for j := 0; j < n; j += attBlock {
 		nb := min(attBlock, n-j)
-		for g := range ng {
-			w.valueSum(c, o[g*hd:(g+1)*hd], w.s[g*n+j:][:nb], kvh, p0+j)
+		for h := range nh {
+			w.valueSum(c, o[h*hd:(h+1)*hd], w.s[h*n+j:][:nb], h/ng, p0+j)
 		}
 	}
 }
 
-// quantizeQueries rounds the group's queries to Q8_0 blocks, K's
+// quantizeQueries rounds the row's queries to Q8_0 blocks, K's
 // vec_dot_type as llama.cpp's CPU flash attention over a quantized cache
 // has it, as q8a activations for the SIMD kernels or as float values.
 func (w *attnScratch) quantizeQueries(q []float32, hd int) {
@@ -226,15 +227,15 @@ func (w *attnScratch) quantizeQueries(q []float32, hd int) {
 }
 
 // keyDots sets s[j] = q·k for the len(s) keys of cache head kvh from
-// position p; g is q's head within the group (its quantized copy).
-func (w *attnScratch) keyDots(c *KVCache, s, q []float32, g, kvh, p int) {
+// position p; h is q's head in the row (its quantized copy).
+func (w *attnScratch) keyDots(c *KVCache, s, q []float32, h, kvh, p int) {
 	hd := len(q)
 	if c.quantized() {
 		nb := hd / qk
 		hb := nb * c.typ.TypeSize() // bytes of a head in a row
 		base := p*c.rowBytes + kvh*hb
 		if haveSIMD {
-			qa := w.qa[g*nb*sizeQ8a : (g+1)*nb*sizeQ8a]
+			qa := w.qa[h*nb*sizeQ8a : (h+1)*nb*sizeQ8a]
 			_ = c.kq[base+(len(s)-1)*c.rowBytes+hb-1]
 			if c.typ == ggml.Q8_0 {
 				dotsQ8_0SIMD(&s[0], &qa[0], &c.kq[base], c.rowBytes, len(s), nb)
@@ -245,7 +246,7 @@ func (w *attnScratch) keyDots(c *KVCache, s, q []float32, g, kvh, p int) {
 		}
 		for j := range s {
 			b := base + j*c.rowBytes
-			s[j] = dotRow(c.typ, c.kq[b:b+hb], w.qr[g*hd:(g+1)*hd])
+			s[j] = dotRow(c.typ, c.kq[b:b+hb], w.qr[h*hd:(h+1)*hd])
 		}
 		return
 	}
@@ -253,7 +254,12 @@ func (w *attnScratch) keyDots(c *KVCache, s, q []float32, g, kvh, p int) {
 	switch {
 	case haveSIMD && hd%8 == 0 && c.typ == ggml.F16:
 		_ = c.k16[base+(len(s)-1)*c.width+hd-1]
-		dotsF16SIMD(&s[0], &q[0], (*byte)(unsafe.Pointer(&c.k16[base])), 2*c.width, len(s), hd)
+		k := (*byte)(unsafe.Pointer(&c.k16[base]))
+		if haveAVX512 && hd%16 == 0 {
+			dotsF16AVX512(&s[0], &q[0], k, 2*c.width, len(s), hd)
+		} else {
+			dotsF16SIMD(&s[0], &q[0], k, 2*c.width, len(s), hd)
+		}
 	case haveSIMD && hd%8 == 0:
 		_ = c.k32[base+(len(s)-1)*c.width+hd-1]
 		dotsF32SIMD(&s[0], &q[0], &c.k32[base], 4*c.width, len(s), hd)
@@ -297,7 +303,12 @@ func (w *attnScratch) valueSum(c *KVCache, o, s []float32, kvh, p int) {
 	switch {
 	case haveSIMD && hd%8 == 0 && c.typ == ggml.F16:
 		_ = c.v16[base+(len(s)-1)*c.width+hd-1]
-		wsumF16SIMD(&o[0], &s[0], (*byte)(unsafe.Pointer(&c.v16[base])), 2*c.width, len(s), hd)
+		v := (*byte)(unsafe.Pointer(&c.v16[base]))
+		if haveAVX512 && hd%16 == 0 {
+			wsumF16AVX512(&o[0], &s[0], v, 2*c.width, len(s), hd)
+		} else {
+			wsumF16SIMD(&o[0], &s[0], v, 2*c.width, len(s), hd)
+		}
 	case haveSIMD && hd%8 == 0:
 		_ = c.v32[base+(len(s)-1)*c.width+hd-1]
 		wsumF32SIMD(&o[0], &s[0], &c.v32[base], 4*c.width, len(s), hd)

@@ -282,9 +282,9 @@ func TestAttentionKernels(t *testing.T) {
 		t.Skip("no SIMD kernels on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, hd := range []int{8, 16, 24, 64, 72, 128} {
-		for _, nrows := range []int{1, 7, 8, 9, 16, 23, 64} {
-			const width = 200 // elements a cache row, the keys at an offset
+	for _, hd := range []int{8, 16, 24, 48, 64, 72, 128, 256} {
+		for _, nrows := range []int{1, 7, 8, 9, 16, 23, 33, 64} {
+			const width = 300 // elements a cache row, the keys at an offset
 			k32, v32 := randVec(r, nrows*width), randVec(r, nrows*width)
 			k16, v16 := make([]uint16, len(k32)), make([]uint16, len(v32))
 			for i := range k32 {
@@ -302,6 +302,11 @@ func TestAttentionKernels(t *testing.T) {
 			assertClose(t, want32, got, 1e-5, fmt.Sprintf("dotsF32SIMD hd %d rows %d", hd, nrows))
 			dotsF16SIMD(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd)
 			assertClose(t, want16, got, 1e-5, fmt.Sprintf("dotsF16SIMD hd %d rows %d", hd, nrows))
+			if haveAVX512 && hd%16 == 0 {
+				clear(got)
+				dotsF16AVX512(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd)
+				assertClose(t, want16, got, 1e-5, fmt.Sprintf("dotsF16AVX512 hd %d rows %d", hd, nrows))
+			}
 
 			// the kernels add to o: start the sums from the same values
 			base := randVec(r, hd)
@@ -316,6 +321,11 @@ func TestAttentionKernels(t *testing.T) {
 			copy(o, base)
 			wsumF16SIMD(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd)
 			assertClose(t, sum16, o, 1e-5, fmt.Sprintf("wsumF16SIMD hd %d rows %d", hd, nrows))
+			if haveAVX512 && hd%16 == 0 {
+				copy(o, base)
+				wsumF16AVX512(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd)
+				assertClose(t, sum16, o, 1e-5, fmt.Sprintf("wsumF16AVX512 hd %d rows %d", hd, nrows))
+			}
 		}
 	}
 }

@@ -161,3 +161,13 @@ func ilRowsBF16(w *byte, ng, n2 int, x *float32, out *float32)
 //
 //go:noescape
 func ilPanelF16(dst *float32, w *byte, n2 int)
+
+// dotsF16AVX512 is dotsF16SIMD for head sizes hd a multiple of 16.
+//
+//go:noescape
+func dotsF16AVX512(s, q *float32, k *byte, kstride, nrows, hd int)
+
+// wsumF16AVX512 is wsumF16SIMD for head sizes hd a multiple of 16.
+//
+//go:noescape
+func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int)

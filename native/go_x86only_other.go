@@ -43,6 +43,8 @@ func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable
 func packILQ6K(dst, w *byte, nb int)                        { panic("unreachable") }
 func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
 
-func ilRowsF16(w *byte, ng, n2 int, x *float32, out *float32)  { panic("unreachable") }
-func ilRowsBF16(w *byte, ng, n2 int, x *float32, out *float32) { panic("unreachable") }
-func ilPanelF16(dst *float32, w *byte, n2 int)                 { panic("unreachable") }
+func ilRowsF16(w *byte, ng, n2 int, x *float32, out *float32)      { panic("unreachable") }
+func ilRowsBF16(w *byte, ng, n2 int, x *float32, out *float32)     { panic("unreachable") }
+func ilPanelF16(dst *float32, w *byte, n2 int)                     { panic("unreachable") }
+func dotsF16AVX512(s, q *float32, k *byte, kstride, nrows, hd int) { panic("unreachable") }
+func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int) { panic("unreachable") }

@@ -384,7 +384,7 @@ func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 
 // Attend runs attention (causal unless a.NonCausal): for each query row
 // and head, the scores against every visible key, their softmax, and the
-// weighted sum of the values (see attendHead). Query rows × heads are
+// weighted sum of the values (attendRow). Query rows, and for decode spans of a row's keys, are
 // split over threads.
 func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
@@ -398,11 +398,10 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 	part := at.part
 	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a, spans: 1}
 	first, last := at.keys(0) // the fewest keys a row sees
-	if at.spans = attendSpans(g.pool.n, nTokens*a.NKVHeads, last-first+1); at.spans > 1 {
-		at.part = grow(part, nTokens*a.NKVHeads*at.spans*at.partSize())
+	if at.spans = attendSpans(g.pool.n, nTokens, last-first+1); at.spans > 1 {
+		at.part = grow(part, nTokens*at.spans*at.partSize())
 	}
-	ng := a.NHeads / a.NKVHeads
-	g.pool.run(nTokens*a.NKVHeads*at.spans, max(1, minWork/max(1, 2*ng*hd*(pos0+nTokens)/at.spans)), at)
+	g.pool.run(nTokens*at.spans, max(1, minWork/max(1, 2*a.NHeads*hd*(pos0+nTokens)/at.spans)), at)
 	if at.spans > 1 {
 		at.combine()
 	}

@@ -1,0 +1,300 @@
+//go:build amd64 && !purego
+
+// AVX-512 F16 attention kernels of the pure-Go backend (head sizes a
+// multiple of 16): 16 floats a register, so a 64-element head row is four
+// conversions and four FMAs. Contracts as dotsF16SIMD and wsumF16SIMD
+// (go_kernels_simd.go); the AVX2 ones in go_attn_amd64.s serve other head
+// sizes.
+
+#include "textflag.h"
+
+// PF16 prefetches the first 128 bytes of the 4 rows at R15, DX bytes apart
+// (R13 = 3*DX), and moves R15 4 rows on.
+#define PF16 \
+	PREFETCHT0 (R15)          \
+	PREFETCHT0 64(R15)        \
+	PREFETCHT0 (R15)(DX*1)    \
+	PREFETCHT0 64(R15)(DX*1)  \
+	PREFETCHT0 (R15)(DX*2)    \
+	PREFETCHT0 64(R15)(DX*2)  \
+	PREFETCHT0 (R15)(R13*1)   \
+	PREFETCHT0 64(R15)(R13*1) \
+	LEAQ       (R15)(DX*4), R15
+
+// ROWS4 adds to Z(a)..Z(a+3) the products of the query chunk Z16 with the
+// 32-byte key chunks of the 4 rows at base (DX bytes apart, R13 = 3*DX).
+#define ROWS4(base, a0, a1, a2, a3) \
+	VCVTPH2PS   (base), Z17;         \
+	VFMADD231PS Z16, Z17, a0;        \
+	VCVTPH2PS   (base)(DX*1), Z18;   \
+	VFMADD231PS Z16, Z18, a1;        \
+	VCVTPH2PS   (base)(DX*2), Z19;   \
+	VFMADD231PS Z16, Z19, a2;        \
+	VCVTPH2PS   (base)(R13*1), Z20;  \
+	VFMADD231PS Z16, Z20, a3
+
+// PAIRPS leaves in a the 128-bit lanes' pairwise sums of a and b (a's
+// row then b's, twice: [a0+a2, b0+b2, a1+a3, b1+b3]).
+#define PAIRPS(a, b) \
+	VUNPCKLPS b, a, Z16; \
+	VUNPCKHPS b, a, Z17; \
+	VADDPS    Z17, Z16, a
+
+// PAIRPD leaves in a the lanes' sums of the rows of a (2) and b (2).
+#define PAIRPD(a, b) \
+	VUNPCKLPD b, a, Z16; \
+	VUNPCKHPD b, a, Z17; \
+	VADDPS    Z17, Z16, a
+
+// PAIRLANES leaves in a, from a and b holding 4 rows' sums per 128-bit lane
+// (a's lanes 0-3, then b's), each row's sums of two lanes.
+#define PAIRLANES(a, b) \
+	VSHUFF32X4 $0x88, b, a, Z16; \
+	VSHUFF32X4 $0xdd, b, a, Z17; \
+	VADDPS     Z17, Z16, a
+
+// func dotsF16AVX512(s, q *float32, k *byte, kstride, nrows, hd int)
+//
+// Blocks of 16 key rows: a query chunk meets the chunk of every row of the
+// block, and the 16 row sums are reduced together (a transpose by pairs,
+// pairs of pairs, then lanes: 45 instructions for 16 rows).
+TEXT ·dotsF16AVX512(SB), NOSPLIT, $0-48
+	MOVQ s+0(FP), R8
+	MOVQ q+8(FP), DI
+	MOVQ k+16(FP), SI
+	MOVQ kstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	SHLQ $1, BX              // bytes of a key row (2 per element)
+	LEAQ (DX)(DX*2), R13
+
+rows16:
+	CMPQ   CX, $16
+	JLT    rows
+	MOVQ   DX, R15
+	SHLQ   $5, R15
+	ADDQ   SI, R15            // the rows 32 ahead
+	PF16
+	PF16
+	PF16
+	PF16
+	MOVQ   SI, R9
+	LEAQ   (SI)(DX*4), R10
+	LEAQ   (SI)(DX*8), R11
+	LEAQ   (R10)(DX*8), R12
+	MOVQ   DI, R14
+	XORQ   AX, AX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+
+cols16:
+	VMOVUPS (R14), Z16
+	ROWS4(R9, Z0, Z1, Z2, Z3)
+	ROWS4(R10, Z4, Z5, Z6, Z7)
+	ROWS4(R11, Z8, Z9, Z10, Z11)
+	ROWS4(R12, Z12, Z13, Z14, Z15)
+	ADDQ    $64, R14
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	ADDQ    $32, R12
+	ADDQ    $32, AX
+	CMPQ    AX, BX
+	JLT     cols16
+
+	PAIRPS(Z0, Z1)
+	PAIRPS(Z2, Z3)
+	PAIRPS(Z4, Z5)
+	PAIRPS(Z6, Z7)
+	PAIRPS(Z8, Z9)
+	PAIRPS(Z10, Z11)
+	PAIRPS(Z12, Z13)
+	PAIRPS(Z14, Z15)
+	PAIRPD(Z0, Z2)
+	PAIRPD(Z4, Z6)
+	PAIRPD(Z8, Z10)
+	PAIRPD(Z12, Z14)
+	PAIRLANES(Z0, Z4)
+	PAIRLANES(Z8, Z12)
+	PAIRLANES(Z0, Z8)
+	VMOVUPS Z0, (R8)
+	ADDQ    $64, R8
+	MOVQ    DX, AX
+	SHLQ    $4, AX
+	ADDQ    AX, SI
+	SUBQ    $16, CX
+	JMP     rows16
+
+rows:
+	TESTQ  CX, CX
+	JZ     done
+	VPXORD Z0, Z0, Z0
+	XORQ   AX, AX
+	MOVQ   DI, R14
+
+cols1:
+	VCVTPH2PS   (SI)(AX*1), Z17
+	VFMADD231PS (R14), Z17, Z0
+	ADDQ        $64, R14
+	ADDQ        $32, AX
+	CMPQ        AX, BX
+	JLT         cols1
+	VEXTRACTF32X8 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (R8)
+	ADDQ          $4, R8
+	ADDQ          DX, SI
+	DECQ          CX
+	JMP           rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int)
+//
+// Column blocks of 64 elements (then 16): the block's outputs stay in
+// registers while the rows pass, two rows a step into two sets of sums
+// (so the FMA latency does not chain from row to row).
+TEXT ·wsumF16AVX512(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), R8
+	MOVQ w+8(FP), DI
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	SHLQ $2, BX              // bytes of o
+	XORQ AX, AX              // byte offset of the column block in o
+	MOVQ DX, R15
+	SHLQ $5, R15             // 32 rows
+
+blk64:
+	LEAQ    256(AX), R12
+	CMPQ    R12, BX
+	JGT     blk16
+	VMOVUPS (R8)(AX*1), Z0
+	VMOVUPS 64(R8)(AX*1), Z1
+	VMOVUPS 128(R8)(AX*1), Z2
+	VMOVUPS 192(R8)(AX*1), Z3
+	VPXORD  Z4, Z4, Z4
+	VPXORD  Z5, Z5, Z5
+	VPXORD  Z6, Z6, Z6
+	VPXORD  Z7, Z7, Z7
+	MOVQ    AX, R13
+	SHRQ    $1, R13
+	LEAQ    (SI)(R13*1), R10
+	MOVQ    DI, R11
+	MOVQ    CX, R9
+
+r2:
+	CMPQ         R9, $2
+	JLT          r1
+	PREFETCHT0   (R10)(R15*1)
+	PREFETCHT0   64(R10)(R15*1)
+	VBROADCASTSS (R11), Z8
+	VBROADCASTSS 4(R11), Z9
+	VCVTPH2PS    (R10), Z10
+	VCVTPH2PS    32(R10), Z11
+	VCVTPH2PS    64(R10), Z12
+	VCVTPH2PS    96(R10), Z13
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z8, Z11, Z1
+	VFMADD231PS  Z8, Z12, Z2
+	VFMADD231PS  Z8, Z13, Z3
+	VCVTPH2PS    (R10)(DX*1), Z14
+	VCVTPH2PS    32(R10)(DX*1), Z15
+	VCVTPH2PS    64(R10)(DX*1), Z16
+	VCVTPH2PS    96(R10)(DX*1), Z17
+	VFMADD231PS  Z9, Z14, Z4
+	VFMADD231PS  Z9, Z15, Z5
+	VFMADD231PS  Z9, Z16, Z6
+	VFMADD231PS  Z9, Z17, Z7
+	ADDQ         $8, R11
+	LEAQ         (R10)(DX*2), R10
+	SUBQ         $2, R9
+	JMP          r2
+
+r1:
+	TESTQ        R9, R9
+	JZ           s64
+	VBROADCASTSS (R11), Z8
+	VCVTPH2PS    (R10), Z10
+	VCVTPH2PS    32(R10), Z11
+	VCVTPH2PS    64(R10), Z12
+	VCVTPH2PS    96(R10), Z13
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z8, Z11, Z1
+	VFMADD231PS  Z8, Z12, Z2
+	VFMADD231PS  Z8, Z13, Z3
+
+s64:
+	VADDPS  Z4, Z0, Z0
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z6, Z2, Z2
+	VADDPS  Z7, Z3, Z3
+	VMOVUPS Z0, (R8)(AX*1)
+	VMOVUPS Z1, 64(R8)(AX*1)
+	VMOVUPS Z2, 128(R8)(AX*1)
+	VMOVUPS Z3, 192(R8)(AX*1)
+	MOVQ    R12, AX
+	JMP     blk64
+
+blk16:
+	CMPQ    AX, BX
+	JGE     done
+	VMOVUPS (R8)(AX*1), Z0
+	VPXORD  Z4, Z4, Z4
+	MOVQ    AX, R13
+	SHRQ    $1, R13
+	LEAQ    (SI)(R13*1), R10
+	MOVQ    DI, R11
+	MOVQ    CX, R9
+
+q2:
+	CMPQ         R9, $2
+	JLT          q1
+	VBROADCASTSS (R11), Z8
+	VBROADCASTSS 4(R11), Z9
+	VCVTPH2PS    (R10), Z10
+	VCVTPH2PS    (R10)(DX*1), Z14
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z14, Z4
+	ADDQ         $8, R11
+	LEAQ         (R10)(DX*2), R10
+	SUBQ         $2, R9
+	JMP          q2
+
+q1:
+	TESTQ        R9, R9
+	JZ           s16
+	VBROADCASTSS (R11), Z8
+	VCVTPH2PS    (R10), Z10
+	VFMADD231PS  Z8, Z10, Z0
+
+s16:
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS Z0, (R8)(AX*1)
+	ADDQ    $64, AX
+	JMP     blk16
+
+done:
+	VZEROUPPER
+	RET
