@@ -74,6 +74,9 @@ for shape in $SHAPES; do
         [ -n "${LLAMA_BENCH_ALT:-}" ] && alt=" $(LLAMA_BIN=$LLAMA_BENCH_ALT llama 0 "$GEN") |"
       fi
       for be in $BACKENDS; do
+        # every backend's load from the page cache (llama-bench's runs may
+        # have pushed the file out; the first row would pay the disk)
+        cat "$model" >/dev/null
         pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
         tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
         ours_pp=$(printf '%.1f' "$(echo "$pp" | field prefill_tps)")
