@@ -90,6 +90,22 @@ typedef struct {
   uint8_t qs[QK / 2];
 } block_mxfp4;
 
+/* kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS. */
+static const int8_t kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                         1,    13,   25,  38,  53,  69,  89,  113};
+
+/* kvalues_mxfp4: twice the E2M1 values of codes 0..15. */
+static const int8_t kvalues_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+/* e8m0_half returns 2^(e-128), half the E8M0 value e (ggml's
+ * ggml_e8m0_to_fp32_half). */
+static inline float e8m0_half(uint8_t e) {
+  const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 /* IQ4_XS: eight IQ4_NL sub-blocks with 6-bit scales offset by 32. */
 typedef struct {
   uint16_t d;

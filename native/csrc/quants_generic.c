@@ -347,9 +347,6 @@ static void att_accum_q4_0_generic(float *acc, size_t as, int ng, const float *p
 
 /* ---- low-bit and non-linear types (Go twins: models/ggml/lowbit.go) ---- */
 
-/* kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS. */
-static const int8_t kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
-                                         1,    13,   25,  38,  53,  69,  89,  113};
 
 static void vecdot_q2_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
                                 float *out, size_t os) {
@@ -444,17 +441,6 @@ static void vecdot_iq4_xs_generic(int64_t n, const void *vw, const void *vx, siz
   }
 }
 
-/* kvalues_mxfp4: twice the E2M1 values of codes 0..15. */
-static const int8_t kvalues_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
-
-/* e8m0_half returns 2^(e-128), half the E8M0 value e (ggml's
- * ggml_e8m0_to_fp32_half). */
-static inline float e8m0_half(uint8_t e) {
-  const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 static void vecdot_mxfp4_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
                                  float *out, size_t os) {
