@@ -59,3 +59,24 @@ func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //
 //go:noescape
 func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)
+
+// haveLookupKernels reports whether the IQ4_NL, MXFP4 and IQ4_XS rows
+// kernels below run (with the AVX2 ones).
+var haveLookupKernels = haveSIMD
+
+// dotRowsIQ4NLQ8SIMD is dotRowsQ8_0Q8SIMD for IQ4_NL blocks and q8a
+// activations.
+//
+//go:noescape
+func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+
+// dotRowsMXFP4Q8SIMD is dotRowsQ8_0Q8SIMD for MXFP4 blocks and q8a
+// activations.
+//
+//go:noescape
+func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+
+// dotRowsIQ4XSQ8KSIMD is dotRowsQ4KQ8KSIMD for IQ4_XS super-blocks.
+//
+//go:noescape
+func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)

@@ -1896,3 +1896,177 @@ xordone:
 	VZEROUPPER
 	MOVQ         AX, ret+16(FP)
 	RET
+
+// The lookup types: IQ4_NL and MXFP4 blocks of 32 (q8a activations) and
+// IQ4_XS super-blocks of eight such runs (q8K), whose nibbles index 16
+// signed levels (kvalues_iq4nl and kvalues_mxfp4, the C library's tables,
+// in both lanes). A run's nibbles widen as Q4_0's do, a VPSHUFB of the
+// levels (Y12) makes them signed bytes, and |v| meets y with v's sign (as
+// Q8_0's quants do). Needs Y13 = ones16, Y14 = nibshift, Y15 = 0x0f….
+
+DATA iq4nlLevels<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4nlLevels<>+8(SB)/8, $0x7159453526190d01
+DATA iq4nlLevels<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4nlLevels<>+24(SB)/8, $0x7159453526190d01
+GLOBL iq4nlLevels<>(SB), RODATA|NOPTR, $32
+
+DATA mxfp4Levels<>+0(SB)/8, $0x0c08060403020100
+DATA mxfp4Levels<>+8(SB)/8, $0xf4f8fafcfdfeff00
+DATA mxfp4Levels<>+16(SB)/8, $0x0c08060403020100
+DATA mxfp4Levels<>+24(SB)/8, $0xf4f8fafcfdfeff00
+GLOBL mxfp4Levels<>(SB), RODATA|NOPTR, $32
+
+// LUTRUN sets Y5 to the int32 sums (8) of the 32 levels of the nibbles at
+// off(SI) times the 32 signed activations at yoff(DI).
+#define LUTRUN(off, yoff) \
+	VBROADCASTI128 0+(off)(SI), Y2; \
+	VPSRLVQ        Y14, Y2, Y2; \
+	VPAND          Y15, Y2, Y2; \
+	VPSHUFB        Y2, Y12, Y2; \
+	VMOVDQU        0+(yoff)(DI), Y3; \
+	VPSIGNB        Y2, Y2, Y4;  \
+	VPSIGNB        Y2, Y3, Y3;  \
+	I8SUM(Y3, Y4, Y5)
+
+// LUTQ8BLOCK adds to Yacc the block at boff(SI) (scale X6 set by SCALE,
+// nibbles at boff+qoff) times the q8a block at yoff(DI).
+#define LUTQ8BLOCK(boff, qoff, yoff, SCALE, Yacc) \
+	LUTRUN(boff+qoff, yoff+8);      \
+	VCVTDQ2PS    Y5, Y5;            \
+	SCALE(boff);                    \
+	VMULSS       0+(yoff)(DI), X6, X6; \
+	VBROADCASTSS X6, Y6;            \
+	VFMADD231PS  Y6, Y5, Yacc
+
+// F16SCALE sets X6 to the F16 scale at boff(SI).
+#define F16SCALE(boff) \
+	VPBROADCASTW 0+(boff)(SI), X6; \
+	VCVTPH2PS    X6, X6
+
+// E8M0SCALE sets X6 to half the E8M0 scale byte e at boff(SI): 2^(e-128),
+// (e-1)<<23 as float bits, or 0x00200000<<e for the subnormal e < 2
+// (ggml's ggml_e8m0_to_fp32_half).
+#define E8M0SCALE(boff) \
+	MOVBLZX 0+(boff)(SI), AX; \
+	MOVL    AX, BX;         \
+	SUBL    $1, BX;         \
+	SHLL    $23, BX;        \
+	MOVL    AX, CX;         \
+	MOVL    $0x00200000, DX; \
+	SHLL    CX, DX;         \
+	CMPL    AX, $2;         \
+	CMOVLLT DX, BX;         \
+	VMOVD   BX, X6
+
+// LUTROWS defines name(w *byte, rs, nrows int, y *byte, nb int, out
+// *float32) for blocks of BLK bytes, scale SCALE, nibbles at QOFF and the
+// levels TAB: out[r] = row r · y over nb blocks.
+#define LUTROWS(name, BLK, QOFF, SCALE, TAB) \
+TEXT name(SB), NOSPLIT, $0-48; \
+	ROWS_ARGS;                    \
+	VMOVDQU ones16<>(SB), Y13;    \
+	VMOVDQU nib<>(SB), Y15;       \
+	VMOVDQU nibshift<>(SB), Y14;  \
+	VMOVDQU TAB<>(SB), Y12;       \
+	MOVQ    nb+32(FP), R11;       \
+rows:;                            \
+	CMPQ R9, $0;                  \
+	JEQ  end;                     \
+	MOVQ R8, SI;                  \
+	MOVQ y+24(FP), DI;            \
+	MOVQ R11, R12;                \
+	VXORPS Y0, Y0, Y0;            \
+	VXORPS Y1, Y1, Y1;            \
+loop2:;                           \
+	CMPQ R12, $2;                 \
+	JLT  tail;                    \
+	PREFETCHT0 2048(SI);          \
+	LUTQ8BLOCK(0, QOFF, 0, SCALE, Y0); \
+	LUTQ8BLOCK(BLK, QOFF, 40, SCALE, Y1); \
+	ADDQ $(2*BLK), SI;            \
+	ADDQ $80, DI;                 \
+	SUBQ $2, R12;                 \
+	JMP  loop2;                   \
+tail:;                            \
+	CMPQ R12, $0;                 \
+	JEQ  done;                    \
+	LUTQ8BLOCK(0, QOFF, 0, SCALE, Y0); \
+done:;                            \
+	VADDPS Y1, Y0, Y0;            \
+	HSUM;                         \
+	VMOVSS X0, (R10);             \
+	ADDQ   $4, R10;               \
+	ADDQ   rs+8(FP), R8;          \
+	DECQ   R9;                    \
+	JMP    rows;                  \
+end:;                             \
+	VZEROUPPER;                   \
+	RET
+
+// func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+LUTROWS(·dotRowsIQ4NLQ8SIMD, 18, 2, F16SCALE, iq4nlLevels)
+
+// func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+LUTROWS(·dotRowsMXFP4Q8SIMD, 17, 1, E8M0SCALE, mxfp4Levels)
+
+// IQ4XSRUN adds to Y1 run ib (32 elements) of the IQ4_XS super-block at
+// SI times its q8K quants at DI, scaled by its 6-bit scale less 32: low 4
+// bits from scales_l (byte 4+ib/2, nibble ib%2), high 2 from scales_h
+// (bits 2ib, 2ib+1).
+#define IQ4XSRUN(ib) \
+	LUTRUN(8+16*(ib), 4+32*(ib)); \
+	MOVBLZX      0+(4+(ib)/2)(SI), AX; \
+	SHRL         $(4*((ib)%2)), AX; \
+	ANDL         $15, AX;           \
+	MOVWLZX      2(SI), BX;         \
+	SHRL         $(2*(ib)), BX;     \
+	ANDL         $3, BX;            \
+	SHLL         $4, BX;            \
+	ORL          BX, AX;            \
+	SUBL         $32, AX;           \
+	VMOVD        AX, X7;            \
+	VPBROADCASTD X7, Y7;            \
+	VPMULLD      Y7, Y5, Y5;        \
+	VPADDD       Y5, Y1, Y1
+
+// func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Super-blocks of 136 bytes (d, scales_h, scales_l[4], qs[128]) against
+// q8K blocks of 292 (d, qs[256], bsums).
+TEXT ·dotRowsIQ4XSQ8KSIMD(SB), NOSPLIT, $0-48
+	ROWS_ARGS
+	VMOVDQU ones16<>(SB), Y13
+	VMOVDQU nib<>(SB), Y15
+	VMOVDQU nibshift<>(SB), Y14
+	VMOVDQU iq4nlLevels<>(SB), Y12
+	ROWS_FIRST(y+24(FP), nb+32(FP))
+	VXORPS Y0, Y0, Y0
+
+xsloop:
+	CMPQ       CX, $0
+	JEQ        xsdone
+	PREFETCHT0 2048(SI)
+	PREFETCHT0 2112(SI)
+	PREFETCHT0 2176(SI)
+	VPXOR      Y1, Y1, Y1
+	IQ4XSRUN(0)
+	IQ4XSRUN(1)
+	IQ4XSRUN(2)
+	IQ4XSRUN(3)
+	IQ4XSRUN(4)
+	IQ4XSRUN(5)
+	IQ4XSRUN(6)
+	IQ4XSRUN(7)
+	VCVTDQ2PS    Y1, Y1
+	VPBROADCASTW (SI), X6
+	VCVTPH2PS    X6, X6
+	VMULSS       (DI), X6, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS  Y6, Y1, Y0
+	ADDQ         $136, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JMP          xsloop
+
+xsdone:
+	HSUM
+	ROWS_NEXT

@@ -60,3 +60,10 @@ func dotRowsQ5KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { 
 func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 
 func xorSIMD(p *byte, n int) uint64 { panic("unreachable") }
+
+// The lookup types' rows kernels are amd64's (go_kernels_amd64.s).
+const haveLookupKernels = false
+
+func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
+func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
+func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }

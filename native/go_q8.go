@@ -22,6 +22,10 @@ func q8Layout(t ggml.DType) (elems, size int, ok bool) {
 		return qk, sizeQ8a, true
 	case ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
 		return qkk, sizeQ8K, true
+	case ggml.IQ4_NL, ggml.MXFP4:
+		return qk, sizeQ8a, haveLookupKernels
+	case ggml.IQ4_XS:
+		return qkk, sizeQ8K, haveLookupKernels
 	}
 	return 0, 0, false
 }
@@ -75,6 +79,12 @@ func dotRowsQ8(t ggml.DType, w []byte, rs, nrows int, xq []byte, nb int, out []f
 		dotRowsQ5KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.Q6_K:
 		dotRowsQ6KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
+	case ggml.IQ4_NL:
+		dotRowsIQ4NLQ8SIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
+	case ggml.MXFP4:
+		dotRowsMXFP4Q8SIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
+	case ggml.IQ4_XS:
+		dotRowsIQ4XSQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	default:
 		panic("native: dotRowsQ8: no kernel for " + t.String())
 	}

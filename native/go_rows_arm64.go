@@ -60,3 +60,10 @@ func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
 func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
 	dotRowsQ4_0Q8SIMD(k, kstride, nrows, y, nb, s)
 }
+
+// The lookup types' rows kernels are amd64's (go_kernels_amd64.s).
+const haveLookupKernels = false
+
+func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
+func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
+func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
