@@ -60,8 +60,8 @@ func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //go:noescape
 func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)
 
-// haveLookupKernels reports whether the IQ4_NL, MXFP4 and IQ4_XS rows
-// kernels below run (with the AVX2 ones).
+// haveLookupKernels reports whether the IQ4_NL, MXFP4, IQ4_XS, Q2_K and
+// Q3_K rows kernels below run (with the AVX2 ones).
 var haveLookupKernels = haveSIMD
 
 // dotRowsIQ4NLQ8SIMD is dotRowsQ8_0Q8SIMD for IQ4_NL blocks and q8a
@@ -80,3 +80,13 @@ func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //
 //go:noescape
 func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+
+// dotRowsQ2KQ8KSIMD is dotRowsQ4KQ8KSIMD for Q2_K super-blocks.
+//
+//go:noescape
+func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+
+// dotRowsQ3KQ8KSIMD is dotRowsQ4KQ8KSIMD for Q3_K super-blocks.
+//
+//go:noescape
+func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)

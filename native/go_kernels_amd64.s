@@ -2070,3 +2070,189 @@ xsloop:
 xsdone:
 	HSUM
 	ROWS_NEXT
+
+// Q2_K and Q3_K super-blocks against q8K blocks: each 32-element run's
+// 2-bit quants (Q3_K: and the high bit from hmask, as 4) widen to bytes,
+// VPMADDUBSW with the activations, VPMADDWD with the run's two 16-element
+// scales as int16 (the scales decoded once per block to the frame). Needs
+// Y13 = 0x03…, Y14 = 0x01….
+
+DATA three8<>+0(SB)/8, $0x0303030303030303
+DATA three8<>+8(SB)/8, $0x0303030303030303
+DATA three8<>+16(SB)/8, $0x0303030303030303
+DATA three8<>+24(SB)/8, $0x0303030303030303
+GLOBL three8<>(SB), RODATA|NOPTR, $32
+
+DATA one8<>+0(SB)/8, $0x0101010101010101
+DATA one8<>+8(SB)/8, $0x0101010101010101
+DATA one8<>+16(SB)/8, $0x0101010101010101
+DATA one8<>+24(SB)/8, $0x0101010101010101
+GLOBL one8<>(SB), RODATA|NOPTR, $32
+
+DATA thirtytwo8<>+0(SB)/8, $0x2020202020202020
+DATA thirtytwo8<>+8(SB)/8, $0x2020202020202020
+GLOBL thirtytwo8<>(SB), RODATA|NOPTR, $16
+
+// SCPAIR sets Y7 to the int16 scales j and j+1 of the frame (the first
+// 16 lanes j's... eight of each: the run's two halves).
+#define SCPAIR(j) \
+	VPBROADCASTW 0+(2*(j))(SP), X7;   \
+	VPBROADCASTW 0+(2*(j)+2)(SP), X8; \
+	VINSERTI128  $1, X8, Y7, Y7
+
+// K2RUN adds to Y1 run k of half h (quants at Yq, 2 bits at 2k; Q3_K's
+// high bits, 4 where set, in HB) times its q8K quants and scales.
+#define K2RUN(h, k, Yq, HB) \
+	VPSRLW     $(2*(k)), Yq, Y2;             \
+	VPAND      Y13, Y2, Y2;                  \
+	HB(h, k);                                \
+	VPMADDUBSW 0+(4+32*(4*(h)+(k)))(DI), Y2, Y4; \
+	SCPAIR(8*(h)+2*(k));                     \
+	VPMADDWD   Y7, Y4, Y4;                   \
+	VPADDD     Y4, Y1, Y1
+
+#define NOHB(h, k)
+
+// Q3HB ORs into Y2 4 where bit 4h+k of the hmask bytes (Y11) is set.
+#define Q3HB(h, k) \
+	VPSRLW $(4*(h)+(k)), Y11, Y3; \
+	VPAND  Y14, Y3, Y3;           \
+	VPSLLW $2, Y3, Y3;            \
+	VPOR   Y3, Y2, Y2
+
+// K2HALF adds half h (32 bytes of quants at qoff(SI)) to Y1.
+#define K2HALF(h, qoff, HB) \
+	VMOVDQU 0+(qoff)(SI), Y10; \
+	K2RUN(h, 0, Y10, HB);      \
+	K2RUN(h, 1, Y10, HB);      \
+	K2RUN(h, 2, Y10, HB);      \
+	K2RUN(h, 3, Y10, HB)
+
+// func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Q2_K (scales[16]: 4-bit scale | min << 4, qs[64], d, dmin: 84 bytes):
+// d·Σ sc·(q·y) - dmin·Σ m·bsum.
+TEXT ·dotRowsQ2KQ8KSIMD(SB), NOSPLIT, $32-48
+	ROWS_ARGS
+	VMOVDQU three8<>(SB), Y13
+	ROWS_FIRST(y+24(FP), nb+32(FP))
+	VXORPS Y0, Y0, Y0
+
+q2loop:
+	CMPQ       CX, $0
+	JEQ        q2done
+	PREFETCHT0 2048(SI)
+	PREFETCHT0 2112(SI)
+	VMOVDQU    (SI), X9
+	VPAND      nib<>(SB), X9, X10
+	VPMOVZXBW  X10, Y10
+	VMOVDQU    Y10, 0(SP)
+	VPSRLW     $4, X9, X9
+	VPAND      nib<>(SB), X9, X9
+	VPMOVZXBW  X9, Y9
+	VPMADDWD   260(DI), Y9, Y12
+	VCVTDQ2PS  Y12, Y12
+	VPXOR      Y1, Y1, Y1
+	K2HALF(0, 16, NOHB)
+	K2HALF(1, 48, NOHB)
+	VCVTDQ2PS    Y1, Y1
+	VPBROADCASTW 80(SI), X6
+	VCVTPH2PS    X6, X6
+	VMULSS       (DI), X6, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS  Y6, Y1, Y0
+	VPBROADCASTW 82(SI), X6
+	VCVTPH2PS    X6, X6
+	VMULSS       (DI), X6, X6
+	VBROADCASTSS X6, Y6
+	VFNMADD231PS Y6, Y12, Y0
+	ADDQ         $84, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JMP          q2loop
+
+q2done:
+	HSUM
+	ROWS_NEXT
+
+// Q3SCALES writes the 16 scales of the Q3_K block at SI (12 bytes at 96:
+// low nibbles of bytes 0-7, then their high nibbles, the top 2 bits from
+// bytes 8-11), less 32, to the frame as int16, and sets Y9 to them.
+#define Q3SCALES \
+	MOVL      96(SI), AX;         \
+	MOVL      100(SI), BX;        \
+	MOVL      104(SI), DX;        \
+	MOVL      AX, R11;            \
+	ANDL      $0x0f0f0f0f, R11;   \
+	MOVL      DX, R12;            \
+	ANDL      $0x03030303, R12;   \
+	SHLL      $4, R12;            \
+	ORL       R12, R11;           \
+	MOVL      R11, 0(SP);         \
+	MOVL      BX, R11;            \
+	ANDL      $0x0f0f0f0f, R11;   \
+	MOVL      DX, R12;            \
+	SHRL      $2, R12;            \
+	ANDL      $0x03030303, R12;   \
+	SHLL      $4, R12;            \
+	ORL       R12, R11;           \
+	MOVL      R11, 4(SP);         \
+	MOVL      AX, R11;            \
+	SHRL      $4, R11;            \
+	ANDL      $0x0f0f0f0f, R11;   \
+	MOVL      DX, R12;            \
+	SHRL      $4, R12;            \
+	ANDL      $0x03030303, R12;   \
+	SHLL      $4, R12;            \
+	ORL       R12, R11;           \
+	MOVL      R11, 8(SP);         \
+	MOVL      BX, R11;            \
+	SHRL      $4, R11;            \
+	ANDL      $0x0f0f0f0f, R11;   \
+	MOVL      DX, R12;            \
+	SHRL      $6, R12;            \
+	ANDL      $0x03030303, R12;   \
+	SHLL      $4, R12;            \
+	ORL       R12, R11;           \
+	MOVL      R11, 12(SP);        \
+	VMOVDQU   0(SP), X9;          \
+	VPSUBB    thirtytwo8<>(SB), X9, X9; \
+	VPMOVSXBW X9, Y9;             \
+	VMOVDQU   Y9, 0(SP)
+
+// func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+// Q3_K (hmask[32], qs[64], scales[12], d: 110 bytes): quants u - 4 with
+// u = 2 bits | 4·(high bit), so Σ sc·(q·y) = Σ sc·(u·y) - 4·Σ sc·bsum.
+TEXT ·dotRowsQ3KQ8KSIMD(SB), NOSPLIT, $32-48
+	ROWS_ARGS
+	VMOVDQU three8<>(SB), Y13
+	VMOVDQU one8<>(SB), Y14
+	ROWS_FIRST(y+24(FP), nb+32(FP))
+	VXORPS Y0, Y0, Y0
+
+q3loop:
+	CMPQ       CX, $0
+	JEQ        q3done
+	PREFETCHT0 2048(SI)
+	PREFETCHT0 2112(SI)
+	Q3SCALES
+	VPMADDWD   260(DI), Y9, Y1
+	VPSLLD     $2, Y1, Y1
+	VPXOR      Y2, Y2, Y2
+	VPSUBD     Y1, Y2, Y1
+	VMOVDQU    (SI), Y11
+	K2HALF(0, 32, Q3HB)
+	K2HALF(1, 64, Q3HB)
+	VCVTDQ2PS    Y1, Y1
+	VPBROADCASTW 108(SI), X6
+	VCVTPH2PS    X6, X6
+	VMULSS       (DI), X6, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS  Y6, Y1, Y0
+	ADDQ         $110, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JMP          q3loop
+
+q3done:
+	HSUM
+	ROWS_NEXT

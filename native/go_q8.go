@@ -24,7 +24,7 @@ func q8Layout(t ggml.DType) (elems, size int, ok bool) {
 		return qkk, sizeQ8K, true
 	case ggml.IQ4_NL, ggml.MXFP4:
 		return qk, sizeQ8a, haveLookupKernels
-	case ggml.IQ4_XS:
+	case ggml.IQ4_XS, ggml.Q2_K, ggml.Q3_K:
 		return qkk, sizeQ8K, haveLookupKernels
 	}
 	return 0, 0, false
@@ -85,6 +85,10 @@ func dotRowsQ8(t ggml.DType, w []byte, rs, nrows int, xq []byte, nb int, out []f
 		dotRowsMXFP4Q8SIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	case ggml.IQ4_XS:
 		dotRowsIQ4XSQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
+	case ggml.Q2_K:
+		dotRowsQ2KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
+	case ggml.Q3_K:
+		dotRowsQ3KQ8KSIMD(&w[0], rs, nrows, &xq[0], nb, &out[0])
 	default:
 		panic("native: dotRowsQ8: no kernel for " + t.String())
 	}
