@@ -1034,6 +1034,79 @@ il8pack:
 	VZEROUPPER
 	RET
 
+// IQ4_NL: Q4_0's bytes, whose nibbles index 16 levels (the C library's
+// kvalues_iq4nl) in every 128-bit lane: signed for the packs, offset to
+// unsigned (+128) for the decode rows, which fold the offset as Q8_0's do.
+DATA iq4nlSigned<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4nlSigned<>+8(SB)/8, $0x7159453526190d01
+DATA iq4nlSigned<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4nlSigned<>+24(SB)/8, $0x7159453526190d01
+DATA iq4nlSigned<>+32(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4nlSigned<>+40(SB)/8, $0x7159453526190d01
+DATA iq4nlSigned<>+48(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4nlSigned<>+56(SB)/8, $0x7159453526190d01
+GLOBL iq4nlSigned<>(SB), RODATA|NOPTR, $64
+DATA iq4nlUnsigned<>+0(SB)/8, $0x766a5d4f3f2d1801
+DATA iq4nlUnsigned<>+8(SB)/8, $0xf1d9c5b5a6998d81
+DATA iq4nlUnsigned<>+16(SB)/8, $0x766a5d4f3f2d1801
+DATA iq4nlUnsigned<>+24(SB)/8, $0xf1d9c5b5a6998d81
+DATA iq4nlUnsigned<>+32(SB)/8, $0x766a5d4f3f2d1801
+DATA iq4nlUnsigned<>+40(SB)/8, $0xf1d9c5b5a6998d81
+DATA iq4nlUnsigned<>+48(SB)/8, $0x766a5d4f3f2d1801
+DATA iq4nlUnsigned<>+56(SB)/8, $0xf1d9c5b5a6998d81
+GLOBL iq4nlUnsigned<>(SB), RODATA|NOPTR, $64
+
+// LUT8 replaces the nibbles of Z0..Z7 by the levels of the table in Z.
+#define LUT8(Z) \
+	VPSHUFB Z0, Z, Z0; \
+	VPSHUFB Z1, Z, Z1; \
+	VPSHUFB Z2, Z, Z2; \
+	VPSHUFB Z3, Z, Z3; \
+	VPSHUFB Z4, Z, Z4; \
+	VPSHUFB Z5, Z, Z5; \
+	VPSHUFB Z6, Z, Z6; \
+	VPSHUFB Z7, Z, Z7
+
+#define ILIQ4SETUP \
+	VPBROADCASTD gemmConst<>+4(SB), Z27;  \
+	VMOVDQU32    iq4nlUnsigned<>(SB), Z25; \
+	MOVL         $0xc3000000, AX;         \
+	VPBROADCASTD AX, Z26
+#define ILIQ4QUANTS \
+	ILQ4QUANTS; \
+	LUT8(Z25)
+
+// func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32)
+ILROWS(·ilRowsIQ4NL, 288, ILIQ4SETUP, ILIQ4QUANTS)
+
+// func packILIQ4NL(dst, w *byte, nb int)
+// packILQ4_0 for interleaved IQ4_NL block columns: the levels are the
+// signed quants.
+TEXT ·packILIQ4NL(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), BX
+	MOVQ         nb+16(FP), R9
+	VPBROADCASTD gemmConst<>+0(SB), Z31
+	VPXORD       Z29, Z29, Z29
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VMOVDQU32    iq4nlSigned<>(SB), Z25
+iq4pack:
+	VMOVDQU32 32(BX), Z0
+	VMOVDQU32 96(BX), Z1
+	VMOVDQU32 160(BX), Z2
+	VMOVDQU32 224(BX), Z3
+	NIBS4
+	LUT8(Z25)
+	STOREQ
+	CSUMS
+	ILSCALE
+	ADDQ $288, BX
+	ADDQ $PSIZE, DI
+	DECQ R9
+	JNZ  iq4pack
+	VZEROUPPER
+	RET
+
 // func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32)
 ILROWS(·ilRowsQ4_0, 288, ILQ4SETUP, ILQ4QUANTS)
 

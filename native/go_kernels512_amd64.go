@@ -171,3 +171,13 @@ func dotsF16AVX512(s, q *float32, k *byte, kstride, nrows, hd int)
 //
 //go:noescape
 func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int)
+
+// ilRowsIQ4NL is ilRowsQ4_0 for interleaved IQ4_NL weights.
+//
+//go:noescape
+func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32)
+
+// packILIQ4NL is packILQ4_0 for an interleaved IQ4_NL group.
+//
+//go:noescape
+func packILIQ4NL(dst, w *byte, nb int)

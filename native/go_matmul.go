@@ -231,6 +231,8 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	switch t {
 	case ggml.Q4_0:
 		return ilKernel{rows: ilRowsQ4_0, pack: packILQ4_0}, true
+	case ggml.IQ4_NL:
+		return ilKernel{rows: ilRowsIQ4NL, pack: packILIQ4NL}, true
 	case ggml.Q5_0:
 		return ilKernel{rows: ilRowsQ5_0, pack: packILQ5_0}, true
 	case ggml.Q8_0:

@@ -136,7 +136,12 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	// gemm kernels (go_gemm.go), which round every type's activations to
 	// 32-element q8a blocks, as the C library's do: K-quant batches there
 	// see finer blocks than their matrix-vector products' q8K.
-	if nTokens >= tileTokens && !g.float && !g.noGemm && hasGemm(w.Type, w.Cols) { // every interleaved weight here
+	gemm := hasGemm(w.Type, w.Cols)
+	if il { // an interleaved quantized type has its pack (F16 and BF16 have panels)
+		k, _ := ilKernelOf(w.Type)
+		gemm = k.pack != nil
+	}
+	if nTokens >= tileTokens && !g.float && !g.noGemm && gemm {
 		// the gemm kernels take q8a blocks for every type, and iterate
 		// over groups of gemmRows rows
 		buf := g.quants.Get().(*[]byte)
@@ -236,8 +241,8 @@ func roundBF16(dst, x []float32) {
 }
 
 // Interleaves reports whether MatMul has kernels for weights of type t
-// laid out Interleaved16 (Interleaver): Q4_0, Q5_0, Q8_0, Q4_K and Q6_K
-// on AVX-512 VNNI, with 8-bit activations; F16 on AVX-512, BF16 where
+// laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q4_K
+// and Q6_K on AVX-512 VNNI, with 8-bit activations; F16 on AVX-512, BF16 where
 // batches run as pair panels (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)

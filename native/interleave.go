@@ -64,7 +64,7 @@ type ilLayout struct {
 // interleaved.
 func ilLayoutOf(t ggml.DType) (ilLayout, bool) {
 	switch t {
-	case ggml.Q4_0:
+	case ggml.Q4_0, ggml.IQ4_NL: // IQ4_NL: Q4_0's bytes, the nibbles index levels
 		return ilLayout{1, 1, [2]int{0}, [3]ilField{{src: 2, chunks: 4}}}, true
 	case ggml.Q5_0: // qh, then qs
 		return ilLayout{1, 2, [2]int{0}, [3]ilField{{src: 2, chunks: 1}, {src: 6, chunks: 4}}}, true
@@ -122,7 +122,7 @@ func ilCopy(l *ilLayout, col, blk []byte, lane int, toCol bool) {
 }
 
 // CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
-// Q5_0, Q8_0, Q4_K, Q6_K, F16 or BF16 matrix of a multiple of 16 rows
+// IQ4_NL, Q5_0, Q8_0, Q4_K, Q6_K, F16 or BF16 matrix of a multiple of 16 rows
 // (and of an even number of columns for F16 and BF16).
 func CanInterleave(w Weight) bool {
 	_, ok := ilLayoutOf(w.Type)
@@ -136,7 +136,7 @@ func CanInterleave(w Weight) bool {
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
 	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, Q5_0, Q8_0, Q4_K, Q6_K, F16 or BF16 rows in groups of %d",
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, IQ4_NL, Q5_0, Q8_0, Q4_K, Q6_K, F16 or BF16 rows in groups of %d",
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
 	rs := w.RowBytes()

@@ -307,7 +307,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
   if (wtype == LRT_BF16) m.round = ACT_BF16R;
   /* the batch kernels repack GEMM_ROWS rows per call, worth it from a few
    * tokens on; they take 32-element activation blocks for every type */
-  if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && m.k->gemm[wtype]) {
+  if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && (il ? m.k->il_gemm[wtype] : m.k->gemm[wtype])) {
     m.gemm = il ? m.k->il_gemm[wtype] : m.k->gemm[wtype];
     m.fmt = ACT_Q8A;
   } else {
