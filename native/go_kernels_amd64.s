@@ -2176,7 +2176,9 @@ q2done:
 
 // Q3SCALES writes the 16 scales of the Q3_K block at SI (12 bytes at 96:
 // low nibbles of bytes 0-7, then their high nibbles, the top 2 bits from
-// bytes 8-11), less 32, to the frame as int16, and sets Y9 to them.
+// bytes 8-11), less 32, to the frame as int16, and sets Y9 to them. The
+// four words meet in X9, not in memory: four 32-bit stores read back as
+// one vector miss store forwarding (C Q3_K decode 5.6 -> 13 GB/s).
 #define Q3SCALES \
 	MOVL      96(SI), AX;         \
 	MOVL      100(SI), BX;        \
@@ -2187,7 +2189,7 @@ q2done:
 	ANDL      $0x03030303, R12;   \
 	SHLL      $4, R12;            \
 	ORL       R12, R11;           \
-	MOVL      R11, 0(SP);         \
+	VMOVD     R11, X9;            \
 	MOVL      BX, R11;            \
 	ANDL      $0x0f0f0f0f, R11;   \
 	MOVL      DX, R12;            \
@@ -2195,7 +2197,7 @@ q2done:
 	ANDL      $0x03030303, R12;   \
 	SHLL      $4, R12;            \
 	ORL       R12, R11;           \
-	MOVL      R11, 4(SP);         \
+	VPINSRD   $1, R11, X9, X9;    \
 	MOVL      AX, R11;            \
 	SHRL      $4, R11;            \
 	ANDL      $0x0f0f0f0f, R11;   \
@@ -2204,7 +2206,7 @@ q2done:
 	ANDL      $0x03030303, R12;   \
 	SHLL      $4, R12;            \
 	ORL       R12, R11;           \
-	MOVL      R11, 8(SP);         \
+	VPINSRD   $2, R11, X9, X9;    \
 	MOVL      BX, R11;            \
 	SHRL      $4, R11;            \
 	ANDL      $0x0f0f0f0f, R11;   \
@@ -2213,8 +2215,7 @@ q2done:
 	ANDL      $0x03030303, R12;   \
 	SHLL      $4, R12;            \
 	ORL       R12, R11;           \
-	MOVL      R11, 12(SP);        \
-	VMOVDQU   0(SP), X9;          \
+	VPINSRD   $3, R11, X9, X9;    \
 	VPSUBB    thirtytwo8<>(SB), X9, X9; \
 	VPMOVSXBW X9, Y9;             \
 	VMOVDQU   Y9, 0(SP)
