@@ -38,7 +38,7 @@ func hasGemm(t ggml.DType, cols int) bool {
 		return false
 	}
 	switch t {
-	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q6_K:
+	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
 		return true
 	}
 	return false
@@ -73,7 +73,7 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	p := (*buf)[off : off+nb*gemmPackSize]
 	var kernel gemmKernel = gemmPlain
 	switch m.w.Type {
-	case ggml.Q4_K:
+	case ggml.Q4_K, ggml.Q5_K:
 		kernel = gemmBias
 	case ggml.Q6_K:
 		kernel = gemmSplit
@@ -107,6 +107,8 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 		packQ5_0(&p[0], w, m.rs, nr, m.w.Cols/qk)
 	case ggml.Q4_K:
 		packQ4K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
+	case ggml.Q5_K:
+		packQ5K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	case ggml.Q6_K:
 		packQ6K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	default:

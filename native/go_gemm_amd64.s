@@ -535,15 +535,47 @@ block:;                          \
 
 // Q4KPAIR packs sub-blocks 2p (low nibbles) and 2p+1 (high nibbles) of
 // the Q4_K super-block at BX into the packs at DI+2p*PSIZE and after.
-#define Q4KPAIR(p) \
-	GATHER(16+32*p, Z0);      \
-	GATHER(20+32*p, Z1);      \
-	GATHER(24+32*p, Z2);      \
-	GATHER(28+32*p, Z3);      \
-	GATHER(32+32*p, Z4);      \
-	GATHER(36+32*p, Z5);      \
-	GATHER(40+32*p, Z6);      \
-	GATHER(44+32*p, Z7);      \
+#define Q4KPAIR(p) KPAIR(16, p, NOHI5)
+
+// Q5KPAIR is Q4KPAIR for Q5_K (quants at 48, fifth bits from qh at 16).
+#define Q5KPAIR(p) KPAIR(48, p, Q5KHI)
+
+#define NOHI5(p)
+
+// Q5KHIJ ors bit 4 into the quants of vector j of sub-blocks 2p (Zlo) and
+// 2p+1 (Zhi): bits 2p and 2p+1 of the qh bytes 4j..4j+3 (Z26 = 0x01…).
+#define Q5KHIJ(p, j, Zlo, Zhi) \
+	GATHER(16+4*(j), Z22);     \
+	VPSRLD $(2*(p)), Z22, Z23; \
+	VPANDD Z26, Z23, Z23;      \
+	VPSLLD $4, Z23, Z23;       \
+	VPORD  Z23, Zlo, Zlo;      \
+	VPSRLD $(2*(p)+1), Z22, Z23; \
+	VPANDD Z26, Z23, Z23;      \
+	VPSLLD $4, Z23, Z23;       \
+	VPORD  Z23, Zhi, Zhi
+
+#define Q5KHI(p) \
+	Q5KHIJ(p, 0, Z0, Z12); \
+	Q5KHIJ(p, 1, Z1, Z13); \
+	Q5KHIJ(p, 2, Z2, Z14); \
+	Q5KHIJ(p, 3, Z3, Z15); \
+	Q5KHIJ(p, 4, Z4, Z16); \
+	Q5KHIJ(p, 5, Z5, Z17); \
+	Q5KHIJ(p, 6, Z6, Z18); \
+	Q5KHIJ(p, 7, Z7, Z19)
+
+// KPAIR packs the sub-block pair p of the K-quant super-block at BX whose
+// nibbles are at qoff, HI adding any fifth bits.
+#define KPAIR(qoff, p, HI) \
+	GATHER(qoff+32*p, Z0);    \
+	GATHER(qoff+4+32*p, Z1);  \
+	GATHER(qoff+8+32*p, Z2);  \
+	GATHER(qoff+12+32*p, Z3); \
+	GATHER(qoff+16+32*p, Z4); \
+	GATHER(qoff+20+32*p, Z5); \
+	GATHER(qoff+24+32*p, Z6); \
+	GATHER(qoff+28+32*p, Z7); \
 	NIBS(Z0, Z12);            \
 	NIBS(Z1, Z13);            \
 	NIBS(Z2, Z14);            \
@@ -552,6 +584,7 @@ block:;                          \
 	NIBS(Z5, Z17);            \
 	NIBS(Z6, Z18);            \
 	NIBS(Z7, Z19);            \
+	HI(p);                    \
 	STOREQ;                   \
 	CSUMS;                    \
 	ADDQ $PSIZE, DI;          \
@@ -902,6 +935,24 @@ q4kloop:
 	ADDQ $144, BX
 	DECQ R9
 	JNZ  q4kloop
+	VZEROUPPER
+	RET
+
+// func packQ5K(dst, w *byte, rs, nr, nb int)
+// packQ4K for Q5_K super-blocks (176 bytes: Q4_K's scales, qh[32], qs).
+TEXT ·packQ5K(SB), NOSPLIT, $0-40
+	PACKSETUP
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+24(SB), Z26
+q5kloop:
+	Q4KSCALES
+	Q5KPAIR(0)
+	Q5KPAIR(1)
+	Q5KPAIR(2)
+	Q5KPAIR(3)
+	ADDQ $176, BX
+	DECQ R9
+	JNZ  q5kloop
 	VZEROUPPER
 	RET
 

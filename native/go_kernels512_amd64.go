@@ -181,3 +181,8 @@ func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32)
 //
 //go:noescape
 func packILIQ4NL(dst, w *byte, nb int)
+
+// packQ5K is packQ4K for Q5_K super-blocks.
+//
+//go:noescape
+func packQ5K(dst, w *byte, rs, nr, nb int)
