@@ -38,7 +38,7 @@ func hasGemm(t ggml.DType, cols int) bool {
 		return false
 	}
 	switch t {
-	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
+	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
 		return true
 	}
 	return false
@@ -109,6 +109,8 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 		packQ4K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	case ggml.Q5_K:
 		packQ5K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
+	case ggml.IQ4_XS:
+		packIQ4XS(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	case ggml.Q6_K:
 		packQ6K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	default:

@@ -888,6 +888,74 @@ q4loop:
 	VZEROUPPER
 	RET
 
+// LUT8 replaces the nibbles of Z0..Z7 by the levels of the table in Z.
+#define LUT8(Z) \
+	VPSHUFB Z0, Z, Z0; \
+	VPSHUFB Z1, Z, Z1; \
+	VPSHUFB Z2, Z, Z2; \
+	VPSHUFB Z3, Z, Z3; \
+	VPSHUFB Z4, Z, Z4; \
+	VPSHUFB Z5, Z, Z5; \
+	VPSHUFB Z6, Z, Z6; \
+	VPSHUFB Z7, Z, Z7
+
+// IQ4XSSUB packs sub-block j of the IQ4_XS super-block at BX (nibbles at
+// 8+16j; Z20 = scales_h, Z21 = d, Z22 = scales_l words): its looked-up
+// levels, and as its scale d*(ls-32), ls = 4 bits of scales_l | 2 bits of
+// scales_h << 4 (Z26 = 15, Z23 = 3, Z24 = 32).
+#define IQ4XSSUB(j) \
+	GATHER(8+16*(j), Z0);  \
+	GATHER(12+16*(j), Z1); \
+	GATHER(16+16*(j), Z2); \
+	GATHER(20+16*(j), Z3); \
+	NIBS4;                 \
+	LUT8(Z25);             \
+	STOREQ;                \
+	CSUMS;                 \
+	VPSRLD    $(8*((j)/2)+4*((j)%2)), Z22, Z10; \
+	VPANDD    Z26, Z10, Z10; \
+	VPSRLD    $(2*(j)), Z20, Z11; \
+	VPANDD    Z23, Z11, Z11; \
+	VPSLLD    $4, Z11, Z11;  \
+	VPORD     Z11, Z10, Z10; \
+	VPSUBD    Z24, Z10, Z10; \
+	VCVTDQ2PS Z10, Z10;      \
+	VMULPS    Z21, Z10, Z10; \
+	VMOVUPS   Z10, PD(DI);   \
+	ADDQ      $PSIZE, DI
+
+// func packIQ4XS(dst, w *byte, rs, nr, nb int)
+// nb counts super-blocks (136 bytes: d, scales_h, scales_l[4], qs[128]);
+// each becomes 8 packs of signed levels.
+TEXT ·packIQ4XS(SB), NOSPLIT, $0-40
+	PACKSETUP
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VMOVDQU32    iq4nlSigned<>(SB), Z25
+	VPBROADCASTD gemmConst<>+16(SB), Z26
+	MOVL         $3, AX
+	VPBROADCASTD AX, Z23
+	MOVL         $32, AX
+	VPBROADCASTD AX, Z24
+iq4xsloop:
+	GATHER(0, Z20)
+	VPMOVDW   Z20, Y21
+	VCVTPH2PS Y21, Z21
+	VPSRLD    $16, Z20, Z20
+	GATHER(4, Z22)
+	IQ4XSSUB(0)
+	IQ4XSSUB(1)
+	IQ4XSSUB(2)
+	IQ4XSSUB(3)
+	IQ4XSSUB(4)
+	IQ4XSSUB(5)
+	IQ4XSSUB(6)
+	IQ4XSSUB(7)
+	ADDQ $136, BX
+	DECQ R9
+	JNZ  iq4xsloop
+	VZEROUPPER
+	RET
+
 // func packQ5_0(dst, w *byte, rs, nr, nb int)
 TEXT ·packQ5_0(SB), NOSPLIT, $0-40
 	PACKSETUP
@@ -1106,17 +1174,6 @@ DATA iq4nlUnsigned<>+40(SB)/8, $0xf1d9c5b5a6998d81
 DATA iq4nlUnsigned<>+48(SB)/8, $0x766a5d4f3f2d1801
 DATA iq4nlUnsigned<>+56(SB)/8, $0xf1d9c5b5a6998d81
 GLOBL iq4nlUnsigned<>(SB), RODATA|NOPTR, $64
-
-// LUT8 replaces the nibbles of Z0..Z7 by the levels of the table in Z.
-#define LUT8(Z) \
-	VPSHUFB Z0, Z, Z0; \
-	VPSHUFB Z1, Z, Z1; \
-	VPSHUFB Z2, Z, Z2; \
-	VPSHUFB Z3, Z, Z3; \
-	VPSHUFB Z4, Z, Z4; \
-	VPSHUFB Z5, Z, Z5; \
-	VPSHUFB Z6, Z, Z6; \
-	VPSHUFB Z7, Z, Z7
 
 #define ILIQ4SETUP \
 	VPBROADCASTD gemmConst<>+4(SB), Z27;  \

@@ -186,3 +186,8 @@ func packILIQ4NL(dst, w *byte, nb int)
 //
 //go:noescape
 func packQ5K(dst, w *byte, rs, nr, nb int)
+
+// packIQ4XS is packQ4K for IQ4_XS super-blocks (signed levels, no bias).
+//
+//go:noescape
+func packIQ4XS(dst, w *byte, rs, nr, nb int)

@@ -28,6 +28,7 @@ func packQ4_0(dst, w *byte, rs, nr, nb int)                                  { p
 func packQ5_0(dst, w *byte, rs, nr, nb int)                                  { panic("unreachable") }
 func packQ4K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
 func packQ5K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
+func packIQ4XS(dst, w *byte, rs, nr, nb int)                                 { panic("unreachable") }
 func packQ6K(dst, w *byte, rs, nr, nb int)                                   { panic("unreachable") }
 func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
 func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
