@@ -2074,8 +2074,8 @@ xsdone:
 // Q2_K and Q3_K super-blocks against q8K blocks: each 32-element run's
 // 2-bit quants (Q3_K: and the high bit from hmask, as 4) widen to bytes,
 // VPMADDUBSW with the activations, VPMADDWD with the run's two 16-element
-// scales as int16 (the scales decoded once per block to the frame). Needs
-// Y13 = 0x03…, Y14 = 0x01….
+// scales as int16 (decoded once per block into Y15). Needs Y13 = 0x03…,
+// Y14 = 0x01….
 
 DATA three8<>+0(SB)/8, $0x0303030303030303
 DATA three8<>+8(SB)/8, $0x0303030303030303
@@ -2093,12 +2093,53 @@ DATA thirtytwo8<>+0(SB)/8, $0x2020202020202020
 DATA thirtytwo8<>+8(SB)/8, $0x2020202020202020
 GLOBL thirtytwo8<>(SB), RODATA|NOPTR, $16
 
-// SCPAIR sets Y7 to the int16 scales j and j+1 of the frame (the first
-// 16 lanes j's... eight of each: the run's two halves).
+DATA scIdx<>+0(SB)/8, $0x0000000000000000
+DATA scIdx<>+8(SB)/8, $0x0000000000000000
+DATA scIdx<>+16(SB)/8, $0x0000000000000000
+DATA scIdx<>+24(SB)/8, $0x0000000000000000
+DATA scIdx<>+32(SB)/8, $0x0000000100000001
+DATA scIdx<>+40(SB)/8, $0x0000000100000001
+DATA scIdx<>+48(SB)/8, $0x0000000100000001
+DATA scIdx<>+56(SB)/8, $0x0000000100000001
+DATA scIdx<>+64(SB)/8, $0x0000000200000002
+DATA scIdx<>+72(SB)/8, $0x0000000200000002
+DATA scIdx<>+80(SB)/8, $0x0000000200000002
+DATA scIdx<>+88(SB)/8, $0x0000000200000002
+DATA scIdx<>+96(SB)/8, $0x0000000300000003
+DATA scIdx<>+104(SB)/8, $0x0000000300000003
+DATA scIdx<>+112(SB)/8, $0x0000000300000003
+DATA scIdx<>+120(SB)/8, $0x0000000300000003
+DATA scIdx<>+128(SB)/8, $0x0000000400000004
+DATA scIdx<>+136(SB)/8, $0x0000000400000004
+DATA scIdx<>+144(SB)/8, $0x0000000400000004
+DATA scIdx<>+152(SB)/8, $0x0000000400000004
+DATA scIdx<>+160(SB)/8, $0x0000000500000005
+DATA scIdx<>+168(SB)/8, $0x0000000500000005
+DATA scIdx<>+176(SB)/8, $0x0000000500000005
+DATA scIdx<>+184(SB)/8, $0x0000000500000005
+DATA scIdx<>+192(SB)/8, $0x0000000600000006
+DATA scIdx<>+200(SB)/8, $0x0000000600000006
+DATA scIdx<>+208(SB)/8, $0x0000000600000006
+DATA scIdx<>+216(SB)/8, $0x0000000600000006
+DATA scIdx<>+224(SB)/8, $0x0000000700000007
+DATA scIdx<>+232(SB)/8, $0x0000000700000007
+DATA scIdx<>+240(SB)/8, $0x0000000700000007
+DATA scIdx<>+248(SB)/8, $0x0000000700000007
+GLOBL scIdx<>(SB), RODATA|NOPTR, $256
+DATA scPick<>+0(SB)/8, $0x0100010001000100
+DATA scPick<>+8(SB)/8, $0x0100010001000100
+DATA scPick<>+16(SB)/8, $0x0302030203020302
+DATA scPick<>+24(SB)/8, $0x0302030203020302
+GLOBL scPick<>(SB), RODATA|NOPTR, $32
+
+// SCPAIR sets Y7 to [scale j]*8 ++ [scale j+1]*8 (j even) from the int16
+// scales in Y15: their pair's word broadcast (VPERMD), then each 128-bit
+// lane's half of it. (The scales stored to the frame and read back two
+// bytes at a time took a third longer in Q2_K.)
 #define SCPAIR(j) \
-	VPBROADCASTW 0+(2*(j))(SP), X7;   \
-	VPBROADCASTW 0+(2*(j)+2)(SP), X8; \
-	VINSERTI128  $1, X8, Y7, Y7
+	VMOVDQU scIdx<>+(16*(j))(SB), Y8; \
+	VPERMD  Y15, Y8, Y7;                  \
+	VPSHUFB scPick<>(SB), Y7, Y7
 
 // K2RUN adds to Y1 run k of half h (quants at Yq, 2 bits at 2k; Q3_K's
 // high bits, 4 where set, in HB) times its q8K quants and scales.
@@ -2131,7 +2172,7 @@ GLOBL thirtytwo8<>(SB), RODATA|NOPTR, $16
 // func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 // Q2_K (scales[16]: 4-bit scale | min << 4, qs[64], d, dmin: 84 bytes):
 // d·Σ sc·(q·y) - dmin·Σ m·bsum.
-TEXT ·dotRowsQ2KQ8KSIMD(SB), NOSPLIT, $32-48
+TEXT ·dotRowsQ2KQ8KSIMD(SB), NOSPLIT, $0-48
 	ROWS_ARGS
 	VMOVDQU three8<>(SB), Y13
 	ROWS_FIRST(y+24(FP), nb+32(FP))
@@ -2144,8 +2185,7 @@ q2loop:
 	PREFETCHT0 2112(SI)
 	VMOVDQU    (SI), X9
 	VPAND      nib<>(SB), X9, X10
-	VPMOVZXBW  X10, Y10
-	VMOVDQU    Y10, 0(SP)
+	VPMOVZXBW  X10, Y15
 	VPSRLW     $4, X9, X9
 	VPAND      nib<>(SB), X9, X9
 	VPMOVZXBW  X9, Y9
@@ -2174,9 +2214,9 @@ q2done:
 	HSUM
 	ROWS_NEXT
 
-// Q3SCALES writes the 16 scales of the Q3_K block at SI (12 bytes at 96:
-// low nibbles of bytes 0-7, then their high nibbles, the top 2 bits from
-// bytes 8-11), less 32, to the frame as int16, and sets Y9 to them. The
+// Q3SCALES sets Y9 and Y15 to the 16 scales of the Q3_K block at SI (12
+// bytes at 96: low nibbles of bytes 0-7, then their high nibbles, the top
+// 2 bits from bytes 8-11), less 32, as int16. The
 // four words meet in X9, not in memory: four 32-bit stores read back as
 // one vector miss store forwarding (C Q3_K decode 5.6 -> 13 GB/s).
 #define Q3SCALES \
@@ -2218,12 +2258,12 @@ q2done:
 	VPINSRD   $3, R11, X9, X9;    \
 	VPSUBB    thirtytwo8<>(SB), X9, X9; \
 	VPMOVSXBW X9, Y9;             \
-	VMOVDQU   Y9, 0(SP)
+	VMOVDQA   Y9, Y15
 
 // func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 // Q3_K (hmask[32], qs[64], scales[12], d: 110 bytes): quants u - 4 with
 // u = 2 bits | 4·(high bit), so Σ sc·(q·y) = Σ sc·(u·y) - 4·Σ sc·bsum.
-TEXT ·dotRowsQ3KQ8KSIMD(SB), NOSPLIT, $32-48
+TEXT ·dotRowsQ3KQ8KSIMD(SB), NOSPLIT, $0-48
 	ROWS_ARGS
 	VMOVDQU three8<>(SB), Y13
 	VMOVDQU one8<>(SB), Y14
