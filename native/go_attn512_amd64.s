@@ -8,18 +8,18 @@
 
 #include "textflag.h"
 
-// PF16 prefetches the first 128 bytes of the 4 rows at R15, DX bytes apart
-// (R13 = 3*DX), and moves R15 4 rows on.
+// PF16 prefetches the first 128 bytes of the 4 rows at AX, DX bytes apart
+// (R13 = 3*DX), and moves AX 4 rows on.
 #define PF16 \
-	PREFETCHT0 (R15)          \
-	PREFETCHT0 64(R15)        \
-	PREFETCHT0 (R15)(DX*1)    \
-	PREFETCHT0 64(R15)(DX*1)  \
-	PREFETCHT0 (R15)(DX*2)    \
-	PREFETCHT0 64(R15)(DX*2)  \
-	PREFETCHT0 (R15)(R13*1)   \
-	PREFETCHT0 64(R15)(R13*1) \
-	LEAQ       (R15)(DX*4), R15
+	PREFETCHT0 (AX)          \
+	PREFETCHT0 64(AX)        \
+	PREFETCHT0 (AX)(DX*1)    \
+	PREFETCHT0 64(AX)(DX*1)  \
+	PREFETCHT0 (AX)(DX*2)    \
+	PREFETCHT0 64(AX)(DX*2)  \
+	PREFETCHT0 (AX)(R13*1)   \
+	PREFETCHT0 64(AX)(R13*1) \
+	LEAQ       (AX)(DX*4), AX
 
 // ROWS4 adds to Z(a)..Z(a+3) the products of the query chunk Z16 with the
 // 32-byte key chunks of the 4 rows at base (DX bytes apart, R13 = 3*DX).
@@ -71,9 +71,9 @@ TEXT ·dotsF16AVX512(SB), NOSPLIT, $0-48
 rows16:
 	CMPQ   CX, $16
 	JLT    rows
-	MOVQ   DX, R15
-	SHLQ   $5, R15
-	ADDQ   SI, R15            // the rows 32 ahead
+	MOVQ   DX, AX
+	SHLQ   $5, AX
+	ADDQ   SI, AX             // the rows 32 ahead
 	PF16
 	PF16
 	PF16
@@ -169,6 +169,18 @@ done:
 	VZEROUPPER
 	RET
 
+// VROW64 adds to A0..A3 the 64 values at addr (a row's block of four
+// 16-float vectors) times the broadcast weight W, by way of T0..T3.
+#define VROW64(addr0, addr1, addr2, addr3, W, T0, T1, T2, T3, A0, A1, A2, A3) \
+	VCVTPH2PS   addr0, T0;  \
+	VCVTPH2PS   addr1, T1;  \
+	VCVTPH2PS   addr2, T2;  \
+	VCVTPH2PS   addr3, T3;  \
+	VFMADD231PS W, T0, A0;  \
+	VFMADD231PS W, T1, A1;  \
+	VFMADD231PS W, T2, A2;  \
+	VFMADD231PS W, T3, A3
+
 // func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int)
 //
 // Column blocks of 64 elements (then 16): the block's outputs stay in
@@ -183,8 +195,8 @@ TEXT ·wsumF16AVX512(SB), NOSPLIT, $0-48
 	MOVQ hd+40(FP), BX
 	SHLQ $2, BX              // bytes of o
 	XORQ AX, AX              // byte offset of the column block in o
-	MOVQ DX, R15
-	SHLQ $5, R15             // 32 rows
+	MOVQ DX, R14
+	SHLQ $5, R14             // 32 rows
 
 blk64:
 	LEAQ    256(AX), R12
@@ -207,26 +219,12 @@ blk64:
 r2:
 	CMPQ         R9, $2
 	JLT          r1
-	PREFETCHT0   (R10)(R15*1)
-	PREFETCHT0   64(R10)(R15*1)
+	PREFETCHT0   (R10)(R14*1)
+	PREFETCHT0   64(R10)(R14*1)
 	VBROADCASTSS (R11), Z8
 	VBROADCASTSS 4(R11), Z9
-	VCVTPH2PS    (R10), Z10
-	VCVTPH2PS    32(R10), Z11
-	VCVTPH2PS    64(R10), Z12
-	VCVTPH2PS    96(R10), Z13
-	VFMADD231PS  Z8, Z10, Z0
-	VFMADD231PS  Z8, Z11, Z1
-	VFMADD231PS  Z8, Z12, Z2
-	VFMADD231PS  Z8, Z13, Z3
-	VCVTPH2PS    (R10)(DX*1), Z14
-	VCVTPH2PS    32(R10)(DX*1), Z15
-	VCVTPH2PS    64(R10)(DX*1), Z16
-	VCVTPH2PS    96(R10)(DX*1), Z17
-	VFMADD231PS  Z9, Z14, Z4
-	VFMADD231PS  Z9, Z15, Z5
-	VFMADD231PS  Z9, Z16, Z6
-	VFMADD231PS  Z9, Z17, Z7
+	VROW64((R10), 32(R10), 64(R10), 96(R10), Z8, Z10, Z11, Z12, Z13, Z0, Z1, Z2, Z3)
+	VROW64((R10)(DX*1), 32(R10)(DX*1), 64(R10)(DX*1), 96(R10)(DX*1), Z9, Z14, Z15, Z16, Z17, Z4, Z5, Z6, Z7)
 	ADDQ         $8, R11
 	LEAQ         (R10)(DX*2), R10
 	SUBQ         $2, R9
@@ -236,14 +234,7 @@ r1:
 	TESTQ        R9, R9
 	JZ           s64
 	VBROADCASTSS (R11), Z8
-	VCVTPH2PS    (R10), Z10
-	VCVTPH2PS    32(R10), Z11
-	VCVTPH2PS    64(R10), Z12
-	VCVTPH2PS    96(R10), Z13
-	VFMADD231PS  Z8, Z10, Z0
-	VFMADD231PS  Z8, Z11, Z1
-	VFMADD231PS  Z8, Z12, Z2
-	VFMADD231PS  Z8, Z13, Z3
+	VROW64((R10), 32(R10), 64(R10), 96(R10), Z8, Z10, Z11, Z12, Z13, Z0, Z1, Z2, Z3)
 
 s64:
 	VADDPS  Z4, Z0, Z0

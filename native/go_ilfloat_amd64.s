@@ -29,6 +29,15 @@ DATA ilOdd<>+48(SB)/8, $0x0000001b00000019
 DATA ilOdd<>+56(SB)/8, $0x0000001f0000001d
 GLOBL ilOdd<>(SB), RODATA|NOPTR, $64
 
+// SPLITPAIRS sets E and O to the first and second elements of the 16 rows
+// whose pairs are in LO (rows 0-7) and HI (rows 8-15), by the indices in
+// Z30 and Z31.
+#define SPLITPAIRS(LO, HI, E, O) \
+	VMOVAPS   Z30, E;      \
+	VPERMI2PS HI, LO, E;   \
+	VMOVAPS   Z31, O;      \
+	VPERMI2PS HI, LO, O
+
 // func ilRowsF16(w *byte, ng, n2 int, x *float32, out *float32)
 //
 // Each column's two halves widen to 8 rows' pairs, multiplied by the
@@ -83,10 +92,7 @@ f16tail:
 f16sum:
 	VADDPS    Z18, Z16, Z16
 	VADDPS    Z19, Z17, Z17
-	VMOVAPS   Z30, Z0
-	VPERMI2PS Z17, Z16, Z0
-	VMOVAPS   Z31, Z1
-	VPERMI2PS Z17, Z16, Z1
+	SPLITPAIRS(Z16, Z17, Z0, Z1)
 	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, (DI)
 	ADDQ      $64, DI
@@ -177,10 +183,7 @@ TEXT ·ilPanelF16(SB), NOSPLIT, $0-24
 panelcol:
 	VCVTPH2PS (SI), Z0
 	VCVTPH2PS 32(SI), Z1
-	VMOVAPS   Z30, Z2
-	VPERMI2PS Z1, Z0, Z2
-	VMOVAPS   Z31, Z3
-	VPERMI2PS Z1, Z0, Z3
+	SPLITPAIRS(Z0, Z1, Z2, Z3)
 	VMOVUPS   Z2, (DI)
 	VMOVUPS   Z3, 64(DI)
 	ADDQ      $64, SI
