@@ -153,7 +153,8 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 // K-quant kernels prefetch every line of their columns 8 KiB ahead (a
 // quarter of a Q4_K column a pair, six runs of nine for a Q6_K column):
 // out of cache on one Zen 5 core, Q4_K 22-33 -> 45-51 GB/s and Q6_K 20-21
-// -> 32, against a few lines 2.5-5.7 KiB ahead.
+// -> 32, against a few lines 2.5-5.7 KiB ahead (Q6_K: half a column before
+// each half, 20-23 -> 24-34 GB/s against all of it up front).
 #define PF9(off) \
 	PREFETCHT0 0+(off)(SI);     \
 	PREFETCHT0 0+(off+64)(SI);  \
@@ -1347,10 +1348,10 @@ iq6block:
 	PF9(8192)
 	PF9(8768)
 	PF9(9344)
-	PF9(9920)
-	PF9(10496)
-	PF9(11072)
 	ILQ6HALF(0)
+	PF9(9872)
+	PF9(10448)
+	PF9(11024)
 	ILQ6HALF(1)
 	VCVTDQ2PS   Z18, Z18
 	VCVTPH2PS   (SI), Z14
