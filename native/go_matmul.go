@@ -218,7 +218,7 @@ func (m *matmulTask) runIL(lo, hi int) {
 // activation blocks (q8a, or q8K for the K-quants), and pack, a group's
 // block columns as gemmPacks for the batch kernels. For F16 and BF16:
 // floatRows, the product of whole groups by one token's floats (batches
-// pack their panels from the groups: packPanel, packPanelBF16).
+// run as panels: F16 groups widened by packPanel, BF16 ones in place).
 type ilKernel struct {
 	rows      func(w *byte, ng, nb int, y *byte, out *float32)
 	pack      func(dst, w *byte, nb int)

@@ -122,8 +122,9 @@ func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 // runPanelsBF16 multiplies the BF16 rows of the panel pairs [lo, hi) (32
 // rows each) by every token as pair panels (havePanelsBF16; the C
 // library's panels_mul_bf16): a block of rows, the matrix's last pair
-// padded with zero rows, is packed once, and each 12-token tile of BF16
-// activations (the last one padded) passes over it through panelMul12BF16.
+// padded with zero rows, is packed once (pairs of interleaved groups are
+// multiplied in place), and each 12-token tile of BF16 activations (the
+// last one padded) passes over it through panelMul12BF16.
 func (m *matmulTask) runPanelsBF16(lo, hi int) {
 	cols, rows := m.w.Cols, m.w.Rows
 	n2, step := cols/2, 2*panelRows
@@ -136,8 +137,10 @@ func (m *matmulTask) runPanelsBF16(lo, hi int) {
 	for r0 := lo; r0 < hi; r0 += rb {
 		r1 := min(hi, r0+rb)
 		for p0 := r0; p0 < r1; p0 += step {
-			m.packPanelBF16((*pan)[(p0-r0)*n2:], p0, min(r1, p0+panelRows))
-			m.packPanelBF16((*pan)[(p0-r0+panelRows)*n2:], p0+panelRows, min(r1, p0+step))
+			if !m.il || p0+step > r1 { // (two interleaved groups are a pair panel in place)
+				m.packPanelBF16((*pan)[(p0-r0)*n2:], p0, min(r1, p0+panelRows))
+				m.packPanelBF16((*pan)[(p0-r0+panelRows)*n2:], p0+panelRows, min(r1, p0+step))
+			}
 		}
 		for t0 := 0; t0 < m.nTokens; t0 += panelTokens512 {
 			nt := min(panelTokens512, m.nTokens-t0)
@@ -146,7 +149,11 @@ func (m *matmulTask) runPanelsBF16(lo, hi int) {
 				y = &m.padBF16[0]
 			}
 			for p0 := r0; p0 < r1; p0 += step {
-				panelMul12BF16(&(*pan)[(p0-r0)*n2], n2, y, 2*cols, &o)
+				p := &(*pan)[(p0-r0)*n2]
+				if m.il && p0+step <= r1 {
+					p = (*float32)(unsafe.Pointer(&m.w.Data[p0*m.rs]))
+				}
+				panelMul12BF16(p, n2, y, 2*cols, &o)
 				nr := min(step, r1-p0)
 				for t := range nt {
 					copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o[t*step:t*step+nr])
@@ -158,7 +165,9 @@ func (m *matmulTask) runPanelsBF16(lo, hi int) {
 
 // packPanelBF16 writes the BF16 weight rows [r0, r1) (at most panelRows;
 // none when r1 <= r0) into the pair panel p: the 32-bit word k of row r
-// (elements 2k, 2k+1) at p[k*panelRows+r], rows past r1 zero.
+// (elements 2k, 2k+1) at p[k*panelRows+r], rows past r1 zero. An
+// interleaved group already is that panel (runPanelsBF16 multiplies pairs
+// of them in place; only a weight's last, unpaired group comes here).
 func (m *matmulTask) packPanelBF16(p []float32, r0, r1 int) {
 	n2, rs := m.w.Cols/2, m.rs
 	p = p[:panelRows*n2]

@@ -211,11 +211,12 @@ typedef struct {
   void (*il_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
                               float *out);
   gemm_fn il_gemm[LRT_NTYPES];
-  /* il_panel[t], where set (F16, BF16), packs one interleaved group (its
-   * IL_ROWS rows of n elements at w) as the panel p that panels_mul
-   * multiplies: a float panel, or for BF16 the pair panel, which the group
-   * already is. Batches of such weights run as those panels. */
-  void (*il_panel[LRT_NTYPES])(const void *w, int64_t n, float *p);
+  /* il_panel[t], where set (F16, BF16), returns the panel that panels_mul
+   * multiplies for one interleaved group (its IL_ROWS rows of n elements at
+   * w): a float panel it packs into p (F16), or the group itself, which
+   * already is the BF16 pair panel. Batches of such weights run as those
+   * panels. */
+  const float *(*il_panel[LRT_NTYPES])(const void *w, int64_t n, float *p);
   /* panel[t], where set, packs nr (1..PANEL_ROWS) rows of the float type t
    * (F32, F16, BF16), ws bytes apart and n elements each, as F32 into the
    * panel p of PANEL_ROWS*n floats: element k of row r at p[k*PANEL_ROWS +
@@ -314,7 +315,7 @@ void rows_mul(const kernels *k, int32_t t, const char *w, int64_t wrow, int64_t 
  * every panel while they stay in L2. A row's sums do not depend on nrows.
  * Where bf16_panels holds, the activations are ACT_BF16 rows and the
  * panels BF16 pairs (k->panel_mul_bf16). With il, the rows are interleaved
- * groups (nrows a multiple of IL_ROWS), packed by k->il_panel. */
+ * groups (nrows a multiple of IL_ROWS), their panels k->il_panel's. */
 void panels_mul(const kernels *k, int32_t t, int il, const char *w, int64_t wrow, int64_t nrows, int64_t n,
                 const char *x, size_t xs, int64_t ntok, float *out, size_t os, float *pan);
 int64_t weight_row_bytes(int32_t t, int64_t n);

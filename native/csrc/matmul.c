@@ -193,18 +193,24 @@ void panels_mul(const kernels *k, int32_t wtype, int il, const char *w, int64_t 
    * each holding an element pair, packed as F32 panels would be */
   const int pairs = bf16_panels(k, wtype, n);
   const int64_t pn = pairs ? n / 2 : n; /* a panel's columns */
+  /* the panels' base: an interleaved group's panel is packed into pan or
+   * is the group itself, and either way they lie pn*PANEL_ROWS floats
+   * apart, so the first one's place is the base of all */
+  const float *base = pan;
   for (int64_t r = 0; r < nrows; r += PANEL_ROWS) {
     const int nr = nrows - r < PANEL_ROWS ? (int)(nrows - r) : PANEL_ROWS;
-    if (il)
-      k->il_panel[wtype](w + r * wrow, n, pan + r * pn);
-    else
+    if (il) {
+      const float *q = k->il_panel[wtype](w + r * wrow, n, pan + r * pn);
+      if (r == 0) base = q;
+    } else {
       k->panel[pairs ? LRT_F32 : wtype](w + r * wrow, (size_t)wrow, nr, pn, pan + r * pn);
+    }
   }
   for (int64_t t0 = 0; t0 < ntok; t0 += k->panel_tokens) {
     const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
     for (int64_t r = 0; r < nrows; r += k->panel_rows) {
       const int nr = nrows - r < k->panel_rows ? (int)(nrows - r) : k->panel_rows;
-      (pairs ? k->panel_mul_bf16 : k->panel_mul)(n, pan + r * pn, x + (size_t)t0 * xs, xs, nt,
+      (pairs ? k->panel_mul_bf16 : k->panel_mul)(n, base + r * pn, x + (size_t)t0 * xs, xs, nt,
                                                  out + (size_t)t0 * os + r, os, nr);
     }
   }
@@ -307,8 +313,9 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
   if (wtype == LRT_BF16) m.round = ACT_BF16R;
   /* the batch kernels repack GEMM_ROWS rows per call, worth it from a few
    * tokens on; they take 32-element activation blocks for every type */
-  if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && (il ? m.k->il_gemm[wtype] : m.k->gemm[wtype])) {
-    m.gemm = il ? m.k->il_gemm[wtype] : m.k->gemm[wtype];
+  const gemm_fn gemm = il ? m.k->il_gemm[wtype] : m.k->gemm[wtype];
+  if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && gemm) {
+    m.gemm = gemm;
     m.fmt = ACT_Q8A;
   } else {
     m.il = il;
