@@ -60,9 +60,9 @@ func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //go:noescape
 func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)
 
-// haveLookupKernels reports whether the IQ4_NL, MXFP4, IQ4_XS, Q2_K and
+// haveLowBitRows reports whether the IQ4_NL, MXFP4, IQ4_XS, Q2_K and
 // Q3_K rows kernels below run (with the AVX2 ones).
-var haveLookupKernels = haveSIMD
+var haveLowBitRows = haveSIMD
 
 // dotRowsIQ4NLQ8SIMD is dotRowsQ8_0Q8SIMD for IQ4_NL blocks and q8a
 // activations.

@@ -63,7 +63,7 @@ func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
 
 // The lookup types' and Q2_K/Q3_K rows kernels are amd64's
 // (go_kernels_amd64.s).
-const haveLookupKernels = false
+const haveLowBitRows = false
 
 func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
 func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }

@@ -250,7 +250,7 @@ func (g *Go) Interleaves(t ggml.DType) bool {
 	case !ok:
 		return false
 	case k.floatRows != nil:
-		return haveAVX512 && havePanels512 && !g.noPanels512 && (t == ggml.F16 || havePanelsBF16)
+		return havePanels512 && !g.noPanels512 && (t == ggml.F16 || havePanelsBF16)
 	}
 	return haveVNNI && !g.float && !g.noGemm
 }
