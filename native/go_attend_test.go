@@ -47,6 +47,47 @@ func TestAttendHeadDims(t *testing.T) {
 	}
 }
 
+// TestAttendGroups runs Attend over an F16 cache for GQA groups of 2 to 8
+// query heads (the four-head kernels pad groups that are not a multiple
+// of 4) and a group of one, on one thread and on split decode spans, for
+// decode rows past several attention blocks (tails of 1-3 rows) and a
+// batch, with a window, a soft cap and sinks, against the float64
+// reference.
+func TestAttendGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, threads := range []int{1, 2} {
+		g := NewGo(threads)
+		defer g.Close()
+		for _, a := range []Attention{
+			{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
+			{NHeads: 8, NKVHeads: 2, HeadDim: 80, Scale: 0.1},
+			{NHeads: 10, NKVHeads: 2, HeadDim: 16, Scale: 0.25, SoftCap: 4},
+			{NHeads: 8, NKVHeads: 1, HeadDim: 128, Scale: 0.09, Window: 100},
+			{NHeads: 4, NKVHeads: 2, HeadDim: 64, Scale: 0.125, Sinks: []float32{-1, 0.5, 3, 12}},
+			{NHeads: 3, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
+		} {
+			for _, b := range [][2]int{{601, 1}, {130, 1}, {62, 5}, {0, 1}} {
+				pos0, n := b[0], b[1]
+				t.Run(fmt.Sprintf("t%d/%d-%d/hd%d/pos%d+%d", threads, a.NHeads, a.NKVHeads, a.HeadDim, pos0, n), func(t *testing.T) {
+					kvw := a.NKVHeads * a.HeadDim
+					c, err := NewKVCache(ggml.F16, pos0+n, kvw)
+					require.NoError(t, err)
+					k, v := randVec(r, (pos0+n)*kvw), randVec(r, (pos0+n)*kvw)
+					for i := range k { // the reference sees the rounded values
+						k[i] = ggml.F16ToF32(ggml.F32ToF16(k[i]))
+						v[i] = ggml.F16ToF32(ggml.F32ToF16(v[i]))
+					}
+					g.StoreKV(c, 0, k, v, pos0+n)
+					q := randVec(r, n*a.NHeads*a.HeadDim)
+					got := make([]float32, len(q))
+					g.Attend(got, q, c, pos0, n, a)
+					assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-4, "attention")
+				})
+			}
+		}
+	}
+}
+
 // TestAttendSinks checks attention sinks (gpt-oss): each head's sink
 // logit joins the softmax's denominator, on both backends, with and
 // without a sliding window, against the float64 reference.
@@ -325,6 +366,49 @@ func TestAttentionKernels(t *testing.T) {
 				copy(o, base)
 				wsumF16AVX512(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd)
 				assertClose(t, sum16, o, 1e-5, fmt.Sprintf("wsumF16AVX512 hd %d rows %d", hd, nrows))
+			}
+		}
+	}
+}
+
+// TestGroupAttentionKernels checks the four-head GQA kernels against the
+// portable loops for each of the four heads: head sizes that take the
+// 64- and 16-column steps, row counts up to a block's and beyond.
+func TestGroupAttentionKernels(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("the four-head kernels are AVX-512's")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, hd := range []int{16, 48, 64, 80, 128, 256} {
+		for _, nrows := range []int{1, 3, 4, 8, 20, 64, 68} {
+			const width, off = 300, 5
+			k16, v16 := make([]uint16, nrows*width), make([]uint16, nrows*width)
+			for i := range k16 {
+				k16[i], v16[i] = ggml.F32ToF16(r.Float32()*2-1), ggml.F32ToF16(r.Float32()*2-1)
+			}
+			q := randVec(r, 4*hd)
+			const sstride = 70 // floats between the heads' scores
+			if nrows%4 == 0 {
+				got := make([]float32, 4*sstride)
+				dotsF16G4AVX512(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd, 4*sstride)
+				for h := range 4 {
+					want := make([]float32, nrows)
+					for j := range nrows {
+						want[j] = dotF16(k16[j*width+off:][:hd], q[h*hd:(h+1)*hd])
+					}
+					assertClose(t, want, got[h*sstride:][:nrows], 1e-5, fmt.Sprintf("dotsF16G4AVX512 head %d hd %d rows %d", h, hd, nrows))
+				}
+			}
+			w := randVec(r, 4*sstride)
+			base := randVec(r, 4*hd)
+			o := append([]float32(nil), base...)
+			wsumF16G4AVX512(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd, 4*sstride)
+			for h := range 4 {
+				want := append([]float32(nil), base[h*hd:(h+1)*hd]...)
+				for j := range nrows {
+					axpyF16(want, w[h*sstride+j], v16[j*width+off:][:hd])
+				}
+				assertClose(t, want, o[h*hd:(h+1)*hd], 1e-5, fmt.Sprintf("wsumF16G4AVX512 head %d hd %d rows %d", h, hd, nrows))
 			}
 		}
 	}

@@ -172,6 +172,20 @@ func dotsF16AVX512(s, q *float32, k *byte, kstride, nrows, hd int)
 //go:noescape
 func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int)
 
+// dotsF16G4AVX512 is dotsF16AVX512 for four query heads of a GQA group at
+// once (q holds them hd floats apart), each key chunk widened once for the
+// four: head h's scores go to s + h*sstride bytes; nrows is a multiple of 4.
+//
+//go:noescape
+func dotsF16G4AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+
+// wsumF16G4AVX512 is wsumF16AVX512 for four query heads of a GQA group at
+// once: o holds their outputs hd floats apart, w their weights wstride
+// bytes apart, and each value chunk is widened once for the four.
+//
+//go:noescape
+func wsumF16G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
 // ilRowsIQ4NL is ilRowsQ4_0 for interleaved IQ4_NL weights.
 //
 //go:noescape

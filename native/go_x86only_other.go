@@ -50,6 +50,12 @@ func ilRowsBF16(w *byte, ng, n2 int, x *float32, out *float32)     { panic("unre
 func ilPanelF16(dst *float32, w *byte, n2 int)                     { panic("unreachable") }
 func dotsF16AVX512(s, q *float32, k *byte, kstride, nrows, hd int) { panic("unreachable") }
 func wsumF16AVX512(o, w *float32, v *byte, vstride, nrows, hd int) { panic("unreachable") }
+func dotsF16G4AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int) {
+	panic("unreachable")
+}
+func wsumF16G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
+	panic("unreachable")
+}
 
 func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILIQ4NL(dst, w *byte, nb int)                       { panic("unreachable") }
