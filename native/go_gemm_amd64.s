@@ -127,6 +127,12 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	MOVL         $0xff, AX;               \
 	VPBROADCASTD AX, Z30
 
+// ILK5CONST is ILK4CONST with Z24 = 0x10… (ILK5CHUNK, ILK5NIB).
+#define ILK5CONST \
+	ILK4CONST;                    \
+	MOVL         $0x10101010, AX; \
+	VPBROADCASTD AX, Z24
+
 // ILK4CHUNK adds the quants of chunk 8p+c of the interleaved Q4_K column
 // at SI times the q8K block at R8 to Z0 (low nibbles: sub-block 2p) and Z1
 // (high ones: 2p+1).
@@ -135,6 +141,24 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	VPANDD        Z27, Z2, Z3;                    \
 	VPSRLW        $4, Z2, Z2;                     \
 	VPANDD        Z27, Z2, Z2;                    \
+	VPDPBUSD.BCST 0+(4+64*(p)+4*(c))(R8), Z3, Z0;  \
+	VPDPBUSD.BCST 0+(36+64*(p)+4*(c))(R8), Z2, Z1
+
+// ILK5CHUNK is ILK4CHUNK for an interleaved Q5_K column: its quants lie
+// 512 bytes further on, past eight chunks of qh, whose bits 2p and 2p+1
+// (shifted to bit 4: Z24 = 0x10…) are the fifth bits of the low and high
+// nibbles.
+#define ILK5CHUNK(p, c) \
+	VMOVDQU32     0+(768+64*(8*(p)+(c)))(SI), Z2; \
+	VMOVDQU32     0+(256+64*(c))(SI), Z6;         \
+	VPANDD        Z27, Z2, Z3;                    \
+	VPSRLW        $4, Z2, Z2;                     \
+	VPANDD        Z27, Z2, Z2;                    \
+	VPSRLW        $(2*(p)), Z6, Z6;               \
+	VPSLLW        $4, Z6, Z7;                     \
+	VPTERNLOGD    $0xf8, Z24, Z7, Z3;             \
+	VPSLLW        $3, Z6, Z8;                     \
+	VPTERNLOGD    $0xf8, Z24, Z8, Z2;             \
 	VPDPBUSD.BCST 0+(4+64*(p)+4*(c))(R8), Z3, Z0;  \
 	VPDPBUSD.BCST 0+(36+64*(p)+4*(c))(R8), Z2, Z1
 
@@ -166,20 +190,29 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	PREFETCHT0 0+(off+448)(SI); \
 	PREFETCHT0 0+(off+512)(SI)
 
-// ILK4PAIR adds to Z18 sub-blocks 2p and 2p+1 of the column at SI, each
-// times its scale (bytes b and b+1 of SC), and to Z19 their mins (MN).
-#define ILK4PAIR(p, SC, MN, b) \
+// PF11 prefetches the 11 lines (704 bytes, a quarter of a Q5_K column)
+// from off bytes past SI.
+#define PF11(off) \
+	PF9(off);                    \
+	PREFETCHT0 0+(off+576)(SI);  \
+	PREFETCHT0 0+(off+640)(SI)
+
+// ILKPAIR adds to Z18 sub-blocks 2p and 2p+1 of the column at SI, each
+// times its scale (bytes b and b+1 of SC), and to Z19 their mins (MN):
+// the Q4_K chunks (CHUNK = ILK4CHUNK, PFN = PF9, a quarter of a column
+// prefetched 8 KiB ahead) or Q5_K's (ILK5CHUNK, PF11).
+#define ILKPAIR(CHUNK, PFN, pfoff, p, SC, MN, b) \
 	VPXORD     Z0, Z0, Z0;                 \
 	VPXORD     Z1, Z1, Z1;                 \
-	PF9(8192+576*(p));                     \
-	ILK4CHUNK(p, 0);                       \
-	ILK4CHUNK(p, 1);                       \
-	ILK4CHUNK(p, 2);                       \
-	ILK4CHUNK(p, 3);                       \
-	ILK4CHUNK(p, 4);                       \
-	ILK4CHUNK(p, 5);                       \
-	ILK4CHUNK(p, 6);                       \
-	ILK4CHUNK(p, 7);                       \
+	PFN(pfoff);                            \
+	CHUNK(p, 0);                           \
+	CHUNK(p, 1);                           \
+	CHUNK(p, 2);                           \
+	CHUNK(p, 3);                           \
+	CHUNK(p, 4);                           \
+	CHUNK(p, 5);                           \
+	CHUNK(p, 6);                           \
+	CHUNK(p, 7);                           \
 	ILK4BYTE(SC, b, Z4);                   \
 	VPMULLD    Z4, Z0, Z0;                 \
 	VPADDD     Z0, Z18, Z18;               \
@@ -189,18 +222,22 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	ILK4MIN(260+8*(p), MN, b);             \
 	ILK4MIN(264+8*(p), MN, b+1)
 
-// ILK4PACKJ packs sub-block j (quants shifted by SH: 0 low nibbles, 4
-// high) of the Q4_K column at BX into the gemmPack at DI: scale d*sc_j
-// (byte b of SC), bias -dmin*m_j (byte b of MN).
-#define ILK4PACKJ(j, SH, SC, MN, b) \
-	ILK4NIB(j, 0, SH, Z0);                 \
-	ILK4NIB(j, 1, SH, Z1);                 \
-	ILK4NIB(j, 2, SH, Z2);                 \
-	ILK4NIB(j, 3, SH, Z3);                 \
-	ILK4NIB(j, 4, SH, Z4);                 \
-	ILK4NIB(j, 5, SH, Z5);                 \
-	ILK4NIB(j, 6, SH, Z6);                 \
-	ILK4NIB(j, 7, SH, Z7);                 \
+#define ILK4PAIR(p, SC, MN, b) ILKPAIR(ILK4CHUNK, PF9, 8192+576*(p), p, SC, MN, b)
+#define ILK5PAIR(p, SC, MN, b) ILKPAIR(ILK5CHUNK, PF11, 8192+704*(p), p, SC, MN, b)
+
+// ILKPACKJ packs sub-block j (quants shifted by SH: 0 low nibbles, 4
+// high) of the Q4_K (NIB = ILK4NIB) or Q5_K (ILK5NIB) column at BX into
+// the gemmPack at DI: scale d*sc_j (byte b of SC), bias -dmin*m_j (byte b
+// of MN).
+#define ILKPACKJ(NIB, j, SH, SC, MN, b) \
+	NIB(j, 0, SH, Z0);                     \
+	NIB(j, 1, SH, Z1);                     \
+	NIB(j, 2, SH, Z2);                     \
+	NIB(j, 3, SH, Z3);                     \
+	NIB(j, 4, SH, Z4);                     \
+	NIB(j, 5, SH, Z5);                     \
+	NIB(j, 6, SH, Z6);                     \
+	NIB(j, 7, SH, Z7);                     \
 	STOREQ;                                \
 	CSUMS;                                 \
 	ILK4BYTE(SC, b, Z20);                  \
@@ -215,11 +252,26 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	VMOVUPS   Z21, PB(DI);                 \
 	ADDQ      $PSIZE, DI
 
+#define ILK4PACKJ(j, SH, SC, MN, b) ILKPACKJ(ILK4NIB, j, SH, SC, MN, b)
+#define ILK5PACKJ(j, SH, SC, MN, b) ILKPACKJ(ILK5NIB, j, SH, SC, MN, b)
+
 // ILK4NIB sets Z to the nibbles (shifted by SH) of chunk 8(j/2)+c.
 #define ILK4NIB(j, c, SH, Z) \
 	VMOVDQU32 0+(256+64*(8*((j)/2)+(c)))(BX), Z; \
 	VPSRLW    $(SH), Z, Z;                       \
 	VPANDD    Z27, Z, Z
+
+// ILK5NIB is ILK4NIB for an interleaved Q5_K column: the quants past the
+// qh chunks, with bit j of qh chunk c as their fifth bit (Z8 a temporary,
+// Z24 = 0x10…).
+#define ILK5NIB(j, c, SH, Z) \
+	VMOVDQU32  0+(768+64*(8*((j)/2)+(c)))(BX), Z; \
+	VPSRLW     $(SH), Z, Z;                       \
+	VPANDD     Z27, Z, Z;                         \
+	VMOVDQU32  0+(256+64*(c))(BX), Z8;            \
+	VPSRLW     $(j), Z8, Z8;                      \
+	VPSLLW     $4, Z8, Z8;                        \
+	VPTERNLOGD $0xf8, Z24, Z8, Z
 
 // ILQ6LOAD loads, for half h and chunk c of the interleaved Q6_K column at
 // R, the two ql chunks into A and B and the qh chunk into H.
@@ -1254,79 +1306,91 @@ il5pack:
 	VZEROUPPER
 	RET
 
-// func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)
-// Sets out[16g + r] to row r of group g (g < ng) of the interleaved Q4_K
-// weights at w (nb super-block columns) times the q8K blocks at y (the C
-// il_rows_q4_K).
-TEXT ·ilRowsQ4K(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ ng+8(FP), R9
-	MOVQ out+32(FP), DI
-	ILK4CONST
-
-ik4group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-
-ik4block:
-	ILK4SCALES(SI)
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	ILK4PAIR(0, Z10, Z11, 0)
-	ILK4PAIR(1, Z10, Z11, 2)
-	ILK4PAIR(2, Z12, Z13, 0)
-	ILK4PAIR(3, Z12, Z13, 2)
-	VCVTDQ2PS   Z18, Z18
-	VCVTPH2PS   (SI), Z14
-	VMULPS.BCST (R8), Z14, Z14
-	VFMADD231PS Z18, Z14, Z16
-	VCVTDQ2PS   Z19, Z19
-	VCVTPH2PS   32(SI), Z15
-	VMULPS.BCST (R8), Z15, Z15
-	VFMADD231PS Z19, Z15, Z17
-	ADDQ        $2304, SI
-	ADDQ        $292, R8
-	DECQ        CX
-	JNZ         ik4block
-	VSUBPS      Z17, Z16, Z16
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         ik4group
-	VZEROUPPER
+// ILKROWS is the decode kernel of interleaved Q4_K (CONST = ILK4CONST,
+// PAIR = ILK4PAIR, blk = 2304 bytes a super-block column) or Q5_K
+// (ILK5CONST, ILK5PAIR, 2816): it sets out[16g + r] to row r of group g
+// (g < ng) of the weights at w (nb super-block columns) times the q8K
+// blocks at y (the C il_rows_k45).
+#define ILKROWS(name, CONST, PAIR, blk) \
+TEXT name(SB), NOSPLIT, $0-40;  \
+	MOVQ w+0(FP), SI;            \
+	MOVQ ng+8(FP), R9;           \
+	MOVQ out+32(FP), DI;         \
+	CONST;                       \
+group:;                          \
+	MOVQ   y+24(FP), R8;         \
+	MOVQ   nb+16(FP), CX;        \
+	VPXORD Z16, Z16, Z16;        \
+	VPXORD Z17, Z17, Z17;        \
+block:;                          \
+	ILK4SCALES(SI);              \
+	VPXORD Z18, Z18, Z18;        \
+	VPXORD Z19, Z19, Z19;        \
+	PAIR(0, Z10, Z11, 0);        \
+	PAIR(1, Z10, Z11, 2);        \
+	PAIR(2, Z12, Z13, 0);        \
+	PAIR(3, Z12, Z13, 2);        \
+	VCVTDQ2PS   Z18, Z18;        \
+	VCVTPH2PS   (SI), Z14;       \
+	VMULPS.BCST (R8), Z14, Z14;  \
+	VFMADD231PS Z18, Z14, Z16;   \
+	VCVTDQ2PS   Z19, Z19;        \
+	VCVTPH2PS   32(SI), Z15;     \
+	VMULPS.BCST (R8), Z15, Z15;  \
+	VFMADD231PS Z19, Z15, Z17;   \
+	ADDQ        $blk, SI;        \
+	ADDQ        $292, R8;        \
+	DECQ        CX;              \
+	JNZ         block;           \
+	VSUBPS      Z17, Z16, Z16;   \
+	VMOVUPS     Z16, (DI);       \
+	ADDQ        $64, DI;         \
+	DECQ        R9;              \
+	JNZ         group;           \
+	VZEROUPPER;                  \
 	RET
+
+// ILKPACK repacks nb interleaved Q4_K (CONST = ILK4CONST, PACKJ =
+// ILK4PACKJ, blk = 2304) or Q5_K (ILK5CONST, ILK5PACKJ, 2816) super-block
+// columns at w into 8*nb gemmPacks at dst, a pack per 32-element
+// sub-block: scale d*sc_j, bias -dmin*m_j (as packQ4K, packQ5K).
+#define ILKPACK(name, CONST, PACKJ, blk) \
+TEXT name(SB), NOSPLIT, $0-24;        \
+	MOVQ         dst+0(FP), DI;        \
+	MOVQ         w+8(FP), BX;          \
+	MOVQ         nb+16(FP), R9;        \
+	VPBROADCASTD gemmConst<>+0(SB), Z31; \
+	VPXORD       Z29, Z29, Z29;        \
+	CONST;                             \
+pack:;                                 \
+	ILK4SCALES(BX);                    \
+	VCVTPH2PS (BX), Z14;               \
+	VCVTPH2PS 32(BX), Z15;             \
+	PACKJ(0, 0, Z10, Z11, 0);          \
+	PACKJ(1, 4, Z10, Z11, 1);          \
+	PACKJ(2, 0, Z10, Z11, 2);          \
+	PACKJ(3, 4, Z10, Z11, 3);          \
+	PACKJ(4, 0, Z12, Z13, 0);          \
+	PACKJ(5, 4, Z12, Z13, 1);          \
+	PACKJ(6, 0, Z12, Z13, 2);          \
+	PACKJ(7, 4, Z12, Z13, 3);          \
+	ADDQ      $blk, BX;                \
+	DECQ      R9;                      \
+	JNZ       pack;                    \
+	VZEROUPPER;                        \
+	RET
+
+// func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)
+ILKROWS(·ilRowsQ4K, ILK4CONST, ILK4PAIR, 2304)
+
+// func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)
+ILKROWS(·ilRowsQ5K, ILK5CONST, ILK5PAIR, 2816)
 
 // func packILQ4K(dst, w *byte, nb int)
-// Repacks nb interleaved Q4_K super-block columns at w into 8*nb
-// gemmPacks at dst, a pack per 32-element sub-block: scale d*sc_j, bias
-// -dmin*m_j (as packQ4K).
-TEXT ·packILQ4K(SB), NOSPLIT, $0-24
-	MOVQ         dst+0(FP), DI
-	MOVQ         w+8(FP), BX
-	MOVQ         nb+16(FP), R9
-	VPBROADCASTD gemmConst<>+0(SB), Z31
-	VPXORD       Z29, Z29, Z29
-	ILK4CONST
+ILKPACK(·packILQ4K, ILK4CONST, ILK4PACKJ, 2304)
 
-ik4pack:
-	ILK4SCALES(BX)
-	VCVTPH2PS (BX), Z14
-	VCVTPH2PS 32(BX), Z15
-	ILK4PACKJ(0, 0, Z10, Z11, 0)
-	ILK4PACKJ(1, 4, Z10, Z11, 1)
-	ILK4PACKJ(2, 0, Z10, Z11, 2)
-	ILK4PACKJ(3, 4, Z10, Z11, 3)
-	ILK4PACKJ(4, 0, Z12, Z13, 0)
-	ILK4PACKJ(5, 4, Z12, Z13, 1)
-	ILK4PACKJ(6, 0, Z12, Z13, 2)
-	ILK4PACKJ(7, 4, Z12, Z13, 3)
-	ADDQ      $2304, BX
-	DECQ      R9
-	JNZ       ik4pack
-	VZEROUPPER
-	RET
+// func packILQ5K(dst, w *byte, nb int)
+ILKPACK(·packILQ5K, ILK5CONST, ILK5PACKJ, 2816)
 
 // func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)
 // ilRowsQ4K for interleaved Q6_K weights (the C il_rows_q6_K): per half

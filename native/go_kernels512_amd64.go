@@ -134,6 +134,16 @@ func packILQ4K(dst, w *byte, nb int)
 //go:noescape
 func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)
 
+// packILQ5K is packILQ4K for interleaved Q5_K groups (as packQ5K).
+//
+//go:noescape
+func packILQ5K(dst, w *byte, nb int)
+
+// ilRowsQ5K is ilRowsQ4K for interleaved Q5_K weights.
+//
+//go:noescape
+func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)
+
 // packILQ6K repacks nb super-block columns of one interleaved Q6_K group
 // into 8*nb gemmPacks at dst (as packQ6K: d and d2 the halves' scales).
 //

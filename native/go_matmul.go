@@ -239,6 +239,8 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 		return ilKernel{rows: ilRowsQ8_0, pack: packILQ8_0}, true
 	case ggml.Q4_K:
 		return ilKernel{rows: ilRowsQ4K, pack: packILQ4K}, true
+	case ggml.Q5_K:
+		return ilKernel{rows: ilRowsQ5K, pack: packILQ5K}, true
 	case ggml.Q6_K:
 		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, true
 	case ggml.F16:

@@ -42,6 +42,8 @@ func packILQ5_0(dst, w *byte, nb int)                       { panic("unreachable
 func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILQ4K(dst, w *byte, nb int)                        { panic("unreachable") }
 func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
+func packILQ5K(dst, w *byte, nb int)                        { panic("unreachable") }
+func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
 func packILQ6K(dst, w *byte, nb int)                        { panic("unreachable") }
 func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
 
