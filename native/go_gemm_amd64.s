@@ -952,15 +952,17 @@ q4loop:
 	VPSHUFB Z6, Z, Z6; \
 	VPSHUFB Z7, Z, Z7
 
-// IQ4XSSUB packs sub-block j of the IQ4_XS super-block at BX (nibbles at
-// 8+16j; Z20 = scales_h, Z21 = d, Z22 = scales_l words): its looked-up
-// levels, and as its scale d*(ls-32), ls = 4 bits of scales_l | 2 bits of
-// scales_h << 4 (Z26 = 15, Z23 = 3, Z24 = 32).
-#define IQ4XSSUB(j) \
-	GATHER(8+16*(j), Z0);  \
-	GATHER(12+16*(j), Z1); \
-	GATHER(16+16*(j), Z2); \
-	GATHER(20+16*(j), Z3); \
+// IQ4XSSUB packs sub-block j of the IQ4_XS super-block at BX (Z20 =
+// scales_h, Z21 = d, Z22 = scales_l words per row): its looked-up levels,
+// and as its scale d*(ls-32), ls = 4 bits of scales_l | 2 bits of
+// scales_h << 4 (Z26 = 15, Z23 = 3, Z24 = 32). LOAD(off, Z) sets Z to the
+// 16 rows' 4 bytes at block offset off (the nibbles at 8+16j): GATHER for
+// row-major rows, ILXSLOAD for an interleaved column.
+#define IQ4XSSUB(LOAD, j) \
+	LOAD(8+16*(j), Z0);  \
+	LOAD(12+16*(j), Z1); \
+	LOAD(16+16*(j), Z2); \
+	LOAD(20+16*(j), Z3); \
 	NIBS4;                 \
 	LUT8(Z25);             \
 	STOREQ;                \
@@ -977,35 +979,158 @@ q4loop:
 	VMOVUPS   Z10, PD(DI);   \
 	ADDQ      $PSIZE, DI
 
+// ILXSLOAD is IQ4XSSUB's LOAD for an interleaved IQ4_XS column at BX:
+// block offset off of the quants (8 + 4k) is chunk k, at 128 + 64k.
+#define ILXSLOAD(off, Z) VMOVDQU32 0+(128+16*((off)-8))(BX), Z
+
+// IQ4XSCONST loads IQ4XSSUB's constants and the signed levels Z25.
+#define IQ4XSCONST \
+	VPBROADCASTD gemmConst<>+4(SB), Z27;  \
+	VMOVDQU32    iq4nlSigned<>(SB), Z25;  \
+	VPBROADCASTD gemmConst<>+16(SB), Z26; \
+	MOVL         $3, AX;                  \
+	VPBROADCASTD AX, Z23;                 \
+	MOVL         $32, AX;                 \
+	VPBROADCASTD AX, Z24
+
 // func packIQ4XS(dst, w *byte, rs, nr, nb int)
 // nb counts super-blocks (136 bytes: d, scales_h, scales_l[4], qs[128]);
 // each becomes 8 packs of signed levels.
 TEXT ·packIQ4XS(SB), NOSPLIT, $0-40
 	PACKSETUP
-	VPBROADCASTD gemmConst<>+4(SB), Z27
-	VMOVDQU32    iq4nlSigned<>(SB), Z25
-	VPBROADCASTD gemmConst<>+16(SB), Z26
-	MOVL         $3, AX
-	VPBROADCASTD AX, Z23
-	MOVL         $32, AX
-	VPBROADCASTD AX, Z24
+	IQ4XSCONST
 iq4xsloop:
 	GATHER(0, Z20)
 	VPMOVDW   Z20, Y21
 	VCVTPH2PS Y21, Z21
 	VPSRLD    $16, Z20, Z20
 	GATHER(4, Z22)
-	IQ4XSSUB(0)
-	IQ4XSSUB(1)
-	IQ4XSSUB(2)
-	IQ4XSSUB(3)
-	IQ4XSSUB(4)
-	IQ4XSSUB(5)
-	IQ4XSSUB(6)
-	IQ4XSSUB(7)
+	IQ4XSSUB(GATHER, 0)
+	IQ4XSSUB(GATHER, 1)
+	IQ4XSSUB(GATHER, 2)
+	IQ4XSSUB(GATHER, 3)
+	IQ4XSSUB(GATHER, 4)
+	IQ4XSSUB(GATHER, 5)
+	IQ4XSSUB(GATHER, 6)
+	IQ4XSSUB(GATHER, 7)
 	ADDQ $136, BX
 	DECQ R9
 	JNZ  iq4xsloop
+	VZEROUPPER
+	RET
+
+// func packILIQ4XS(dst, w *byte, nb int)
+// packIQ4XS for nb interleaved IQ4_XS super-block columns (interleave.go;
+// the C il_gemm_iq4_xs): the rows' d, scales_h and scales_l words are
+// vectors of the column as they stand.
+TEXT ·packILIQ4XS(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), BX
+	MOVQ         nb+16(FP), R9
+	VPBROADCASTD gemmConst<>+0(SB), Z31
+	VPXORD       Z29, Z29, Z29
+	IQ4XSCONST
+ilxsloop:
+	VCVTPH2PS (BX), Z21
+	VPMOVZXWD 32(BX), Z20
+	VMOVDQU32 64(BX), Z22
+	IQ4XSSUB(ILXSLOAD, 0)
+	IQ4XSSUB(ILXSLOAD, 1)
+	IQ4XSSUB(ILXSLOAD, 2)
+	IQ4XSSUB(ILXSLOAD, 3)
+	IQ4XSSUB(ILXSLOAD, 4)
+	IQ4XSSUB(ILXSLOAD, 5)
+	IQ4XSSUB(ILXSLOAD, 6)
+	IQ4XSSUB(ILXSLOAD, 7)
+	ADDQ $2176, BX
+	DECQ R9
+	JNZ  ilxsloop
+	VZEROUPPER
+	RET
+
+// IQ4XSROW adds to Z18 sub-block j of the interleaved IQ4_XS column at SI
+// times the q8K block at R8: the levels offset to unsigned (Z25) meet the
+// activations, less 128 times their sum (bsums 2j and 2j+1), times the
+// rows' scale ls-32 (Z20 = scales_h, Z22 = scales_l; Z26 = 15, Z23 = 3,
+// Z24 = 32). Even sub-blocks prefetch the next 576 bytes 8 KiB ahead.
+#define IQ4XSROW(j) \
+	MOVWQSX       0+(260+4*(j))(R8), AX;     \
+	MOVWQSX       0+(262+4*(j))(R8), BX;     \
+	ADDQ          BX, AX;                    \
+	SHLQ          $7, AX;                    \
+	NEGQ          AX;                        \
+	VPBROADCASTD  AX, Z0;                    \
+	IQ4XSCHUNK(j, 0);                        \
+	IQ4XSCHUNK(j, 1);                        \
+	IQ4XSCHUNK(j, 2);                        \
+	IQ4XSCHUNK(j, 3);                        \
+	VPSRLD        $(8*((j)/2)+4*((j)%2)), Z22, Z10; \
+	VPANDD        Z26, Z10, Z10;             \
+	VPSRLD        $(2*(j)), Z20, Z11;        \
+	VPANDD        Z23, Z11, Z11;             \
+	VPSLLD        $4, Z11, Z11;              \
+	VPORD         Z11, Z10, Z10;             \
+	VPSUBD        Z24, Z10, Z10;             \
+	VPMULLD       Z10, Z0, Z0;               \
+	VPADDD        Z0, Z18, Z18
+
+// IQ4XSCHUNK adds to Z0 chunk 4j+c's low nibbles' levels times the
+// activations of elements 4c.. of sub-block j, and its high ones' times
+// those of elements 16+4c...
+#define IQ4XSCHUNK(j, c) \
+	VMOVDQU32     0+(128+64*(4*(j)+(c)))(SI), Z2; \
+	VPANDD        Z27, Z2, Z3;                    \
+	VPSRLW        $4, Z2, Z2;                     \
+	VPANDD        Z27, Z2, Z2;                    \
+	VPSHUFB       Z3, Z25, Z3;                    \
+	VPSHUFB       Z2, Z25, Z2;                    \
+	VPDPBUSD.BCST 0+(4+32*(j)+4*(c))(R8), Z3, Z0;  \
+	VPDPBUSD.BCST 0+(20+32*(j)+4*(c))(R8), Z2, Z0
+
+// func ilRowsIQ4XS(w *byte, ng, nb int, y *byte, out *float32)
+// Sets out[16g + r] to row r of group g (g < ng) of the interleaved IQ4_XS
+// weights at w (nb super-block columns) times the q8K blocks at y (the C
+// il_rows_iq4_xs).
+TEXT ·ilRowsIQ4XS(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), SI
+	MOVQ         ng+8(FP), R9
+	MOVQ         out+32(FP), DI
+	IQ4XSCONST
+	VMOVDQU32    iq4nlUnsigned<>(SB), Z25
+
+ixsgroup:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VPXORD Z16, Z16, Z16
+
+ixsblock:
+	VPMOVZXWD   32(SI), Z20
+	VMOVDQU32   64(SI), Z22
+	VPXORD      Z18, Z18, Z18
+	PF9(8192)
+	IQ4XSROW(0)
+	IQ4XSROW(1)
+	PF9(8192+544)
+	IQ4XSROW(2)
+	IQ4XSROW(3)
+	PF9(8192+1088)
+	IQ4XSROW(4)
+	IQ4XSROW(5)
+	PF9(8192+1632)
+	IQ4XSROW(6)
+	IQ4XSROW(7)
+	VCVTDQ2PS   Z18, Z18
+	VCVTPH2PS   (SI), Z14
+	VMULPS.BCST (R8), Z14, Z14
+	VFMADD231PS Z18, Z14, Z16
+	ADDQ        $2176, SI
+	ADDQ        $292, R8
+	DECQ        CX
+	JNZ         ixsblock
+	VMOVUPS     Z16, (DI)
+	ADDQ        $64, DI
+	DECQ        R9
+	JNZ         ixsgroup
 	VZEROUPPER
 	RET
 

@@ -144,6 +144,16 @@ func packILQ5K(dst, w *byte, nb int)
 //go:noescape
 func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)
 
+// packILIQ4XS is packIQ4XS for interleaved IQ4_XS groups.
+//
+//go:noescape
+func packILIQ4XS(dst, w *byte, nb int)
+
+// ilRowsIQ4XS is ilRowsQ4K for interleaved IQ4_XS weights.
+//
+//go:noescape
+func ilRowsIQ4XS(w *byte, ng, nb int, y *byte, out *float32)
+
 // packILQ6K repacks nb super-block columns of one interleaved Q6_K group
 // into 8*nb gemmPacks at dst (as packQ6K: d and d2 the halves' scales).
 //

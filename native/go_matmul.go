@@ -241,6 +241,8 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 		return ilKernel{rows: ilRowsQ4K, pack: packILQ4K}, true
 	case ggml.Q5_K:
 		return ilKernel{rows: ilRowsQ5K, pack: packILQ5K}, true
+	case ggml.IQ4_XS:
+		return ilKernel{rows: ilRowsIQ4XS, pack: packILIQ4XS}, true
 	case ggml.Q6_K:
 		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, true
 	case ggml.F16:

@@ -34,18 +34,20 @@ func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { p
 func gemmBias(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)  { panic("unreachable") }
 func gemmSplit(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) { panic("unreachable") }
 
-func packILQ4_0(dst, w *byte, nb int)                       { panic("unreachable") }
-func packILQ8_0(dst, w *byte, nb int)                       { panic("unreachable") }
-func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
-func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
-func packILQ5_0(dst, w *byte, nb int)                       { panic("unreachable") }
-func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
-func packILQ4K(dst, w *byte, nb int)                        { panic("unreachable") }
-func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
-func packILQ5K(dst, w *byte, nb int)                        { panic("unreachable") }
-func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
-func packILQ6K(dst, w *byte, nb int)                        { panic("unreachable") }
-func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
+func packILQ4_0(dst, w *byte, nb int)                        { panic("unreachable") }
+func packILQ8_0(dst, w *byte, nb int)                        { panic("unreachable") }
+func ilRowsQ4_0(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
+func ilRowsQ8_0(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
+func packILQ5_0(dst, w *byte, nb int)                        { panic("unreachable") }
+func ilRowsQ5_0(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
+func packILQ4K(dst, w *byte, nb int)                         { panic("unreachable") }
+func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
+func packILQ5K(dst, w *byte, nb int)                         { panic("unreachable") }
+func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
+func packILIQ4XS(dst, w *byte, nb int)                       { panic("unreachable") }
+func ilRowsIQ4XS(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
+func packILQ6K(dst, w *byte, nb int)                         { panic("unreachable") }
+func ilRowsQ6K(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
 
 func ilRowsF16(w *byte, ng, n2 int, x *float32, out *float32)      { panic("unreachable") }
 func ilRowsBF16(w *byte, ng, n2 int, x *float32, out *float32)     { panic("unreachable") }

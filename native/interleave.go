@@ -51,9 +51,10 @@ type ilField struct {
 }
 
 // ilLayout is how a type's blocks lie in an interleaved block column: its
-// 2-byte fields (d, and dmin for Q4_K; block offsets in halves) first as
-// 16 rows' F16 each (32 bytes a field), then the chunked fields. Arrays,
-// not slices: Embed reads a layout per block and must not allocate.
+// 2-byte fields (d, then dmin for Q4_K and Q5_K or scales_h for IQ4_XS;
+// block offsets in halves) first as 16 rows' F16 each (32 bytes a field),
+// then the chunked fields. Arrays, not slices: Embed reads a layout per
+// block and must not allocate.
 type ilLayout struct {
 	nhalves, nfields int
 	halves           [2]int
@@ -74,6 +75,8 @@ func ilLayoutOf(t ggml.DType) (ilLayout, bool) {
 		return ilLayout{2, 2, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
 	case ggml.Q5_K: // d, dmin; 12 bytes of scales, 32 of qh, 128 of quants
 		return ilLayout{2, 3, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 3}, {src: 16, chunks: 8}, {src: 48, chunks: 32}}}, true
+	case ggml.IQ4_XS: // d, scales_h; 4 bytes of scales_l, 128 of quants
+		return ilLayout{2, 2, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 1}, {src: 8, chunks: 32}}}, true
 	case ggml.Q6_K: // d (last); 16 scales, 128 bytes of ql, 64 of qh
 		return ilLayout{1, 3, [2]int{208}, [3]ilField{{src: 192, chunks: 4}, {src: 0, chunks: 32}, {src: 128, chunks: 16}}}, true
 	case ggml.F16, ggml.BF16: // an element pair
@@ -124,7 +127,7 @@ func ilCopy(l *ilLayout, col, blk []byte, lane int, toCol bool) {
 }
 
 // CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
-// IQ4_NL, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K, F16 or BF16 matrix of a multiple of 16 rows
+// IQ4_NL, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 matrix of a multiple of 16 rows
 // (and of an even number of columns for F16 and BF16).
 func CanInterleave(w Weight) bool {
 	_, ok := ilLayoutOf(w.Type)
@@ -138,7 +141,7 @@ func CanInterleave(w Weight) bool {
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
 	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, IQ4_NL, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K, F16 or BF16 rows in groups of %d",
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, IQ4_NL, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 rows in groups of %d",
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
 	rs := w.RowBytes()

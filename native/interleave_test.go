@@ -34,7 +34,7 @@ func TestInterleaveRoundTrip(t *testing.T) {
 }
 
 // ilTypes are the types Interleave16 takes.
-var ilTypes = []ggml.DType{ggml.Q4_0, ggml.IQ4_NL, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.F16, ggml.BF16}
+var ilTypes = []ggml.DType{ggml.Q4_0, ggml.IQ4_NL, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.F16, ggml.BF16}
 
 // TestInterleaveRefuses: only row-major weights of the types with a layout,
 // of whole groups (and element pairs).
