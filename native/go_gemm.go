@@ -38,7 +38,7 @@ func hasGemm(t ggml.DType, cols int) bool {
 		return false
 	}
 	switch t {
-	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
+	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
 		return true
 	}
 	return false
@@ -75,7 +75,7 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	switch m.w.Type {
 	case ggml.Q4_K, ggml.Q5_K:
 		kernel = gemmBias
-	case ggml.Q6_K:
+	case ggml.Q3_K, ggml.Q6_K:
 		kernel = gemmSplit
 	}
 	for gi := lo; gi < hi; gi++ {
@@ -113,6 +113,8 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 		packIQ4XS(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	case ggml.Q6_K:
 		packQ6K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
+	case ggml.Q3_K:
+		packQ3K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	default:
 		panic("native: gemm: no kernel for " + t.String())
 	}

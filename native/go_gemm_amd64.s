@@ -1219,6 +1219,243 @@ q6kloop:
 	VZEROUPPER
 	RET
 
+// Q3_K (interleave.go; the C il_rows_q3_K, il_gemm_q3_K and gemm_q3_K):
+// half h, plane j and chunk c give the 2-bit quants (qs[32h+4c..] >> 2j)
+// and high bits (hmask[4c..], bit 4h+j) of elements 128h + 32j + 4c..; a
+// 16-element group k = 8h + 2j + c/4 has scale k. An interleaved column
+// holds the rows' F16 d (32 bytes), three chunks of scales, eight of
+// hmask (at 224) and 16 of qs (at 736), 1760 bytes.
+
+// Q3U sets D to plane j's unsigned quants (value + 4) from the qs vector
+// Q and hmask vector M of half h (T a temporary; M03 = 0x03…, M04 =
+// 0x04…). Word shifts: the bits that cross into a byte are masked off.
+#define Q3U(j, h, Q, M, D, T, M03, M04) \
+	VPSRLW     $(2*(j)), Q, D;       \
+	VPANDD     M03, D, D;            \
+	VPSRLW     $(4*(h)+(j)), M, T;   \
+	VPSLLW     $2, T, T;             \
+	VPTERNLOGD $0xf8, M04, T, D
+
+// Q3SCALES unpacks the 16 rows' scales from their words A0, A1 (bytes 0-7
+// of the scales) and T (bytes 8-11) into S0..S3 (scale k: byte k%4 of
+// S(k/4)), as ggml's kmask1/kmask2 moves; X is a temporary.
+#define Q3SCALES(A0, A1, T, S0, S1, S2, S3, X, M0F, M03) \
+	VPANDD M0F, A0, S0;  VPANDD M03, T, X;  VPSLLD $4, X, X; VPORD X, S0, S0; \
+	VPANDD M0F, A1, S1;  VPSRLD $2, T, X;   VPANDD M03, X, X; VPSLLD $4, X, X; VPORD X, S1, S1; \
+	VPSRLD $4, A0, S2;   VPANDD M0F, S2, S2; VPSRLD $4, T, X; VPANDD M03, X, X; VPSLLD $4, X, X; VPORD X, S2, S2; \
+	VPSRLD $4, A1, S3;   VPANDD M0F, S3, S3; VPSRLD $6, T, X; VPANDD M03, X, X; VPSLLD $4, X, X; VPORD X, S3, S3
+
+// Q3SC sets Z to scale byte b of S less 32, as int32s (MFF = 0xff, M32 =
+// 32 in every word).
+#define Q3SC(b, S, Z, MFF, M32) \
+	VPSRLD $(8*(b)), S, Z; \
+	VPANDD MFF, Z, Z;      \
+	VPSUBD M32, Z, Z
+
+// ILQ3STEP adds chunk c of half h of the interleaved column at SI, times
+// the q8K block at R8, to the group sums G0..G3 of its four planes.
+#define ILQ3STEP(h, c, G0, G1, G2, G3) \
+	VMOVDQU32     0+(736+64*(8*(h)+(c)))(SI), Z8;              \
+	VMOVDQU32     0+(224+64*(c))(SI), Z9;                      \
+	Q3U(0, h, Z8, Z9, Z11, Z12, Z28, Z29);                     \
+	VPDPBUSD.BCST 0+(4+128*(h)+4*(c))(R8), Z11, G0;            \
+	Q3U(1, h, Z8, Z9, Z11, Z12, Z28, Z29);                     \
+	VPDPBUSD.BCST 0+(36+128*(h)+4*(c))(R8), Z11, G1;           \
+	Q3U(2, h, Z8, Z9, Z11, Z12, Z28, Z29);                     \
+	VPDPBUSD.BCST 0+(68+128*(h)+4*(c))(R8), Z11, G2;           \
+	Q3U(3, h, Z8, Z9, Z11, Z12, Z28, Z29);                     \
+	VPDPBUSD.BCST 0+(100+128*(h)+4*(c))(R8), Z11, G3
+
+// ILQ3FOLD adds to Z18 group sum G of group k less 4 times its bsum,
+// times its scale (byte b of S).
+#define ILQ3FOLD(k, G, S, b) \
+	MOVWQSX      0+(260+2*(k))(R8), AX; \
+	IMUL3Q       $-4, AX, AX;           \
+	VPBROADCASTD AX, Z11;               \
+	VPADDD       Z11, G, G;             \
+	Q3SC(b, S, Z12, Z30, Z31);          \
+	VPMULLD      Z12, G, G;             \
+	VPADDD       G, Z18, Z18
+
+// ILQ3HALF adds half h of the column at SI to Z18 (S0, S1: its scales).
+#define ILQ3HALF(h, S0, S1) \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
+	ILQ3STEP(h, 0, Z0, Z2, Z4, Z6); \
+	ILQ3STEP(h, 1, Z0, Z2, Z4, Z6); \
+	ILQ3STEP(h, 2, Z0, Z2, Z4, Z6); \
+	ILQ3STEP(h, 3, Z0, Z2, Z4, Z6); \
+	ILQ3STEP(h, 4, Z1, Z3, Z5, Z7); \
+	ILQ3STEP(h, 5, Z1, Z3, Z5, Z7); \
+	ILQ3STEP(h, 6, Z1, Z3, Z5, Z7); \
+	ILQ3STEP(h, 7, Z1, Z3, Z5, Z7); \
+	ILQ3FOLD(8*(h)+0, Z0, S0, 0); \
+	ILQ3FOLD(8*(h)+1, Z1, S0, 1); \
+	ILQ3FOLD(8*(h)+2, Z2, S0, 2); \
+	ILQ3FOLD(8*(h)+3, Z3, S0, 3); \
+	ILQ3FOLD(8*(h)+4, Z4, S1, 0); \
+	ILQ3FOLD(8*(h)+5, Z5, S1, 1); \
+	ILQ3FOLD(8*(h)+6, Z6, S1, 2); \
+	ILQ3FOLD(8*(h)+7, Z7, S1, 3)
+
+// func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32)
+// ilRowsQ4K for interleaved Q3_K weights (the C il_rows_q3_K): per half
+// of a super-block, eight 16-element group sums of unsigned quants, each
+// less 4 times its bsum, times its scale less 32.
+TEXT ·ilRowsQ3K(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), SI
+	MOVQ         ng+8(FP), R9
+	MOVQ         out+32(FP), DI
+	VPBROADCASTD gemmConst<>+4(SB), Z27
+	VPBROADCASTD gemmConst<>+28(SB), Z28
+	MOVL         $0x04040404, AX
+	VPBROADCASTD AX, Z29
+	MOVL         $0xff, AX
+	VPBROADCASTD AX, Z30
+	MOVL         $32, AX
+	VPBROADCASTD AX, Z31
+
+iq3group:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VPXORD Z16, Z16, Z16
+
+iq3block:
+	VMOVDQU32   32(SI), Z10
+	VMOVDQU32   96(SI), Z13
+	VMOVDQU32   160(SI), Z15
+	Q3SCALES(Z10, Z13, Z15, Z20, Z21, Z22, Z23, Z24, Z27, Z28)
+	VPXORD      Z18, Z18, Z18
+	PF9(8192)
+	PF9(8768)
+	ILQ3HALF(0, Z20, Z21)
+	PF9(9344)
+	PREFETCHT0  9920(SI)
+	ILQ3HALF(1, Z22, Z23)
+	VCVTDQ2PS   Z18, Z18
+	VCVTPH2PS   (SI), Z14
+	VMULPS.BCST (R8), Z14, Z14
+	VFMADD231PS Z18, Z14, Z16
+	ADDQ        $1760, SI
+	ADDQ        $292, R8
+	DECQ        CX
+	JNZ         iq3block
+	VMOVUPS     Z16, (DI)
+	ADDQ        $64, DI
+	DECQ        R9
+	JNZ         iq3group
+	VZEROUPPER
+	RET
+
+// Q3PACKC sets Z to the signed quants (less 4) of plane j, chunk c of half
+// h, read by LQ(h, c, Z) (qs) and LM(c, Z) (hmask).
+#define Q3PACKC(LQ, LM, j, h, c, Z) \
+	LQ(h, c, Z10);                            \
+	LM(c, Z11);                               \
+	Q3U(j, h, Z10, Z11, Z, Z12, Z28, Z25);    \
+	VPSUBB Z25, Z, Z
+
+// Q3PACKJ packs run j (half j/4, plane j%4) into the gemmPack at DI: its
+// signed quants, the scales of its halves (bytes 2j%4, 2j%4+1 of S) times
+// the rows' d (Z14) as d and d2, no bias (Z29 = 0).
+#define Q3PACKJ(LQ, LM, j, S) \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 0, Z0); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 1, Z1); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 2, Z2); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 3, Z3); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 4, Z4); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 5, Z5); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 6, Z6); \
+	Q3PACKC(LQ, LM, (j)%4, (j)/4, 7, Z7); \
+	STOREQ;                               \
+	CSUMS;                                \
+	Q3SC((2*(j))%4, S, Z15, Z24, Z26);    \
+	VCVTDQ2PS Z15, Z15;                   \
+	VMULPS    Z15, Z14, Z15;              \
+	VMOVUPS   Z15, PD(DI);                \
+	Q3SC((2*(j))%4+1, S, Z15, Z24, Z26);  \
+	VCVTDQ2PS Z15, Z15;                   \
+	VMULPS    Z15, Z14, Z15;              \
+	VMOVUPS   Z15, PD2(DI);               \
+	VMOVUPS   Z29, PB(DI);                \
+	ADDQ      $PSIZE, DI
+
+// Q3PACKBLOCK packs a super-block whose scales words are A0, A1, T and d
+// Z14: its eight runs.
+#define Q3PACKBLOCK(LQ, LM) \
+	Q3SCALES(Z10, Z11, Z12, Z20, Z21, Z22, Z23, Z13, Z27, Z28); \
+	Q3PACKJ(LQ, LM, 0, Z20); \
+	Q3PACKJ(LQ, LM, 1, Z20); \
+	Q3PACKJ(LQ, LM, 2, Z21); \
+	Q3PACKJ(LQ, LM, 3, Z21); \
+	Q3PACKJ(LQ, LM, 4, Z22); \
+	Q3PACKJ(LQ, LM, 5, Z22); \
+	Q3PACKJ(LQ, LM, 6, Z23); \
+	Q3PACKJ(LQ, LM, 7, Z23)
+
+// Q3PACKCONST loads the pack's constants: 0x0f, 0x03, 0x04 bytes, 0xff
+// and 32 words.
+#define Q3PACKCONST \
+	VPBROADCASTD gemmConst<>+4(SB), Z27;  \
+	VPBROADCASTD gemmConst<>+28(SB), Z28; \
+	MOVL         $0x04040404, AX;         \
+	VPBROADCASTD AX, Z25;                 \
+	MOVL         $0xff, AX;               \
+	VPBROADCASTD AX, Z24;                 \
+	MOVL         $32, AX;                 \
+	VPBROADCASTD AX, Z26
+
+#define ILQ3LQ(h, c, Z) VMOVDQU32 0+(736+64*(8*(h)+(c)))(BX), Z
+#define ILQ3LM(c, Z) VMOVDQU32 0+(224+64*(c))(BX), Z
+#define RMQ3LQ(h, c, Z) GATHER(32+32*(h)+4*(c), Z)
+#define RMQ3LM(c, Z) GATHER(4*(c), Z)
+
+// func packILQ3K(dst, w *byte, nb int)
+// Repacks nb interleaved Q3_K super-block columns at w into 8*nb
+// gemmPacks at dst (as packQ3K).
+TEXT ·packILQ3K(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), BX
+	MOVQ         nb+16(FP), R9
+	VPBROADCASTD gemmConst<>+0(SB), Z31
+	VPXORD       Z29, Z29, Z29
+	Q3PACKCONST
+
+iq3pack:
+	VCVTPH2PS (BX), Z14
+	VMOVDQU32 32(BX), Z10
+	VMOVDQU32 96(BX), Z11
+	VMOVDQU32 160(BX), Z12
+	Q3PACKBLOCK(ILQ3LQ, ILQ3LM)
+	ADDQ      $1760, BX
+	DECQ      R9
+	JNZ       iq3pack
+	VZEROUPPER
+	RET
+
+// func packQ3K(dst, w *byte, rs, nr, nb int)
+// nb counts super-blocks (110 bytes: hmask[32], qs[64], scales[12], d);
+// each becomes 8 packs of signed quants, a pack per 32-element run with
+// the scales of its halves (the C gemm_q3_K).
+TEXT ·packQ3K(SB), NOSPLIT, $0-40
+	PACKSETUP
+	Q3PACKCONST
+
+q3kloop:
+	GATHER(106, Z14)
+	VPSRLD    $16, Z14, Z14
+	VPMOVDW   Z14, Y14
+	VCVTPH2PS Y14, Z14
+	GATHER(96, Z10)
+	GATHER(100, Z11)
+	GATHER(104, Z12)
+	Q3PACKBLOCK(RMQ3LQ, RMQ3LM)
+	ADDQ $110, BX
+	DECQ R9
+	JNZ  q3kloop
+	VZEROUPPER
+	RET
+
 // func gemmPlain(p *byte, nb int, y *byte, ys int, out *float32, os int, mask int)
 // Sets out[t*os/4 + r] (r in mask) to Σ over the nb packs at p of row r
 // times the q8a blocks of token t at y + t*ys, for 4 tokens.

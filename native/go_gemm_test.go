@@ -12,7 +12,7 @@ import (
 )
 
 // gemmTypes are the weight types with VNNI batch kernels.
-var gemmTypes = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q6_K}
+var gemmTypes = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS}
 
 // kernelActs returns the activations x (ntok tokens of cols) as g's
 // kernels for weights of type typ multiply them: rounded to q8a blocks for

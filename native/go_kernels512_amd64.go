@@ -144,6 +144,22 @@ func packILQ5K(dst, w *byte, nb int)
 //go:noescape
 func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)
 
+// packQ3K is packQ6K for Q3_K super-blocks (signed quants less 4, the
+// scales of a run's halves).
+//
+//go:noescape
+func packQ3K(dst, w *byte, rs, nr, nb int)
+
+// packILQ3K is packQ3K for interleaved Q3_K groups.
+//
+//go:noescape
+func packILQ3K(dst, w *byte, nb int)
+
+// ilRowsQ3K is ilRowsQ4K for interleaved Q3_K weights.
+//
+//go:noescape
+func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32)
+
 // packILIQ4XS is packIQ4XS for interleaved IQ4_XS groups.
 //
 //go:noescape

@@ -237,6 +237,8 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 		return ilKernel{rows: ilRowsQ5_0, pack: packILQ5_0}, true
 	case ggml.Q8_0:
 		return ilKernel{rows: ilRowsQ8_0, pack: packILQ8_0}, true
+	case ggml.Q3_K:
+		return ilKernel{rows: ilRowsQ3K, pack: packILQ3K}, true
 	case ggml.Q4_K:
 		return ilKernel{rows: ilRowsQ4K, pack: packILQ4K}, true
 	case ggml.Q5_K:

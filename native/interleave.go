@@ -75,6 +75,8 @@ func ilLayoutOf(t ggml.DType) (ilLayout, bool) {
 		return ilLayout{2, 2, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 3}, {src: 16, chunks: 32}}}, true
 	case ggml.Q5_K: // d, dmin; 12 bytes of scales, 32 of qh, 128 of quants
 		return ilLayout{2, 3, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 3}, {src: 16, chunks: 8}, {src: 48, chunks: 32}}}, true
+	case ggml.Q3_K: // d (last); 12 bytes of scales, 32 of hmask, 64 of qs
+		return ilLayout{1, 3, [2]int{108}, [3]ilField{{src: 96, chunks: 3}, {src: 0, chunks: 8}, {src: 32, chunks: 16}}}, true
 	case ggml.IQ4_XS: // d, scales_h; 4 bytes of scales_l, 128 of quants
 		return ilLayout{2, 2, [2]int{0, 2}, [3]ilField{{src: 4, chunks: 1}, {src: 8, chunks: 32}}}, true
 	case ggml.Q6_K: // d (last); 16 scales, 128 bytes of ql, 64 of qh
@@ -127,7 +129,7 @@ func ilCopy(l *ilLayout, col, blk []byte, lane int, toCol bool) {
 }
 
 // CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
-// IQ4_NL, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 matrix of a multiple of 16 rows
+// IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 matrix of a multiple of 16 rows
 // (and of an even number of columns for F16 and BF16).
 func CanInterleave(w Weight) bool {
 	_, ok := ilLayoutOf(w.Type)
@@ -141,7 +143,7 @@ func CanInterleave(w Weight) bool {
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
 	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, IQ4_NL, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 rows in groups of %d",
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 rows in groups of %d",
 			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
 	}
 	rs := w.RowBytes()

@@ -34,7 +34,7 @@ func TestInterleaveRoundTrip(t *testing.T) {
 }
 
 // ilTypes are the types Interleave16 takes.
-var ilTypes = []ggml.DType{ggml.Q4_0, ggml.IQ4_NL, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.F16, ggml.BF16}
+var ilTypes = []ggml.DType{ggml.Q4_0, ggml.IQ4_NL, ggml.Q5_0, ggml.Q8_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS, ggml.F16, ggml.BF16}
 
 // TestInterleaveRefuses: only row-major weights of the types with a layout,
 // of whole groups (and element pairs).
@@ -42,7 +42,7 @@ func TestInterleaveRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, w := range []Weight{
 		randWeight(t, r, ggml.Q4_0, 40, 64),  // 40 rows: not whole groups
-		randWeight(t, r, ggml.Q3_K, 16, 256), // no interleaved layout
+		randWeight(t, r, ggml.Q2_K, 16, 256), // no interleaved layout
 		randWeight(t, r, ggml.F32, 16, 64),
 		randWeight(t, r, ggml.F16, 16, 63),                            // odd columns: no element pairs
 		{Type: ggml.Q8_0, Rows: 16, Cols: 64, Data: make([]byte, 10)}, // short data
