@@ -23,6 +23,9 @@
 # context, llama-bench's -d, for each KV cache type of DEPTH_KV on the
 # DEPTH_TYPES files of the first shape (llama-bench runs with flash
 # attention, which its quantized V cache needs). DEPTH=0 skips it.
+# Rates are the best of REPS repetitions, llama-bench's as ours; ROUNDS
+# (default 1) repeats each row's runs, llama.cpp's and each backend's in
+# turn, and keeps each column's best.
 # The tables are also written to $OUT_DIR/results.md and the first is drawn
 # as $OUT_DIR/chart.svg (bench/chart).
 set -euo pipefail
@@ -41,14 +44,17 @@ DEPTH=${DEPTH:-4096}
 DEPTH_TYPES=${DEPTH_TYPES:-"q8_0"}
 DEPTH_KV=${DEPTH_KV:-"f16 q8_0 q4_0"}
 DEPTH_REPS=${DEPTH_REPS:-2}
+ROUNDS=${ROUNDS:-1}
 mkdir -p "$BENCH_DIR" "$OUT_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
-llama() { # llama() PROMPT GEN [ARGS...]: avg tokens/s of llama-bench's one test (of LLAMA_BIN, default LLAMA_BENCH)
+# best A B: the larger of two rates to one decimal ("-" for none)
+best() { python3 -c 'import sys; v=[float(x) for x in sys.argv[1:] if x not in ("-", "")]; print("%.1f" % max(v) if v else "-")' "$@"; }
+llama() { # llama() PROMPT GEN [ARGS...]: the best repetition's tokens/s of llama-bench's one test (of LLAMA_BIN, default LLAMA_BENCH), as ours report the best
   local p=$1 n=$2 reps=$REPS; shift 2
   [ "${1:-}" = "-r" ] && { reps=$2; shift 2; }
   "${LLAMA_BIN:-$LLAMA_BENCH}" -m "$model" -p "$p" -n "$n" -t "$t" -r "$reps" "$@" -o json 2>/dev/null |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % d[0]["avg_ts"])' 2>/dev/null || echo "-"
+    python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print("%.1f" % max(d.get("samples_ts") or [d["avg_ts"]]))' 2>/dev/null || echo "-"
 }
 
 table() {
@@ -66,30 +72,46 @@ for shape in $SHAPES; do
     model="$BENCH_DIR/$shape-$type.gguf"
     [ -f "$model" ] || "$BIN" synth --shape "$shape" --type "$type" --seed 1 -o "$model" >/dev/null 2>&1
     for t in $THREADS; do
-      if [ -n "${LLAMA_BENCH:-}" ]; then # once for every backend's row
-        llama_pp=$(llama "$PROMPT" 0)
-        llama_tg=$(llama 0 "$GEN")
-        llama_tg_read=$(llama 0 "$GEN" -lm none)
-        alt=""
-        [ -n "${LLAMA_BENCH_ALT:-}" ] && alt=" $(LLAMA_BIN=$LLAMA_BENCH_ALT llama 0 "$GEN") |"
-      fi
+      # ROUNDS passes over the row, llama.cpp's and each backend's runs in
+      # turn, keep each column's best: on a VM whose memory bandwidth
+      # drifts over minutes, each program meets the same spells
+      declare -A row=()
+      for ((round = 1; round <= ROUNDS; round++)); do
+        if [ -n "${LLAMA_BENCH:-}" ]; then # once for every backend's row
+          row[llama_pp]=$(best "${row[llama_pp]:--}" "$(llama "$PROMPT" 0)")
+          row[llama_tg]=$(best "${row[llama_tg]:--}" "$(llama 0 "$GEN")")
+          row[llama_tg_read]=$(best "${row[llama_tg_read]:--}" "$(llama 0 "$GEN" -lm none)")
+          [ -n "${LLAMA_BENCH_ALT:-}" ] && row[alt]=$(best "${row[alt]:--}" "$(LLAMA_BIN=$LLAMA_BENCH_ALT llama 0 "$GEN")")
+        fi
+        for be in $BACKENDS; do
+          # every backend's load from the page cache (llama-bench's runs may
+          # have pushed the file out; the first row would pay the disk)
+          cat "$model" >/dev/null
+          pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
+          tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
+          row[$be.pp]=$(best "${row[$be.pp]:--}" "$(echo "$pp" | field prefill_tps)")
+          row[$be.tg]=$(best "${row[$be.tg]:--}" "$(echo "$tg" | field decode_tps)")
+          after=$(echo "$pp" | field decode_tps)
+          if [ "$(best "${row[$be.after]:--}" "$after")" != "${row[$be.after]:--}" ]; then
+            # the bandwidth share, load and memory of the round whose decode after the prompt was best
+            row[$be.after]=$(printf '%.1f' "$after")
+            row[$be.rest]=$(printf '%.0f | %.0f | %.0f' "$(echo "$pp" | field decode_pct_of_bound)" \
+              "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
+          fi
+          row[$be.name]=$(echo "$pp" | field backend)
+        done
+      done
+      alt=""
+      [ -n "${LLAMA_BENCH_ALT:-}" ] && alt=" ${row[alt]} |"
       for be in $BACKENDS; do
-        # every backend's load from the page cache (llama-bench's runs may
-        # have pushed the file out; the first row would pay the disk)
-        cat "$model" >/dev/null
-        pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
-        tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
-        ours_pp=$(printf '%.1f' "$(echo "$pp" | field prefill_tps)")
-        ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
-        rest=$(printf '%.1f | %.0f | %.0f | %.0f' "$(echo "$pp" | field decode_tps)" "$(echo "$pp" | field decode_pct_of_bound)" \
-          "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
-        backend=$(echo "$pp" | field backend)
+        rest="${row[$be.after]} | ${row[$be.rest]}"
         if [ -n "${LLAMA_BENCH:-}" ]; then
-          echo "| $shape | $type | $t | $backend | $ours_pp | $llama_pp | $ours_tg | $llama_tg | $llama_tg_read |$alt $rest |"
+          echo "| $shape | $type | $t | ${row[$be.name]} | ${row[$be.pp]} | ${row[llama_pp]} | ${row[$be.tg]} | ${row[llama_tg]} | ${row[llama_tg_read]} |$alt $rest |"
         else
-          echo "| $shape | $type | $t | $backend | $ours_pp | $ours_tg | $rest |"
+          echo "| $shape | $type | $t | ${row[$be.name]} | ${row[$be.pp]} | ${row[$be.tg]} | $rest |"
         fi
       done
+      unset row
     done
   done
 done

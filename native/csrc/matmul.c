@@ -9,7 +9,7 @@
  * row-parallel matrix-vector product.
  *
  * Batches of GEMM_MIN_TOKENS or more take the kernels' gemm path where the
- * CPU has one (AVX-512 VNNI: every legacy type and Q4_K/Q5_K/Q6_K). The
+ * CPU has one (AVX-512 VNNI: every legacy type, Q3_K-Q6_K and IQ4_XS). The
  * activations become 32-element 8-bit blocks with their quants offset to
  * unsigned, and each call repacks GEMM_ROWS weight rows so that one
  * vpdpbusd advances all of them against one broadcast activation word:
