@@ -63,3 +63,7 @@ func wsumF16G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 
 func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILIQ4NL(dst, w *byte, nb int)                       { panic("unreachable") }
+
+func packQ3K(dst, w *byte, rs, nr, nb int)                 { panic("unreachable") }
+func packILQ3K(dst, w *byte, nb int)                       { panic("unreachable") }
+func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
