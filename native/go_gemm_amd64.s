@@ -1087,52 +1087,66 @@ ilxsloop:
 	VPDPBUSD.BCST 0+(4+32*(j)+4*(c))(R8), Z3, Z0;  \
 	VPDPBUSD.BCST 0+(20+32*(j)+4*(c))(R8), Z2, Z0
 
+// ILKDROWS defines name(w *byte, ng, nb int, y *byte, out *float32) for
+// an interleaved K-quant or IQ4_XS: out[16g + r] is row r of group g (g <
+// ng) of the weights at w (nb super-block columns of blk bytes) times the
+// q8K blocks at y. CONST loads the type's constants; BODY adds the column
+// at SI times the block at R8 to Z18 as int32 sums of d-less products,
+// which d_w*d_y then scales into Z16, and the types with mins (Q4_K, Q5_K)
+// their scaled min terms to Z17, which the row sums lose at the end.
+#define ILKDROWS(name, CONST, BODY, blk) \
+TEXT name(SB), NOSPLIT, $0-40;  \
+	MOVQ w+0(FP), SI;            \
+	MOVQ ng+8(FP), R9;           \
+	MOVQ out+32(FP), DI;         \
+	CONST;                       \
+group:;                          \
+	MOVQ   y+24(FP), R8;         \
+	MOVQ   nb+16(FP), CX;        \
+	VPXORD Z16, Z16, Z16;        \
+	VPXORD Z17, Z17, Z17;        \
+block:;                          \
+	VPXORD Z18, Z18, Z18;        \
+	BODY;                        \
+	VCVTDQ2PS   Z18, Z18;        \
+	VCVTPH2PS   (SI), Z14;       \
+	VMULPS.BCST (R8), Z14, Z14;  \
+	VFMADD231PS Z18, Z14, Z16;   \
+	ADDQ        $blk, SI;        \
+	ADDQ        $292, R8;        \
+	DECQ        CX;              \
+	JNZ         block;           \
+	VSUBPS      Z17, Z16, Z16;   \
+	VMOVUPS     Z16, (DI);       \
+	ADDQ        $64, DI;         \
+	DECQ        R9;              \
+	JNZ         group;           \
+	VZEROUPPER;                  \
+	RET
+
 // func ilRowsIQ4XS(w *byte, ng, nb int, y *byte, out *float32)
 // Sets out[16g + r] to row r of group g (g < ng) of the interleaved IQ4_XS
 // weights at w (nb super-block columns) times the q8K blocks at y (the C
 // il_rows_iq4_xs).
-TEXT ·ilRowsIQ4XS(SB), NOSPLIT, $0-40
-	MOVQ         w+0(FP), SI
-	MOVQ         ng+8(FP), R9
-	MOVQ         out+32(FP), DI
-	IQ4XSCONST
-	VMOVDQU32    iq4nlUnsigned<>(SB), Z25
-
-ixsgroup:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-
-ixsblock:
-	VPMOVZXWD   32(SI), Z20
-	VMOVDQU32   64(SI), Z22
-	VPXORD      Z18, Z18, Z18
-	PF9(8192)
-	IQ4XSROW(0)
-	IQ4XSROW(1)
-	PF9(8192+544)
-	IQ4XSROW(2)
-	IQ4XSROW(3)
-	PF9(8192+1088)
-	IQ4XSROW(4)
-	IQ4XSROW(5)
-	PF9(8192+1632)
-	IQ4XSROW(6)
+#define IQ4XSROWSCONST \
+	IQ4XSCONST; \
+	VMOVDQU32 iq4nlUnsigned<>(SB), Z25
+#define IQ4XSBODY \
+	VPMOVZXWD 32(SI), Z20;  \
+	VMOVDQU32 64(SI), Z22;  \
+	PF9(8192);              \
+	IQ4XSROW(0);            \
+	IQ4XSROW(1);            \
+	PF9(8192+544);          \
+	IQ4XSROW(2);            \
+	IQ4XSROW(3);            \
+	PF9(8192+1088);         \
+	IQ4XSROW(4);            \
+	IQ4XSROW(5);            \
+	PF9(8192+1632);         \
+	IQ4XSROW(6);            \
 	IQ4XSROW(7)
-	VCVTDQ2PS   Z18, Z18
-	VCVTPH2PS   (SI), Z14
-	VMULPS.BCST (R8), Z14, Z14
-	VFMADD231PS Z18, Z14, Z16
-	ADDQ        $2176, SI
-	ADDQ        $292, R8
-	DECQ        CX
-	JNZ         ixsblock
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         ixsgroup
-	VZEROUPPER
-	RET
+ILKDROWS(·ilRowsIQ4XS, IQ4XSROWSCONST, IQ4XSBODY, 2176)
 
 // func packQ5_0(dst, w *byte, rs, nr, nb int)
 TEXT ·packQ5_0(SB), NOSPLIT, $0-40
@@ -1302,50 +1316,27 @@ q6kloop:
 // ilRowsQ4K for interleaved Q3_K weights (the C il_rows_q3_K): per half
 // of a super-block, eight 16-element group sums of unsigned quants, each
 // less 4 times its bsum, times its scale less 32.
-TEXT ·ilRowsQ3K(SB), NOSPLIT, $0-40
-	MOVQ         w+0(FP), SI
-	MOVQ         ng+8(FP), R9
-	MOVQ         out+32(FP), DI
-	VPBROADCASTD gemmConst<>+4(SB), Z27
-	VPBROADCASTD gemmConst<>+28(SB), Z28
-	MOVL         $0x04040404, AX
-	VPBROADCASTD AX, Z29
-	MOVL         $0xff, AX
-	VPBROADCASTD AX, Z30
-	MOVL         $32, AX
+#define ILQ3CONST \
+	VPBROADCASTD gemmConst<>+4(SB), Z27;  \
+	VPBROADCASTD gemmConst<>+28(SB), Z28; \
+	MOVL         $0x04040404, AX;         \
+	VPBROADCASTD AX, Z29;                 \
+	MOVL         $0xff, AX;               \
+	VPBROADCASTD AX, Z30;                 \
+	MOVL         $32, AX;                 \
 	VPBROADCASTD AX, Z31
-
-iq3group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-
-iq3block:
-	VMOVDQU32   32(SI), Z10
-	VMOVDQU32   96(SI), Z13
-	VMOVDQU32   160(SI), Z15
-	Q3SCALES(Z10, Z13, Z15, Z20, Z21, Z22, Z23, Z24, Z27, Z28)
-	VPXORD      Z18, Z18, Z18
-	PF9(8192)
-	PF9(8768)
-	ILQ3HALF(0, Z20, Z21)
-	PF9(9344)
-	PREFETCHT0  9920(SI)
+#define ILQ3BODY \
+	VMOVDQU32  32(SI), Z10;  \
+	VMOVDQU32  96(SI), Z13;  \
+	VMOVDQU32  160(SI), Z15; \
+	Q3SCALES(Z10, Z13, Z15, Z20, Z21, Z22, Z23, Z24, Z27, Z28); \
+	PF9(8192);               \
+	PF9(8768);               \
+	ILQ3HALF(0, Z20, Z21);   \
+	PF9(9344);               \
+	PREFETCHT0 9920(SI);     \
 	ILQ3HALF(1, Z22, Z23)
-	VCVTDQ2PS   Z18, Z18
-	VCVTPH2PS   (SI), Z14
-	VMULPS.BCST (R8), Z14, Z14
-	VFMADD231PS Z18, Z14, Z16
-	ADDQ        $1760, SI
-	ADDQ        $292, R8
-	DECQ        CX
-	JNZ         iq3block
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         iq3group
-	VZEROUPPER
-	RET
+ILKDROWS(·ilRowsQ3K, ILQ3CONST, ILQ3BODY, 1760)
 
 // Q3PACKC sets Z to the signed quants (less 4) of plane j, chunk c of half
 // h, read by LQ(h, c, Z) (qs) and LM(c, Z) (hmask).
@@ -1668,49 +1659,22 @@ il5pack:
 	VZEROUPPER
 	RET
 
-// ILKROWS is the decode kernel of interleaved Q4_K (CONST = ILK4CONST,
-// PAIR = ILK4PAIR, blk = 2304 bytes a super-block column) or Q5_K
-// (ILK5CONST, ILK5PAIR, 2816): it sets out[16g + r] to row r of group g
-// (g < ng) of the weights at w (nb super-block columns) times the q8K
-// blocks at y (the C il_rows_k45).
-#define ILKROWS(name, CONST, PAIR, blk) \
-TEXT name(SB), NOSPLIT, $0-40;  \
-	MOVQ w+0(FP), SI;            \
-	MOVQ ng+8(FP), R9;           \
-	MOVQ out+32(FP), DI;         \
-	CONST;                       \
-group:;                          \
-	MOVQ   y+24(FP), R8;         \
-	MOVQ   nb+16(FP), CX;        \
-	VPXORD Z16, Z16, Z16;        \
-	VPXORD Z17, Z17, Z17;        \
-block:;                          \
+// ILK45BODY is ILKDROWS's BODY for interleaved Q4_K (PAIR = ILK4PAIR) and
+// Q5_K (ILK5PAIR): the scaled sub-block sums into Z18, and their mins
+// times the bsums, scaled by dmin*d_y, into Z17.
+#define ILK45BODY(PAIR) \
 	ILK4SCALES(SI);              \
-	VPXORD Z18, Z18, Z18;        \
 	VPXORD Z19, Z19, Z19;        \
 	PAIR(0, Z10, Z11, 0);        \
 	PAIR(1, Z10, Z11, 2);        \
 	PAIR(2, Z12, Z13, 0);        \
 	PAIR(3, Z12, Z13, 2);        \
-	VCVTDQ2PS   Z18, Z18;        \
-	VCVTPH2PS   (SI), Z14;       \
-	VMULPS.BCST (R8), Z14, Z14;  \
-	VFMADD231PS Z18, Z14, Z16;   \
 	VCVTDQ2PS   Z19, Z19;        \
 	VCVTPH2PS   32(SI), Z15;     \
 	VMULPS.BCST (R8), Z15, Z15;  \
-	VFMADD231PS Z19, Z15, Z17;   \
-	ADDQ        $blk, SI;        \
-	ADDQ        $292, R8;        \
-	DECQ        CX;              \
-	JNZ         block;           \
-	VSUBPS      Z17, Z16, Z16;   \
-	VMOVUPS     Z16, (DI);       \
-	ADDQ        $64, DI;         \
-	DECQ        R9;              \
-	JNZ         group;           \
-	VZEROUPPER;                  \
-	RET
+	VFMADD231PS Z19, Z15, Z17
+#define ILK4BODY ILK45BODY(ILK4PAIR)
+#define ILK5BODY ILK45BODY(ILK5PAIR)
 
 // ILKPACK repacks nb interleaved Q4_K (CONST = ILK4CONST, PACKJ =
 // ILK4PACKJ, blk = 2304) or Q5_K (ILK5CONST, ILK5PACKJ, 2816) super-block
@@ -1743,10 +1707,11 @@ pack:;                                 \
 	RET
 
 // func ilRowsQ4K(w *byte, ng, nb int, y *byte, out *float32)
-ILKROWS(·ilRowsQ4K, ILK4CONST, ILK4PAIR, 2304)
+// Interleaved Q4_K decode (the C il_rows_k45), 2304 bytes a column.
+ILKDROWS(·ilRowsQ4K, ILK4CONST, ILK4BODY, 2304)
 
 // func ilRowsQ5K(w *byte, ng, nb int, y *byte, out *float32)
-ILKROWS(·ilRowsQ5K, ILK5CONST, ILK5PAIR, 2816)
+ILKDROWS(·ilRowsQ5K, ILK5CONST, ILK5BODY, 2816)
 
 // func packILQ4K(dst, w *byte, nb int)
 ILKPACK(·packILQ4K, ILK4CONST, ILK4PACKJ, 2304)
@@ -1758,41 +1723,17 @@ ILKPACK(·packILQ5K, ILK5CONST, ILK5PACKJ, 2816)
 // ilRowsQ4K for interleaved Q6_K weights (the C il_rows_q6_K): per half
 // of a super-block, eight 16-element group sums of unsigned quants, each
 // less 32 times its bsum, times its int8 scale.
-TEXT ·ilRowsQ6K(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ ng+8(FP), R9
-	MOVQ out+32(FP), DI
-	ILQ6MASKS(Z27, Z28, Z29, Z30, Z31)
-
-iq6group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VPXORD Z16, Z16, Z16
-
-iq6block:
-	VPXORD      Z18, Z18, Z18
-	PF9(8192)
-	PF9(8768)
-	PF9(9344)
-	ILQ6HALF(0)
-	PF9(9872)
-	PF9(10448)
-	PF9(11024)
+#define ILQ6CONST ILQ6MASKS(Z27, Z28, Z29, Z30, Z31)
+#define ILQ6BODY \
+	PF9(8192);       \
+	PF9(8768);       \
+	PF9(9344);       \
+	ILQ6HALF(0);     \
+	PF9(9872);       \
+	PF9(10448);      \
+	PF9(11024);      \
 	ILQ6HALF(1)
-	VCVTDQ2PS   Z18, Z18
-	VCVTPH2PS   (SI), Z14
-	VMULPS.BCST (R8), Z14, Z14
-	VFMADD231PS Z18, Z14, Z16
-	ADDQ        $3360, SI
-	ADDQ        $292, R8
-	DECQ        CX
-	JNZ         iq6block
-	VMOVUPS     Z16, (DI)
-	ADDQ        $64, DI
-	DECQ        R9
-	JNZ         iq6group
-	VZEROUPPER
-	RET
+ILKDROWS(·ilRowsQ6K, ILQ6CONST, ILQ6BODY, 3360)
 
 // func packILQ6K(dst, w *byte, nb int)
 // Repacks nb interleaved Q6_K super-block columns at w into 8*nb
