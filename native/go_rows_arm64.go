@@ -60,13 +60,3 @@ func dotsQ8_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
 func dotsQ4_0SIMD(s *float32, y *byte, k *byte, kstride, nrows, nb int) {
 	dotRowsQ4_0Q8SIMD(k, kstride, nrows, y, nb, s)
 }
-
-// The lookup types' and Q2_K/Q3_K rows kernels are amd64's
-// (go_kernels_amd64.s).
-const haveLowBitRows = false
-
-func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
-func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
-func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
-func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)   { panic("unreachable") }
-func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)   { panic("unreachable") }

@@ -67,3 +67,13 @@ func packILIQ4NL(dst, w *byte, nb int)                       { panic("unreachabl
 func packQ3K(dst, w *byte, rs, nr, nb int)                 { panic("unreachable") }
 func packILQ3K(dst, w *byte, nb int)                       { panic("unreachable") }
 func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
+
+// The lookup types' and Q2_K/Q3_K rows kernels are amd64's
+// (go_kernels_amd64.s).
+const haveLowBitRows = false
+
+func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
+func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
+func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
+func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)   { panic("unreachable") }
+func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)   { panic("unreachable") }

@@ -242,8 +242,8 @@ func roundBF16(dst, x []float32) {
 
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K,
-// Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations; F16 on AVX-512, BF16 where
-// batches run as pair panels (AVX512_BF16).
+// Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
+// F16 on AVX-512; BF16 where batches run as pair panels (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
 	switch {
@@ -389,8 +389,8 @@ func (g *Go) StoreKV(c *KVCache, pos0 int, k, v []float32, nTokens int) {
 
 // Attend runs attention (causal unless a.NonCausal): for each query row
 // and head, the scores against every visible key, their softmax, and the
-// weighted sum of the values (attendRow). Query rows, and for decode spans of a row's keys, are
-// split over threads.
+// weighted sum of the values (attendRow). Query rows, and for decode
+// spans of a row's keys, are split over threads.
 func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention) {
 	hd := a.HeadDim
 	if a.NKVHeads <= 0 || a.NHeads%a.NKVHeads != 0 || a.NKVHeads*hd != c.width || (a.Sinks != nil && len(a.Sinks) != a.NHeads) ||

@@ -128,23 +128,37 @@ func ilCopy(l *ilLayout, col, blk []byte, lane int, toCol bool) {
 	}
 }
 
-// CanInterleave reports whether Interleave16 takes w: a row-major Q4_0,
-// IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 matrix of a multiple of 16 rows
-// (and of an even number of columns for F16 and BF16).
-func CanInterleave(w Weight) bool {
+// CanInterleave reports whether Interleave16 takes w: a row-major matrix
+// of a type ilLayoutOf lays out, in whole groups of 16 rows and whole
+// units of columns (blocks, or element pairs for F16 and BF16).
+func CanInterleave(w Weight) bool { return interleaveProblem(w) == "" }
+
+// interleaveProblem says why Interleave16 does not take w; "" if it does.
+func interleaveProblem(w Weight) string {
 	_, ok := ilLayoutOf(w.Type)
 	ue, _ := ilUnit(w.Type)
-	return ok && w.Layout == RowMajor && w.Rows > 0 && w.Rows%ilRows == 0 &&
-		w.Cols > 0 && w.Cols%ue == 0 && w.Check() == nil
+	switch {
+	case w.Layout != RowMajor:
+		return "it is not row-major (interleaved already?)"
+	case !ok:
+		return "the type has no interleaved layout (it stays row-major, which every backend multiplies)"
+	case w.Rows <= 0 || w.Rows%ilRows != 0:
+		return fmt.Sprintf("%d rows are not whole groups of %d", w.Rows, ilRows)
+	case w.Cols <= 0 || w.Cols%ue != 0:
+		return fmt.Sprintf("%d columns are not whole units of %d elements", w.Cols, ue)
+	}
+	if err := w.Check(); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // Interleave16 lays w out as Interleaved16 in place, rewriting w.Data
 // (which must be writable and not shared with a reader of the row-major
 // form), and returns w with its new Layout.
 func Interleave16(w Weight) (Weight, error) {
-	if !CanInterleave(w) {
-		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight (layout %d): want Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, F16 or BF16 rows in groups of %d",
-			w.Rows, w.Cols, w.Type, w.Layout, ilRows)
+	if why := interleaveProblem(w); why != "" {
+		return w, fmt.Errorf("native: cannot interleave a %d×%d %s weight: %s", w.Rows, w.Cols, w.Type, why)
 	}
 	rs := w.RowBytes()
 	ue, bs := ilUnit(w.Type)
@@ -154,7 +168,9 @@ func Interleave16(w Weight) (Weight, error) {
 	for g := 0; g < w.Rows/ilRows; g++ {
 		dst := w.Data[g*ilRows*rs : (g+1)*ilRows*rs]
 		copy(group, dst)
-		if bs == 4 { // element pairs: ilCopy's layout as a transpose of 32-bit words (5× faster than ilCopy per pair: 2.5 GB/s)
+		if bs == 4 {
+			// element pairs: ilCopy's layout as a transpose of 32-bit
+			// words (2.5 GB/s, 5× ilCopy per pair)
 			for r := range ilRows {
 				row := group[r*rs : (r+1)*rs]
 				for i := range rs / 4 {

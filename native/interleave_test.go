@@ -40,22 +40,26 @@ var ilTypes = []ggml.DType{ggml.Q4_0, ggml.IQ4_NL, ggml.Q5_0, ggml.Q8_0, ggml.Q3
 // of whole groups (and element pairs).
 func TestInterleaveRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, w := range []Weight{
-		randWeight(t, r, ggml.Q4_0, 40, 64),  // 40 rows: not whole groups
-		randWeight(t, r, ggml.Q2_K, 16, 256), // no interleaved layout
-		randWeight(t, r, ggml.F32, 16, 64),
-		randWeight(t, r, ggml.F16, 16, 63),                            // odd columns: no element pairs
-		{Type: ggml.Q8_0, Rows: 16, Cols: 64, Data: make([]byte, 10)}, // short data
+	for _, c := range []struct {
+		w    Weight
+		want string
+	}{
+		{randWeight(t, r, ggml.Q4_0, 40, 64), "40 rows are not whole groups of 16"},
+		{randWeight(t, r, ggml.Q2_K, 16, 256), "no interleaved layout"},
+		{randWeight(t, r, ggml.F32, 16, 64), "no interleaved layout"},
+		{randWeight(t, r, ggml.F16, 16, 63), "63 columns are not whole units of 2 elements"}, // odd columns: no element pairs
+		{Weight{Type: ggml.Q8_0, Rows: 16, Cols: 64, Data: make([]byte, 10)}, "bytes"},       // short data
 	} {
-		assert.False(t, CanInterleave(w))
-		_, err := Interleave16(w)
+		assert.False(t, CanInterleave(c.w))
+		_, err := Interleave16(c.w)
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), w.Type.String())
+		assert.Contains(t, err.Error(), c.w.Type.String())
+		assert.Contains(t, err.Error(), c.want)
 	}
 	w, err := Interleave16(randWeight(t, r, ggml.Q8_0, 16, 64))
 	require.NoError(t, err)
 	_, err = Interleave16(w)
-	require.Error(t, err, "interleaving twice")
+	require.ErrorContains(t, err, "not row-major", "interleaving twice")
 }
 
 // TestInterleavedMatMul: every backend multiplies an interleaved weight as
