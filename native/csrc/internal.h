@@ -365,6 +365,12 @@ static inline uint16_t lrt_f32_to_bf16(float f) {
   return (uint16_t)((u + (0x7fff + ((u >> 16) & 1))) >> 16);
 }
 
+/* q3_K_scale returns the 6-bit scale j of a Q3_K block, minus 32. */
+static inline int q3_K_scale(const uint8_t *s, int j) {
+  const int lo = j < 8 ? s[j % 8] & 0xF : s[j % 8] >> 4;
+  return (lo | ((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4) - 32;
+}
+
 /* get_scale_min_k4 unpacks the 6-bit scale and min of sub-block j of a
  * Q4_K/Q5_K block (ggml's get_scale_min_k4). */
 static inline void get_scale_min_k4(int j, const uint8_t *q, uint8_t *d, uint8_t *m) {

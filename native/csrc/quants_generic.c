@@ -370,12 +370,6 @@ static void vecdot_q2_K_generic(int64_t n, const void *vw, const void *vx, size_
   }
 }
 
-/* q3_K_scale returns the 6-bit scale j of a Q3_K block, minus 32. */
-static inline int q3_K_scale(const uint8_t *s, int j) {
-  const int lo = j < 8 ? s[j % 8] & 0xF : s[j % 8] >> 4;
-  return (lo | ((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4) - 32;
-}
-
 static void vecdot_q3_K_generic(int64_t n, const void *vw, const void *vx, size_t xs, int nt,
                                 float *out, size_t os) {
   const block_q3_K *w = vw;
