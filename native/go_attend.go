@@ -147,16 +147,18 @@ func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
 }
 
 // attnScratch is one attention job's room: the row's maxima and sums and
-// its scores (a row of a span's keys per head), carved from one buffer f so that a fresh scratch costs few
-// allocations; and for a quantized cache the queries as Q8_0 blocks (qb)
-// and either as q8a activations (qa, the SIMD kernels) or as their float
-// values (qr, with a value row vr).
+// its scores (a row of a span's keys per head, or per slot of
+// attendGroupsF16's padded groups), carved from one buffer f so that a
+// fresh scratch costs few allocations; for a quantized cache the queries
+// as Q8_0 blocks (qb) and either as q8a activations (qa, the SIMD kernels)
+// or as their float values (qr, with a value row vr); for
+// attendGroupsF16 the padded queries and outputs (qp, op).
 type attnScratch struct {
 	f       []float32
 	m, l, s []float32
 	qb, qa  []byte
 	qr, vr  []float32
-	qp, op  []float32 // attendGroupsF16's padded queries and outputs
+	qp, op  []float32
 }
 
 // reserve makes room for nh heads over spans of up to keys keys, with
