@@ -116,6 +116,10 @@ func TestCPUAttendMatchesGo(t *testing.T) {
 		// the AVX-512 value sums take 64 elements a pass, then 16 (and 8)
 		{NHeads: 6, NKVHeads: 2, HeadDim: 96},
 		{NHeads: 2, NKVHeads: 1, HeadDim: 136},
+		// groups past four (Qwen2.5's 7, and 5): the AVX-512 scores take
+		// a group's heads four at a time, then the rest
+		{NHeads: 14, NKVHeads: 2, HeadDim: 64},
+		{NHeads: 5, NKVHeads: 1, HeadDim: 32},
 		{NHeads: 4, NKVHeads: 1, HeadDim: 33, Window: 5},
 		{NHeads: 2, NKVHeads: 2, HeadDim: 24, SoftCap: 5},
 		// gpt-oss's attention sinks, around the scores' size and far

@@ -249,6 +249,8 @@ typedef struct {
   /* exp_sum sets x[i] = exp(x[i] - m) for i < n and returns their sum
    * (the SIMD versions use a polynomial within 2 ulp of expf). */
   float (*exp_sum)(float *x, int64_t n, float m);
+  /* scale_max sets x[i] *= scale for i < n (n > 0) and returns their max. */
+  float (*scale_max)(float *x, int64_t n, float scale);
   /* att_scores sets s[g*ss + j] = q_g . k_j for ng query rows q_g = q +
    * g*qs and nk cache rows k_j = k + j*ks (elements; F16 if f16), hd long:
    * each key row is loaded once for every query row. */

@@ -291,6 +291,15 @@ static float exp_sum_generic(float *x, int64_t n, float m) {
   return (float)sum;
 }
 
+static float scale_max_generic(float *x, int64_t n, float scale) {
+  float mx = -INFINITY;
+  for (int64_t i = 0; i < n; i++) {
+    x[i] *= scale;
+    mx = x[i] > mx ? x[i] : mx;
+  }
+  return mx;
+}
+
 static void att_scores_generic(const float *q, size_t qs, int ng, const void *k, size_t ks, int f16,
                                int nk, int hd, float *s, size_t ss) {
   for (int j = 0; j < nk; j++)
@@ -479,6 +488,7 @@ void lrt_fill_generic(kernels *k) {
   k->dot_f16 = dot_f16_generic;
   k->axpy_f16 = axpy_f16_generic;
   k->exp_sum = exp_sum_generic;
+  k->scale_max = scale_max_generic;
   k->att_scores = att_scores_generic;
   k->att_accum = att_accum_generic;
   k->att_accum_q[LRT_Q8_0] = att_accum_q8_0_generic;
