@@ -102,7 +102,7 @@ func (m *decoder) forwardGemma(s *State, in Input, logits []float32, finalCap fl
 		// ffn rmsnorm
 		ly.FFNNorm.Forward(b, xb, x)
 		// GeGLU MLP: down(gelu(gate(x)) * up(x))
-		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
+		ly.FFN.Forward(b, s, xb2, xb, n)
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb2, xb2)
 		b.Add(x, xb2)

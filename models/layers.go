@@ -29,6 +29,23 @@ func (l Linear) Forward(b native.Backend, out, x []float32, nTokens int) {
 	}
 }
 
+// forwardShared is Linear.Forward of each ls[i] into outs[i] (at most
+// len(s.products)) for projections of the same input x: the products in
+// one Backend.MatMuls call (for decode the threads share their rows), then
+// the biases.
+func forwardShared(b native.Backend, s *State, x []float32, nTokens int, ls []Linear, outs [][]float32) {
+	ps := s.products[:len(ls)] // in the State: a slice passed to an interface method escapes
+	for i, l := range ls {
+		ps[i] = native.Product{Out: outs[i], W: l.W}
+	}
+	b.MatMuls(ps, x, nTokens)
+	for i, l := range ls {
+		if l.B != nil {
+			b.AddRows(outs[i][:nTokens*l.W.Rows], l.B)
+		}
+	}
+}
+
 // RMSNorm is x/√(mean(x²)+Eps)·W over rows of len(W). GGUF files store the
 // final multiplier: Gemma's (1+w) was folded in by the converter.
 type RMSNorm struct {
@@ -61,13 +78,12 @@ type MLP struct {
 	Act      Activation
 }
 
-// Forward writes the MLP of the nTokens rows of x into out, using hb and
-// hb2 (nTokens rows of HiddenDim) as scratch.
-func (m MLP) Forward(b native.Backend, out, x, hb, hb2 []float32, nTokens int) {
+// Forward writes the MLP of the nTokens rows of x into out, using s's hb
+// and hb2 (nTokens rows of HiddenDim) as scratch.
+func (m MLP) Forward(b native.Backend, s *State, out, x []float32, nTokens int) {
 	h := m.Gate.W.Rows
-	hb, hb2 = hb[:nTokens*h], hb2[:nTokens*h]
-	m.Gate.Forward(b, hb, x, nTokens)
-	m.Up.Forward(b, hb2, x, nTokens)
+	hb, hb2 := s.hb[:nTokens*h], s.hb2[:nTokens*h]
+	forwardShared(b, s, x, nTokens, []Linear{m.Gate, m.Up}, [][]float32{hb, hb2})
 	m.Act.glu(b, hb, hb2)
 	m.Down.Forward(b, out, hb, nTokens)
 }
@@ -301,9 +317,7 @@ func (a *SelfAttention) Forward(b native.Backend, s *State, layer int, out, x []
 	hd, nh, nkv := a.Attn.HeadDim, a.Attn.NHeads, a.Attn.NKVHeads
 	q, k, v := s.q[:nTokens*nh*hd], s.k[:nTokens*nkv*hd], s.v[:nTokens*nkv*hd]
 	// q, k, v projections
-	a.Q.Forward(b, q, x, nTokens)
-	a.K.Forward(b, k, x, nTokens)
-	a.V.Forward(b, v, x, nTokens)
+	forwardShared(b, s, x, nTokens, []Linear{a.Q, a.K, a.V}, [][]float32{q, k, v})
 	// per-head q/k rmsnorm
 	if a.QNorm.W != nil {
 		a.QNorm.Forward(b, q, q)

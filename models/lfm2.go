@@ -188,7 +188,7 @@ func (m *decoder) forwardHybrid(s *State, in Input, logits []float32, mixer toke
 		b.Add(x, xb2)
 		s.traced("attention", i, x, dim, pos0)
 		ly.FFNNorm.Forward(b, xb, x)
-		ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
+		ly.FFN.Forward(b, s, xb2, xb, n)
 		b.Add(x, xb2)
 		s.traced("feed-forward", i, x, dim, pos0)
 	}

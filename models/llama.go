@@ -124,7 +124,7 @@ func (m *Llama) Forward(s *State, in Input, logits []float32) {
 			ly.MoE.Forward(b, s, xb2, xb, n)
 		} else {
 			// SwiGLU MLP: down(silu(gate(x)) * up(x))
-			ly.FFN.Forward(b, xb2, xb, s.hb, s.hb2, n)
+			ly.FFN.Forward(b, s, xb2, xb, n)
 		}
 		// residual (× Granite's residual multiplier)
 		addScaled(b, x, xb2, m.residualScale)

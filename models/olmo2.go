@@ -105,7 +105,7 @@ func (m *PostNorm) Forward(s *State, in Input, logits []float32) {
 		b.Add(x, xb)
 		s.traced("attention", i, x, dim, pos0)
 		// SwiGLU MLP of the un-normed stream
-		ly.FFN.Forward(b, xb, x, s.hb, s.hb2, n)
+		ly.FFN.Forward(b, s, xb, x, n)
 		// post-ffn rmsnorm, residual
 		ly.PostFFNNorm.Forward(b, xb, xb)
 		b.Add(x, xb)

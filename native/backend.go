@@ -108,6 +108,12 @@ type Attention struct {
 	NonCausal bool
 }
 
+// Product is one weight of a MatMuls call and where its product goes.
+type Product struct {
+	Out []float32
+	W   Weight
+}
+
 // Backend is the set of coarse operations a forward pass is made of.
 // Activations are float32 slices holding nTokens rows back to back.
 // Implementations must be safe for concurrent use by several goroutines
@@ -125,6 +131,12 @@ type Backend interface {
 	// MatMul sets out[t*w.Rows+r] = row r of w · x[t*w.Cols:(t+1)*w.Cols]
 	// for each of the nTokens rows of x.
 	MatMul(out []float32, w Weight, x []float32, nTokens int)
+	// MatMuls is MatMul(p.Out, p.W, x, nTokens) for each product p of
+	// weights that share their input (a layer's Q, K and V projections,
+	// its gate and up), in one call: for decode, the threads share the
+	// rows of all of them, one dispatch and one wait for the set rather
+	// than one per weight.
+	MatMuls(ps []Product, x []float32, nTokens int)
 	// RMSNorm normalizes each row of n elements of x into out:
 	// out = x / sqrt(mean(x²) + eps) * weight. out may alias x.
 	RMSNorm(out, x, weight []float32, n int, eps float32)

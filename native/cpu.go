@@ -136,11 +136,7 @@ func must(op string, rc uintptr) {
 // MatMul sets out[t*w.Rows+r] = row r of w · x[t*w.Cols:(t+1)*w.Cols].
 // Activations are quantized to 8 bits on the fly for quantized weights.
 func (c *CPU) MatMul(out []float32, w Weight, x []float32, nTokens int) {
-	rs := w.RowBytes()
-	if rs == 0 || len(w.Data) < rs*w.Rows || len(x) < nTokens*w.Cols || len(out) < nTokens*w.Rows || nTokens < 0 {
-		panic(fmt.Sprintf("native: MatMul %d×%d %s (%d bytes) by %d×%d (%d floats) into %d floats",
-			w.Rows, w.Cols, w.Type, len(w.Data), nTokens, w.Cols, len(x), len(out)))
-	}
+	checkMatMul(out, w, x, nTokens)
 	if !c.nativeType(w.Type) {
 		c.fallback.MatMul(out, w, x, nTokens)
 		return
@@ -166,6 +162,56 @@ func (c *CPU) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		uintptr(unsafe.Pointer(&w.Data[0])), uintptr(w.Rows), uintptr(w.Cols),
 		uintptr(unsafe.Pointer(&x[0])), uintptr(nTokens), uintptr(unsafe.Pointer(&out[0])))
 	must("MatMul", rc)
+}
+
+// product is lrt_product.
+type product struct {
+	w, out unsafe.Pointer
+	rows   int64
+	wtype  int32
+	il16   int32
+}
+
+// MatMuls is MatMul for each product, in one pass of the pool for decode
+// (Backend.MatMuls). Products the library's kernels do not take as they
+// are (a fallback type, a layout of another kernel set) run on their own.
+func (c *CPU) MatMuls(ps []Product, x []float32, nTokens int) {
+	for _, p := range ps {
+		checkMatMul(p.Out, p.W, x, nTokens)
+	}
+	if nTokens != 1 || len(ps) > maxProducts {
+		for _, p := range ps {
+			c.MatMul(p.Out, p.W, x, nTokens)
+		}
+		return
+	}
+	var cp [maxProducts]product
+	n := 0
+	for _, p := range ps {
+		w := p.W
+		il := w.Layout == Interleaved16
+		if !c.nativeType(w.Type) || w.Cols == 0 || (il && !c.Interleaves(w.Type)) {
+			c.MatMul(p.Out, w, x, nTokens)
+			continue
+		}
+		if w.Rows == 0 {
+			continue
+		}
+		cp[n] = product{w: unsafe.Pointer(&w.Data[0]), out: unsafe.Pointer(&p.Out[0]), rows: int64(w.Rows), wtype: int32(w.Type)}
+		if il {
+			cp[n].il16 = 1
+		}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	rc, _, _ := purego.SyscallN(c.lib.matmuls, c.pool, uintptr(unsafe.Pointer(&cp[0])), uintptr(n),
+		uintptr(ps[0].W.Cols), uintptr(unsafe.Pointer(&x[0])), uintptr(nTokens))
+	// the heap does not move; the weights and outputs must outlive the call
+	runtime.KeepAlive(ps)
+	runtime.KeepAlive(x)
+	must("MatMuls", rc)
 }
 
 // Interleaves reports whether MatMul has kernels for weights of type t

@@ -36,6 +36,58 @@ type matmulTask struct {
 	// il: the weight is Interleaved16 and the iterations are its groups;
 	// with gemm unset, xq holds each token's q8a blocks (runIL)
 	il bool
+	// bytes and floats are the pooled buffers behind xq or xbf and x,
+	// given back by endMatMul
+	bytes  *[]byte
+	floats *[]float32
+}
+
+// takeBytes takes a buffer from the backend's pool of byte buffers for the
+// task (at most one).
+func (m *matmulTask) takeBytes() *[]byte {
+	if m.bytes != nil {
+		panic("native: matmulTask takes a second byte buffer")
+	}
+	m.bytes = m.g.quants.Get().(*[]byte)
+	return m.bytes
+}
+
+// takeFloats takes a buffer from the backend's pool of float buffers for
+// the task (at most one).
+func (m *matmulTask) takeFloats() *[]float32 {
+	if m.floats != nil {
+		panic("native: matmulTask takes a second float buffer")
+	}
+	m.floats = m.g.acts.Get().(*[]float32)
+	return m.floats
+}
+
+// maxProducts is the most products a MatMuls call runs in one pass.
+const maxProducts = 8
+
+// multiTask runs the iterations of several matmul tasks as one range:
+// iteration i is iteration i-start[e] of ms[e], for the e with start[e] ≤
+// i < start[e+1].
+type multiTask struct {
+	ms    [maxProducts]*matmulTask
+	start [maxProducts + 1]int
+	n     int
+}
+
+// add appends task m of iters iterations.
+func (mt *multiTask) add(m *matmulTask, iters int) {
+	mt.ms[mt.n] = m
+	mt.start[mt.n+1] = mt.start[mt.n] + iters
+	mt.n++
+}
+
+func (mt *multiTask) run(lo, hi int) {
+	for e := 0; e < mt.n && lo < hi; e++ {
+		a, b := max(lo, mt.start[e]), min(hi, mt.start[e+1])
+		if a < b {
+			mt.ms[e].run(a-mt.start[e], b-mt.start[e])
+		}
+	}
 }
 
 func (m *matmulTask) run(lo, hi int) {

@@ -27,6 +27,7 @@ import (
 type Go struct {
 	pool     *pool
 	matmuls  sync.Pool // *matmulTask
+	multis   sync.Pool // *multiTask
 	attends  sync.Pool // *attendTask
 	rows     sync.Pool // *[]float32, dequantized weight rows
 	quants   sync.Pool // *[]byte, activations quantized to 8 bits
@@ -52,6 +53,7 @@ func NewGo(threads int) *Go {
 	}
 	g := &Go{pool: newPool(threads)}
 	g.matmuls.New = func() any { return new(matmulTask) }
+	g.multis.New = func() any { return new(multiTask) }
 	g.attends.New = func() any { return new(attendTask) }
 	g.rows.New = func() any { return new([]float32) }
 	g.quants.New = func() any { return new([]byte) }
@@ -113,21 +115,67 @@ func (g *Go) shareRows(rows, work int) (grain int, ok bool) {
 // MatMul multiplies the rows of w by each of the nTokens rows of x; see
 // matmulTask for how the work is split.
 func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
-	rs := w.RowBytes()
-	if rs == 0 || len(w.Data) < rs*w.Rows || len(x) < nTokens*w.Cols || len(out) < nTokens*w.Rows {
-		panic(fmt.Sprintf("native: MatMul %d×%d %s (%d bytes) by %d×%d (%d floats) into %d floats",
-			w.Rows, w.Cols, w.Type, len(w.Data), nTokens, w.Cols, len(x), len(out)))
-	}
+	checkMatMul(out, w, x, nTokens)
 	if w.Rows == 0 || nTokens <= 0 {
 		return
 	}
+	m, iters, grain := g.newMatMul(out, w, x, nTokens)
+	g.pool.run(iters, grain, m)
+	g.endMatMul(m)
+}
+
+// MatMuls is MatMul for each product, in one pass of the pool for decode
+// (Backend.MatMuls).
+func (g *Go) MatMuls(ps []Product, x []float32, nTokens int) {
+	for _, p := range ps {
+		checkMatMul(p.Out, p.W, x, nTokens)
+	}
+	if nTokens != 1 || len(ps) > maxProducts {
+		for _, p := range ps {
+			g.MatMul(p.Out, p.W, x, nTokens)
+		}
+		return
+	}
+	mt := g.multis.Get().(*multiTask)
+	grain := math.MaxInt // the finest of the products'
+	for _, p := range ps {
+		if p.W.Rows == 0 {
+			continue
+		}
+		m, iters, gr := g.newMatMul(p.Out, p.W, x, nTokens)
+		mt.add(m, iters)
+		grain = min(grain, gr)
+	}
+	g.pool.run(mt.start[mt.n], grain, mt)
+	for _, m := range mt.ms[:mt.n] {
+		g.endMatMul(m)
+	}
+	*mt = multiTask{}
+	g.multis.Put(mt)
+}
+
+// checkMatMul panics unless out = w·x fits the slices (a programming
+// error: models validate shapes when they load).
+func checkMatMul(out []float32, w Weight, x []float32, nTokens int) {
+	rs := w.RowBytes()
+	if rs == 0 || len(w.Data) < rs*w.Rows || len(x) < nTokens*w.Cols || len(out) < nTokens*w.Rows || nTokens < 0 {
+		panic(fmt.Sprintf("native: MatMul %d×%d %s (%d bytes) by %d×%d (%d floats) into %d floats",
+			w.Rows, w.Cols, w.Type, len(w.Data), nTokens, w.Cols, len(x), len(out)))
+	}
+}
+
+// newMatMul sets up the task of out = w·x (w.Rows > 0, nTokens > 0): the
+// activations converted to what the kernels take, into pooled buffers
+// that endMatMul gives back, and the iterations and grain of its run.
+func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *matmulTask, iters, grain int) {
+	rs := w.RowBytes()
 	il := w.Layout == Interleaved16
 	if il && !g.Interleaves(w.Type) {
 		// no kernels for the layout here: the product of the rows as stored
 		// in the file (a copy per call; this backend never interleaves)
 		w, il = RowMajorCopy(w), false
 	}
-	m := g.matmuls.Get().(*matmulTask)
+	m = g.matmuls.Get().(*matmulTask)
 	*m = matmulTask{g: g, w: w, rs: rs, x: x, out: out, nTokens: nTokens, il: il}
 	// Where the weight type has 8-bit kernels, the activations are rounded
 	// to 8-bit blocks once, as ggml does: matrix-vector products multiply
@@ -144,8 +192,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	if nTokens >= tileTokens && !g.float && !g.noGemm && gemm {
 		// the gemm kernels take q8a blocks for every type, and iterate
 		// over groups of gemmRows rows
-		buf := g.quants.Get().(*[]byte)
-		defer g.quants.Put(buf)
+		buf := m.takeBytes()
 		m.xqRow = w.Cols / qk * sizeQ8a
 		*buf = grow(*buf, nTokens*m.xqRow)
 		m.xq, m.gemm = *buf, true
@@ -157,8 +204,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 		}
 	} else if elems, size, ok := q8Layout(w.Type); ok && !g.float {
 		if nTokens < tileTokens {
-			buf := g.quants.Get().(*[]byte)
-			defer g.quants.Put(buf)
+			buf := m.takeBytes()
 			m.xqRow = w.Cols / elems * size
 			*buf = grow(*buf, nTokens*m.xqRow)
 			m.xq = *buf
@@ -166,8 +212,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 				quantizeQ8(w.Type, m.xq[t*m.xqRow:(t+1)*m.xqRow], x[t*w.Cols:(t+1)*w.Cols])
 			}
 		} else {
-			buf := g.acts.Get().(*[]float32)
-			defer g.acts.Put(buf)
+			buf := m.takeFloats()
 			*buf = grow(*buf, nTokens*w.Cols)
 			m.x = *buf
 			xr, typ, cols := m.x, w.Type, w.Cols
@@ -181,8 +226,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	if w.Type == ggml.BF16 && !g.float && havePanelsBF16 && !g.noPanels512 && nTokens >= panelMinTokens && w.Cols%2 == 0 {
 		// BF16 weights multiply activations rounded to BF16, as ggml's do;
 		// batches as pair panels take them as BF16
-		buf := g.quants.Get().(*[]byte)
-		defer g.quants.Put(buf)
+		buf := m.takeBytes()
 		n := nTokens * w.Cols
 		*buf = grow(*buf, 2*(n+panelTokens512*w.Cols)+2)
 		u := unsafe.Slice((*uint16)(unsafe.Pointer(&(*buf)[0])), len(*buf)/2)
@@ -202,8 +246,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	} else if w.Type == ggml.BF16 && !g.float {
 		// BF16 weights multiply activations rounded to BF16, as ggml's do
 		// (and the C kernels: one rounding for decode and batches alike)
-		buf := g.acts.Get().(*[]float32)
-		defer g.acts.Put(buf)
+		buf := m.takeFloats()
 		*buf = grow(*buf, nTokens*w.Cols)
 		m.x = *buf
 		xr, cols := m.x, w.Cols
@@ -221,7 +264,17 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 	} else if m.gemm || il {
 		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
 	}
-	g.pool.run(iters, max(1, minWork/max(1, work)), m)
+	return m, iters, max(1, minWork/max(1, work))
+}
+
+// endMatMul gives back the task and its buffers.
+func (g *Go) endMatMul(m *matmulTask) {
+	if m.bytes != nil {
+		g.quants.Put(m.bytes)
+	}
+	if m.floats != nil {
+		g.acts.Put(m.floats)
+	}
 	*m = matmulTask{}
 	g.matmuls.Put(m)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the LRT_ABI_VERSION of csrc/lrt.h this package speaks.
-const abiVersion = 10
+const abiVersion = 11
 
 // LibEnv is the environment variable naming the native kernel library. When
 // it is set, only that file is tried.
@@ -39,6 +39,7 @@ type lib struct {
 	supports                   uintptr
 	matmul, rmsnorm, rope, glu uintptr
 	matmulIL16, poolIL16       uintptr
+	matmuls                    uintptr
 	softmax, attention         uintptr
 	eltwise, getRows           uintptr
 }
@@ -147,6 +148,7 @@ func openLib(path string) (*lib, error) {
 	l.poolNew, l.poolFree, l.poolISA = sym("lrt_pool_new"), sym("lrt_pool_free"), sym("lrt_pool_isa")
 	l.supports, l.matmul = sym("lrt_supports"), sym("lrt_matmul")
 	l.matmulIL16, l.poolIL16 = sym("lrt_matmul_il16"), sym("lrt_pool_il16")
+	l.matmuls = sym("lrt_matmuls")
 	l.rmsnorm, l.rope = sym("lrt_rmsnorm"), sym("lrt_rope")
 	l.glu, l.softmax = sym("lrt_glu"), sym("lrt_softmax")
 	l.attention = sym("lrt_attention")
@@ -166,6 +168,7 @@ func openLib(path string) (*lib, error) {
 		{2, "lrt_attn_params", unsafe.Sizeof(attnParams{})},
 		{3, "lrt_norm_params", unsafe.Sizeof(normParams{})},
 		{4, "lrt_elt_params", unsafe.Sizeof(eltParams{})},
+		{5, "lrt_product", unsafe.Sizeof(product{})},
 	} {
 		if n, _, _ := purego.SyscallN(structSize, s.id); int64(n) != int64(s.size) {
 			return fail(fmt.Errorf("struct %s is %d bytes in C, %d in Go", s.name, int64(n), s.size))

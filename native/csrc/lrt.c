@@ -13,6 +13,8 @@ int64_t lrt_struct_size(int32_t which) {
     return (int64_t)sizeof(lrt_norm_params);
   case 4:
     return (int64_t)sizeof(lrt_elt_params);
+  case 5:
+    return (int64_t)sizeof(lrt_product);
   }
   return -1;
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 /* LRT_ABI_VERSION changes whenever a signature or struct below changes. */
-#define LRT_ABI_VERSION 10
+#define LRT_ABI_VERSION 11
 
 /* LRT_API marks the exported symbols; everything else is hidden. */
 #if defined(__GNUC__)
@@ -57,7 +57,8 @@ enum {
 LRT_API int32_t lrt_abi_version(void);
 
 /* lrt_struct_size returns sizeof the struct numbered which
- * (2: lrt_attn_params, 3: lrt_norm_params, 4: lrt_elt_params), or -1. */
+ * (2: lrt_attn_params, 3: lrt_norm_params, 4: lrt_elt_params, 5:
+ * lrt_product), or -1. */
 LRT_API int64_t lrt_struct_size(int32_t which);
 
 /* lrt_isa_list copies the names of the kernel sets this CPU can run, best
@@ -106,6 +107,28 @@ LRT_API int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t ro
 LRT_API int32_t lrt_matmul_il16(lrt_pool *p, int32_t wtype, const void *w, int64_t rows,
                         int64_t cols, const float *x, int64_t ntok, float *out);
 LRT_API int32_t lrt_pool_il16(const lrt_pool *p, int32_t wtype);
+
+/* lrt_product is one weight of lrt_matmuls. Pointers first, so the layout
+ * has no padding. */
+typedef struct {
+  const void *w;  /* rows rows of the call's cols elements of type wtype */
+  float *out;     /* [ntok][rows] */
+  int64_t rows;
+  int32_t wtype;
+  int32_t il16;   /* 1: rows interleaved as lrt_matmul_il16 takes them */
+} lrt_product;
+
+/* LRT_MATMULS_MAX is the most products one lrt_matmuls call takes. */
+#define LRT_MATMULS_MAX 8
+
+/* lrt_matmuls computes the n products of weights that share their
+ * activations x (ntok rows of cols), each as lrt_matmul (or
+ * lrt_matmul_il16) would: the Q, K and V projections of a layer, its gate
+ * and up. For decode (ntok 1) they run in one pass of the pool, the
+ * threads sharing the row chunks of all of them: one dispatch and one
+ * wait for the set rather than one per weight. */
+LRT_API int32_t lrt_matmuls(lrt_pool *p, const lrt_product *ps, int32_t n, int64_t cols, const float *x,
+                            int64_t ntok);
 
 /* lrt_norm_params configures lrt_rmsnorm. */
 typedef struct {

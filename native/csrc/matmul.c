@@ -267,6 +267,110 @@ static int32_t prepare(lrt_pool *p, mm_task *m, size_t extra) {
 static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
                       const float *x, int64_t ntok, float *out);
 
+/* rows_chunk is the rows of a chunk of a product of rows rows of wrow
+ * bytes on nth threads: about 4 per thread for balance, at most
+ * CHUNK_BYTES so a chunk stays in L2 while the token tiles pass. */
+static int64_t rows_chunk(int64_t rows, int nth, int64_t wrow) {
+  int64_t chunk = rows / ((int64_t)nth * 4);
+  const int64_t max_rows = CHUNK_BYTES / wrow;
+  if (chunk > max_rows) chunk = max_rows;
+  return chunk < 1 ? 1 : chunk;
+}
+
+/* mm_check validates the arguments of a product, as lrt_matmul's. */
+static int32_t mm_check(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
+                        const float *x, int64_t ntok, float *out) {
+  if (!p || rows < 0 || cols < 0 || ntok < 0) return LRT_EINVAL;
+  if (wtype < 0 || wtype >= LRT_NTYPES || !pool_kernels(p)->dot[wtype]) return LRT_EUNSUPPORTED;
+  if (il && !lrt_pool_il16(p, wtype)) return LRT_EUNSUPPORTED;
+  if (il && rows % IL_ROWS != 0) return LRT_EINVAL;
+  if (cols % weight_block(wtype) != 0) return LRT_EINVAL;
+  if (rows > 0 && ntok > 0 && (!w || !x || !out)) return LRT_EINVAL;
+  return LRT_OK;
+}
+
+/* mm_multi is a decode pass over several products (lrt_matmuls): item i
+ * is chunk i - start[e] of product e, for the e with start[e] <= i <
+ * start[e+1]. */
+typedef struct {
+  mm_task *m;
+  int n;
+  int64_t start[LRT_MATMULS_MAX + 1];
+  int64_t chunk[LRT_MATMULS_MAX];
+} mm_multi;
+
+static void mm_multi_rows(void *arg, int64_t lo, int64_t hi) {
+  const mm_multi *mt = arg;
+  int e = 0;
+  for (int64_t i = lo; i < hi; i++) {
+    while (i >= mt->start[e + 1]) e++;
+    const int64_t r0 = (i - mt->start[e]) * mt->chunk[e], rows = mt->m[e].rows;
+    mm_rows(&mt->m[e], r0, r0 + mt->chunk[e] < rows ? r0 + mt->chunk[e] : rows);
+  }
+}
+
+int32_t lrt_matmuls(lrt_pool *p, const lrt_product *ps, int32_t n, int64_t cols, const float *x, int64_t ntok) {
+  if (!p || n < 0 || n > LRT_MATMULS_MAX || (n > 0 && !ps)) return LRT_EINVAL;
+  for (int e = 0; e < n; e++) {
+    const int32_t rc = mm_check(p, ps[e].wtype, ps[e].il16 != 0, ps[e].w, ps[e].rows, cols, x, ntok, ps[e].out);
+    if (rc != LRT_OK) return rc;
+  }
+  if (ntok != 1 || cols == 0) { /* batches fill the threads one product at a time */
+    for (int e = 0; e < n; e++) {
+      const int32_t rc = matmul(p, ps[e].wtype, ps[e].il16 != 0, ps[e].w, ps[e].rows, cols, x, ntok, ps[e].out);
+      if (rc != LRT_OK) return rc;
+    }
+    return LRT_OK;
+  }
+  /* decode: each product's task as matmul sets one up for a token, its
+   * activations in its own stretch of the scratch */
+  mm_task m[LRT_MATMULS_MAX];
+  size_t off[LRT_MATMULS_MAX], total = 0;
+  for (int e = 0; e < n; e++) {
+    const int32_t t = ps[e].wtype;
+    m[e] = (mm_task){
+        .k = pool_kernels(p),
+        .wtype = t,
+        .w = ps[e].w,
+        .rows = ps[e].rows,
+        .cols = cols,
+        .ntok = 1,
+        .x = x,
+        .out = ps[e].out,
+        .fmt = act_format(t),
+        .wrow = weight_row_bytes(t, cols),
+        .il = ps[e].il16 != 0,
+        .round = t == LRT_BF16 ? ACT_BF16R : 0,
+    };
+    m[e].xrow = act_row_bytes(m[e].fmt, cols);
+    off[e] = total;
+    if (m[e].fmt != ACT_F32 || m[e].round) total += ((size_t)m[e].xrow + 63) & ~(size_t)63;
+  }
+  pool_begin(p);
+  char *scratch = total ? pool_scratch(p, total) : NULL;
+  if (total && !scratch) {
+    pool_end(p);
+    return LRT_ENOMEM;
+  }
+  mm_multi mt = {.m = m, .n = n};
+  const int nth = lrt_pool_threads(p);
+  for (int e = 0; e < n; e++) {
+    if (m[e].fmt != ACT_F32 || m[e].round) {
+      m[e].xq = scratch + off[e];
+      quant_task(&m[e], 0, 1);
+    } else {
+      m[e].xq = (char *)x;
+    }
+    int64_t chunk = rows_chunk(m[e].rows, nth, m[e].wrow);
+    if (m[e].il) chunk = (chunk + IL_ROWS - 1) / IL_ROWS * IL_ROWS;
+    mt.chunk[e] = chunk;
+    mt.start[e + 1] = mt.start[e] + (m[e].rows + chunk - 1) / chunk;
+  }
+  pool_run(p, mm_multi_rows, &mt, mt.start[n], 1);
+  pool_end(p);
+  return LRT_OK;
+}
+
 int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols,
                    const float *x, int64_t ntok, float *out) {
   return matmul(p, wtype, 0, w, rows, cols, x, ntok, out);
@@ -284,14 +388,9 @@ int32_t lrt_pool_il16(const lrt_pool *p, int32_t wtype) {
 
 static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
                       const float *x, int64_t ntok, float *out) {
-  if (!p || rows < 0 || cols < 0 || ntok < 0) return LRT_EINVAL;
-  if (wtype < 0 || wtype >= LRT_NTYPES || !pool_kernels(p)->dot[wtype]) return LRT_EUNSUPPORTED;
-  if (il && !lrt_pool_il16(p, wtype)) return LRT_EUNSUPPORTED;
-  if (il && rows % IL_ROWS != 0) return LRT_EINVAL;
-  const int64_t bs = weight_block(wtype);
-  if (cols % bs != 0) return LRT_EINVAL;
+  const int32_t bad = mm_check(p, wtype, il, w, rows, cols, x, ntok, out);
+  if (bad != LRT_OK) return bad;
   if (rows == 0 || ntok == 0) return LRT_OK;
-  if (!w || !x || !out) return LRT_EINVAL;
   if (cols == 0) {
     memset(out, 0, (size_t)(rows * ntok) * sizeof(float));
     return LRT_OK;
@@ -323,12 +422,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
 
   pool_begin(p);
   const int nth = lrt_pool_threads(p);
-  /* rows in chunks: about 4 per thread for balance, at most CHUNK_BYTES
-   * so a chunk stays in L2 while the token tiles pass */
-  int64_t chunk = rows / ((int64_t)nth * 4);
-  const int64_t max_rows = CHUNK_BYTES / m.wrow;
-  if (chunk > max_rows) chunk = max_rows;
-  if (chunk < 1) chunk = 1;
+  int64_t chunk = rows_chunk(rows, nth, m.wrow);
   int32_t rc;
   if (m.gemm) {
     rc = prepare(p, &m, 0);
