@@ -228,8 +228,7 @@ func (m *gemmaMLP) forward(b native.Backend, s *State, out, x []float32, nTokens
 	h := m.Gate.W.Rows
 	gate := s.Buffer(bufGemmaGate, nTokens*h)
 	up := s.Buffer(bufGemmaUp, nTokens*h)
-	m.Up.Forward(b, up, x, nTokens)
-	m.Gate.Forward(b, gate, x, nTokens)
+	forwardShared(b, s, x, nTokens, []Linear{m.Up, m.Gate}, [][]float32{up, gate})
 	if m.SparseStd > 0 {
 		for t := range nTokens {
 			gaussianTopK(gate[t*h:(t+1)*h], m.SparseStd)

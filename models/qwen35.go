@@ -205,10 +205,7 @@ func (d *GatedDeltaNet) Forward(b native.Backend, s *State, layer int, out, x []
 	z, o := s.Buffer(q35BufZ, nTokens*vd), s.Buffer(q35BufOut, nTokens*vd)
 	beta, gate := s.Buffer(q35BufBeta, nTokens*r.NVHeads), s.Buffer(q35BufGate, nTokens*r.NVHeads)
 
-	d.QKV.Forward(b, mixed, x, nTokens)
-	d.Z.Forward(b, z, x, nTokens)
-	d.Beta.Forward(b, beta, x, nTokens)
-	d.Alpha.Forward(b, gate, x, nTokens)
+	forwardShared(b, s, x, nTokens, []Linear{d.QKV, d.Z, d.Beta, d.Alpha}, [][]float32{mixed, z, beta, gate})
 	for t := range nTokens {
 		bt, gt := beta[t*r.NVHeads:(t+1)*r.NVHeads], gate[t*r.NVHeads:(t+1)*r.NVHeads]
 		for h := range bt {
@@ -237,13 +234,11 @@ func (g *GatedAttention) Forward(b native.Backend, s *State, layer int, out, x [
 	q, gate := s.Buffer(q35BufQ, nTokens*nh*hd), s.Buffer(q35BufZ, nTokens*nh*hd)
 	k, v := s.Buffer(q35BufK, nTokens*nkv*hd), s.Buffer(q35BufV, nTokens*nkv*hd)
 	att := s.Buffer(q35BufOut, nTokens*nh*hd)
-	g.Q.Forward(b, qg, x, nTokens)
+	forwardShared(b, s, x, nTokens, []Linear{g.Q, g.K, g.V}, [][]float32{qg, k, v})
 	for i := range nTokens * nh { // head i: hd of query, then hd of gate
 		copy(q[i*hd:(i+1)*hd], qg[2*i*hd:(2*i+1)*hd])
 		copy(gate[i*hd:(i+1)*hd], qg[(2*i+1)*hd:(2*i+2)*hd])
 	}
-	g.K.Forward(b, k, x, nTokens)
-	g.V.Forward(b, v, x, nTokens)
 	g.QNorm.Forward(b, q, q)
 	g.KNorm.Forward(b, k, k)
 	b.RoPE(q, nh, hd, pos0, nTokens, g.Rope)

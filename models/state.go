@@ -91,7 +91,7 @@ type State struct {
 	hb  []float32 // FFN hidden (gate) [n][HiddenDim]
 	hb2 []float32 // FFN hidden (up) [n][HiddenDim]
 
-	products [3]native.Product // forwardShared's MatMuls arguments
+	products [4]native.Product // forwardShared's MatMuls arguments
 
 	// Mixture of experts (nil for dense models):
 	route  []float32 // router probabilities [n][NExperts]
