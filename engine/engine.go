@@ -77,6 +77,11 @@ type Settings struct {
 	// trusted places of native.LibCandidates ($LITERT_NATIVE_LIB, beside
 	// the executable, its prefix's lib/), never the working directory.
 	NativeLib string
+	// CPUKernels is the native library's kernel set for the cpu backend,
+	// one of native.CPU's ISAs ("avx512vnni", "avx2", "neon", "generic"):
+	// "" picks the best this CPU runs. A set the CPU cannot run is an
+	// error. The go backend's kernels follow the CPU alone.
+	CPUKernels string
 	// MMProj is a multimodal projector GGUF (an mmproj, as llama.cpp's
 	// tools/mtmd loads) opened beside the model on the same backend: its
 	// vision and audio encoders turn image and audio parts into embeddings
@@ -117,7 +122,7 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 	if threads == 0 {
 		threads = physicalCores()
 	}
-	b, note, err := openBackend(s.Backend, native.CPUOptions{Path: s.NativeLib, Threads: threads})
+	b, note, err := openBackend(s.Backend, native.CPUOptions{Path: s.NativeLib, Threads: threads, ISA: s.CPUKernels})
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +193,8 @@ func openBackend(kind Backend, cpu native.CPUOptions) (native.Backend, string, e
 		if err == nil {
 			return b, "", nil
 		}
-		if !errors.Is(err, native.ErrUnavailable) {
+		if !errors.Is(err, native.ErrUnavailable) || cpu.ISA != "" {
+			// (a kernel set asked for by name is not silently dropped)
 			return nil, "", fmt.Errorf("engine: backend auto: %w", err)
 		}
 		return native.NewGo(cpu.Threads), "pure-Go kernels (" + err.Error() + ")", nil

@@ -66,6 +66,33 @@ func TestOpenErrors(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 }
 
+// TestCPUKernels opens the cpu backend on each kernel set the library
+// offers and on one it does not.
+func TestCPUKernels(t *testing.T) {
+	if _, err := os.Stat(stories); err != nil {
+		t.Skip("stories260K fixture absent at " + stories)
+	}
+	c, err := native.LoadCPU(1)
+	if err != nil {
+		t.Skipf("native library not built: %v", err)
+	}
+	isas := c.ISAs()
+	c.Close()
+	for _, isa := range isas {
+		for _, b := range []Backend{CPU, Auto} {
+			eng, err := Open(context.Background(), stories, Settings{Backend: b, CPUKernels: isa, Threads: 1})
+			require.NoError(t, err, isa)
+			assert.Equal(t, "cpu-"+isa, eng.Info().Backend)
+			eng.Close()
+		}
+	}
+	for _, b := range []Backend{CPU, Auto} {
+		_, err = Open(context.Background(), stories, Settings{Backend: b, CPUKernels: "sse9"})
+		require.ErrorIs(t, err, native.ErrUnavailable, "%v", b)
+		require.ErrorContains(t, err, "sse9", "%v", b)
+	}
+}
+
 func TestParseBackend(t *testing.T) {
 	for _, b := range []Backend{Auto, CPU, CPUGo, GPU} {
 		got, err := ParseBackend(b.String())

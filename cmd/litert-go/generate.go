@@ -29,6 +29,7 @@ type engineFlags struct {
 	ctxLen    *int
 	kv        *string
 	nativeLib *string
+	isa       *string
 	load      *string
 	mmproj    *string   // addMMProjFlag; nil for commands without media
 	stderr    io.Writer // where open says it fell back to the Go kernels
@@ -39,7 +40,7 @@ type engineFlags struct {
 const backendNoteEnv = "LITERT_BACKEND_NOTE"
 
 // addEngineFlags defines -m, -t (--threads), --backend, -c (--ctx), --kv,
-// --native-lib and --load.
+// --native-lib, --isa and --load.
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	e := &engineFlags{
 		model:   fs.String("m", "", "GGUF model file or hf.co/OWNER/REPO[:QUANT] (required)"),
@@ -49,6 +50,7 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 		kv:      fs.String("kv", "f32", "KV cache type: f32, f16, q8_0 or q4_0"),
 		nativeLib: fs.String("native-lib", "", "native kernel library `FILE` (default $"+native.LibEnv+
 			", else liblitert.so beside the executable or in its prefix's lib/; never the working directory)"),
+		isa: fs.String("isa", "", "the native library's kernel set `NAME` (avx512vnni, avx2, neon or generic; default: the best this CPU runs; `info` lists them)"),
 		load: fs.String("load", "auto", "how the weights are held: mmap (map the file), read (a private copy in huge pages: faster CPU decode) "+
 			"or auto (read for the CPU backends when the file takes at most half the available memory)"),
 		stderr: fs.Output(),
@@ -95,7 +97,7 @@ func (e *engineFlags) open(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--load: %w", err)
 	}
-	s := engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv, NativeLib: *e.nativeLib, Load: load}
+	s := engine.Settings{Backend: b, Threads: *e.threads, ContextLength: *e.ctxLen, KVType: kv, NativeLib: *e.nativeLib, CPUKernels: *e.isa, Load: load}
 	if e.mmproj != nil {
 		s.MMProj = *e.mmproj
 	}
