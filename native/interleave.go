@@ -20,8 +20,9 @@ import (
 // unsigned. One VPDPBUSD against a broadcast activation word then advances
 // 16 rows, and the group takes exactly the bytes its rows took (288, 352
 // and 544 per block column): the layout of ggml's repacked Q4_0x8
-// buffers, built for AVX-512 VNNI (csrc/quants_x86.inc, IL_KERNELS, is the
-// C twin).
+// buffers, built for AVX-512 VNNI (csrc/quants_x86.inc, "interleaved
+// weights", is the C twin; its AVX2 set runs them too, two registers a
+// chunk, and reads this layout back for its batch panels: il_layout).
 //
 // F16 and BF16 weights interleave in element pairs: a block column is one
 // 64-byte chunk whose lane r holds elements 2k and 2k+1 of row r. The

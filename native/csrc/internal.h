@@ -206,16 +206,17 @@ typedef struct {
   gemm_fn gemm[LRT_NTYPES];  /* optional batch kernels on +128 activations */
   /* il_rows[t] and il_gemm[t], where set, are dec_rows and gemm for
    * weights interleaved in groups of IL_ROWS rows (lrt_matmul_il16; the
-   * layout is at IL_KERNELS in quants_x86.inc): nr is a multiple of
+   * layout is at "interleaved weights" in quants_x86.inc): nr is a multiple of
    * IL_ROWS, w a group's start, ws unused. */
   void (*il_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
                               float *out);
   gemm_fn il_gemm[LRT_NTYPES];
-  /* il_panel[t], where set (F16, BF16), returns the panel that panels_mul
-   * multiplies for one interleaved group (its IL_ROWS rows of n elements at
-   * w): a float panel it packs into p (F16), or the group itself, which
-   * already is the BF16 pair panel. Batches of such weights run as those
-   * panels. */
+  /* il_panel[t], where set (F16, BF16; on AVX2 the quantized types with
+   * il_rows), returns the panel that panels_mul multiplies for one
+   * interleaved group (its IL_ROWS rows of n elements at w): a float panel
+   * it packs into p (F16 and the quantized types), or the group itself,
+   * which already is the BF16 pair panel. Batches of such weights run as
+   * those panels. */
   const float *(*il_panel[LRT_NTYPES])(const void *w, int64_t n, float *p);
   /* panel[t], where set, packs nr (1..PANEL_ROWS) rows of the float type t
    * (F32, F16, BF16), ws bytes apart and n elements each, as F32 into the
