@@ -176,13 +176,7 @@ type product struct {
 // (Backend.MatMuls). Products the library's kernels do not take as they
 // are (a fallback type, a layout of another kernel set) run on their own.
 func (c *CPU) MatMuls(ps []Product, x []float32, nTokens int) {
-	for _, p := range ps {
-		checkMatMul(p.Out, p.W, x, nTokens)
-	}
-	if nTokens != 1 || len(ps) > maxProducts {
-		for _, p := range ps {
-			c.MatMul(p.Out, p.W, x, nTokens)
-		}
+	if productsApart(ps, x, nTokens, c.MatMul) {
 		return
 	}
 	var cp [maxProducts]product

@@ -127,13 +127,7 @@ func (g *Go) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 // MatMuls is MatMul for each product, in one pass of the pool for decode
 // (Backend.MatMuls).
 func (g *Go) MatMuls(ps []Product, x []float32, nTokens int) {
-	for _, p := range ps {
-		checkMatMul(p.Out, p.W, x, nTokens)
-	}
-	if nTokens != 1 || len(ps) > maxProducts {
-		for _, p := range ps {
-			g.MatMul(p.Out, p.W, x, nTokens)
-		}
+	if productsApart(ps, x, nTokens, g.MatMul) {
 		return
 	}
 	mt := g.multis.Get().(*multiTask)
@@ -152,6 +146,22 @@ func (g *Go) MatMuls(ps []Product, x []float32, nTokens int) {
 	}
 	*mt = multiTask{}
 	g.multis.Put(mt)
+}
+
+// productsApart checks ps against x and, where they do not run in one
+// pass (a batch fills the threads alone; more than maxProducts), runs
+// them one by one with mul. It reports whether it ran them.
+func productsApart(ps []Product, x []float32, nTokens int, mul func(out []float32, w Weight, x []float32, nTokens int)) bool {
+	for _, p := range ps {
+		checkMatMul(p.Out, p.W, x, nTokens)
+	}
+	if nTokens == 1 && len(ps) <= maxProducts {
+		return false
+	}
+	for _, p := range ps {
+		mul(p.Out, p.W, x, nTokens)
+	}
+	return true
 }
 
 // checkMatMul panics unless out = w·x fits the slices (a programming
