@@ -45,6 +45,10 @@ DEPTH_TYPES=${DEPTH_TYPES:-"q8_0"}
 DEPTH_KV=${DEPTH_KV:-"f16 q8_0 q4_0"}
 DEPTH_REPS=${DEPTH_REPS:-2}
 ROUNDS=${ROUNDS:-1}
+# ISA picks the C library's kernel set for the cpu backend (--isa), such
+# as avx2 on an AVX-512 machine beside a llama-bench built for AVX2
+ISA_ARGS=()
+[ -n "${ISA:-}" ] && ISA_ARGS=(--isa "$ISA")
 mkdir -p "$BENCH_DIR" "$OUT_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
@@ -87,8 +91,8 @@ for shape in $SHAPES; do
           # every backend's load from the page cache (llama-bench's runs may
           # have pushed the file out; the first row would pay the disk)
           cat "$model" >/dev/null
-          pp=$("$BIN" bench -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
-          tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
+          pp=$("$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
+          tg=$("$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
           row[$be.pp]=$(best "${row[$be.pp]:--}" "$(echo "$pp" | field prefill_tps)")
           row[$be.tg]=$(best "${row[$be.tg]:--}" "$(echo "$tg" | field decode_tps)")
           after=$(echo "$pp" | field decode_tps)
@@ -137,7 +141,7 @@ for type in $DEPTH_TYPES; do
         llama_tg=$(llama 0 "$GEN" -r "$DEPTH_REPS" -d "$DEPTH" -fa 1 -ctk "$kv" -ctv "$kv")
       fi
       for be in $BACKENDS; do
-        tg=$("$BIN" bench -m "$model" -p 1 -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" -c $((DEPTH + GEN + 16)) \
+        tg=$("$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} -m "$model" -p 1 -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" -c $((DEPTH + GEN + 16)) \
           --kv "$kv" --backend "$be" --bw=false --json)
         ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
         backend=$(echo "$tg" | field backend)
