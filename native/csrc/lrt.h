@@ -104,7 +104,7 @@ LRT_API int32_t lrt_matmul(lrt_pool *p, int32_t wtype, const void *w, int64_t ro
  * Interleave16), where lrt_pool_il16 reports (1/0) that p's kernels have
  * them for wtype (AVX-512 VNNI: Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K,
  * Q5_K, Q6_K and IQ4_XS; AVX-512: F16; AVX512_BF16: BF16; AVX2: Q4_0,
- * Q8_0, Q4_K, Q5_K, Q6_K and F16). */
+ * Q5_0, Q8_0, Q4_K, Q5_K, Q6_K and F16). */
 LRT_API int32_t lrt_matmul_il16(lrt_pool *p, int32_t wtype, const void *w, int64_t rows,
                         int64_t cols, const float *x, int64_t ntok, float *out);
 LRT_API int32_t lrt_pool_il16(const lrt_pool *p, int32_t wtype);
