@@ -405,36 +405,45 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	VFMADD231PS      Z20, Z10, Z16;   \
 	VFMADD231PS.BCST 4(R8), Z10, Z17
 
-// ILROWS defines name(w *byte, ng, nb int, y *byte, out *float32): out[16g
-// + r] is row r of group g (g < ng) of the interleaved weights at w (nb
-// block columns of blk bytes) times the q8a blocks at y. SETUP loads the
-// type's constants (Z26: its offset K as a float), QUANTS prefetches ahead
-// and sets Z0..Z7 to the unsigned quants of the column at SI.
-#define ILROWS(name, blk, SETUP, QUANTS) \
+// ILGROUPS defines name(w *byte, ng, nb int, y *byte, out *float32), the
+// skeleton of the interleaved decode kernels: for each of the ng groups,
+// Z16 and Z17 zeroed, BLOCK for each of the nb block columns (blk bytes
+// of weights at SI, yblk of activation block at R8), then FINISH leaves
+// the group's 16 row sums in Z16, stored at DI. CONST loads constants.
+#define ILGROUPS(name, CONST, BLOCK, blk, yblk, FINISH) \
 TEXT name(SB), NOSPLIT, $0-40;  \
 	MOVQ   w+0(FP), SI;          \
 	MOVQ   ng+8(FP), R9;         \
 	MOVQ   out+32(FP), DI;       \
-	SETUP;                       \
+	CONST;                       \
 group:;                          \
 	MOVQ   y+24(FP), R8;         \
 	MOVQ   nb+16(FP), CX;        \
 	VPXORD Z16, Z16, Z16;        \
 	VPXORD Z17, Z17, Z17;        \
 block:;                          \
-	QUANTS;                      \
-	ILDOT;                       \
+	BLOCK;                       \
 	ADDQ   $blk, SI;             \
-	ADDQ   $40, R8;              \
+	ADDQ   $yblk, R8;            \
 	DECQ   CX;                   \
 	JNZ    block;                \
-	VFMADD231PS Z17, Z26, Z16;   \
+	FINISH;                      \
 	VMOVUPS Z16, (DI);           \
 	ADDQ   $64, DI;              \
 	DECQ   R9;                   \
 	JNZ    group;                \
 	VZEROUPPER;                  \
 	RET
+
+// ILROWS defines name(w *byte, ng, nb int, y *byte, out *float32): out[16g
+// + r] is row r of group g (g < ng) of the interleaved weights at w (nb
+// block columns of blk bytes) times the q8a blocks at y. SETUP loads the
+// type's constants (Z26: its offset K as a float), QUANTS prefetches ahead
+// and sets Z0..Z7 to the unsigned quants of the column at SI; the offset
+// joins through the activation sums in Z17 (ILOFFSET).
+#define ILROWBLOCK(QUANTS) QUANTS; ILDOT
+#define ILOFFSET VFMADD231PS Z17, Z26, Z16
+#define ILROWS(name, blk, SETUP, QUANTS) ILGROUPS(name, SETUP, ILROWBLOCK(QUANTS), blk, 40, ILOFFSET)
 
 // PF prefetches the line 7 KiB plus off bytes past SI: a legacy group
 // streams from memory 35-50% faster on one Zen 5 core (Q8_0 and Q4_0 at
@@ -1094,35 +1103,15 @@ ilxsloop:
 // at SI times the block at R8 to Z18 as int32 sums of d-less products,
 // which d_w*d_y then scales into Z16, and the types with mins (Q4_K, Q5_K)
 // their scaled min terms to Z17, which the row sums lose at the end.
-#define ILKDROWS(name, CONST, BODY, blk) \
-TEXT name(SB), NOSPLIT, $0-40;  \
-	MOVQ w+0(FP), SI;            \
-	MOVQ ng+8(FP), R9;           \
-	MOVQ out+32(FP), DI;         \
-	CONST;                       \
-group:;                          \
-	MOVQ   y+24(FP), R8;         \
-	MOVQ   nb+16(FP), CX;        \
-	VPXORD Z16, Z16, Z16;        \
-	VPXORD Z17, Z17, Z17;        \
-block:;                          \
+#define ILKDBLOCK(BODY) \
 	VPXORD Z18, Z18, Z18;        \
 	BODY;                        \
 	VCVTDQ2PS   Z18, Z18;        \
 	VCVTPH2PS   (SI), Z14;       \
 	VMULPS.BCST (R8), Z14, Z14;  \
-	VFMADD231PS Z18, Z14, Z16;   \
-	ADDQ        $blk, SI;        \
-	ADDQ        $292, R8;        \
-	DECQ        CX;              \
-	JNZ         block;           \
-	VSUBPS      Z17, Z16, Z16;   \
-	VMOVUPS     Z16, (DI);       \
-	ADDQ        $64, DI;         \
-	DECQ        R9;              \
-	JNZ         group;           \
-	VZEROUPPER;                  \
-	RET
+	VFMADD231PS Z18, Z14, Z16
+#define ILKDMINS VSUBPS Z17, Z16, Z16
+#define ILKDROWS(name, CONST, BODY, blk) ILGROUPS(name, CONST, ILKDBLOCK(BODY), blk, 292, ILKDMINS)
 
 // func ilRowsIQ4XS(w *byte, ng, nb int, y *byte, out *float32)
 // Sets out[16g + r] to row r of group g (g < ng) of the interleaved IQ4_XS
