@@ -63,6 +63,12 @@ func TestMatMulsMatchesMatMul(t *testing.T) {
 						be.MatMul(want[i], w, x, ntok)
 						ps[i] = Product{Out: make([]float32, ntok*w.Rows), W: w}
 					}
+					// another input through the same weights first, so that
+					// activations a scratch buffer keeps are not x's
+					other := randFloats(r, ntok*cols, 2)
+					for _, w := range ws {
+						be.MatMul(make([]float32, ntok*w.Rows), w, other, ntok)
+					}
 					be.MatMuls(ps, x, ntok)
 					for i, p := range ps {
 						require.Equal(t, want[i], p.Out, "%s: product %d (%s)", name, i, p.W.Type)

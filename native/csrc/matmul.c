@@ -277,6 +277,26 @@ static int64_t rows_chunk(int64_t rows, int nth, int64_t wrow) {
   return chunk < 1 ? 1 : chunk;
 }
 
+/* mm_new is the task of a product before its path is chosen: the
+ * activation format its weight type multiplies (BF16 weights take
+ * activations rounded to BF16, as ggml's do). */
+static mm_task mm_new(lrt_pool *p, int32_t wtype, const void *w, int64_t rows, int64_t cols, const float *x,
+                      int64_t ntok, float *out) {
+  return (mm_task){
+      .k = pool_kernels(p),
+      .wtype = wtype,
+      .w = w,
+      .rows = rows,
+      .cols = cols,
+      .ntok = ntok,
+      .x = x,
+      .out = out,
+      .fmt = act_format(wtype),
+      .wrow = weight_row_bytes(wtype, cols),
+      .round = wtype == LRT_BF16 ? ACT_BF16R : 0,
+  };
+}
+
 /* mm_check validates the arguments of a product, as lrt_matmul's. */
 static int32_t mm_check(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t rows, int64_t cols,
                         const float *x, int64_t ntok, float *out) {
@@ -322,29 +342,24 @@ int32_t lrt_matmuls(lrt_pool *p, const lrt_product *ps, int32_t n, int64_t cols,
     }
     return LRT_OK;
   }
-  /* decode: each product's task as matmul sets one up for a token, its
-   * activations in its own stretch of the scratch */
+  /* decode: each product's task as matmul sets one up for a token; the
+   * activations converted once per format (Q, K and V of one type share
+   * them), each format in its own stretch of the scratch */
   mm_task m[LRT_MATMULS_MAX];
   size_t off[LRT_MATMULS_MAX], total = 0;
+  int same[LRT_MATMULS_MAX]; /* the first product with e's activations */
   for (int e = 0; e < n; e++) {
-    const int32_t t = ps[e].wtype;
-    m[e] = (mm_task){
-        .k = pool_kernels(p),
-        .wtype = t,
-        .w = ps[e].w,
-        .rows = ps[e].rows,
-        .cols = cols,
-        .ntok = 1,
-        .x = x,
-        .out = ps[e].out,
-        .fmt = act_format(t),
-        .wrow = weight_row_bytes(t, cols),
-        .il = ps[e].il16 != 0,
-        .round = t == LRT_BF16 ? ACT_BF16R : 0,
-    };
+    m[e] = mm_new(p, ps[e].wtype, ps[e].w, ps[e].rows, cols, x, 1, ps[e].out);
+    m[e].il = ps[e].il16 != 0;
     m[e].xrow = act_row_bytes(m[e].fmt, cols);
-    off[e] = total;
-    if (m[e].fmt != ACT_F32 || m[e].round) total += ((size_t)m[e].xrow + 63) & ~(size_t)63;
+    same[e] = e;
+    for (int f = 0; f < e; f++)
+      if (m[f].fmt == m[e].fmt && m[f].round == m[e].round) {
+        same[e] = f;
+        break;
+      }
+    off[e] = same[e] == e ? total : off[same[e]];
+    if (same[e] == e && (m[e].fmt != ACT_F32 || m[e].round)) total += ((size_t)m[e].xrow + 63) & ~(size_t)63;
   }
   pool_begin(p);
   char *scratch = total ? pool_scratch(p, total) : NULL;
@@ -355,11 +370,11 @@ int32_t lrt_matmuls(lrt_pool *p, const lrt_product *ps, int32_t n, int64_t cols,
   mm_multi mt = {.m = m, .n = n};
   const int nth = lrt_pool_threads(p);
   for (int e = 0; e < n; e++) {
-    if (m[e].fmt != ACT_F32 || m[e].round) {
-      m[e].xq = scratch + off[e];
-      quant_task(&m[e], 0, 1);
-    } else {
+    if (m[e].fmt == ACT_F32 && !m[e].round) {
       m[e].xq = (char *)x;
+    } else {
+      m[e].xq = scratch + off[e];
+      if (same[e] == e) quant_task(&m[e], 0, 1);
     }
     int64_t chunk = rows_chunk(m[e].rows, nth, m[e].wrow);
     if (m[e].il) chunk = (chunk + IL_ROWS - 1) / IL_ROWS * IL_ROWS;
@@ -396,20 +411,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
     return LRT_OK;
   }
 
-  mm_task m = {
-      .k = pool_kernels(p),
-      .wtype = wtype,
-      .w = w,
-      .rows = rows,
-      .cols = cols,
-      .ntok = ntok,
-      .x = x,
-      .out = out,
-      .fmt = act_format(wtype),
-      .wrow = weight_row_bytes(wtype, cols),
-  };
-  /* BF16 weights multiply activations rounded to BF16, as ggml's do */
-  if (wtype == LRT_BF16) m.round = ACT_BF16R;
+  mm_task m = mm_new(p, wtype, w, rows, cols, x, ntok, out);
   /* the batch kernels repack GEMM_ROWS rows per call, worth it from a few
    * tokens on; they take 32-element activation blocks for every type */
   const gemm_fn gemm = il ? m.k->il_gemm[wtype] : m.k->gemm[wtype];
