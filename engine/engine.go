@@ -80,7 +80,8 @@ type Settings struct {
 	// CPUKernels is the native library's kernel set for the cpu backend,
 	// one of native.CPU's ISAs ("avx512vnni", "avx2", "neon", "generic"):
 	// "" picks the best this CPU runs. A set the CPU cannot run is an
-	// error. The go backend's kernels follow the CPU alone.
+	// error, and so is a set for another backend (the go backend's kernels
+	// follow the CPU alone).
 	CPUKernels string
 	// MMProj is a multimodal projector GGUF (an mmproj, as llama.cpp's
 	// tools/mtmd loads) opened beside the model on the same backend: its
@@ -173,6 +174,9 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 // openBackend returns the backend for kind, and for Auto a note saying why
 // the native one was not used.
 func openBackend(kind Backend, cpu native.CPUOptions) (native.Backend, string, error) {
+	if cpu.ISA != "" && kind != CPU && kind != Auto {
+		return nil, "", fmt.Errorf("engine: kernel set %q is the native library's, for backend cpu (or auto), not %v", cpu.ISA, kind)
+	}
 	switch kind {
 	case CPUGo:
 		return native.NewGo(cpu.Threads), "", nil

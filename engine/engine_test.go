@@ -86,6 +86,8 @@ func TestCPUKernels(t *testing.T) {
 			eng.Close()
 		}
 	}
+	_, err = Open(context.Background(), stories, Settings{Backend: CPUGo, CPUKernels: isas[0]})
+	require.ErrorContains(t, err, "for backend cpu")
 	for _, b := range []Backend{CPU, Auto} {
 		_, err = Open(context.Background(), stories, Settings{Backend: b, CPUKernels: "sse9"})
 		require.ErrorIs(t, err, native.ErrUnavailable, "%v", b)
