@@ -148,12 +148,16 @@ func (g *Go) MatMuls(ps []Product, x []float32, nTokens int) {
 	g.multis.Put(mt)
 }
 
-// productsApart checks ps against x and, where they do not run in one
-// pass (a batch fills the threads alone; more than maxProducts), runs
-// them one by one with mul. It reports whether it ran them.
+// productsApart checks ps against x (one input: every weight as wide)
+// and, where they do not run in one pass (a batch fills the threads
+// alone; more than maxProducts), runs them one by one with mul. It
+// reports whether it ran them.
 func productsApart(ps []Product, x []float32, nTokens int, mul func(out []float32, w Weight, x []float32, nTokens int)) bool {
 	for _, p := range ps {
 		checkMatMul(p.Out, p.W, x, nTokens)
+		if p.W.Cols != ps[0].W.Cols {
+			panic(fmt.Sprintf("native: MatMuls of one input by weights %d and %d wide", ps[0].W.Cols, p.W.Cols))
+		}
 	}
 	if nTokens == 1 && len(ps) <= maxProducts {
 		return false

@@ -78,3 +78,21 @@ func TestMatMulsMatchesMatMul(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulsRefusesWidths checks that weights of different widths, which
+// cannot share one input, are a programming error on every backend.
+func TestMatMulsRefusesWidths(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	backends := []Backend{NewGo(1)}
+	if c, err := LoadCPU(1); err == nil {
+		backends = append(backends, c)
+	}
+	a, b := randWeight(t, r, ggml.F32, 16, 64), randWeight(t, r, ggml.F32, 16, 32)
+	x := randFloats(r, 64, 1)
+	for _, be := range backends {
+		require.Panics(t, func() {
+			be.MatMuls([]Product{{make([]float32, 16), a}, {make([]float32, 16), b}}, x, 1)
+		}, be.Name())
+		be.Close()
+	}
+}
