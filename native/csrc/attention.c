@@ -44,8 +44,11 @@
 typedef struct {
   const lrt_attn_params *a;
   const kernels *k;
-  int spans;          /* key spans per (token, cache head) job */
+  int spans;          /* key spans per token job */
   float *part;        /* spans > 1: per item, the heads' maxima, sums, then outputs */
+  char *slots;        /* per-thread working memory in the pool's scratch, */
+  size_t slot_bytes;  /* slot_bytes each, */
+  _Atomic uint64_t free_slots; /* a set bit per free one */
   _Atomic int failed; /* a job could not allocate its buffers */
 } att_task;
 
@@ -127,6 +130,15 @@ static void att_scores_q(const kernels *kn, int32_t t, const void *q, size_t qs,
   }
 }
 
+/* att_slot_bytes is the working memory of a thread running att_rows: per
+ * query head an accumulator [hd], scores [ATT_BLOCK], max and sum, then
+ * the queries as Q8_0 blocks for a quantized cache; whole cache lines. */
+static size_t att_slot_bytes(const lrt_attn_params *a) {
+  const size_t qbs = kv_quantized(a->kv_type) ? (size_t)(a->head_dim / QK) * sizeof(block_q8a) : 0;
+  const size_t n = sizeof(float) * (size_t)a->n_heads * (size_t)(a->head_dim + ATT_BLOCK + 2) + (size_t)a->n_heads * qbs;
+  return (n + 63) & ~(size_t)63;
+}
+
 /* att_rows runs items [lo_item, hi_item): item = token t * spans + span,
  * the span a share of the token's visible keys. The keys go by in blocks
  * of ATT_BLOCK, each block through every cache head in turn: the group of
@@ -154,7 +166,9 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
   /* per query head: accumulator [hd], scores [ATT_BLOCK], max, sum; then
    * the query blocks (a block_q8a is 10 floats) */
   const size_t nf = (size_t)nh * (hd + ATT_BLOCK + 2);
-  float *mem = malloc(sizeof(float) * nf + (size_t)nh * qbs);
+  /* a slot of the scratch (more threads than slots: their own memory) */
+  const int slot = slot_take(&at->free_slots);
+  float *mem = slot >= 0 ? (float *)(at->slots + (size_t)slot * at->slot_bytes) : malloc(att_slot_bytes(a));
   if (!mem) {
     atomic_store(&at->failed, 1);
     return;
@@ -255,7 +269,10 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
     if (at->spans == 1)
       for (int h = 0; h < nh; h++) att_norm(a, h, acc + (size_t)h * hd, m[h], l[h], a->out + (t * nh + h) * hd);
   }
-  free(mem);
+  if (slot >= 0)
+    slot_give(&at->free_slots, slot);
+  else
+    free(mem);
 }
 
 /* att_combine merges the spans' partial results of the tokens into out:
@@ -295,7 +312,7 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   if (a->ntok == 0) return LRT_OK;
   if (a->pos0 < 0) return LRT_EINVAL;
   if (!a->q || !a->out || (a->n_kv > 0 && (!a->k || !a->v))) return LRT_EINVAL;
-  att_task at = {a, pool_kernels(p), 1, NULL, 0};
+  att_task at = {.a = a, .k = pool_kernels(p), .spans = 1};
   const int64_t njobs = a->ntok;
   /* the fewest keys a row of the call sees: its first row's (causal) or
    * last row's (a window) */
@@ -304,20 +321,27 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   att_visible(a, a->ntok - 1, &lo1, &hi1);
   const int64_t keys = hi0 - lo0 < hi1 - lo1 ? hi0 - lo0 : hi1 - lo1;
   at.spans = att_spans(lrt_pool_threads(p), njobs, keys);
+  /* the pool's scratch: a slot per thread (at most 64), then for a split
+   * the spans' partial results and the combine's head */
+  const int nslots = lrt_pool_threads(p) < 64 ? lrt_pool_threads(p) : 64;
+  at.slot_bytes = att_slot_bytes(a);
+  const size_t ps = (size_t)a->n_heads * (a->head_dim + 2);
+  const size_t part_floats = at.spans > 1 ? (size_t)(njobs * at.spans) * ps + (size_t)a->head_dim : 0;
+  pool_begin(p);
+  at.slots = pool_scratch(p, (size_t)nslots * at.slot_bytes + sizeof(float) * part_floats);
+  if (!at.slots) {
+    pool_end(p);
+    return LRT_ENOMEM;
+  }
+  at.free_slots = nslots == 64 ? ~0ULL : (1ULL << nslots) - 1;
   float *tmp = NULL;
   if (at.spans > 1) {
-    const size_t ps = (size_t)a->n_heads * (a->head_dim + 2);
-    at.part = malloc(sizeof(float) * ((size_t)(njobs * at.spans) * ps + (size_t)a->head_dim));
-    if (at.part)
-      tmp = at.part + (size_t)(njobs * at.spans) * ps;
-    else
-      at.spans = 1; /* no memory for the split: run the jobs whole */
+    at.part = (float *)(at.slots + (size_t)nslots * at.slot_bytes);
+    tmp = at.part + (size_t)(njobs * at.spans) * ps;
   }
-  pool_begin(p);
   /* (token[, span]) items, one at a time: costs grow along a causal batch */
   pool_run(p, att_rows, &at, njobs * at.spans, 1);
-  pool_end(p);
   if (at.spans > 1 && !atomic_load(&at.failed)) att_combine(&at, tmp);
-  free(at.part);
+  pool_end(p);
   return atomic_load(&at.failed) ? LRT_ENOMEM : LRT_OK;
 }
