@@ -193,6 +193,12 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 			}
 		}
 	}
+	if haveLowBitRows && n > 0 {
+		if deq := lowBitDequant(t); deq != nil && n%t.BlockSize() == 0 && len(row) >= n/t.BlockSize()*t.TypeSize() {
+			deq(&dst[0], &row[0], n/t.BlockSize())
+			return nil
+		}
+	}
 	return ggml.DequantizeRow(t, row, dst)
 }
 
@@ -266,4 +272,20 @@ func dotF32r4x4(w []float32, wstride int, x []float32, xstride, n int, out *[16]
 		*out = [16]float32{}
 	}
 	addTileTail(out[:], w, wstride, x, xstride, m, n)
+}
+
+// lowBitDequant returns the assembly dequantizer of the lookup or low-bit
+// type t (haveLowBitRows); nil if there is none.
+func lowBitDequant(t ggml.DType) func(dst *float32, w *byte, nb int) {
+	switch t {
+	case ggml.IQ4_NL:
+		return deqIQ4NLSIMD
+	case ggml.IQ4_XS:
+		return deqIQ4XSSIMD
+	case ggml.Q2_K:
+		return deqQ2KSIMD
+	case ggml.Q3_K:
+		return deqQ3KSIMD
+	}
+	return nil
 }

@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 
 // haveAVX512 reports whether the AVX-512 kernels of go_kernels512_amd64.s
 // run on this CPU (on top of haveSIMD).
-var haveAVX512 = haveSIMD && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+var haveAVX512 = haveSIMD && !avx2Only && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 
 // dotQ8_0AVX512 is dotQ8_0SIMD with AVX-512.
 //

@@ -76,6 +76,27 @@ func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //go:noescape
 func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 
+// deqIQ4NLSIMD dequantizes nb IQ4_NL blocks at w to 32*nb floats at dst,
+// as ggml.DequantizeRow does (the float batches' rows).
+//
+//go:noescape
+func deqIQ4NLSIMD(dst *float32, w *byte, nb int)
+
+// deqIQ4XSSIMD is deqIQ4NLSIMD for nb IQ4_XS super-blocks (256 floats each).
+//
+//go:noescape
+func deqIQ4XSSIMD(dst *float32, w *byte, nb int)
+
+// deqQ2KSIMD is deqIQ4NLSIMD for nb Q2_K super-blocks.
+//
+//go:noescape
+func deqQ2KSIMD(dst *float32, w *byte, nb int)
+
+// deqQ3KSIMD is deqIQ4NLSIMD for nb Q3_K super-blocks.
+//
+//go:noescape
+func deqQ3KSIMD(dst *float32, w *byte, nb int)
+
 // dotRowsIQ4XSQ8KSIMD is dotRowsQ4KQ8KSIMD for IQ4_XS super-blocks.
 //
 //go:noescape

@@ -2297,3 +2297,242 @@ q3loop:
 q3done:
 	HSUM
 	ROWS_NEXT
+
+// Dequantization of the lookup and low-bit types, for batches that run on
+// float panels (go_panel.go): each 32-element run becomes 32 signed bytes
+// in element order, widened to floats (WIDEN16x2) and scaled. The results
+// equal ggml.DequantizeRow's: every value is one float32 product (Q2_K: a
+// product less the min), as there.
+
+DATA four8<>+0(SB)/8, $0x0404040404040404
+DATA four8<>+8(SB)/8, $0x0404040404040404
+DATA four8<>+16(SB)/8, $0x0404040404040404
+DATA four8<>+24(SB)/8, $0x0404040404040404
+GLOBL four8<>(SB), RODATA|NOPTR, $32
+
+// LUTDEQ16 sets Y7..Y10 to the levels (X12) of the 32 nibbles of the 16
+// bytes at off(SI): low nibbles first, then the high ones. Needs X15 =
+// 0x0f….
+#define LUTDEQ16(off) \
+	VMOVDQU 0+(off)(SI), X5; \
+	VPSRLW  $4, X5, X6;      \
+	VPAND   X15, X5, X5;     \
+	VPAND   X15, X6, X6;     \
+	VPSHUFB X5, X12, X5;     \
+	VPSHUFB X6, X12, X6;     \
+	WIDEN16x2(X5, X6)
+
+// IQ4NLUNPACK leaves the IQ4_NL block's scale in Y4 and its 32 levels in
+// Y7..Y10.
+#define IQ4NLUNPACK(boff) \
+	VPBROADCASTW boff(SI), X4; \
+	VCVTPH2PS    X4, Y4;       \
+	LUTDEQ16(boff+2)
+
+#define IQ4NLCONST \
+	VMOVDQU nib<>(SB), X15; \
+	VMOVDQU iq4nlLevels<>(SB), X12
+
+// func deqIQ4NLSIMD(dst *float32, w *byte, nb int)
+BLOCKDEQ(·deqIQ4NLSIMD, 18, IQ4NLUNPACK, IQ4NLCONST)
+
+// IQ4XSDEQRUN stores run ib of the IQ4_XS super-block at SI (d in X3) to
+// 32 floats at 128*ib(DI): d·(6-bit scale - 32) times each level.
+#define IQ4XSDEQRUN(ib) \
+	MOVBLZX      0+(4+(ib)/2)(SI), AX; \
+	SHRL         $(4*((ib)%2)), AX; \
+	ANDL         $15, AX;           \
+	MOVWLZX      2(SI), BX;         \
+	SHRL         $(2*(ib)), BX;     \
+	ANDL         $3, BX;            \
+	SHLL         $4, BX;            \
+	ORL          BX, AX;            \
+	SUBL         $32, AX;           \
+	VCVTSI2SSL   AX, X4, X4;        \
+	VMULSS       X4, X3, X4;        \
+	VBROADCASTSS X4, Y4;            \
+	LUTDEQ16(8+16*(ib));            \
+	STORE32(128*(ib))
+
+// func deqIQ4XSSIMD(dst *float32, w *byte, nb int)
+// Super-blocks of 136 bytes: d, scales_h, scales_l[4], qs[128].
+TEXT ·deqIQ4XSSIMD(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	IQ4NLCONST
+xsdeq:
+	CMPQ         CX, $0
+	JEQ          xsdeqdone
+	VPBROADCASTW (SI), X3
+	VCVTPH2PS    X3, X3
+	IQ4XSDEQRUN(0)
+	IQ4XSDEQRUN(1)
+	IQ4XSDEQRUN(2)
+	IQ4XSDEQRUN(3)
+	IQ4XSDEQRUN(4)
+	IQ4XSDEQRUN(5)
+	IQ4XSDEQRUN(6)
+	IQ4XSDEQRUN(7)
+	ADDQ         $136, SI
+	ADDQ         $1024, DI
+	DECQ         CX
+	JMP          xsdeq
+xsdeqdone:
+	VZEROUPPER
+	RET
+
+// WIDEN32 sets Y7..Y10 to the 32 signed bytes of Y2 as floats.
+#define WIDEN32 \
+	VEXTRACTI128 $1, Y2, X6; \
+	WIDEN16x2(X2, X6)
+
+// SCALEDEQ32 stores Y7..Y10 to the 32 floats at xoff(DI), the first 16
+// times the float at soff(R8) (the frame) and the last 16 times the one after it.
+#define SCALEDEQ32(xoff, soff) \
+	VBROADCASTSS soff(R8), Y4;   \
+	VMULPS       Y4, Y7, Y7;     \
+	VMULPS       Y4, Y8, Y8;     \
+	VBROADCASTSS soff+4(R8), Y4; \
+	VMULPS       Y4, Y9, Y9;     \
+	VMULPS       Y4, Y10, Y10;   \
+	VMOVUPS      Y7, xoff(DI);   \
+	VMOVUPS      Y8, xoff+32(DI); \
+	VMOVUPS      Y9, xoff+64(DI); \
+	VMOVUPS      Y10, xoff+96(DI)
+
+// Q3DEQRUN stores run k of half h (2-bit quants in Y12 at bits 2k, high
+// bits in Y11) to 32 floats: u - 4 with u = 2 bits | 4·(high bit), times
+// d·scale.
+#define Q3DEQRUN(h, k) \
+	VPSRLW $(2*(k)), Y12, Y2; \
+	VPAND  Y13, Y2, Y2;       \
+	Q3HB(h, k);               \
+	VPSUBB Y5, Y2, Y2;        \
+	WIDEN32;                  \
+	SCALEDEQ32(512*(h)+128*(k), 32*(h)+8*(k))
+
+// SCALES16 stores the 16 int16 scales of Y15 times the float in X3 to
+// 0(R8)..60(R8), the frame.
+#define SCALES16 \
+	VBROADCASTSS X3, Y3;         \
+	VPMOVSXWD    X15, Y6;        \
+	VCVTDQ2PS    Y6, Y6;         \
+	VMULPS       Y3, Y6, Y6;     \
+	VMOVUPS      Y6, 0(R8);      \
+	VEXTRACTI128 $1, Y15, X6;    \
+	VPMOVSXWD    X6, Y6;         \
+	VCVTDQ2PS    Y6, Y6;         \
+	VMULPS       Y3, Y6, Y6;     \
+	VMOVUPS      Y6, 32(R8)
+
+// func deqQ3KSIMD(dst *float32, w *byte, nb int)
+// Q3_K (hmask[32], qs[64], scales[12], d: 110 bytes).
+TEXT ·deqQ3KSIMD(SB), NOSPLIT, $64-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), R8
+	VMOVDQU three8<>(SB), Y13
+	VMOVDQU one8<>(SB), Y14
+	VMOVDQU four8<>(SB), Y5
+q3deq:
+	CMPQ         CX, $0
+	JEQ          q3deqdone
+	Q3SCALES
+	VPBROADCASTW 108(SI), X3
+	VCVTPH2PS    X3, X3
+	SCALES16
+	VMOVDQU      (SI), Y11
+	VMOVDQU      32(SI), Y12
+	Q3DEQRUN(0, 0)
+	Q3DEQRUN(0, 1)
+	Q3DEQRUN(0, 2)
+	Q3DEQRUN(0, 3)
+	VMOVDQU      64(SI), Y12
+	Q3DEQRUN(1, 0)
+	Q3DEQRUN(1, 1)
+	Q3DEQRUN(1, 2)
+	Q3DEQRUN(1, 3)
+	ADDQ         $110, SI
+	ADDQ         $1024, DI
+	DECQ         CX
+	JMP          q3deq
+q3deqdone:
+	VZEROUPPER
+	RET
+
+// Q2DEQRUN stores run k of half h (2-bit quants in Y12 at bits 2k) to 32
+// floats: dl·q - ml, dl and ml per 16 elements from the frame (scales at
+// 0(R8), mins at 64(R8): the frame).
+#define Q2DEQRUN(h, k) \
+	VPSRLW       $(2*(k)), Y12, Y2; \
+	VPAND        Y13, Y2, Y2;       \
+	WIDEN32;                        \
+	VBROADCASTSS (32*(h)+8*(k))(R8), Y4;    \
+	VBROADCASTSS (64+32*(h)+8*(k))(R8), Y3; \
+	VMULPS       Y4, Y7, Y7;        \
+	VMULPS       Y4, Y8, Y8;        \
+	VSUBPS       Y3, Y7, Y7;        \
+	VSUBPS       Y3, Y8, Y8;        \
+	VBROADCASTSS (32*(h)+8*(k)+4)(R8), Y4;  \
+	VBROADCASTSS (68+32*(h)+8*(k))(R8), Y3; \
+	VMULPS       Y4, Y9, Y9;        \
+	VMULPS       Y4, Y10, Y10;      \
+	VSUBPS       Y3, Y9, Y9;        \
+	VSUBPS       Y3, Y10, Y10;      \
+	VMOVUPS      Y7, (512*(h)+128*(k))(DI);    \
+	VMOVUPS      Y8, (512*(h)+128*(k)+32)(DI); \
+	VMOVUPS      Y9, (512*(h)+128*(k)+64)(DI); \
+	VMOVUPS      Y10, (512*(h)+128*(k)+96)(DI)
+
+// func deqQ2KSIMD(dst *float32, w *byte, nb int)
+// Q2_K (scales[16]: 4-bit scale | min << 4, qs[64], d, dmin: 84 bytes).
+TEXT ·deqQ2KSIMD(SB), NOSPLIT, $128-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	LEAQ    0(SP), R8
+	VMOVDQU three8<>(SB), Y13
+	VMOVDQU nib<>(SB), X14
+q2deq:
+	CMPQ         CX, $0
+	JEQ          q2deqdone
+	VMOVDQU      (SI), X9
+	VPAND        X14, X9, X10
+	VPMOVZXBW    X10, Y15
+	VPBROADCASTW 80(SI), X3
+	VCVTPH2PS    X3, X3
+	SCALES16
+	VPSRLW       $4, X9, X9
+	VPAND        X14, X9, X9
+	VPMOVZXBW    X9, Y15
+	VPBROADCASTW 82(SI), X3
+	VCVTPH2PS    X3, X3
+	VBROADCASTSS X3, Y3
+	VPMOVSXWD    X15, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y3, Y6, Y6
+	VMOVUPS      Y6, 64(R8)
+	VEXTRACTI128 $1, Y15, X6
+	VPMOVSXWD    X6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y3, Y6, Y6
+	VMOVUPS      Y6, 96(R8)
+	VMOVDQU      16(SI), Y12
+	Q2DEQRUN(0, 0)
+	Q2DEQRUN(0, 1)
+	Q2DEQRUN(0, 2)
+	Q2DEQRUN(0, 3)
+	VMOVDQU      48(SI), Y12
+	Q2DEQRUN(1, 0)
+	Q2DEQRUN(1, 1)
+	Q2DEQRUN(1, 2)
+	Q2DEQRUN(1, 3)
+	ADDQ         $84, SI
+	ADDQ         $1024, DI
+	DECQ         CX
+	JMP          q2deq
+q2deqdone:
+	VZEROUPPER
+	RET

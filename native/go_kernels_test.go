@@ -13,7 +13,7 @@ import (
 // kernelTypes are the weight types with SIMD kernels, plus one without
 // (which take the generic path) to check the dispatch.
 var kernelTypes = []ggml.DType{ggml.F32, ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_1,
-	ggml.Q5_1, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_K}
+	ggml.Q5_1, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_K, ggml.Q2_K, ggml.Q3_K, ggml.IQ4_NL, ggml.IQ4_XS}
 
 // kernelLens are row lengths for a type: every length up to 40 and a few
 // odd ones for float types (the kernels take 32, then 8 at a time, then a
