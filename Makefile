@@ -41,6 +41,8 @@ test: native vet
 	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -race -timeout 10m -run 'Concurrent|Determinism' ./tokenizer ./bench/synth ./encoder
 	@# exact allocation counts, which the race detector's sync.Pool breaks
 	$(GO) test -timeout 5m -run 'Allocations|CheckpointsBounded' ./models
+	@# the Go kernels capped at AVX2 (-tags avx2only): what an AVX2-only CPU runs
+	LITERT_NATIVE_LIB=$(CURDIR)/$(BUILD_DIR)/liblitert.so $(GO) test -tags avx2only -timeout 10m ./native ./models
 	$(MAKE) test-arm64
 	$(MAKE) readme-check
 	$(MAKE) fuzz

@@ -97,6 +97,13 @@ func deqQ2KSIMD(dst *float32, w *byte, nb int)
 //go:noescape
 func deqQ3KSIMD(dst *float32, w *byte, nb int)
 
+// ilRowsQ4_0AVX2 is ilRowsQ4_0 on AVX2: out[16g+r] is row r of group g <
+// ng of the interleaved Q4_0 weights at w (nb block columns) times the
+// q8a blocks at y.
+//
+//go:noescape
+func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+
 // dotRowsIQ4XSQ8KSIMD is dotRowsQ4KQ8KSIMD for IQ4_XS super-blocks.
 //
 //go:noescape

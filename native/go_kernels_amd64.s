@@ -2536,3 +2536,92 @@ q2deq:
 q2deqdone:
 	VZEROUPPER
 	RET
+
+// Interleaved Q4_0 decode on AVX2 (interleave.go's layout, the AVX-512
+// kernels' ILROWS in two halves of 8 rows): per block column, chunk c's
+// low and high nibbles of rows 0-7 (Y8, Y9) and 8-15 (Y10, Y11) meet the
+// broadcast activation words qs[4c:4c+4] and qs[16+4c:16+4c+4] in
+// VPMADDUBSW; the int16 pair sums of the 4 chunks add up in Y4, Y5
+// (at most 4·2·2·15·127 = 30480, no saturation) and widen once.
+// Y0, Y1 gather d_w·d_y·Σu·q, Y2, Y3 d_w·s_y for the offset -8.
+
+#define ILQ4SETW(a, b) VMOVDQA a, b
+#define ILQ4ADDW(a, b) VPADDW a, b, b
+
+// ILQ4CHUNK2 adds chunk c of the block column at SI to Y4 and Y5 (ACC:
+// set for the first chunk, add for the others).
+#define ILQ4CHUNK2(c, ACC) \
+	VPBROADCASTD (8+4*(c))(R8), Y6;    \
+	VPBROADCASTD (24+4*(c))(R8), Y7;   \
+	VMOVDQU      (32+64*(c))(SI), Y8;  \
+	VMOVDQU      (64+64*(c))(SI), Y10; \
+	VPSRLW       $4, Y8, Y9;           \
+	VPSRLW       $4, Y10, Y11;         \
+	VPAND        Y15, Y8, Y8;          \
+	VPAND        Y15, Y9, Y9;          \
+	VPAND        Y15, Y10, Y10;        \
+	VPAND        Y15, Y11, Y11;        \
+	VPMADDUBSW   Y6, Y8, Y8;           \
+	VPMADDUBSW   Y7, Y9, Y9;           \
+	VPMADDUBSW   Y6, Y10, Y10;         \
+	VPMADDUBSW   Y7, Y11, Y11;         \
+	VPADDW       Y9, Y8, Y8;           \
+	VPADDW       Y11, Y10, Y10;        \
+	ACC(Y8, Y4);                       \
+	ACC(Y10, Y5)
+
+// func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+TEXT ·ilRowsQ4_0AVX2(SB), NOSPLIT, $0-40
+	MOVQ         w+0(FP), SI
+	MOVQ         ng+8(FP), R9
+	MOVQ         out+32(FP), DI
+	VMOVDQU      nib<>(SB), Y15
+	VMOVDQU      ones16<>(SB), Y14
+	VBROADCASTSS eightf<>(SB), Y13
+
+ilq4group:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+ilq4block:
+	PREFETCHT0   8192(SI)
+	PREFETCHT0   8256(SI)
+	PREFETCHT0   8320(SI)
+	PREFETCHT0   8384(SI)
+	PREFETCHT0   8448(SI)
+	ILQ4CHUNK2(0, ILQ4SETW)
+	ILQ4CHUNK2(1, ILQ4ADDW)
+	ILQ4CHUNK2(2, ILQ4ADDW)
+	ILQ4CHUNK2(3, ILQ4ADDW)
+	VPMADDWD     Y14, Y4, Y4
+	VPMADDWD     Y14, Y5, Y5
+	VCVTDQ2PS    Y4, Y4
+	VCVTDQ2PS    Y5, Y5
+	VBROADCASTSS (R8), Y6
+	VBROADCASTSS 4(R8), Y7
+	VMULPS       Y6, Y4, Y4
+	VMULPS       Y6, Y5, Y5
+	VCVTPH2PS    (SI), Y8
+	VCVTPH2PS    16(SI), Y9
+	VFMADD231PS  Y4, Y8, Y0
+	VFMADD231PS  Y5, Y9, Y1
+	VFMADD231PS  Y7, Y8, Y2
+	VFMADD231PS  Y7, Y9, Y3
+	ADDQ         $288, SI
+	ADDQ         $40, R8
+	DECQ         CX
+	JNZ          ilq4block
+
+	VFNMADD231PS Y13, Y2, Y0
+	VFNMADD231PS Y13, Y3, Y1
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	ADDQ         $64, DI
+	DECQ         R9
+	JNZ          ilq4group
+	VZEROUPPER
+	RET

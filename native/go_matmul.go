@@ -100,8 +100,10 @@ func (m *matmulTask) run(lo, hi int) {
 		return
 	}
 	if m.il {
-		if m.w.Type == ggml.F16 && m.nTokens >= panelMinTokens {
-			m.runPanels(lo*ilRows, hi*ilRows) // whole groups
+		// whole groups as panels: F16 batches, and the batches of a
+		// quantized type without gemm kernels (their activations floats)
+		if (m.w.Type == ggml.F16 && m.nTokens >= panelMinTokens) || (m.xq == nil && m.w.Type != ggml.F16 && m.w.Type != ggml.BF16) {
+			m.runPanels(lo*ilRows, hi*ilRows)
 			return
 		}
 		m.runIL(lo, hi)
@@ -282,6 +284,9 @@ type ilKernel struct {
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	switch t {
 	case ggml.Q4_0:
+		if !haveVNNI { // AVX2: decode; batches as float panels
+			return ilKernel{rows: ilRowsQ4_0AVX2}, haveLowBitRows
+		}
 		return ilKernel{rows: ilRowsQ4_0, pack: packILQ4_0}, true
 	case ggml.IQ4_NL:
 		return ilKernel{rows: ilRowsIQ4NL, pack: packILIQ4NL}, true

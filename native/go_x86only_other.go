@@ -78,7 +78,8 @@ func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) 
 func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)   { panic("unreachable") }
 func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)   { panic("unreachable") }
 
-func deqIQ4NLSIMD(dst *float32, w *byte, nb int) { panic("unreachable") }
-func deqIQ4XSSIMD(dst *float32, w *byte, nb int) { panic("unreachable") }
-func deqQ2KSIMD(dst *float32, w *byte, nb int)   { panic("unreachable") }
-func deqQ3KSIMD(dst *float32, w *byte, nb int)   { panic("unreachable") }
+func deqIQ4NLSIMD(dst *float32, w *byte, nb int)                { panic("unreachable") }
+func deqIQ4XSSIMD(dst *float32, w *byte, nb int)                { panic("unreachable") }
+func deqQ2KSIMD(dst *float32, w *byte, nb int)                  { panic("unreachable") }
+func deqQ3KSIMD(dst *float32, w *byte, nb int)                  { panic("unreachable") }
+func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }

@@ -224,12 +224,22 @@ func RowMajorCopy(w Weight) Weight {
 		return w
 	}
 	rs := w.RowBytes()
-	ue, bs := ilUnit(w.Type)
 	out := Weight{Type: w.Type, Rows: w.Rows, Cols: w.Cols, Data: make([]byte, len(w.Data))}
-	for r := range w.Rows {
-		for i := 0; i < w.Cols/ue; i++ {
-			ilBlock(w, r, i, out.Data[r*rs+i*bs:r*rs+(i+1)*bs])
-		}
+	for g := 0; g < w.Rows/ilRows; g++ {
+		ilUngroup(w.Type, out.Data[g*ilRows*rs:(g+1)*ilRows*rs], w.Data[g*ilRows*rs:(g+1)*ilRows*rs], rs)
 	}
 	return out
+}
+
+// ilUngroup sets dst to the ilRows rows (rs bytes each) of the interleaved
+// group src of type t, as stored row-major.
+func ilUngroup(t ggml.DType, dst, src []byte, rs int) {
+	_, bs := ilUnit(t)
+	l, _ := ilLayoutOf(t)
+	for i := 0; i < rs/bs; i++ {
+		col := src[i*ilRows*bs : (i+1)*ilRows*bs]
+		for r := range ilRows {
+			ilCopy(&l, col, dst[r*rs+i*bs:r*rs+(i+1)*bs], r, false)
+		}
+	}
 }
