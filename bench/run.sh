@@ -47,8 +47,25 @@ DEPTH_REPS=${DEPTH_REPS:-2}
 ROUNDS=${ROUNDS:-1}
 # ISA picks the C library's kernel set for the cpu backend (--isa), such
 # as avx2 on an AVX-512 machine beside a llama-bench built for AVX2
+# (the go backend's kernels are picked at build time: with ISA=avx2 its
+# rows come from a binary built with -tags avx2only, GO_BIN)
 ISA_ARGS=()
 [ -n "${ISA:-}" ] && ISA_ARGS=(--isa "$ISA")
+GO_BIN=$BIN GO_NAME=""
+case "${ISA:-}" in
+  "" | avx512vnni) ;;
+  avx2) GO_BIN=build/litert-go-avx2only GO_NAME=go-avx2only; go build -tags avx2only -o "$GO_BIN" ./cmd/litert-go ;;
+  *) case " $BACKENDS " in *" go "*) echo "bench/run.sh: the go backend has no $ISA build; BACKENDS=cpu" >&2; exit 2 ;; esac ;;
+esac
+# ours BACKEND ARGS...: our bench command's JSON for BACKEND
+ours() {
+  local be=$1; shift
+  if [ "$be" = go ]; then
+    "$GO_BIN" bench "$@" --backend go --json
+  else
+    "$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} "$@" --backend "$be" --json
+  fi
+}
 mkdir -p "$BENCH_DIR" "$OUT_DIR"
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
@@ -91,8 +108,8 @@ for shape in $SHAPES; do
           # every backend's load from the page cache (llama-bench's runs may
           # have pushed the file out; the first row would pay the disk)
           cat "$model" >/dev/null
-          pp=$("$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --json)
-          tg=$("$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --backend "$be" --bw=false --json)
+          pp=$(ours "$be" -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$REPS" --kv f16)
+          tg=$(ours "$be" -m "$model" -p 1 -n "$GEN" -t "$t" -r "$REPS" --kv f16 --bw=false)
           row[$be.pp]=$(best "${row[$be.pp]:--}" "$(echo "$pp" | field prefill_tps)")
           row[$be.tg]=$(best "${row[$be.tg]:--}" "$(echo "$tg" | field decode_tps)")
           after=$(echo "$pp" | field decode_tps)
@@ -103,6 +120,7 @@ for shape in $SHAPES; do
               "$(echo "$pp" | field load_ms)" "$(echo "$pp" | field peak_rss_mb)")
           fi
           row[$be.name]=$(echo "$pp" | field backend)
+          [ "$be" = go ] && [ -n "$GO_NAME" ] && row[$be.name]=$GO_NAME
         done
       done
       alt=""
@@ -141,10 +159,11 @@ for type in $DEPTH_TYPES; do
         llama_tg=$(llama 0 "$GEN" -r "$DEPTH_REPS" -d "$DEPTH" -fa 1 -ctk "$kv" -ctv "$kv")
       fi
       for be in $BACKENDS; do
-        tg=$("$BIN" bench ${ISA_ARGS[@]+"${ISA_ARGS[@]}"} -m "$model" -p 1 -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" -c $((DEPTH + GEN + 16)) \
-          --kv "$kv" --backend "$be" --bw=false --json)
+        tg=$(ours "$be" -m "$model" -p 1 -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" -c $((DEPTH + GEN + 16)) \
+          --kv "$kv" --bw=false)
         ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
         backend=$(echo "$tg" | field backend)
+        [ "$be" = go ] && [ -n "$GO_NAME" ] && backend=$GO_NAME
         if [ -n "${LLAMA_BENCH:-}" ]; then
           echo "| $shape | $type | $t | $backend | $kv | $ours_tg | $llama_tg |"
         else

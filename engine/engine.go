@@ -81,7 +81,7 @@ type Settings struct {
 	// one of native.CPU's ISAs ("avx512vnni", "avx2", "neon", "generic"):
 	// "" picks the best this CPU runs. A set the CPU cannot run is an
 	// error, and so is a set for another backend (the go backend's kernels
-	// follow the CPU alone).
+	// follow the CPU, capped at AVX2 in a build with -tags avx2only).
 	CPUKernels string
 	// MMProj is a multimodal projector GGUF (an mmproj, as llama.cpp's
 	// tools/mtmd loads) opened beside the model on the same backend: its
@@ -175,7 +175,7 @@ func Open(ctx context.Context, path string, s Settings) (*Engine, error) {
 // the native one was not used.
 func openBackend(kind Backend, cpu native.CPUOptions) (native.Backend, string, error) {
 	if cpu.ISA != "" && kind != CPU && kind != Auto {
-		return nil, "", fmt.Errorf("engine: kernel set %q is the native library's, for backend cpu (or auto), not %v", cpu.ISA, kind)
+		return nil, "", fmt.Errorf("engine: kernel set %q is the native library's, for backend cpu (or auto), not %v (the go backend's kernels follow the CPU; build with -tags avx2only to cap them at AVX2)", cpu.ISA, kind)
 	}
 	switch kind {
 	case CPUGo:
