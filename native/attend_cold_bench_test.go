@@ -31,8 +31,9 @@ func BenchmarkAttendCold(b *testing.B) {
 	for _, typ := range []ggml.DType{ggml.F16, ggml.Q8_0} {
 		bytes := float64(2 * depth * 192 * typ.TypeSize() / typ.BlockSize())
 		for _, th := range []int{1, runtime.NumCPU()} {
-			backends := []Backend{NewGo(th)}
-			if c, err := LoadCPU(th); err == nil {
+			g := NewGo(th)
+			backends := []Backend{g}
+			for _, c := range loadCPUsOrNil(b, th) { // every kernel set, closed at cleanup
 				backends = append(backends, c)
 			}
 			for _, be := range backends {
@@ -61,8 +62,8 @@ func BenchmarkAttendCold(b *testing.B) {
 					b.ReportMetric(float64(spent.Nanoseconds())/calls, "ns/layer")
 					b.ReportMetric(bytes*calls/spent.Seconds()/1e9, "GB/s")
 				})
-				be.Close()
 			}
+			g.Close()
 		}
 	}
 }

@@ -129,15 +129,12 @@ func BenchmarkCallOverhead(b *testing.B) {
 // prefill batch ending there.
 func BenchmarkAttend(b *testing.B) {
 	threads := runtime.NumCPU()
-	backends := []Backend{NewGo(threads)}
-	if c, err := LoadCPU(threads); err == nil {
+	g := NewGo(threads)
+	defer g.Close()
+	backends := []Backend{g}
+	for _, c := range loadCPUsOrNil(b, threads) { // every kernel set, closed at cleanup
 		backends = append(backends, c)
 	}
-	defer func() {
-		for _, be := range backends {
-			be.Close()
-		}
-	}()
 	a := Attention{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125}
 	r := rand.New(rand.NewPCG(2, 2))
 	// a 512-token context decoded and prefilled, and decode at depth 4096

@@ -105,7 +105,7 @@ func TestInterleavedMatMul(t *testing.T) {
 
 // loadCPUsOrNil returns the CPU backends of every kernel set, or nil when
 // the native library is not built (the Go backend is still tested).
-func loadCPUsOrNil(t *testing.T, threads int) []*CPU {
+func loadCPUsOrNil(t testing.TB, threads int) []*CPU {
 	c, err := LoadCPU(1)
 	if err != nil {
 		t.Logf("native library not loaded, testing the Go backend only: %v", err)
