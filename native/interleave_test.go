@@ -96,6 +96,15 @@ func TestInterleavedMatMul(t *testing.T) {
 						name += " (interleaved kernels)"
 					}
 					require.True(t, finite(got), name)
+					if b.Name() == "cpu-avx2" && (typ == ggml.Q4_K || typ == ggml.Q5_K) && nTok >= 4 {
+						// the AVX2 gemm rounds a batch's activations to
+						// 32-element blocks, as the VNNI gemms do, where
+						// the row-major panels take q8K's 256: its
+						// reference is the weights' values times those
+						// activations
+						want = q8aProduct(t, w, x, nTok)
+						name += " (against the q8a-rounded product)"
+					}
 					assert.Less(t, nmse(got, want), 1e-10, name)
 				}
 			}
@@ -132,4 +141,25 @@ func BenchmarkInterleave16(b *testing.B) {
 			}
 		})
 	}
+}
+
+// q8aProduct is w·x in float64 over w's dequantized values and x rounded
+// to 32-element 8-bit blocks (q8a), as a gemm kernel multiplies them.
+func q8aProduct(t *testing.T, w Weight, x []float32, nTok int) []float32 {
+	t.Helper()
+	xr := make([]float32, len(x))
+	roundQ8Rows(ggml.Q4_0, xr, x, w.Cols, 0, nTok)
+	deq := make([]float32, w.Cols)
+	out := make([]float32, nTok*w.Rows)
+	for r := range w.Rows {
+		require.NoError(t, ggml.DequantizeRow(w.Type, w.Data[r*w.RowBytes():(r+1)*w.RowBytes()], deq))
+		for tk := range nTok {
+			var sum float64
+			for i, v := range deq {
+				sum += float64(v) * float64(xr[tk*w.Cols+i])
+			}
+			out[tk*w.Rows+r] = float32(sum)
+		}
+	}
+	return out
 }
