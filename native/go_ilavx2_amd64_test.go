@@ -42,3 +42,46 @@ func TestILRowsQ4_0AVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmPlainAVX2 checks the AVX2 batch kernel of interleaved Q4_0 (Go
+// packs, gemmPlainAVX2) against the decode kernel token by token over the
+// same activations, and against the VNNI packer and kernel where the CPU
+// has them.
+func TestGemmPlainAVX2(t *testing.T) {
+	if !haveLowBitRows {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	const tokens = 4
+	for _, cols := range []int{32, 256, 2048} {
+		rows, nb := ilRows, cols/qk
+		w := randWeight(t, r, ggml.Q4_0, rows, cols)
+		il, err := Interleave16(Weight{Type: ggml.Q4_0, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
+		require.NoError(t, err)
+		x := randFloats(r, tokens*cols, 2)
+		xq := make([]byte, tokens*nb*sizeQ8a)
+		xg := make([]byte, tokens*nb*sizeQ8a)
+		want := make([]float32, tokens*rows)
+		for tk := range tokens {
+			quantizeQ8(ggml.Q4_0, xq[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
+			quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
+			ilRowsQ4_0AVX2(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
+		}
+		p := make([]byte, nb*gemmPackSize)
+		packILQ4_0Go(&p[0], &il.Data[0], nb)
+		got := make([]float32, tokens*rows)
+		gemmPlainAVX2(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)
+		name := fmt.Sprintf("16×%d", cols)
+		// (the decode kernel sums u·y and the -8 offset apart, which cancel:
+		// its rounding is the looser one)
+		assertClose(t, want, got, 1e-4, name)
+		if haveVNNI {
+			pv := make([]byte, nb*gemmPackSize)
+			packILQ4_0(&pv[0], &il.Data[0], nb)
+			require.Equal(t, pv, p, "%s: the Go packs equal the VNNI packer's", name)
+			vnni := make([]float32, tokens*rows)
+			gemmPlain(&pv[0], nb, &xg[0], nb*sizeQ8a, &vnni[0], 4*rows, 1<<rows-1)
+			assertClose(t, vnni, got, 1e-5, name+" against VNNI")
+		}
+	}
+}

@@ -104,6 +104,12 @@ func deqQ3KSIMD(dst *float32, w *byte, nb int)
 //go:noescape
 func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 
+// gemmPlainAVX2 is gemmPlain on AVX2 for packs of quants at most 16 in
+// magnitude (Q4_0's), 16 rows (mask 0xffff) by 4 tokens.
+//
+//go:noescape
+func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
 // dotRowsIQ4XSQ8KSIMD is dotRowsQ4KQ8KSIMD for IQ4_XS super-blocks.
 //
 //go:noescape

@@ -2625,3 +2625,99 @@ ilq4block:
 	JNZ          ilq4group
 	VZEROUPPER
 	RET
+
+// gemmPlainAVX2 is gemmPlain (go_gemm_amd64.s) on AVX2 for packs whose
+// quants are at most 16 in magnitude (Q4_0's): vpmaddubsw of a flipped
+// activation word and a chunk gives pair sums of at most 2·255·16, so the
+// 8 chunks of a column add as int16 (at most 32640) before one vpmaddwd;
+// 8 rows a register, each half of the 16 in turn, 4 tokens sharing each
+// chunk load. mask must be 0xffff (whole groups: the interleaved weights).
+// Y0..Y3: the tokens' float sums; Y8..Y11: their int16 sums.
+
+// G8TOK adds token t's products with chunk c (in Y4), its activations at
+// R: VPMADDUBSW (FIRST: sets) into Yacc.
+#define G8TOK(R, c, Yacc, ACC) \
+	VPBROADCASTD (8+4*(c))(R), Y5; \
+	VPMADDUBSW   Y4, Y5, Y5;       \
+	ACC(Y5, Yacc)
+
+#define G8SET(a, b) VMOVDQA a, b
+#define G8ADD(a, b) VPADDW a, b, b
+
+// G8CHUNK multiplies chunk c of half H (byte offset 32H) by the 4 tokens.
+#define G8CHUNK(c, H, ACC) \
+	VMOVDQU (64*(c)+32*(H))(SI), Y4; \
+	G8TOK(R8, c, Y8, ACC);          \
+	G8TOK(R10, c, Y9, ACC);         \
+	G8TOK(R11, c, Y10, ACC);        \
+	G8TOK(R12, c, Y11, ACC)
+
+// G8FINISH adds to Yf token R's column sum Yi (int16 pairs; Y6 the
+// corrections, Y7 the weight scales) times d_w*d_y.
+#define G8FINISH(R, Yi, Yf) \
+	VPMADDWD     Y12, Yi, Yi;  \
+	VPADDD       Y6, Yi, Yi;   \
+	VCVTDQ2PS    Yi, Yi;       \
+	VBROADCASTSS (R), Y13;     \
+	VMULPS       Y7, Y13, Y13; \
+	VFMADD231PS  Y13, Yi, Yf
+
+// G8HALF defines the loop over the nb packs (R13) at R9 for rows
+// 8H..8H+7 and the tokens at R14, BX bytes apart, storing their 4 sums at
+// 32H bytes into their rows of out (DI, DX bytes apart).
+#define G8HALF(H, loop) \
+	MOVQ   R9, SI;           \
+	MOVQ   R13, CX;          \
+	MOVQ   R14, R8;          \
+	LEAQ   (R8)(BX*1), R10;  \
+	LEAQ   (R10)(BX*1), R11; \
+	LEAQ   (R11)(BX*1), R12; \
+	VXORPS Y0, Y0, Y0;       \
+	VXORPS Y1, Y1, Y1;       \
+	VXORPS Y2, Y2, Y2;       \
+	VXORPS Y3, Y3, Y3;       \
+loop:;                       \
+	G8CHUNK(0, H, G8SET);    \
+	G8CHUNK(1, H, G8ADD);    \
+	G8CHUNK(2, H, G8ADD);    \
+	G8CHUNK(3, H, G8ADD);    \
+	G8CHUNK(4, H, G8ADD);    \
+	G8CHUNK(5, H, G8ADD);    \
+	G8CHUNK(6, H, G8ADD);    \
+	G8CHUNK(7, H, G8ADD);    \
+	VMOVDQU (704+32*(H))(SI), Y6;      \
+	VPADDD  (768+32*(H))(SI), Y6, Y6;  \
+	VMOVUPS (512+32*(H))(SI), Y7;      \
+	G8FINISH(R8, Y8, Y0);    \
+	G8FINISH(R10, Y9, Y1);   \
+	G8FINISH(R11, Y10, Y2);  \
+	G8FINISH(R12, Y11, Y3);  \
+	ADDQ $40, R8;            \
+	ADDQ $40, R10;           \
+	ADDQ $40, R11;           \
+	ADDQ $40, R12;           \
+	ADDQ $832, SI;           \
+	DECQ CX;                 \
+	JNZ  loop;               \
+	MOVQ    DI, AX;          \
+	VMOVUPS Y0, (32*(H))(AX); \
+	ADDQ    DX, AX;          \
+	VMOVUPS Y1, (32*(H))(AX); \
+	ADDQ    DX, AX;          \
+	VMOVUPS Y2, (32*(H))(AX); \
+	ADDQ    DX, AX;          \
+	VMOVUPS Y3, (32*(H))(AX)
+
+// func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+TEXT ·gemmPlainAVX2(SB), NOSPLIT, $0-56
+	MOVQ    p+0(FP), R9
+	MOVQ    nb+8(FP), R13
+	MOVQ    y+16(FP), R14
+	MOVQ    ys+24(FP), BX
+	MOVQ    out+32(FP), DI
+	MOVQ    os+40(FP), DX
+	VMOVDQU ones16<>(SB), Y12
+	G8HALF(0, half0)
+	G8HALF(1, half1)
+	VZEROUPPER
+	RET

@@ -277,6 +277,10 @@ type ilKernel struct {
 	rows      func(w *byte, ng, nb int, y *byte, out *float32)
 	pack      func(dst, w *byte, nb int)
 	floatRows func(w *byte, ng, n2 int, x *float32, out *float32)
+	// avx2: the kernels run without AVX-512 (rows and pack, with
+	// gemmPlainAVX2 for batches); the others need VNNI (or, for F16 and
+	// BF16, the AVX-512 panels)
+	avx2 bool
 }
 
 // ilKernelOf returns the kernels of interleaved type t, the one list of
@@ -284,8 +288,8 @@ type ilKernel struct {
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	switch t {
 	case ggml.Q4_0:
-		if !haveVNNI { // AVX2: decode; batches as float panels
-			return ilKernel{rows: ilRowsQ4_0AVX2}, haveLowBitRows
+		if !haveVNNI { // AVX2
+			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go, avx2: true}, haveLowBitRows
 		}
 		return ilKernel{rows: ilRowsQ4_0, pack: packILQ4_0}, true
 	case ggml.IQ4_NL:

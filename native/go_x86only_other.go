@@ -83,3 +83,6 @@ func deqIQ4XSSIMD(dst *float32, w *byte, nb int)                { panic("unreach
 func deqQ2KSIMD(dst *float32, w *byte, nb int)                  { panic("unreachable") }
 func deqQ3KSIMD(dst *float32, w *byte, nb int)                  { panic("unreachable") }
 func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
+func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+	panic("unreachable")
+}

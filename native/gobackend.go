@@ -310,8 +310,9 @@ func roundBF16(dst, x []float32) {
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K,
 // Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
-// Q4_0 on AVX2 (decode kernels; batches dequantize a group at a time);
-// F16 on AVX-512; BF16 where batches run as pair panels (AVX512_BF16).
+// Q4_0 on AVX2 (batches off the gemm kernels dequantize a group at a
+// time); F16 on AVX-512; BF16 where batches run as pair panels
+// (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
 	switch {
@@ -319,10 +320,10 @@ func (g *Go) Interleaves(t ggml.DType) bool {
 		return false
 	case k.floatRows != nil:
 		return havePanels512 && !g.noPanels512 && (t == ggml.F16 || havePanelsBF16)
-	case k.pack == nil: // decode kernels only
-		return true
+	case !haveVNNI:
+		return k.avx2
 	}
-	return haveVNNI && !g.noGemm
+	return !g.noGemm
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to
