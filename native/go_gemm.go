@@ -36,8 +36,11 @@ type gemmKernel func(p *byte, nb int, y *byte, ys int, out *float32, os, mask in
 // hasGemm reports whether weights of type t have a VNNI batch kernel, for
 // cols columns.
 func hasGemm(t ggml.DType, cols int) bool {
-	if !haveVNNI || cols%t.BlockSize() != 0 {
+	if cols%t.BlockSize() != 0 {
 		return false
+	}
+	if !haveVNNI {
+		return avx2GemmKernel(t) != nil
 	}
 	switch t {
 	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
@@ -75,13 +78,14 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	p := (*buf)[off : off+nb*gemmPackSize]
 	var kernel gemmKernel = gemmPlain
 	switch {
-	case !haveVNNI: // AVX2: interleaved Q4_0's groups (ilKernelOf)
-		kernel = gemmPlainAVX2
+	case !haveVNNI: // AVX2 (go_gemm_avx2.go), or interleaved Q4_0's groups
+		kernel = avx2GemmKernel(m.w.Type)
 	case m.w.Type == ggml.Q4_K, m.w.Type == ggml.Q5_K:
 		kernel = gemmBias
 	case m.w.Type == ggml.Q3_K, m.w.Type == ggml.Q6_K:
 		kernel = gemmSplit
 	}
+	var part [4 * gemmRows]float32 // the AVX2 kernels' 16 rows of a last, short group
 	for gi := lo; gi < hi; gi++ {
 		r0 := gi * gemmRows
 		nr := min(gemmRows, rows-r0)
@@ -89,6 +93,13 @@ func (m *matmulTask) runGemm(lo, hi int) {
 		// a last tile of fewer than 4 tokens redoes some of the one before
 		for t0 := 0; t0 < m.nTokens; t0 += 4 {
 			t := min(t0, m.nTokens-4)
+			if !haveVNNI && nr < gemmRows {
+				kernel(&p[0], nb, &m.xq[t*m.xqRow], m.xqRow, &part[0], 4*gemmRows, 1<<gemmRows-1)
+				for k := range 4 {
+					copy(m.out[(t+k)*rows+r0:(t+k)*rows+r0+nr], part[k*gemmRows:k*gemmRows+nr])
+				}
+				continue
+			}
 			kernel(&p[0], nb, &m.xq[t*m.xqRow], m.xqRow, &m.out[t*rows+r0], 4*rows, 1<<nr-1)
 		}
 	}
@@ -100,6 +111,10 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 	if m.il { // whole groups
 		k, _ := ilKernelOf(m.w.Type)
 		k.pack(&p[0], w, m.w.Cols/m.w.Type.BlockSize())
+		return
+	}
+	if !haveVNNI {
+		packRowsGo(m.w.Type, p, m.w.Data[r0*m.rs:(r0+nr)*m.rs], m.rs, nr, m.w.Cols/qk)
 		return
 	}
 	switch t := m.w.Type; t {

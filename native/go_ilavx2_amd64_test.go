@@ -3,6 +3,7 @@
 package native
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -84,4 +85,93 @@ func TestGemmPlainAVX2(t *testing.T) {
 			assertClose(t, vnni, got, 1e-5, name+" against VNNI")
 		}
 	}
+}
+
+// TestGemmAVX2 checks the AVX2 gemm of row-major weights: the Go packs
+// (packRowsGo) byte for byte against the VNNI packers where the CPU has
+// them, and each AVX2 kernel against the float64 product of the packed
+// values (the weights' dequantized values, as the packs hold them) with the
+// q8a-rounded activations.
+func TestGemmAVX2(t *testing.T) {
+	if !haveLowBitRows {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	vnniPack := map[ggml.DType]func(dst, w *byte, rs, nr, nb int){
+		ggml.Q4_0: packQ4_0, ggml.Q5_0: packQ5_0, ggml.Q4_K: packQ4K, ggml.Q5_K: packQ5K, ggml.Q6_K: packQ6K,
+	}
+	kernels := map[ggml.DType]gemmKernel{
+		ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q4_K: gemmBias4AVX2, ggml.Q5_K: gemmBias2AVX2,
+		ggml.Q6_K: gemmSplit2AVX2,
+	}
+	r := rand.New(rand.NewPCG(25, 26))
+	const tokens = 4
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+		for _, shape := range [][3]int{{16, 256, 0}, {11, 512, 0}, {16, 256, 1}} {
+			rows, cols, extreme := shape[0], shape[1], shape[2] == 1
+			nb := cols / qk
+			w := randWeight(t, r, typ, rows, cols)
+			name := fmt.Sprintf("%s %d×%d", typ, rows, cols)
+			if extreme {
+				// the largest packed quants against activations of 127
+				// (flipped: 255): one more chunk's products summed as
+				// int16 than the kernel's bound would wrap
+				w = extremeWeight(typ, rows, cols)
+				name += " (extreme quants)"
+			}
+			p := make([]byte, nb*gemmPackSize)
+			packRowsGo(typ, p, w.Data, w.RowBytes(), rows, nb)
+			if haveVNNI {
+				pv := make([]byte, nb*gemmPackSize)
+				vnniPack[typ](&pv[0], &w.Data[0], w.RowBytes(), rows, cols/typ.BlockSize())
+				require.True(t, bytes.Equal(pv, p), "%s: the Go packs differ from the VNNI packer's", name)
+			}
+			x := randFloats(r, tokens*cols, 2)
+			if extreme {
+				for i := range x {
+					x[i] = 1
+				}
+			}
+			xg := make([]byte, tokens*nb*sizeQ8a)
+			for tk := range tokens {
+				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
+			}
+			got := make([]float32, tokens*ilRows)
+			kernels[typ](&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*ilRows, 1<<ilRows-1)
+			want := q8aProduct(t, w, x, tokens)
+			for tk := range tokens {
+				assertClose(t, want[tk*rows:(tk+1)*rows], got[tk*ilRows:tk*ilRows+rows], 1e-4, fmt.Sprintf("%s token %d", name, tk))
+			}
+		}
+	}
+}
+
+// extremeWeight returns rows×cols weights of type t whose packed quants all
+// have the type's largest magnitude (Q4_0 -8, Q5_0 -16, Q4_K 15, Q5_K 31,
+// Q6_K -32), scales 1 and no mins.
+func extremeWeight(t ggml.DType, rows, cols int) Weight {
+	rs, _ := t.RowSize(cols)
+	data := make([]byte, rows*rs)
+	one := []byte{0x00, 0x3c} // F16 1.0
+	bs := t.TypeSize()
+	for b := 0; b < len(data); b += bs {
+		blk := data[b : b+bs]
+		switch t {
+		case ggml.Q4_0, ggml.Q5_0: // zero quants (and qh): u = 0
+			copy(blk, one)
+		case ggml.Q4_K, ggml.Q5_K: // d 1, dmin 0, scales 1, quants (and qh) all ones
+			copy(blk, one)
+			for i := 4; i < 12; i++ {
+				blk[i] = 1
+			}
+			for i := 16; i < bs; i++ {
+				blk[i] = 0xff
+			}
+		case ggml.Q6_K: // zero quants: u = 0; scales 1, d 1
+			for i := 192; i < 208; i++ {
+				blk[i] = 1
+			}
+			copy(blk[208:], one)
+		}
+	}
+	return Weight{Type: t, Rows: rows, Cols: cols, Data: data}
 }

@@ -105,10 +105,34 @@ func deqQ3KSIMD(dst *float32, w *byte, nb int)
 func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 
 // gemmPlainAVX2 is gemmPlain on AVX2 for packs of quants at most 16 in
-// magnitude (Q4_0's), 16 rows (mask 0xffff) by 4 tokens.
+// magnitude (Q4_0's), 16 rows (mask 0xffff: runGemm handles a last, short
+// group) by 4 tokens.
 //
 //go:noescape
 func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// gemmPlain4AVX2 is gemmPlainAVX2 for quants up to 32 in magnitude (Q5_0).
+//
+//go:noescape
+func gemmPlain4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// gemmBias4AVX2 is gemmBias on AVX2 for quants up to 32 in magnitude
+// (Q4_K's unsigned nibbles).
+//
+//go:noescape
+func gemmBias4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// gemmBias2AVX2 is gemmBias on AVX2 for quants up to 64 in magnitude
+// (Q5_K's).
+//
+//go:noescape
+func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
+// gemmSplit2AVX2 is gemmSplit on AVX2 for quants up to 64 in magnitude
+// (Q6_K's, less 32).
+//
+//go:noescape
+func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
 // dotRowsIQ4XSQ8KSIMD is dotRowsQ4KQ8KSIMD for IQ4_XS super-blocks.
 //

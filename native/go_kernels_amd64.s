@@ -2626,16 +2626,20 @@ ilq4block:
 	VZEROUPPER
 	RET
 
-// gemmPlainAVX2 is gemmPlain (go_gemm_amd64.s) on AVX2 for packs whose
-// quants are at most 16 in magnitude (Q4_0's): vpmaddubsw of a flipped
-// activation word and a chunk gives pair sums of at most 2·255·16, so the
-// 8 chunks of a column add as int16 (at most 32640) before one vpmaddwd;
-// 8 rows a register, each half of the 16 in turn, 4 tokens sharing each
-// chunk load. mask must be 0xffff (whole groups: the interleaved weights).
-// Y0..Y3: the tokens' float sums; Y8..Y11: their int16 sums.
+// The AVX2 gemm kernels (gemmPlain, gemmBias and gemmSplit of
+// go_gemm_amd64.s without VNNI), over the same gemmPacks and flipped q8a
+// activations, 16 rows (mask 0xffff: the caller handles a last group's
+// rows) by 4 tokens: vpmaddubsw of a flipped activation word (at most 255)
+// and a chunk of signed quants, whose int16 pair sums add up over NSUM
+// chunks before vpmaddwd widens them (NSUM·2·255·|q| < 32768: 8 chunks for
+// |q| <= 16, Q4_0; 4 for Q5_0's and Q4_K's; 2 for Q5_K's and Q6_K's),
+// then convert and take the column's scale d (d2 for a split column's
+// second half); the corrections c+c2 join the first group's sums. 8 rows
+// a register, each half of the 16 in turn, 4 tokens sharing each chunk
+// load. Y0..Y3: the tokens' float sums; Y8..Y11: their int16 sums.
 
 // G8TOK adds token t's products with chunk c (in Y4), its activations at
-// R: VPMADDUBSW (FIRST: sets) into Yacc.
+// R, into Yacc (ACC: G8SET for a group's first chunk, else G8ADD).
 #define G8TOK(R, c, Yacc, ACC) \
 	VPBROADCASTD (8+4*(c))(R), Y5; \
 	VPMADDUBSW   Y4, Y5, Y5;       \
@@ -2652,20 +2656,73 @@ ilq4block:
 	G8TOK(R11, c, Y10, ACC);        \
 	G8TOK(R12, c, Y11, ACC)
 
-// G8FINISH adds to Yf token R's column sum Yi (int16 pairs; Y6 the
-// corrections, Y7 the weight scales) times d_w*d_y.
-#define G8FINISH(R, Yi, Yf) \
+// G8FIN adds to Yf token R's group sum Yi (int16 pairs) times d_w*d_y
+// (Y7 the weight scales), with CORR(Yi) the corrections (Y6).
+#define G8FIN(R, Yi, Yf, CORR) \
 	VPMADDWD     Y12, Yi, Yi;  \
-	VPADDD       Y6, Yi, Yi;   \
+	CORR(Yi);                  \
 	VCVTDQ2PS    Yi, Yi;       \
 	VBROADCASTSS (R), Y13;     \
 	VMULPS       Y7, Y13, Y13; \
 	VFMADD231PS  Y13, Yi, Yf
 
+#define G8CORR(Yi) VPADDD Y6, Yi, Yi
+#define G8NOCORR(Yi)
+
+#define G8FIN4(CORR) \
+	G8FIN(R8, Y8, Y0, CORR);   \
+	G8FIN(R10, Y9, Y1, CORR);  \
+	G8FIN(R11, Y10, Y2, CORR); \
+	G8FIN(R12, Y11, Y3, CORR)
+
+// G8SCALES loads the column's corrections c+c2 (Y6) and scales d (Y7).
+#define G8SCALES(H) \
+	VMOVDQU (704+32*(H))(SI), Y6;     \
+	VPADDD  (768+32*(H))(SI), Y6, Y6; \
+	VMOVUPS (512+32*(H))(SI), Y7
+
+// G8BIAS4 adds b*s_y to the 4 tokens' sums.
+#define G8BIAS4(H) \
+	VMOVUPS      (640+32*(H))(SI), Y7; \
+	VBROADCASTSS 4(R8), Y13;   \
+	VFMADD231PS  Y13, Y7, Y0;  \
+	VBROADCASTSS 4(R10), Y13;  \
+	VFMADD231PS  Y13, Y7, Y1;  \
+	VBROADCASTSS 4(R11), Y13;  \
+	VFMADD231PS  Y13, Y7, Y2;  \
+	VBROADCASTSS 4(R12), Y13;  \
+	VFMADD231PS  Y13, Y7, Y3
+
+// The columns: COLP8 (NSUM 8), COLP4 (4), COLB4 (4, bias), COLB2 (2,
+// bias), COLS2 (2, split scales and corrections).
+#define COLP8(H) \
+	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8CHUNK(2, H, G8ADD); G8CHUNK(3, H, G8ADD); \
+	G8CHUNK(4, H, G8ADD); G8CHUNK(5, H, G8ADD); G8CHUNK(6, H, G8ADD); G8CHUNK(7, H, G8ADD); \
+	G8SCALES(H); G8FIN4(G8CORR)
+#define COLP4(H) \
+	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8CHUNK(2, H, G8ADD); G8CHUNK(3, H, G8ADD); \
+	G8SCALES(H); G8FIN4(G8CORR); \
+	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8CHUNK(6, H, G8ADD); G8CHUNK(7, H, G8ADD); \
+	G8FIN4(G8NOCORR)
+#define COLB4(H) COLP4(H); G8BIAS4(H)
+#define COLB2(H) \
+	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8SCALES(H); G8FIN4(G8CORR); \
+	G8CHUNK(2, H, G8SET); G8CHUNK(3, H, G8ADD); G8FIN4(G8NOCORR); \
+	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8FIN4(G8NOCORR); \
+	G8CHUNK(6, H, G8SET); G8CHUNK(7, H, G8ADD); G8FIN4(G8NOCORR); \
+	G8BIAS4(H)
+#define COLS2(H) \
+	VMOVDQU (704+32*(H))(SI), Y6; VMOVUPS (512+32*(H))(SI), Y7; \
+	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8FIN4(G8CORR); \
+	G8CHUNK(2, H, G8SET); G8CHUNK(3, H, G8ADD); G8FIN4(G8NOCORR); \
+	VMOVDQU (768+32*(H))(SI), Y6; VMOVUPS (576+32*(H))(SI), Y7; \
+	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8FIN4(G8CORR); \
+	G8CHUNK(6, H, G8SET); G8CHUNK(7, H, G8ADD); G8FIN4(G8NOCORR)
+
 // G8HALF defines the loop over the nb packs (R13) at R9 for rows
-// 8H..8H+7 and the tokens at R14, BX bytes apart, storing their 4 sums at
-// 32H bytes into their rows of out (DI, DX bytes apart).
-#define G8HALF(H, loop) \
+// 8H..8H+7 and the tokens at R14, BX bytes apart, COL a column, storing
+// their 4 sums at 32H bytes into their rows of out (DI, DX bytes apart).
+#define G8HALF(H, loop, COL) \
 	MOVQ   R9, SI;           \
 	MOVQ   R13, CX;          \
 	MOVQ   R14, R8;          \
@@ -2677,21 +2734,7 @@ ilq4block:
 	VXORPS Y2, Y2, Y2;       \
 	VXORPS Y3, Y3, Y3;       \
 loop:;                       \
-	G8CHUNK(0, H, G8SET);    \
-	G8CHUNK(1, H, G8ADD);    \
-	G8CHUNK(2, H, G8ADD);    \
-	G8CHUNK(3, H, G8ADD);    \
-	G8CHUNK(4, H, G8ADD);    \
-	G8CHUNK(5, H, G8ADD);    \
-	G8CHUNK(6, H, G8ADD);    \
-	G8CHUNK(7, H, G8ADD);    \
-	VMOVDQU (704+32*(H))(SI), Y6;      \
-	VPADDD  (768+32*(H))(SI), Y6, Y6;  \
-	VMOVUPS (512+32*(H))(SI), Y7;      \
-	G8FINISH(R8, Y8, Y0);    \
-	G8FINISH(R10, Y9, Y1);   \
-	G8FINISH(R11, Y10, Y2);  \
-	G8FINISH(R12, Y11, Y3);  \
+	COL(H);                  \
 	ADDQ $40, R8;            \
 	ADDQ $40, R10;           \
 	ADDQ $40, R11;           \
@@ -2708,16 +2751,33 @@ loop:;                       \
 	ADDQ    DX, AX;          \
 	VMOVUPS Y3, (32*(H))(AX)
 
-// func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
-TEXT ·gemmPlainAVX2(SB), NOSPLIT, $0-56
-	MOVQ    p+0(FP), R9
-	MOVQ    nb+8(FP), R13
-	MOVQ    y+16(FP), R14
-	MOVQ    ys+24(FP), BX
-	MOVQ    out+32(FP), DI
-	MOVQ    os+40(FP), DX
-	VMOVDQU ones16<>(SB), Y12
-	G8HALF(0, half0)
-	G8HALF(1, half1)
-	VZEROUPPER
+// G8KERNEL defines name(p *byte, nb int, y *byte, ys int, out *float32,
+// os, mask int) over columns COL.
+#define G8KERNEL(name, COL) \
+TEXT name(SB), NOSPLIT, $0-56; \
+	MOVQ    p+0(FP), R9;       \
+	MOVQ    nb+8(FP), R13;     \
+	MOVQ    y+16(FP), R14;     \
+	MOVQ    ys+24(FP), BX;     \
+	MOVQ    out+32(FP), DI;    \
+	MOVQ    os+40(FP), DX;     \
+	VMOVDQU ones16<>(SB), Y12; \
+	G8HALF(0, half0, COL);     \
+	G8HALF(1, half1, COL);     \
+	VZEROUPPER;                \
 	RET
+
+// func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmPlainAVX2, COLP8)
+
+// func gemmPlain4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmPlain4AVX2, COLP4)
+
+// func gemmBias4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmBias4AVX2, COLB4)
+
+// func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmBias2AVX2, COLB2)
+
+// func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmSplit2AVX2, COLS2)

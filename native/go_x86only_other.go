@@ -86,3 +86,15 @@ func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreach
 func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
 	panic("unreachable")
 }
+func gemmPlain4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+	panic("unreachable")
+}
+func gemmBias4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+	panic("unreachable")
+}
+func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+	panic("unreachable")
+}
+func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+	panic("unreachable")
+}

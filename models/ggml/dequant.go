@@ -206,9 +206,9 @@ func dequantQ8_1(src []byte, dst []float32) {
 	}
 }
 
-// scaleMinK4 unpacks the 6-bit scale and min of sub-block j from the 12
+// ScaleMinK4 unpacks the 6-bit scale and min of sub-block j from the 12
 // packed bytes of a Q4_K or Q5_K block (ggml's get_scale_min_k4).
-func scaleMinK4(j int, q *[kScaleSize]byte) (sc, m uint8) {
+func ScaleMinK4(j int, q *[kScaleSize]byte) (sc, m uint8) {
 	if j < 4 {
 		return q[j] & 63, q[j+4] & 63
 	}
@@ -222,9 +222,9 @@ func dequantQ4_K(src []byte, dst []float32) {
 		d, dmin := f16At(b[0:]), f16At(b[2:])
 		scales := (*[kScaleSize]byte)(b[offQ4KScales:])
 		for g := 0; g < 4; g++ {
-			sc, m := scaleMinK4(2*g, scales)
+			sc, m := ScaleMinK4(2*g, scales)
 			d1, m1 := d*float32(sc), dmin*float32(m)
-			sc, m = scaleMinK4(2*g+1, scales)
+			sc, m = ScaleMinK4(2*g+1, scales)
 			d2, m2 := d*float32(sc), dmin*float32(m)
 			q := (*[32]byte)(b[offQ4KQs+32*g:])
 			y1 := (*[32]float32)(y[64*g:])
@@ -245,9 +245,9 @@ func dequantQ5_K(src []byte, dst []float32) {
 		scales := (*[kScaleSize]byte)(b[offQ5KScales:])
 		qh := (*[32]byte)(b[offQ5KQh:])
 		for g := 0; g < 4; g++ {
-			sc, m := scaleMinK4(2*g, scales)
+			sc, m := ScaleMinK4(2*g, scales)
 			d1, m1 := d*float32(sc), dmin*float32(m)
-			sc, m = scaleMinK4(2*g+1, scales)
+			sc, m = ScaleMinK4(2*g+1, scales)
 			d2, m2 := d*float32(sc), dmin*float32(m)
 			ql := (*[32]byte)(b[offQ5KQs+32*g:])
 			y1 := (*[32]float32)(y[64*g:])

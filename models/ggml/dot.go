@@ -274,8 +274,8 @@ func dotQ4_K(row []byte, x []float32) float32 {
 			x1 := (*[32]float32)(xb[64*g:])
 			x2 := (*[32]float32)(xb[64*g+32:])
 			lo, hi := dotNibbles((*[32]byte)(b[offQ4KQs+32*g:]), x1, x2)
-			sc1, m1 := scaleMinK4(2*g, scales)
-			sc2, m2 := scaleMinK4(2*g+1, scales)
+			sc1, m1 := ScaleMinK4(2*g, scales)
+			sc2, m2 := ScaleMinK4(2*g+1, scales)
 			qs += float32(sc1)*lo + float32(sc2)*hi
 			ms += float32(m1)*sum32(x1) + float32(m2)*sum32(x2)
 		}
@@ -306,8 +306,8 @@ func dotQ5_K(row []byte, x []float32) float32 {
 				b0 += float32(v0>>4|(h0>>s2&1)<<4) * x2[l]
 				b1 += float32(v1>>4|(h1>>s2&1)<<4) * x2[l+1]
 			}
-			sc1, m1 := scaleMinK4(2*g, scales)
-			sc2, m2 := scaleMinK4(2*g+1, scales)
+			sc1, m1 := ScaleMinK4(2*g, scales)
+			sc2, m2 := ScaleMinK4(2*g+1, scales)
 			qs += float32(sc1)*(a0+a1) + float32(sc2)*(b0+b1)
 			ms += float32(m1)*sum32(x1) + float32(m2)*sum32(x2)
 		}

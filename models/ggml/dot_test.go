@@ -153,7 +153,7 @@ func TestDequantizeKnownBlocks(t *testing.T) {
 	q4k[2], q4k[3] = byte(half), byte(half>>8)
 	sc := (*[kScaleSize]byte)(q4k[4:])
 	packScalesK4(5, 3, 2, sc)
-	s, m := scaleMinK4(5, sc)
+	s, m := ScaleMinK4(5, sc)
 	require.Equal(t, [2]uint8{3, 2}, [2]uint8{s, m})
 	for j := offQ4KQs; j < sizeQ4_K; j++ {
 		q4k[j] = 0x77

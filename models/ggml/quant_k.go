@@ -151,7 +151,7 @@ func makeQXQuants(nmax int, x []float32, L []int8) float32 {
 }
 
 // packScalesK4 stores the 6-bit scale ls and min lm of sub-block j into the
-// 12 packed bytes of a Q4_K or Q5_K block (the inverse of scaleMinK4); the
+// 12 packed bytes of a Q4_K or Q5_K block (the inverse of ScaleMinK4); the
 // bytes must start zeroed for j >= 4.
 func packScalesK4(j int, ls, lm uint8, s *[kScaleSize]byte) {
 	if j < 4 {
@@ -208,7 +208,7 @@ func quantScalesK4(x *[QKK]float32, y []byte, nmax int, rmin, rdelta float32, ns
 	putF16(y[2:], maxMin/63)
 	d, dmin := f16At(y[0:]), f16At(y[2:])
 	for j := 0; j < QKK/32; j++ {
-		s, m := scaleMinK4(j, sc)
+		s, m := ScaleMinK4(j, sc)
 		dj := float32(d * float32(s))
 		if dj == 0 {
 			continue

@@ -131,7 +131,7 @@ func kquantLevels(typ DType, q []byte, n int) (step []float64, atEnd []bool) {
 					size, nmax = sizeQ5_K, 31
 				}
 				blk := q[b*size:]
-				sc, _ := scaleMinK4(e/32, (*[kScaleSize]byte)(blk[4:]))
+				sc, _ := ScaleMinK4(e/32, (*[kScaleSize]byte)(blk[4:]))
 				step[i] = float64(f16At(blk)) * float64(sc)
 				g, l := e/64, e%32
 				hi := e%64 >= 32

@@ -1,0 +1,150 @@
+package native
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// The batch products of quantized weights on AVX2 CPUs without VNNI: the
+// gemmPacks of go_gemm.go, built in Go (the VNNI packers are AVX-512
+// assembly; tests hold the two to the same bytes), multiplied by the AVX2
+// gemm kernels (go_kernels_amd64.s). Packing costs about a tenth of a
+// microsecond a block column of 16 rows, which every 4-token tile of a
+// batch then reuses.
+
+// avx2GemmKernel returns the AVX2 gemm kernel of row-major type t, nil if
+// there is none: one per bound on its packed quants (which sets how many
+// int16 pair sums add before they widen) and kind (plain, bias, split).
+func avx2GemmKernel(t ggml.DType) gemmKernel {
+	if !haveLowBitRows || haveVNNI {
+		return nil
+	}
+	switch t {
+	case ggml.Q4_0:
+		return gemmPlainAVX2
+	case ggml.Q5_0:
+		return gemmPlain4AVX2
+	case ggml.Q4_K:
+		return gemmBias4AVX2
+	case ggml.Q5_K:
+		return gemmBias2AVX2
+	case ggml.Q6_K:
+		return gemmSplit2AVX2
+	}
+	return nil
+}
+
+// packRowsGo repacks the nr (at most gemmRows) rows at w, rs bytes apart,
+// of type t into the gemmPacks p of their nb 32-element block columns, as
+// packQ4_0, packQ5_0, packQ4K, packQ5K and packQ6K do: signed quants (u-8
+// for Q4_0, u-16 for Q5_0, u-32 for Q6_K, u for Q4_K and Q5_K), scale d
+// (and d2 for Q6_K's second 16), bias b (the K-quants' -dmin·m), c and
+// c2 -128 times the quant sums of each half; rows past nr are those of an
+// all-zero block, as the VNNI packers' masked loads leave them (their sums
+// are never stored). The quants move four to a 32-bit word, a block (a
+// K-quant super-block: 8 columns) of a row at a time.
+func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
+	le := binary.LittleEndian
+	var cols [8]blockCol
+	var zero [256]byte // a block (a super-block) of zero bytes
+	per := t.BlockSize() / qk
+	for r := range gemmRows {
+		for i0 := 0; i0 < nb; i0 += per {
+			blk := zero[:t.TypeSize()]
+			if r < nr {
+				blk = w[r*rs+i0/per*t.TypeSize():][:t.TypeSize()]
+			}
+			k := blockWords(t, blk, &cols)
+			// each byte plus k (-32..0) without borrows between bytes: the
+			// quants are at most 63
+			kk := uint32(byte(-k)) * 0x01010101
+			for j, c := range cols[:per] {
+				pk := p[(i0+j)*gemmPackSize : (i0+j+1)*gemmPackSize]
+				var sums [2]int32
+				for g, v := range c.u {
+					le.PutUint32(pk[64*g+4*r:], ((v|0x80808080)-kk)^0x80808080)
+					sums[g/4] += int32(v*0x01010101>>24) + 4*int32(k)
+				}
+				le.PutUint32(pk[512+4*r:], math.Float32bits(c.d))
+				le.PutUint32(pk[576+4*r:], math.Float32bits(c.d2))
+				le.PutUint32(pk[640+4*r:], math.Float32bits(c.b))
+				le.PutUint32(pk[704+4*r:], uint32(-128*sums[0]))
+				le.PutUint32(pk[768+4*r:], uint32(-128*sums[1]))
+			}
+		}
+	}
+}
+
+// blockCol is one 32-element column of a block: u[g] its unsigned quants
+// 4g..4g+3, a byte each; its scale d, the second half's d2 (Q6_K; else
+// 0) and its bias b.
+type blockCol struct {
+	u        [8]uint32
+	d, d2, b float32
+}
+
+// spread4 returns the 4 bits of x as bit 4 of 4 bytes (16 where set): the
+// product places bit k at 9k, no two copies of x overlapping.
+func spread4(x uint32) uint32 { return (x * 0x00204081 & 0x01010101) << 4 }
+
+// blockWords sets cols to the columns of the block (a K-quant super-block:
+// 8) blk of type t and returns the offset k the packs add to its quants.
+func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
+	le := binary.LittleEndian
+	f16 := func(b []byte) float32 { return ggml.F16ToF32(le.Uint16(b)) }
+	c := &cols[0]
+	switch t {
+	case ggml.Q4_0: // d, qs[16]: low nibbles elements 0..15, high ones 16..31
+		for g := range 4 {
+			v := le.Uint32(blk[2+4*g:])
+			c.u[g], c.u[g+4] = v&0x0f0f0f0f, v>>4&0x0f0f0f0f
+		}
+		c.d = f16(blk)
+		return -8
+	case ggml.Q5_0: // d, qh (bit e: element e's fifth), qs[16]
+		qh := le.Uint32(blk[2:])
+		for g := range 4 {
+			v := le.Uint32(blk[6+4*g:])
+			c.u[g] = v&0x0f0f0f0f | spread4(qh>>(4*g)&15)
+			c.u[g+4] = v>>4&0x0f0f0f0f | spread4(qh>>(16+4*g)&15)
+		}
+		c.d = f16(blk)
+		return -16
+	case ggml.Q4_K, ggml.Q5_K: // d, dmin, scales[12], (Q5_K: qh[32],) qs[128]
+		qs := 16
+		if t == ggml.Q5_K {
+			qs = 48
+		}
+		d, dmin := f16(blk), f16(blk[2:])
+		for j := range 8 {
+			c := &cols[j]
+			sc, m := ggml.ScaleMinK4(j, (*[12]byte)(blk[4:16]))
+			for g := range 8 {
+				c.u[g] = le.Uint32(blk[qs+32*(j/2)+4*g:]) >> (4 * (j % 2)) & 0x0f0f0f0f
+				if t == ggml.Q5_K { // bit j of qh[e]
+					c.u[g] |= le.Uint32(blk[16+4*g:]) >> j & 0x01010101 << 4
+				}
+			}
+			c.d, c.b = d*float32(sc), 0-dmin*float32(m) // (0 - x: +0 for a zero min, as the VNNI packers)
+		}
+		return 0
+	case ggml.Q6_K: // ql[128], qh[64], scales[16], d; column j = 4h+q
+		d := f16(blk[208:])
+		for j := range 8 {
+			c := &cols[j]
+			h, q := j/4, j%4
+			for g := range 8 {
+				l := le.Uint32(blk[64*h+32*(q&1)+4*g:])
+				if q >= 2 {
+					l >>= 4
+				}
+				c.u[g] = l&0x0f0f0f0f | (le.Uint32(blk[128+32*h+4*g:])>>(2*q)&0x03030303)<<4
+			}
+			c.d, c.d2 = d*float32(int8(blk[192+2*j])), d*float32(int8(blk[192+2*j+1]))
+		}
+		return -32
+	}
+	panic("native: blockWords: no packs for " + t.String())
+}
