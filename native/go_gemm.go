@@ -1,8 +1,6 @@
 package native
 
 import (
-	"encoding/binary"
-	"math"
 	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -136,40 +134,5 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 		packQ3K(&p[0], w, m.rs, nr, m.w.Cols/qkk)
 	default:
 		panic("native: gemm: no kernel for " + t.String())
-	}
-}
-
-// packILQ4_0Go is packILQ4_0 in Go, for AVX2 CPUs (gemmPlainAVX2): it
-// repacks nb block columns of an interleaved Q4_0 group at w into
-// gemmPacks at dst, quants u-8 (a byte at a time within 32-bit words),
-// c and c2 -128 times each half's quant sums. A column takes about 0.1 µs,
-// which a batch's 4-token tiles repay many times over.
-func packILQ4_0Go(dst, w *byte, nb int) {
-	const colBytes = 32 + 4*64 // an interleaved Q4_0 block column
-	src := unsafe.Slice(w, nb*colBytes)
-	out := unsafe.Slice(dst, nb*gemmPackSize)
-	le := binary.LittleEndian
-	for i := range nb {
-		col := src[i*colBytes : (i+1)*colBytes]
-		p := out[i*gemmPackSize : (i+1)*gemmPackSize]
-		var sums [2][ilRows]int32
-		for c := range 4 {
-			for r := range ilRows {
-				v := le.Uint32(col[32+64*c+4*r:])
-				for h, u := range [2]uint32{v & 0x0f0f0f0f, v >> 4 & 0x0f0f0f0f} {
-					// each byte less 8 without borrows: bytes of u are at most 15
-					le.PutUint32(p[64*(c+4*h)+4*r:], ((u|0x80808080)-0x08080808)^0x80808080)
-					sums[h][r] += int32(u*0x01010101>>24) - 4*8
-				}
-			}
-		}
-		for r := range ilRows {
-			d := math.Float32bits(ggml.F16ToF32(le.Uint16(col[2*r:])))
-			le.PutUint32(p[512+4*r:], d)
-			le.PutUint32(p[576+4*r:], 0) // d2 and b: unused by the plain kernels
-			le.PutUint32(p[640+4*r:], 0)
-			le.PutUint32(p[704+4*r:], uint32(-128*sums[0][r]))
-			le.PutUint32(p[768+4*r:], uint32(-128*sums[1][r]))
-		}
 	}
 }

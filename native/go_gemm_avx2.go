@@ -3,6 +3,7 @@ package native
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
 )
@@ -46,7 +47,6 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 // are never stored). The quants move four to a 32-bit word, a block (a
 // K-quant super-block: 8 columns) of a row at a time.
 func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
-	le := binary.LittleEndian
 	var cols [8]blockCol
 	var zero [256]byte // a block (a super-block) of zero bytes
 	per := t.BlockSize() / qk
@@ -57,22 +57,68 @@ func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
 				blk = w[r*rs+i0/per*t.TypeSize():][:t.TypeSize()]
 			}
 			k := blockWords(t, blk, &cols)
-			// each byte plus k (-32..0) without borrows between bytes: the
-			// quants are at most 63
-			kk := uint32(byte(-k)) * 0x01010101
-			for j, c := range cols[:per] {
-				pk := p[(i0+j)*gemmPackSize : (i0+j+1)*gemmPackSize]
-				var sums [2]int32
-				for g, v := range c.u {
-					le.PutUint32(pk[64*g+4*r:], ((v|0x80808080)-kk)^0x80808080)
-					sums[g/4] += int32(v*0x01010101>>24) + 4*int32(k)
-				}
-				le.PutUint32(pk[512+4*r:], math.Float32bits(c.d))
-				le.PutUint32(pk[576+4*r:], math.Float32bits(c.d2))
-				le.PutUint32(pk[640+4*r:], math.Float32bits(c.b))
-				le.PutUint32(pk[704+4*r:], uint32(-128*sums[0]))
-				le.PutUint32(pk[768+4*r:], uint32(-128*sums[1]))
+			for j := range cols[:per] {
+				putPackRow(p[(i0+j)*gemmPackSize:(i0+j+1)*gemmPackSize], r, &cols[j], k)
 			}
+		}
+	}
+}
+
+// putPackRow writes row r of the gemmPack pk from its column c, whose
+// quants the pack holds plus k.
+func putPackRow(pk []byte, r int, c *blockCol, k int) {
+	le := binary.LittleEndian
+	// each byte plus k (-32..0) without borrows between bytes: the quants
+	// are at most 63
+	kk := uint32(byte(-k)) * 0x01010101
+	var sums [2]int32
+	for g, v := range c.u {
+		le.PutUint32(pk[64*g+4*r:], ((v|0x80808080)-kk)^0x80808080)
+		sums[g/4] += int32(v*0x01010101>>24) + 4*int32(k)
+	}
+	le.PutUint32(pk[512+4*r:], math.Float32bits(c.d))
+	le.PutUint32(pk[576+4*r:], math.Float32bits(c.d2))
+	le.PutUint32(pk[640+4*r:], math.Float32bits(c.b))
+	le.PutUint32(pk[704+4*r:], uint32(-128*sums[0]))
+	le.PutUint32(pk[768+4*r:], uint32(-128*sums[1]))
+}
+
+// packILQ4_0Go is packILQ4_0 in Go, for AVX2 CPUs: the nb block columns of
+// an interleaved Q4_0 group at w as gemmPacks at dst (as packRowsGo).
+func packILQ4_0Go(dst, w *byte, nb int) { packILGo(ggml.Q4_0, dst, w, nb) }
+
+// packILQ5_0Go is packILQ4_0Go for interleaved Q5_0 groups.
+func packILQ5_0Go(dst, w *byte, nb int) { packILGo(ggml.Q5_0, dst, w, nb) }
+
+// packILGo repacks the nb block columns of an interleaved Q4_0 or Q5_0
+// group (interleave.go) at w into gemmPacks at dst.
+func packILGo(t ggml.DType, dst, w *byte, nb int) {
+	le := binary.LittleEndian
+	colBytes, nib := 32+4*64, 32 // Q4_0: scales, 4 nibble chunks
+	if t == ggml.Q5_0 {
+		colBytes, nib = 32+5*64, 96 // scales, the qh chunk, 4 nibble chunks
+	}
+	src := unsafe.Slice(w, nb*colBytes)
+	out := unsafe.Slice(dst, nb*gemmPackSize)
+	k := -8
+	if t == ggml.Q5_0 {
+		k = -16
+	}
+	var c blockCol
+	for i := range nb {
+		col := src[i*colBytes : (i+1)*colBytes]
+		for r := range ilRows {
+			var qh uint32
+			if t == ggml.Q5_0 {
+				qh = le.Uint32(col[32+4*r:])
+			}
+			for g := range 4 {
+				v := le.Uint32(col[nib+64*g+4*r:])
+				c.u[g] = v&0x0f0f0f0f | spread4(qh>>(4*g)&15)
+				c.u[g+4] = v>>4&0x0f0f0f0f | spread4(qh>>(16+4*g)&15)
+			}
+			c.d = ggml.F16ToF32(le.Uint16(col[2*r:]))
+			putPackRow(out[i*gemmPackSize:(i+1)*gemmPackSize], r, &c, k)
 		}
 	}
 }

@@ -134,6 +134,11 @@ func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 //go:noescape
 func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
+// ilRowsQ5_0AVX2 is ilRowsQ4_0AVX2 for interleaved Q5_0 weights.
+//
+//go:noescape
+func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+
 // dotRowsIQ4XSQ8KSIMD is dotRowsQ4KQ8KSIMD for IQ4_XS super-blocks.
 //
 //go:noescape

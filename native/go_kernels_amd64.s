@@ -2781,3 +2781,146 @@ G8KERNEL(·gemmBias2AVX2, COLB2)
 
 // func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 G8KERNEL(·gemmSplit2AVX2, COLS2)
+
+// Interleaved Q5_0 decode on AVX2 (ilRowsQ4_0AVX2 with the fifth bits):
+// after the scales, a chunk of the rows' qh (lane r: row r's 32 fifth
+// bits), then Q4_0's nibble chunks. Element 4c+k's bit is bit 4c+k of qh,
+// element 16+4c+k's bit 16+4c+k: VPSHUFB copies the qh byte holding them
+// to the 4 bytes of each lane, each byte tests its own bit (VPCMPEQB) and
+// adds 16. Quants up to 31 keep a chunk's two products under 2·2·31·127,
+// so two chunks add as int16 before they widen. Offset -16.
+
+// q5il: per chunk c, the VPSHUFB indices of the qh byte of elements 4c..
+// (lo) and 16+4c.. (hi) in each lane, and the bit each byte tests.
+DATA q5ilIdx<>+0(SB)/8, $0x0404040400000000   // c = 0, 1: byte 0 (lo)
+DATA q5ilIdx<>+8(SB)/8, $0x0c0c0c0c08080808
+DATA q5ilIdx<>+16(SB)/8, $0x0404040400000000
+DATA q5ilIdx<>+24(SB)/8, $0x0c0c0c0c08080808
+DATA q5ilIdx<>+32(SB)/8, $0x0505050501010101  // c = 2, 3: byte 1
+DATA q5ilIdx<>+40(SB)/8, $0x0d0d0d0d09090909
+DATA q5ilIdx<>+48(SB)/8, $0x0505050501010101
+DATA q5ilIdx<>+56(SB)/8, $0x0d0d0d0d09090909
+DATA q5ilIdx<>+64(SB)/8, $0x0606060602020202  // hi, c = 0, 1: byte 2
+DATA q5ilIdx<>+72(SB)/8, $0x0e0e0e0e0a0a0a0a
+DATA q5ilIdx<>+80(SB)/8, $0x0606060602020202
+DATA q5ilIdx<>+88(SB)/8, $0x0e0e0e0e0a0a0a0a
+DATA q5ilIdx<>+96(SB)/8, $0x0707070703030303  // hi, c = 2, 3: byte 3
+DATA q5ilIdx<>+104(SB)/8, $0x0f0f0f0f0b0b0b0b
+DATA q5ilIdx<>+112(SB)/8, $0x0707070703030303
+DATA q5ilIdx<>+120(SB)/8, $0x0f0f0f0f0b0b0b0b
+GLOBL q5ilIdx<>(SB), RODATA|NOPTR, $128
+DATA q5ilBits<>+0(SB)/8, $0x0804020108040201  // even c: bits 0-3 of the byte
+DATA q5ilBits<>+8(SB)/8, $0x0804020108040201
+DATA q5ilBits<>+16(SB)/8, $0x0804020108040201
+DATA q5ilBits<>+24(SB)/8, $0x0804020108040201
+DATA q5ilBits<>+32(SB)/8, $0x8040201080402010 // odd c: bits 4-7
+DATA q5ilBits<>+40(SB)/8, $0x8040201080402010
+DATA q5ilBits<>+48(SB)/8, $0x8040201080402010
+DATA q5ilBits<>+56(SB)/8, $0x8040201080402010
+GLOBL q5ilBits<>(SB), RODATA|NOPTR, $64
+
+// Q5HI ORs into Yq 16 where the fifth bit of its bytes is set: the qh
+// lanes in Y14, idx the shuffle's offset in q5ilIdx, bits c%2's.
+#define Q5HI(Yq, idx, bits) \
+	VPSHUFB  q5ilIdx<>+(idx)(SB), Y14, Y13;  \
+	VMOVDQU  q5ilBits<>+(bits)(SB), Y12;     \
+	VPAND    Y12, Y13, Y13;                  \
+	VPCMPEQB Y12, Y13, Y13;                  \
+	VPAND    sixteen8<>(SB), Y13, Y13;       \
+	VPOR     Y13, Yq, Yq
+
+DATA sixteen8<>+0(SB)/8, $0x1010101010101010
+DATA sixteen8<>+8(SB)/8, $0x1010101010101010
+DATA sixteen8<>+16(SB)/8, $0x1010101010101010
+DATA sixteen8<>+24(SB)/8, $0x1010101010101010
+GLOBL sixteen8<>(SB), RODATA|NOPTR, $32
+
+// ILQ5HALF adds chunk c of rows 8H.. to the int16 sums Yacc (ACC: set or
+// add): the nibbles at 96+64c+32H, their fifth bits from Y14.
+#define ILQ5HALF(c, H, Yacc, ACC) \
+	VPBROADCASTD (8+4*(c))(R8), Y6;      \
+	VPBROADCASTD (24+4*(c))(R8), Y7;     \
+	VMOVDQU      (96+64*(c)+32*(H))(SI), Y8; \
+	VPSRLW       $4, Y8, Y9;             \
+	VPAND        Y15, Y8, Y8;            \
+	VPAND        Y15, Y9, Y9;            \
+	Q5HI(Y8, 32*((c)/2), 32*((c)%2));    \
+	Q5HI(Y9, 64+32*((c)/2), 32*((c)%2)); \
+	VPMADDUBSW   Y6, Y8, Y8;             \
+	VPMADDUBSW   Y7, Y9, Y9;             \
+	VPADDW       Y9, Y8, Y8;             \
+	ACC(Y8, Yacc)
+
+// ILQ5WIDEN adds the int16 pair sums Y10 to the int32 sums Yi.
+#define ILQ5WIDEN(Yi) \
+	VPMADDWD ones16<>(SB), Y10, Y10; \
+	VPADDD   Y10, Yi, Yi
+
+// func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+TEXT ·ilRowsQ5_0AVX2(SB), NOSPLIT, $0-40
+	MOVQ    w+0(FP), SI
+	MOVQ    ng+8(FP), R9
+	MOVQ    out+32(FP), DI
+	VMOVDQU nib<>(SB), Y15
+
+ilq5group:
+	MOVQ   y+24(FP), R8
+	MOVQ   nb+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+ilq5block:
+	PREFETCHT0   8192(SI)
+	PREFETCHT0   8256(SI)
+	PREFETCHT0   8320(SI)
+	PREFETCHT0   8384(SI)
+	PREFETCHT0   8448(SI)
+	PREFETCHT0   8512(SI)
+	// rows 0-7 (H = 0): int32 sums in Y4
+	VMOVDQU      32(SI), Y14
+	VPXOR        Y4, Y4, Y4
+	ILQ5HALF(0, 0, Y10, ILQ4SETW)
+	ILQ5HALF(1, 0, Y10, ILQ4ADDW)
+	ILQ5WIDEN(Y4)
+	ILQ5HALF(2, 0, Y10, ILQ4SETW)
+	ILQ5HALF(3, 0, Y10, ILQ4ADDW)
+	ILQ5WIDEN(Y4)
+	// rows 8-15: Y5
+	VMOVDQU      64(SI), Y14
+	VPXOR        Y5, Y5, Y5
+	ILQ5HALF(0, 1, Y10, ILQ4SETW)
+	ILQ5HALF(1, 1, Y10, ILQ4ADDW)
+	ILQ5WIDEN(Y5)
+	ILQ5HALF(2, 1, Y10, ILQ4SETW)
+	ILQ5HALF(3, 1, Y10, ILQ4ADDW)
+	ILQ5WIDEN(Y5)
+	VCVTDQ2PS    Y4, Y4
+	VCVTDQ2PS    Y5, Y5
+	VBROADCASTSS (R8), Y6
+	VBROADCASTSS 4(R8), Y7
+	VMULPS       Y6, Y4, Y4
+	VMULPS       Y6, Y5, Y5
+	VCVTPH2PS    (SI), Y8
+	VCVTPH2PS    16(SI), Y9
+	VFMADD231PS  Y4, Y8, Y0
+	VFMADD231PS  Y5, Y9, Y1
+	VFMADD231PS  Y7, Y8, Y2
+	VFMADD231PS  Y7, Y9, Y3
+	ADDQ         $352, SI
+	ADDQ         $40, R8
+	DECQ         CX
+	JNZ          ilq5block
+
+	VBROADCASTSS sixteenf<>(SB), Y13
+	VFNMADD231PS Y13, Y2, Y0
+	VFNMADD231PS Y13, Y3, Y1
+	VMOVUPS      Y0, (DI)
+	VMOVUPS      Y1, 32(DI)
+	ADDQ         $64, DI
+	DECQ         R9
+	JNZ          ilq5group
+	VZEROUPPER
+	RET
+

@@ -295,6 +295,9 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	case ggml.IQ4_NL:
 		return ilKernel{rows: ilRowsIQ4NL, pack: packILIQ4NL}, true
 	case ggml.Q5_0:
+		if !haveVNNI { // AVX2
+			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go, avx2: true}, haveLowBitRows
+		}
 		return ilKernel{rows: ilRowsQ5_0, pack: packILQ5_0}, true
 	case ggml.Q8_0:
 		return ilKernel{rows: ilRowsQ8_0, pack: packILQ8_0}, true

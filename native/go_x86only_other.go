@@ -98,3 +98,4 @@ func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
 	panic("unreachable")
 }
+func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
