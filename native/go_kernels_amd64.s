@@ -2570,61 +2570,68 @@ q2deqdone:
 	ACC(Y8, Y4);                       \
 	ACC(Y10, Y5)
 
-// func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
-TEXT ·ilRowsQ4_0AVX2(SB), NOSPLIT, $0-40
-	MOVQ         w+0(FP), SI
-	MOVQ         ng+8(FP), R9
-	MOVQ         out+32(FP), DI
-	VMOVDQU      nib<>(SB), Y15
-	VMOVDQU      ones16<>(SB), Y14
-	VBROADCASTSS eightf<>(SB), Y13
-
-ilq4group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-ilq4block:
-	PREFETCHT0   8192(SI)
-	PREFETCHT0   8256(SI)
-	PREFETCHT0   8320(SI)
-	PREFETCHT0   8384(SI)
-	PREFETCHT0   8448(SI)
-	ILQ4CHUNK2(0, ILQ4SETW)
-	ILQ4CHUNK2(1, ILQ4ADDW)
-	ILQ4CHUNK2(2, ILQ4ADDW)
-	ILQ4CHUNK2(3, ILQ4ADDW)
-	VPMADDWD     Y14, Y4, Y4
-	VPMADDWD     Y14, Y5, Y5
-	VCVTDQ2PS    Y4, Y4
-	VCVTDQ2PS    Y5, Y5
-	VBROADCASTSS (R8), Y6
-	VBROADCASTSS 4(R8), Y7
-	VMULPS       Y6, Y4, Y4
-	VMULPS       Y6, Y5, Y5
-	VCVTPH2PS    (SI), Y8
-	VCVTPH2PS    16(SI), Y9
-	VFMADD231PS  Y4, Y8, Y0
-	VFMADD231PS  Y5, Y9, Y1
-	VFMADD231PS  Y7, Y8, Y2
-	VFMADD231PS  Y7, Y9, Y3
-	ADDQ         $288, SI
-	ADDQ         $40, R8
-	DECQ         CX
-	JNZ          ilq4block
-
-	VFNMADD231PS Y13, Y2, Y0
-	VFNMADD231PS Y13, Y3, Y1
-	VMOVUPS      Y0, (DI)
-	VMOVUPS      Y1, 32(DI)
-	ADDQ         $64, DI
-	DECQ         R9
-	JNZ          ilq4group
-	VZEROUPPER
+// ILA2GROUPS defines name(w *byte, ng, nb int, y *byte, out *float32),
+// the skeleton of the AVX2 interleaved decode kernels: for each of the ng
+// groups, Y0..Y3 zeroed, then for each of the nb block columns (blk bytes
+// at SI; q8a activations at R8) PF and BLOCK, which leaves the int32 sums
+// Σu·q of rows 0-7 and 8-15 in Y4 and Y5, and their scaling: Y0, Y1 gather
+// d_w·d_y·Σu·q, Y2, Y3 d_w·s_y; the offset K (a float at KSYM) joins at the
+// group's end. Y15 = 0x0f….
+#define ILA2GROUPS(name, blk, KSYM, PF, BLOCK) \
+TEXT name(SB), NOSPLIT, $0-40;   \
+	MOVQ    w+0(FP), SI;          \
+	MOVQ    ng+8(FP), R9;         \
+	MOVQ    out+32(FP), DI;       \
+	VMOVDQU nib<>(SB), Y15;       \
+group:;                           \
+	MOVQ   y+24(FP), R8;          \
+	MOVQ   nb+16(FP), CX;         \
+	VXORPS Y0, Y0, Y0;            \
+	VXORPS Y1, Y1, Y1;            \
+	VXORPS Y2, Y2, Y2;            \
+	VXORPS Y3, Y3, Y3;            \
+block:;                           \
+	PF;                           \
+	BLOCK;                        \
+	VCVTDQ2PS    Y4, Y4;          \
+	VCVTDQ2PS    Y5, Y5;          \
+	VBROADCASTSS (R8), Y6;        \
+	VBROADCASTSS 4(R8), Y7;       \
+	VMULPS       Y6, Y4, Y4;      \
+	VMULPS       Y6, Y5, Y5;      \
+	VCVTPH2PS    (SI), Y8;        \
+	VCVTPH2PS    16(SI), Y9;      \
+	VFMADD231PS  Y4, Y8, Y0;      \
+	VFMADD231PS  Y5, Y9, Y1;      \
+	VFMADD231PS  Y7, Y8, Y2;      \
+	VFMADD231PS  Y7, Y9, Y3;      \
+	ADDQ         $blk, SI;        \
+	ADDQ         $40, R8;         \
+	DECQ         CX;              \
+	JNZ          block;           \
+	VBROADCASTSS KSYM(SB), Y13;   \
+	VFNMADD231PS Y13, Y2, Y0;     \
+	VFNMADD231PS Y13, Y3, Y1;     \
+	VMOVUPS      Y0, (DI);        \
+	VMOVUPS      Y1, 32(DI);      \
+	ADDQ         $64, DI;         \
+	DECQ         R9;              \
+	JNZ          group;           \
+	VZEROUPPER;                   \
 	RET
+
+#define ILQ4PF \
+	PREFETCHT0 8192(SI); PREFETCHT0 8256(SI); PREFETCHT0 8320(SI); PREFETCHT0 8384(SI); PREFETCHT0 8448(SI)
+#define ILQ4BLOCK \
+	ILQ4CHUNK2(0, ILQ4SETW);          \
+	ILQ4CHUNK2(1, ILQ4ADDW);          \
+	ILQ4CHUNK2(2, ILQ4ADDW);          \
+	ILQ4CHUNK2(3, ILQ4ADDW);          \
+	VPMADDWD ones16<>(SB), Y4, Y4;    \
+	VPMADDWD ones16<>(SB), Y5, Y5
+
+// func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILA2GROUPS(·ilRowsQ4_0AVX2, 288, eightf<>, ILQ4PF, ILQ4BLOCK)
 
 // The AVX2 gemm kernels (gemmPlain, gemmBias and gemmSplit of
 // go_gemm_amd64.s without VNNI), over the same gemmPacks and flipped q8a
@@ -2856,71 +2863,27 @@ GLOBL sixteen8<>(SB), RODATA|NOPTR, $32
 	VPMADDWD ones16<>(SB), Y10, Y10; \
 	VPADDD   Y10, Yi, Yi
 
+#define ILQ5PF \
+	PREFETCHT0 8192(SI); PREFETCHT0 8256(SI); PREFETCHT0 8320(SI); PREFETCHT0 8384(SI); PREFETCHT0 8448(SI); PREFETCHT0 8512(SI)
+// ILQ5BLOCK: rows 0-7 (their qh in Y14) to Y4, rows 8-15 to Y5.
+#define ILQ5BLOCK \
+	VMOVDQU 32(SI), Y14;             \
+	VPXOR   Y4, Y4, Y4;              \
+	ILQ5HALF(0, 0, Y10, ILQ4SETW);   \
+	ILQ5HALF(1, 0, Y10, ILQ4ADDW);   \
+	ILQ5WIDEN(Y4);                   \
+	ILQ5HALF(2, 0, Y10, ILQ4SETW);   \
+	ILQ5HALF(3, 0, Y10, ILQ4ADDW);   \
+	ILQ5WIDEN(Y4);                   \
+	VMOVDQU 64(SI), Y14;             \
+	VPXOR   Y5, Y5, Y5;              \
+	ILQ5HALF(0, 1, Y10, ILQ4SETW);   \
+	ILQ5HALF(1, 1, Y10, ILQ4ADDW);   \
+	ILQ5WIDEN(Y5);                   \
+	ILQ5HALF(2, 1, Y10, ILQ4SETW);   \
+	ILQ5HALF(3, 1, Y10, ILQ4ADDW);   \
+	ILQ5WIDEN(Y5)
+
 // func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
-TEXT ·ilRowsQ5_0AVX2(SB), NOSPLIT, $0-40
-	MOVQ    w+0(FP), SI
-	MOVQ    ng+8(FP), R9
-	MOVQ    out+32(FP), DI
-	VMOVDQU nib<>(SB), Y15
-
-ilq5group:
-	MOVQ   y+24(FP), R8
-	MOVQ   nb+16(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-ilq5block:
-	PREFETCHT0   8192(SI)
-	PREFETCHT0   8256(SI)
-	PREFETCHT0   8320(SI)
-	PREFETCHT0   8384(SI)
-	PREFETCHT0   8448(SI)
-	PREFETCHT0   8512(SI)
-	// rows 0-7 (H = 0): int32 sums in Y4
-	VMOVDQU      32(SI), Y14
-	VPXOR        Y4, Y4, Y4
-	ILQ5HALF(0, 0, Y10, ILQ4SETW)
-	ILQ5HALF(1, 0, Y10, ILQ4ADDW)
-	ILQ5WIDEN(Y4)
-	ILQ5HALF(2, 0, Y10, ILQ4SETW)
-	ILQ5HALF(3, 0, Y10, ILQ4ADDW)
-	ILQ5WIDEN(Y4)
-	// rows 8-15: Y5
-	VMOVDQU      64(SI), Y14
-	VPXOR        Y5, Y5, Y5
-	ILQ5HALF(0, 1, Y10, ILQ4SETW)
-	ILQ5HALF(1, 1, Y10, ILQ4ADDW)
-	ILQ5WIDEN(Y5)
-	ILQ5HALF(2, 1, Y10, ILQ4SETW)
-	ILQ5HALF(3, 1, Y10, ILQ4ADDW)
-	ILQ5WIDEN(Y5)
-	VCVTDQ2PS    Y4, Y4
-	VCVTDQ2PS    Y5, Y5
-	VBROADCASTSS (R8), Y6
-	VBROADCASTSS 4(R8), Y7
-	VMULPS       Y6, Y4, Y4
-	VMULPS       Y6, Y5, Y5
-	VCVTPH2PS    (SI), Y8
-	VCVTPH2PS    16(SI), Y9
-	VFMADD231PS  Y4, Y8, Y0
-	VFMADD231PS  Y5, Y9, Y1
-	VFMADD231PS  Y7, Y8, Y2
-	VFMADD231PS  Y7, Y9, Y3
-	ADDQ         $352, SI
-	ADDQ         $40, R8
-	DECQ         CX
-	JNZ          ilq5block
-
-	VBROADCASTSS sixteenf<>(SB), Y13
-	VFNMADD231PS Y13, Y2, Y0
-	VFNMADD231PS Y13, Y3, Y1
-	VMOVUPS      Y0, (DI)
-	VMOVUPS      Y1, 32(DI)
-	ADDQ         $64, DI
-	DECQ         R9
-	JNZ          ilq5group
-	VZEROUPPER
-	RET
+ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 
