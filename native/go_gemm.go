@@ -31,8 +31,9 @@ const gemmPackSize = 832
 // gemmKernel is one of gemmPlain, gemmBias, gemmSplit.
 type gemmKernel func(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
-// hasGemm reports whether weights of type t have a VNNI batch kernel, for
-// cols columns.
+// hasGemm reports whether row-major weights of type t have a batch kernel
+// on this CPU (VNNI's, or the AVX2 ones of go_gemm_avx2.go), for cols
+// columns.
 func hasGemm(t ggml.DType, cols int) bool {
 	if cols%t.BlockSize() != 0 {
 		return false
@@ -76,7 +77,7 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	p := (*buf)[off : off+nb*gemmPackSize]
 	var kernel gemmKernel = gemmPlain
 	switch {
-	case !haveVNNI: // AVX2 (go_gemm_avx2.go), or interleaved Q4_0's groups
+	case !haveVNNI: // AVX2 (go_gemm_avx2.go): row-major, or interleaved Q4_0 and Q5_0
 		kernel = avx2GemmKernel(m.w.Type)
 	case m.w.Type == ggml.Q4_K, m.w.Type == ggml.Q5_K:
 		kernel = gemmBias

@@ -15,8 +15,8 @@ import (
 // microsecond a block column of 16 rows, which every 4-token tile of a
 // batch then reuses.
 
-// avx2GemmKernel returns the AVX2 gemm kernel of row-major type t, nil if
-// there is none: one per bound on its packed quants (which sets how many
+// avx2GemmKernel returns the AVX2 gemm kernel of type t (row-major, or
+// interleaved Q4_0 and Q5_0), nil if there is none or the CPU has VNNI: one per bound on its packed quants (which sets how many
 // int16 pair sums add before they widen) and kind (plain, bias, split).
 func avx2GemmKernel(t ggml.DType) gemmKernel {
 	if !haveLowBitRows || haveVNNI {

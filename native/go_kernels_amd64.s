@@ -2413,18 +2413,18 @@ xsdeqdone:
 	SCALEDEQ32(512*(h)+128*(k), 32*(h)+8*(k))
 
 // SCALES16 stores the 16 int16 scales of Y15 times the float in X3 to
-// 0(R8)..60(R8), the frame.
-#define SCALES16 \
+// off(R8)..off+60(R8), the frame.
+#define SCALES16(off) \
 	VBROADCASTSS X3, Y3;         \
 	VPMOVSXWD    X15, Y6;        \
 	VCVTDQ2PS    Y6, Y6;         \
 	VMULPS       Y3, Y6, Y6;     \
-	VMOVUPS      Y6, 0(R8);      \
+	VMOVUPS      Y6, (off)(R8);  \
 	VEXTRACTI128 $1, Y15, X6;    \
 	VPMOVSXWD    X6, Y6;         \
 	VCVTDQ2PS    Y6, Y6;         \
 	VMULPS       Y3, Y6, Y6;     \
-	VMOVUPS      Y6, 32(R8)
+	VMOVUPS      Y6, (off+32)(R8)
 
 // func deqQ3KSIMD(dst *float32, w *byte, nb int)
 // Q3_K (hmask[32], qs[64], scales[12], d: 110 bytes).
@@ -2442,7 +2442,7 @@ q3deq:
 	Q3SCALES
 	VPBROADCASTW 108(SI), X3
 	VCVTPH2PS    X3, X3
-	SCALES16
+	SCALES16(0)
 	VMOVDQU      (SI), Y11
 	VMOVDQU      32(SI), Y12
 	Q3DEQRUN(0, 0)
@@ -2503,22 +2503,13 @@ q2deq:
 	VPMOVZXBW    X10, Y15
 	VPBROADCASTW 80(SI), X3
 	VCVTPH2PS    X3, X3
-	SCALES16
+	SCALES16(0)
 	VPSRLW       $4, X9, X9
 	VPAND        X14, X9, X9
 	VPMOVZXBW    X9, Y15
 	VPBROADCASTW 82(SI), X3
 	VCVTPH2PS    X3, X3
-	VBROADCASTSS X3, Y3
-	VPMOVSXWD    X15, Y6
-	VCVTDQ2PS    Y6, Y6
-	VMULPS       Y3, Y6, Y6
-	VMOVUPS      Y6, 64(R8)
-	VEXTRACTI128 $1, Y15, X6
-	VPMOVSXWD    X6, Y6
-	VCVTDQ2PS    Y6, Y6
-	VMULPS       Y3, Y6, Y6
-	VMOVUPS      Y6, 96(R8)
+	SCALES16(64)
 	VMOVDQU      16(SI), Y12
 	Q2DEQRUN(0, 0)
 	Q2DEQRUN(0, 1)

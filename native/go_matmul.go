@@ -100,10 +100,8 @@ func (m *matmulTask) run(lo, hi int) {
 		return
 	}
 	if m.il {
-		// whole groups as panels: F16 batches, and the batches of a
-		// quantized type without gemm kernels (their activations floats)
-		if (m.w.Type == ggml.F16 && m.nTokens >= panelMinTokens) || (m.xq == nil && m.w.Type != ggml.F16 && m.w.Type != ggml.BF16) {
-			m.runPanels(lo*ilRows, hi*ilRows)
+		if m.w.Type == ggml.F16 && m.nTokens >= panelMinTokens {
+			m.runPanels(lo*ilRows, hi*ilRows) // whole groups
 			return
 		}
 		m.runIL(lo, hi)
@@ -277,40 +275,41 @@ type ilKernel struct {
 	rows      func(w *byte, ng, nb int, y *byte, out *float32)
 	pack      func(dst, w *byte, nb int)
 	floatRows func(w *byte, ng, n2 int, x *float32, out *float32)
-	// avx2: the kernels run without AVX-512 (rows and pack, with
-	// gemmPlainAVX2 for batches); the others need VNNI (or, for F16 and
-	// BF16, the AVX-512 panels)
-	avx2 bool
 }
 
 // ilKernelOf returns the kernels of interleaved type t, the one list of
-// the types the Go backend interleaves; false for the others.
+// the types the Go backend interleaves; false for the others, and for the
+// quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
+// CPUs without it the AVX2 ones of Q4_0 and Q5_0). F16 and BF16 are the
+// backend's to check (Interleaves: the AVX-512 panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
+	if !haveVNNI {
+		switch t {
+		case ggml.Q4_0:
+			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go}, haveLowBitRows
+		case ggml.Q5_0:
+			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go}, haveLowBitRows
+		}
+	}
 	switch t {
 	case ggml.Q4_0:
-		if !haveVNNI { // AVX2
-			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go, avx2: true}, haveLowBitRows
-		}
-		return ilKernel{rows: ilRowsQ4_0, pack: packILQ4_0}, true
+		return ilKernel{rows: ilRowsQ4_0, pack: packILQ4_0}, haveVNNI
 	case ggml.IQ4_NL:
-		return ilKernel{rows: ilRowsIQ4NL, pack: packILIQ4NL}, true
+		return ilKernel{rows: ilRowsIQ4NL, pack: packILIQ4NL}, haveVNNI
 	case ggml.Q5_0:
-		if !haveVNNI { // AVX2
-			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go, avx2: true}, haveLowBitRows
-		}
-		return ilKernel{rows: ilRowsQ5_0, pack: packILQ5_0}, true
+		return ilKernel{rows: ilRowsQ5_0, pack: packILQ5_0}, haveVNNI
 	case ggml.Q8_0:
-		return ilKernel{rows: ilRowsQ8_0, pack: packILQ8_0}, true
+		return ilKernel{rows: ilRowsQ8_0, pack: packILQ8_0}, haveVNNI
 	case ggml.Q3_K:
-		return ilKernel{rows: ilRowsQ3K, pack: packILQ3K}, true
+		return ilKernel{rows: ilRowsQ3K, pack: packILQ3K}, haveVNNI
 	case ggml.Q4_K:
-		return ilKernel{rows: ilRowsQ4K, pack: packILQ4K}, true
+		return ilKernel{rows: ilRowsQ4K, pack: packILQ4K}, haveVNNI
 	case ggml.Q5_K:
-		return ilKernel{rows: ilRowsQ5K, pack: packILQ5K}, true
+		return ilKernel{rows: ilRowsQ5K, pack: packILQ5K}, haveVNNI
 	case ggml.IQ4_XS:
-		return ilKernel{rows: ilRowsIQ4XS, pack: packILIQ4XS}, true
+		return ilKernel{rows: ilRowsIQ4XS, pack: packILIQ4XS}, haveVNNI
 	case ggml.Q6_K:
-		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, true
+		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, haveVNNI
 	case ggml.F16:
 		return ilKernel{floatRows: ilRowsF16}, true
 	case ggml.BF16:

@@ -2,11 +2,8 @@ package native
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"unsafe"
-
-	"github.com/litert-go/litert-go/models/ggml"
 )
 
 // Float batches as packed panels, on AVX2 (havePanels), the design of the
@@ -47,19 +44,12 @@ func (m *matmulTask) runPanels(lo, hi int) {
 	pan := m.g.rows.Get().(*[]float32)
 	defer m.g.rows.Put(pan)
 	*pan = grow(*pan, rb*cols)
-	var group []byte // an interleaved quantized group's rows as stored
-	if m.il && m.w.Type != ggml.F16 {
-		buf := m.g.packs.Get().(*[]byte)
-		defer m.g.packs.Put(buf)
-		*buf = grow(*buf, ilRows*m.rs)
-		group = *buf
-	}
 	var o [panelRows * panelTokens]float32
 	var o512 [2 * panelRows * panelTokens512]float32
 	for r0 := lo; r0 < hi; r0 += rb {
 		r1 := min(hi, r0+rb)
 		for p0 := r0; p0 < r1; p0 += panelRows {
-			m.packPanel((*pan)[(p0-r0)*cols:(p0-r0+panelRows)*cols], *deq, group, p0, min(r1, p0+panelRows))
+			m.packPanel((*pan)[(p0-r0)*cols:(p0-r0+panelRows)*cols], *deq, p0, min(r1, p0+panelRows))
 		}
 		t0 := 0
 		// AVX-512: pairs of panels by full 12-token tiles
@@ -105,25 +95,15 @@ func (m *matmulTask) mulPanel6(o *[panelRows * panelTokens]float32, p []float32,
 
 // packPanel writes the weight rows [r0, r1) (at most panelRows) into the
 // panel p, column by column (p[k*panelRows+r]), rows past r1 zero, by way
-// of deq, room for panelRows dequantized rows (and of group, room for an
-// interleaved group's bytes, for the quantized types).
-func (m *matmulTask) packPanel(p, deq []float32, group []byte, r0, r1 int) {
+// of deq, room for panelRows dequantized rows.
+func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 	cols := m.w.Cols
-	switch {
-	case m.il && m.w.Type == ggml.F16: // an interleaved group, rows [r0, r0+16)
+	if m.il { // an interleaved F16 group, rows [r0, r0+16)
 		_ = p[panelRows*cols-1]
 		ilPanelF16(&p[0], &m.w.Data[r0*m.rs], cols/2)
 		return
-	case m.il:
-		ilUngroup(m.w.Type, group, m.w.Data[r0*m.rs:(r0+ilRows)*m.rs], m.rs)
-		for r := range ilRows {
-			if err := dequantRow(m.w.Type, group[r*m.rs:(r+1)*m.rs], deq[r*cols:(r+1)*cols]); err != nil {
-				panic(fmt.Sprintf("native: MatMul: row %d: %v", r0+r, err))
-			}
-		}
-	default:
-		m.dequantRows(deq, r0, r1)
 	}
+	m.dequantRows(deq, r0, r1)
 	for i := (r1 - r0) * cols; i < panelRows*cols; i++ {
 		deq[i] = 0 // the missing rows of a last panel
 	}

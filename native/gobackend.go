@@ -35,8 +35,8 @@ type Go struct {
 	attnWork sync.Pool // *attnScratch, an attention job's scores and queries
 	ssm      sync.Pool // *ssmTask (go_ssm.go)
 	packs    sync.Pool // *[]byte, weight rows repacked for the gemm kernels
-	// noGemm keeps batches off the VNNI gemm kernels (go_gemm.go), for
-	// tests of the float path
+	// noGemm keeps batches off the gemm kernels (go_gemm.go,
+	// go_gemm_avx2.go), for tests of the float path
 	noGemm bool
 	// noPanels512 keeps float batches off the AVX-512 panel kernel
 	// (go_panel.go), for tests of the AVX2 one
@@ -310,9 +310,8 @@ func roundBF16(dst, x []float32) {
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K,
 // Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
-// Q4_0 on AVX2 (batches off the gemm kernels dequantize a group at a
-// time); F16 on AVX-512; BF16 where batches run as pair panels
-// (AVX512_BF16).
+// Q4_0 and Q5_0 on AVX2; F16 on AVX-512; BF16 where batches run as pair
+// panels (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
 	switch {
@@ -320,10 +319,8 @@ func (g *Go) Interleaves(t ggml.DType) bool {
 		return false
 	case k.floatRows != nil:
 		return havePanels512 && !g.noPanels512 && (t == ggml.F16 || havePanelsBF16)
-	case !haveVNNI:
-		return k.avx2
 	}
-	return !g.noGemm
+	return !g.noGemm // (their batches take the gemm kernels)
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to
