@@ -250,6 +250,10 @@ typedef struct {
   /* exp_sum sets x[i] = exp(x[i] - m) for i < n and returns their sum
    * (the SIMD versions use a polynomial within 2 ulp of expf). */
   float (*exp_sum)(float *x, int64_t n, float m);
+  /* swiglu sets out[i] = silu(gate[i]) * up[i] = gate[i] / (1 +
+   * exp(-gate[i])) * up[i] for i < n (the SIMD versions by exp_sum's
+   * polynomial, as ggml's vectorized silu). */
+  void (*swiglu)(float *out, const float *gate, const float *up, int64_t n);
   /* scale_max sets x[i] *= scale for i < n (n > 0) and returns their max. */
   float (*scale_max)(float *x, int64_t n, float scale);
   /* att_scores sets s[g*ss + j] = q_g . k_j for ng query rows q_g = q +

@@ -277,6 +277,28 @@ static int64_t rows_chunk(int64_t rows, int nth, int64_t wrow) {
   return chunk < 1 ? 1 : chunk;
 }
 
+/* balanced_chunk is the rows of a chunk, a multiple of unit rows and at
+ * most max_rows (or one unit), of a product of rows rows on nth threads:
+ * of those sizes, the one whose chunks, taken as threads free up, end
+ * soonest; the largest of ties, as each chunk passes over all the tokens.
+ * 576 rows in 16-row units on 2 threads, at most 64 a chunk: 12 chunks of
+ * 48, where 9 of 64 would leave one thread 5 (a tenth of the product idle). */
+static int64_t balanced_chunk(int64_t rows, int64_t unit, int64_t max_rows, int nth) {
+  const int64_t units = (rows + unit - 1) / unit;
+  int64_t best = max_rows / unit < 1 ? 1 : max_rows / unit;
+  if (best > units) best = units;
+  int64_t best_span = INT64_MAX;
+  for (int64_t per = best; per >= 1; per--) {
+    /* a thread takes at most ceil(chunks/nth) chunks of per units */
+    const int64_t span = (units + per * nth - 1) / (per * nth) * per;
+    if (span < best_span) {
+      best_span = span;
+      best = per;
+    }
+  }
+  return best * unit;
+}
+
 /* mm_new is the task of a product before its path is chosen: the
  * activation format its weight type multiplies (BF16 weights take
  * activations rounded to BF16, as ggml's do). */
@@ -432,7 +454,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
       pool_end(p);
       return rc;
     }
-    chunk = (chunk + GEMM_ROWS - 1) / GEMM_ROWS * GEMM_ROWS;
+    chunk = balanced_chunk(rows, GEMM_ROWS, chunk, nth);
     pool_run(p, mm_gemm, &m, rows, chunk);
     if (!atomic_load(&m.gemm_failed)) {
       pool_end(p);
@@ -454,8 +476,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
   if (ntok >= PANEL_MIN_TOKENS && !m.gemm && (m.il ? m.k->il_panel[wtype] != NULL : m.k->panel[wtype] != NULL) &&
       (!m.il || nth <= PANEL_SLOTS)) {
     const int64_t wide_max = CHUNK_BYTES / (cols * (int64_t)sizeof(float));
-    int64_t wide_rows = chunk < wide_max ? chunk : wide_max;
-    wide_rows = wide_rows < PANEL_ROWS ? PANEL_ROWS : wide_rows / PANEL_ROWS * PANEL_ROWS;
+    const int64_t wide_rows = balanced_chunk(rows, PANEL_ROWS, chunk < wide_max ? chunk : wide_max, nth);
     const int slots = nth < PANEL_SLOTS ? nth : PANEL_SLOTS;
     slots_bytes = (size_t)slots * (size_t)(wide_rows * cols) * sizeof(float);
     m.wide_rows = wide_rows;
@@ -487,7 +508,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
     pool_end(p);
     return rc;
   }
-  if (m.il) chunk = (chunk + IL_ROWS - 1) / IL_ROWS * IL_ROWS;
+  if (m.il && !m.wide) chunk = balanced_chunk(rows, IL_ROWS, (chunk + IL_ROWS - 1) / IL_ROWS * IL_ROWS, nth);
   pool_run(p, mm_rows, &m, rows, chunk);
   pool_end(p);
   return LRT_OK;

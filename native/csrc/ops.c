@@ -150,6 +150,7 @@ int32_t lrt_softmax(lrt_pool *p, float *x, int64_t n, int64_t rows) {
 /* ---- gated activations ---- */
 
 typedef struct {
+  const kernels *k;
   int act;
   float *out;
   const float *gate, *up;
@@ -159,10 +160,7 @@ typedef struct {
 static void glu_range(void *arg, int64_t lo, int64_t hi) {
   const glu_task *a = arg;
   if (a->act == LRT_SILU) {
-    for (int64_t i = lo; i < hi; i++) {
-      const float g = a->gate[i];
-      a->out[i] = g / (1.0f + expf(-g)) * a->up[i];
-    }
+    a->k->swiglu(a->out + lo, a->gate + lo, a->up + lo, hi - lo);
   } else {
     /* 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))), ggml_gelu_f32 */
     const float c = 0.7978845608028654f;
@@ -179,7 +177,7 @@ int32_t lrt_glu(lrt_pool *p, int32_t act, float *out, const float *gate, const f
   if (act != LRT_SILU && act != LRT_GELU) return LRT_EUNSUPPORTED;
   if (n == 0) return LRT_OK;
   if (!out || !gate || !up) return LRT_EINVAL;
-  glu_task a = {act, out, gate, up, n};
+  glu_task a = {pool_kernels(p), act, out, gate, up, n};
   pool_begin(p);
   run(p, n, 1, glu_range, &a);
   pool_end(p);

@@ -291,6 +291,10 @@ static float exp_sum_generic(float *x, int64_t n, float m) {
   return (float)sum;
 }
 
+static void swiglu_generic(float *out, const float *gate, const float *up, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
+}
+
 static float scale_max_generic(float *x, int64_t n, float scale) {
   float mx = -INFINITY;
   for (int64_t i = 0; i < n; i++) {
@@ -488,6 +492,7 @@ void lrt_fill_generic(kernels *k) {
   k->dot_f16 = dot_f16_generic;
   k->axpy_f16 = axpy_f16_generic;
   k->exp_sum = exp_sum_generic;
+  k->swiglu = swiglu_generic;
   k->scale_max = scale_max_generic;
   k->att_scores = att_scores_generic;
   k->att_accum = att_accum_generic;
