@@ -218,14 +218,37 @@ func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p
 
 // groupSlots is, where attendGroupsF16 serves a, the score rows it uses:
 // each cache head's group of query heads padded to a multiple of 4 (the
-// four-head kernels); 0 elsewhere. It serves F16 caches under AVX-512 for
-// GQA (a group of one gains nothing from sharing a widened key).
+// four-head kernels); 0 elsewhere. It serves F16 caches where this CPU
+// has four-head kernels for the head size, for GQA (a group of one gains
+// nothing from sharing a widened key).
 func groupSlots(c *KVCache, a Attention) int {
 	ng := a.NHeads / a.NKVHeads
-	if !haveAVX512 || c.typ != ggml.F16 || a.HeadDim%16 != 0 || ng < 2 {
+	if _, ok := f16GroupKernels(a.HeadDim); !ok || c.typ != ggml.F16 || ng < 2 {
 		return 0
 	}
 	return a.NKVHeads * ((ng + 3) &^ 3)
+}
+
+// f16Group is attendGroupsF16's kernels: scores and weighted sums for four
+// query heads (dots takes key rows in multiples of rows), and one head's
+// scores for a block's last rows.
+type f16Group struct {
+	dots  func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+	wsum  func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+	dots1 func(s, q *float32, k *byte, kstride, nrows, hd int)
+	rows  int
+}
+
+// f16GroupKernels returns the four-head kernels this CPU runs for head
+// size hd: AVX-512's for multiples of 16, else AVX2's for multiples of 8.
+func f16GroupKernels(hd int) (f16Group, bool) {
+	switch {
+	case haveAVX512 && hd%16 == 0:
+		return f16Group{dotsF16G4AVX512, wsumF16G4AVX512, dotsF16AVX512, 4}, true
+	case haveX86SIMD && hd%8 == 0:
+		return f16Group{dotsF16G4AVX2, wsumF16G4AVX2, dotsF16SIMD, 2}, true
+	}
+	return f16Group{}, false
 }
 
 // attendGroupsF16 is attendRow for an F16 cache on the four-head kernels:
@@ -238,6 +261,7 @@ func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []floa
 	hd := a.HeadDim
 	ng := a.NHeads / a.NKVHeads
 	nkv, ngp := len(q)/hd/ng, (ng+3)&^3
+	kern, _ := f16GroupKernels(hd) // groupSlots found them
 	slot := func(h int) int { return h/ng*ngp + h%ng }
 	w.qp, w.op = grow(w.qp, nkv*ngp*hd), grow(w.op, nkv*ngp*hd)
 	clear(w.qp)
@@ -251,16 +275,16 @@ func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []floa
 	_ = c.v16[(p0+n-1)*c.width+nkv*hd-1]
 	for j := 0; j < n; j += groupBlock {
 		nb := min(groupBlock, n-j)
-		n4 := nb &^ 3
+		n4 := nb - nb%kern.rows
 		for kvh := range nkv {
 			k := unsafe.Pointer(&c.k16[(p0+j)*c.width+kvh*hd])
 			for g := kvh * ngp; g < (kvh+1)*ngp; g += 4 {
 				if n4 > 0 {
-					dotsF16G4AVX512(&s[g*n+j], &w.qp[g*hd], (*byte)(k), stride, n4, hd, 4*n)
+					kern.dots(&s[g*n+j], &w.qp[g*hd], (*byte)(k), stride, n4, hd, 4*n)
 				}
 				if nb > n4 { // the block's last rows, head by head
 					for i := range 4 {
-						dotsF16AVX512(&s[(g+i)*n+j+n4], &w.qp[(g+i)*hd], (*byte)(unsafe.Add(k, n4*stride)), stride, nb-n4, hd)
+						kern.dots1(&s[(g+i)*n+j+n4], &w.qp[(g+i)*hd], (*byte)(unsafe.Add(k, n4*stride)), stride, nb-n4, hd)
 					}
 				}
 			}
@@ -274,7 +298,7 @@ func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []floa
 		for kvh := range nkv {
 			v := unsafe.Pointer(&c.v16[(p0+j)*c.width+kvh*hd])
 			for g := kvh * ngp; g < (kvh+1)*ngp; g += 4 {
-				wsumF16G4AVX512(&w.op[g*hd], &s[g*n+j], (*byte)(v), stride, nb, hd, 4*n)
+				kern.wsum(&w.op[g*hd], &s[g*n+j], (*byte)(v), stride, nb, hd, 4*n)
 			}
 		}
 	}

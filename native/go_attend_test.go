@@ -371,46 +371,68 @@ func TestAttentionKernels(t *testing.T) {
 	}
 }
 
-// TestGroupAttentionKernels checks the four-head GQA kernels against the
-// portable loops for each of the four heads: head sizes that take the
-// 64- and 16-column steps, row counts up to a block's and beyond.
+// TestGroupAttentionKernels checks the four-head GQA kernels of every set
+// this CPU runs against the portable loops for each of the four heads:
+// head sizes that take each column step, row counts up to a block's and
+// beyond.
 func TestGroupAttentionKernels(t *testing.T) {
-	if !haveAVX512 {
-		t.Skip("the four-head kernels are AVX-512's")
+	sets := []struct {
+		name string
+		ok   bool
+		hdOf int // the head sizes it takes: multiples of hdOf
+		kern f16Group
+	}{
+		{"AVX512", haveAVX512, 16, f16Group{dotsF16G4AVX512, wsumF16G4AVX512, dotsF16AVX512, 4}},
+		{"AVX2", haveX86SIMD, 8, f16Group{dotsF16G4AVX2, wsumF16G4AVX2, dotsF16SIMD, 2}},
 	}
+	ran := 0
 	r := rand.New(rand.NewPCG(43, 44))
-	for _, hd := range []int{16, 48, 64, 80, 128, 256} {
-		for _, nrows := range []int{1, 3, 4, 8, 20, 64, 68} {
-			const width, off = 300, 5
-			k16, v16 := make([]uint16, nrows*width), make([]uint16, nrows*width)
-			for i := range k16 {
-				k16[i], v16[i] = ggml.F32ToF16(r.Float32()*2-1), ggml.F32ToF16(r.Float32()*2-1)
+	for _, set := range sets {
+		if !set.ok {
+			continue
+		}
+		ran++
+		for _, hd := range []int{8, 16, 24, 48, 64, 80, 128, 136, 256} {
+			if hd%set.hdOf != 0 {
+				continue
 			}
-			q := randVec(r, 4*hd)
-			const sstride = 70 // floats between the heads' scores
-			if nrows%4 == 0 {
-				got := make([]float32, 4*sstride)
-				dotsF16G4AVX512(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd, 4*sstride)
-				for h := range 4 {
-					want := make([]float32, nrows)
-					for j := range nrows {
-						want[j] = dotF16(k16[j*width+off:][:hd], q[h*hd:(h+1)*hd])
+			for _, nrows := range []int{1, 2, 3, 4, 8, 20, 64, 68} {
+				const width, off = 300, 5
+				k16, v16 := make([]uint16, nrows*width), make([]uint16, nrows*width)
+				for i := range k16 {
+					k16[i], v16[i] = ggml.F32ToF16(r.Float32()*2-1), ggml.F32ToF16(r.Float32()*2-1)
+				}
+				q := randVec(r, 4*hd)
+				const sstride = 70 // floats between the heads' scores
+				if nrows%set.kern.rows == 0 {
+					got := make([]float32, 4*sstride)
+					set.kern.dots(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd, 4*sstride)
+					for h := range 4 {
+						want := make([]float32, nrows)
+						for j := range nrows {
+							want[j] = dotF16(k16[j*width+off:][:hd], q[h*hd:(h+1)*hd])
+						}
+						assertClose(t, want, got[h*sstride:][:nrows], 1e-5, fmt.Sprintf("%s dots head %d hd %d rows %d", set.name, h, hd, nrows))
+						// nothing past the rows is written
+						require.Zero(t, got[h*sstride+nrows], "%s dots head %d hd %d rows %d", set.name, h, hd, nrows)
 					}
-					assertClose(t, want, got[h*sstride:][:nrows], 1e-5, fmt.Sprintf("dotsF16G4AVX512 head %d hd %d rows %d", h, hd, nrows))
 				}
-			}
-			w := randVec(r, 4*sstride)
-			base := randVec(r, 4*hd)
-			o := append([]float32(nil), base...)
-			wsumF16G4AVX512(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd, 4*sstride)
-			for h := range 4 {
-				want := append([]float32(nil), base[h*hd:(h+1)*hd]...)
-				for j := range nrows {
-					axpyF16(want, w[h*sstride+j], v16[j*width+off:][:hd])
+				w := randVec(r, 4*sstride)
+				base := randVec(r, 4*hd)
+				o := append([]float32(nil), base...)
+				set.kern.wsum(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd, 4*sstride)
+				for h := range 4 {
+					want := append([]float32(nil), base[h*hd:(h+1)*hd]...)
+					for j := range nrows {
+						axpyF16(want, w[h*sstride+j], v16[j*width+off:][:hd])
+					}
+					assertClose(t, want, o[h*hd:(h+1)*hd], 1e-5, fmt.Sprintf("%s wsum head %d hd %d rows %d", set.name, h, hd, nrows))
 				}
-				assertClose(t, want, o[h*hd:(h+1)*hd], 1e-5, fmt.Sprintf("wsumF16G4AVX512 head %d hd %d rows %d", h, hd, nrows))
 			}
 		}
+	}
+	if ran == 0 {
+		t.Skip("no four-head kernels on this CPU (AVX-512 or AVX2)")
 	}
 }
 

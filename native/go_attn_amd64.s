@@ -513,3 +513,207 @@ q4store:
 q4done:
 	VZEROUPPER
 	RET
+
+// func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+//
+// dotsF16SIMD for four query heads of one GQA group at once (hd floats
+// apart in q) against nrows key rows (a multiple of 2), two rows a step:
+// each key chunk is widened once for the four heads, and the 8 (head,
+// row) sums are reduced together. Head h's scores go to s + h*sstride
+// bytes. hd is a multiple of 8.
+TEXT ·dotsF16G4AVX2(SB), NOSPLIT, $0-56
+	MOVQ s+0(FP), R8
+	MOVQ q+8(FP), DI
+	MOVQ k+16(FP), SI
+	MOVQ kstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	MOVQ sstride+48(FP), R10
+	MOVQ BX, R9
+	SHLQ $2, R9              // bytes between the heads' queries
+	LEAQ (R9)(R9*2), R11
+	SHLQ $1, BX              // bytes of a key row
+	LEAQ (R10)(R10*2), R13   // head 3's scores
+
+g2rows:
+	CMPQ       CX, $2
+	JLT        g2done
+	MOVQ       DX, AX
+	SHLQ       $4, AX
+	ADDQ       SI, AX        // the rows 16 ahead (rows are a stride apart)
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 (AX)(DX*1)
+	PREFETCHT0 64(AX)(DX*1)
+	VXORPS     Y0, Y0, Y0
+	VXORPS     Y1, Y1, Y1
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	MOVQ       SI, R14
+	MOVQ       DI, R12
+	XORQ       AX, AX
+
+g2cols:
+	VCVTPH2PS   (R14), Y8
+	VCVTPH2PS   (R14)(DX*1), Y9
+	VMOVUPS     (R12), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y10, Y9, Y1
+	VMOVUPS     (R12)(R9*1), Y11
+	VFMADD231PS Y11, Y8, Y2
+	VFMADD231PS Y11, Y9, Y3
+	VMOVUPS     (R12)(R9*2), Y12
+	VFMADD231PS Y12, Y8, Y4
+	VFMADD231PS Y12, Y9, Y5
+	VMOVUPS     (R12)(R11*1), Y13
+	VFMADD231PS Y13, Y8, Y6
+	VFMADD231PS Y13, Y9, Y7
+	ADDQ        $16, R14
+	ADDQ        $32, R12
+	ADDQ        $16, AX
+	CMPQ        AX, BX
+	JLT         g2cols
+
+	// lanes of Y1: head 0 rows 0, 1, head 1 rows 0, 1, ...
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y5, Y4, Y4
+	VHADDPS      Y7, Y6, Y6
+	VHADDPS      Y2, Y0, Y0
+	VHADDPS      Y6, Y4, Y4
+	VPERM2F128   $0x20, Y4, Y0, Y1
+	VPERM2F128   $0x31, Y4, Y0, Y2
+	VADDPS       Y2, Y1, Y1
+	VMOVQ        X1, (R8)
+	VMOVHPS      X1, (R8)(R10*1)
+	VEXTRACTF128 $1, Y1, X2
+	VMOVQ        X2, (R8)(R10*2)
+	VMOVHPS      X2, (R8)(R13*1)
+	ADDQ         $8, R8
+	LEAQ         (SI)(DX*2), SI
+	SUBQ         $2, CX
+	JMP          g2rows
+
+g2done:
+	VZEROUPPER
+	RET
+
+// G4SUM2 adds to a head's sums a0, a1 its broadcast weight w times the
+// widened value chunks Y8, Y9.
+#define G4SUM2(w, a0, a1) \
+	VFMADD231PS w, Y8, a0; \
+	VFMADD231PS w, Y9, a1
+
+// func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+//
+// wsumF16SIMD for four query heads of one GQA group at once: o holds
+// their outputs hd floats apart, w their weights wstride bytes apart, and
+// each value row's chunk is widened once for the four. Column blocks of
+// 16 elements (8 sums in registers, each FMA chain advancing once per
+// row), then of 8. hd is a multiple of 8.
+TEXT ·wsumF16G4AVX2(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), R8
+	MOVQ w+8(FP), DI
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	MOVQ wstride+48(FP), R9
+	SHLQ $2, BX              // bytes of a head's output
+	LEAQ (BX)(BX*2), R14
+	LEAQ (R9)(R9*2), R10
+	LEAQ (DI)(CX*4), CX      // the end of head 0's weights
+	XORQ AX, AX              // byte offset of the column block in o
+
+g4blk16:
+	LEAQ    64(AX), R13
+	CMPQ    R13, BX
+	JGT     g4blk8
+	LEAQ    (R8)(AX*1), R13
+	VMOVUPS (R13), Y0
+	VMOVUPS 32(R13), Y1
+	VMOVUPS (R13)(BX*1), Y2
+	VMOVUPS 32(R13)(BX*1), Y3
+	VMOVUPS (R13)(BX*2), Y4
+	VMOVUPS 32(R13)(BX*2), Y5
+	VMOVUPS (R13)(R14*1), Y6
+	VMOVUPS 32(R13)(R14*1), Y7
+	MOVQ    AX, R11
+	SHRQ    $1, R11
+	ADDQ    SI, R11          // the value rows' column block
+	MOVQ    DI, R12
+
+g4r16:
+	CMPQ         R12, CX
+	JGE          g4s16
+	PREFETCHT0   (R11)(DX*8) // the row 8 ahead (rows are a stride apart)
+	VCVTPH2PS    (R11), Y8
+	VCVTPH2PS    16(R11), Y9
+	VBROADCASTSS (R12), Y10
+	VBROADCASTSS (R12)(R9*1), Y11
+	VBROADCASTSS (R12)(R9*2), Y12
+	VBROADCASTSS (R12)(R10*1), Y13
+	G4SUM2(Y10, Y0, Y1)
+	G4SUM2(Y11, Y2, Y3)
+	G4SUM2(Y12, Y4, Y5)
+	G4SUM2(Y13, Y6, Y7)
+	ADDQ         $4, R12
+	ADDQ         DX, R11
+	JMP          g4r16
+
+g4s16:
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	VMOVUPS Y2, (R13)(BX*1)
+	VMOVUPS Y3, 32(R13)(BX*1)
+	VMOVUPS Y4, (R13)(BX*2)
+	VMOVUPS Y5, 32(R13)(BX*2)
+	VMOVUPS Y6, (R13)(R14*1)
+	VMOVUPS Y7, 32(R13)(R14*1)
+	ADDQ    $64, AX
+	JMP     g4blk16
+
+g4blk8:
+	CMPQ    AX, BX
+	JGE     g4done
+	LEAQ    (R8)(AX*1), R13
+	VMOVUPS (R13), Y0
+	VMOVUPS (R13)(BX*1), Y2
+	VMOVUPS (R13)(BX*2), Y4
+	VMOVUPS (R13)(R14*1), Y6
+	MOVQ    AX, R11
+	SHRQ    $1, R11
+	ADDQ    SI, R11
+	MOVQ    DI, R12
+
+g4r8:
+	CMPQ         R12, CX
+	JGE          g4s8
+	VCVTPH2PS    (R11), Y8
+	VBROADCASTSS (R12), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VBROADCASTSS (R12)(R9*1), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VBROADCASTSS (R12)(R9*2), Y12
+	VFMADD231PS  Y12, Y8, Y4
+	VBROADCASTSS (R12)(R10*1), Y13
+	VFMADD231PS  Y13, Y8, Y6
+	ADDQ         $4, R12
+	ADDQ         DX, R11
+	JMP          g4r8
+
+g4s8:
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y2, (R13)(BX*1)
+	VMOVUPS Y4, (R13)(BX*2)
+	VMOVUPS Y6, (R13)(R14*1)
+	ADDQ    $32, AX
+	JMP     g4blk8
+
+g4done:
+	VZEROUPPER
+	RET

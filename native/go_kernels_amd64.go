@@ -8,6 +8,10 @@ import "golang.org/x/sys/cpu"
 // this CPU (AVX2, FMA and F16C, with the OS saving the YMM registers).
 var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
 
+// haveX86SIMD is haveSIMD where the SIMD kernels are this file's (x86
+// AVX2): it guards the kernels only x86 has.
+var haveX86SIMD = haveSIMD
+
 // dotRowsQ8_0Q8SIMD sets out[r] to the dot product of the nb Q8_0 blocks of
 // weight row r (at w + r*rs bytes) with the nb q8a blocks at y, for r <
 // nrows: decode's matrix-vector product, the row loop in assembly.
@@ -153,3 +157,16 @@ func dotRowsQ2KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //
 //go:noescape
 func dotRowsQ3KQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
+
+// dotsF16G4AVX2 is dotsF16G4AVX512 on AVX2, for head sizes hd a multiple
+// of 8 and nrows a multiple of 2: two key rows a step by four heads, each
+// key chunk widened once for the four.
+//
+//go:noescape
+func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+
+// wsumF16G4AVX2 is wsumF16G4AVX512 on AVX2, for head sizes hd a multiple
+// of 8.
+//
+//go:noescape
+func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)

@@ -8,6 +8,9 @@ package native
 
 const haveAVX512 = false
 
+// haveX86SIMD is false: the AVX2 kernels only x86 has are stubs here.
+const haveX86SIMD = false
+
 func dotQ8_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func dotQ4_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func dotQ5_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
@@ -99,3 +102,9 @@ func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int
 	panic("unreachable")
 }
 func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
+func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int) {
+	panic("unreachable")
+}
+func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
+	panic("unreachable")
+}
