@@ -58,7 +58,7 @@ func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
 			}
 			k := blockWords(t, blk, &cols)
 			for j := range cols[:per] {
-				putPackRow(p[(i0+j)*gemmPackSize:(i0+j+1)*gemmPackSize], r, &cols[j], k)
+				putPackRow((*[gemmPackSize]byte)(p[(i0+j)*gemmPackSize:]), r, &cols[j], k)
 			}
 		}
 	}
@@ -66,21 +66,31 @@ func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
 
 // putPackRow writes row r of the gemmPack pk from its column c, whose
 // quants the pack holds plus k.
-func putPackRow(pk []byte, r int, c *blockCol, k int) {
+func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 	le := binary.LittleEndian
+	o := 4 * (r & (gemmRows - 1))
 	// each byte plus k (-32..0) without borrows between bytes: the quants
-	// are at most 63
+	// are at most 63, so four words also add bytewise (at most 252)
 	kk := uint32(byte(-k)) * 0x01010101
-	var sums [2]int32
-	for g, v := range c.u {
-		le.PutUint32(pk[64*g+4*r:], ((v|0x80808080)-kk)^0x80808080)
-		sums[g/4] += int32(v*0x01010101>>24) + 4*int32(k)
+	var lo, hi uint32
+	for g := range 4 {
+		v, w := c.u[g], c.u[g+4]
+		le.PutUint32(pk[64*g+o:], ((v|0x80808080)-kk)^0x80808080)
+		le.PutUint32(pk[256+64*g+o:], ((w|0x80808080)-kk)^0x80808080)
+		lo += v
+		hi += w
 	}
-	le.PutUint32(pk[512+4*r:], math.Float32bits(c.d))
-	le.PutUint32(pk[576+4*r:], math.Float32bits(c.d2))
-	le.PutUint32(pk[640+4*r:], math.Float32bits(c.b))
-	le.PutUint32(pk[704+4*r:], uint32(-128*sums[0]))
-	le.PutUint32(pk[768+4*r:], uint32(-128*sums[1]))
+	le.PutUint32(pk[512+o:], math.Float32bits(c.d))
+	le.PutUint32(pk[576+o:], math.Float32bits(c.d2))
+	le.PutUint32(pk[640+o:], math.Float32bits(c.b))
+	le.PutUint32(pk[704+o:], uint32(-128*(byteSum(lo)+16*int32(k))))
+	le.PutUint32(pk[768+o:], uint32(-128*(byteSum(hi)+16*int32(k))))
+}
+
+// byteSum returns the sum of the four bytes of x.
+func byteSum(x uint32) int32 {
+	x = x&0x00ff00ff + x>>8&0x00ff00ff
+	return int32(x&0xffff + x>>16)
 }
 
 // packILQ4_0Go is packILQ4_0 in Go, for AVX2 CPUs: the nb block columns of
@@ -118,7 +128,7 @@ func packILGo(t ggml.DType, dst, w *byte, nb int) {
 				c.u[g+4] = v>>4&0x0f0f0f0f | spread4(qh>>(16+4*g)&15)
 			}
 			c.d = ggml.F16ToF32(le.Uint16(col[2*r:]))
-			putPackRow(out[i*gemmPackSize:(i+1)*gemmPackSize], r, &c, k)
+			putPackRow((*[gemmPackSize]byte)(out[i*gemmPackSize:]), r, &c, k)
 		}
 	}
 }
@@ -164,31 +174,43 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
 			qs = 48
 		}
 		d, dmin := f16(blk), f16(blk[2:])
-		for j := range 8 {
-			c := &cols[j]
-			sc, m := ggml.ScaleMinK4(j, (*[12]byte)(blk[4:16]))
+		scales := (*[12]byte)(blk[4:16])
+		for j := 0; j < 8; j += 2 { // a pair of columns shares its bytes: low, high nibbles
+			c0, c1 := &cols[j], &cols[j+1]
+			q := blk[qs+32*(j/2):][:32]
 			for g := range 8 {
-				c.u[g] = le.Uint32(blk[qs+32*(j/2)+4*g:]) >> (4 * (j % 2)) & 0x0f0f0f0f
-				if t == ggml.Q5_K { // bit j of qh[e]
-					c.u[g] |= le.Uint32(blk[16+4*g:]) >> j & 0x01010101 << 4
+				v := le.Uint32(q[4*g:])
+				c0.u[g], c1.u[g] = v&0x0f0f0f0f, v>>4&0x0f0f0f0f
+			}
+			if t == ggml.Q5_K { // bit j of qh[e]
+				qh := blk[16:48]
+				for g := range 8 {
+					h := le.Uint32(qh[4*g:])
+					c0.u[g] |= h >> j & 0x01010101 << 4
+					c1.u[g] |= h >> (j + 1) & 0x01010101 << 4
 				}
 			}
-			c.d, c.b = d*float32(sc), 0-dmin*float32(m) // (0 - x: +0 for a zero min, as the VNNI packers)
+			for i, c := range [2]*blockCol{c0, c1} {
+				sc, m := ggml.ScaleMinK4(j+i, scales)
+				c.d, c.b = d*float32(sc), 0-dmin*float32(m) // (0 - x: +0 for a zero min, as the VNNI packers)
+			}
 		}
 		return 0
 	case ggml.Q6_K: // ql[128], qh[64], scales[16], d; column j = 4h+q
-		d := f16(blk[208:])
-		for j := range 8 {
-			c := &cols[j]
-			h, q := j/4, j%4
+		b := (*[210]byte)(blk)
+		d := f16(b[208:])
+		for h := range 2 {
 			for g := range 8 {
-				l := le.Uint32(blk[64*h+32*(q&1)+4*g:])
-				if q >= 2 {
-					l >>= 4
-				}
-				c.u[g] = l&0x0f0f0f0f | (le.Uint32(blk[128+32*h+4*g:])>>(2*q)&0x03030303)<<4
+				l0, l1 := le.Uint32(b[64*h+4*g:]), le.Uint32(b[64*h+32+4*g:])
+				hb := le.Uint32(b[128+32*h+4*g:])
+				cols[4*h].u[g] = l0&0x0f0f0f0f | (hb&0x03030303)<<4
+				cols[4*h+1].u[g] = l1&0x0f0f0f0f | (hb>>2&0x03030303)<<4
+				cols[4*h+2].u[g] = l0>>4&0x0f0f0f0f | (hb>>4&0x03030303)<<4
+				cols[4*h+3].u[g] = l1>>4&0x0f0f0f0f | (hb>>6&0x03030303)<<4
 			}
-			c.d, c.d2 = d*float32(int8(blk[192+2*j])), d*float32(int8(blk[192+2*j+1]))
+		}
+		for j := range 8 {
+			cols[j].d, cols[j].d2 = d*float32(int8(b[192+2*j])), d*float32(int8(b[192+2*j+1]))
 		}
 		return -32
 	}

@@ -191,3 +191,21 @@ func extremeWeight(t ggml.DType, rows, cols int) Weight {
 	}
 	return Weight{Type: t, Rows: rows, Cols: cols, Data: data}
 }
+
+// BenchmarkPackRowsGo times packRowsGo, the AVX2 gemm's per-call packing
+// of 16 row-major rows, per type (llama3.2-1b's 2048-element rows).
+func BenchmarkPackRowsGo(b *testing.B) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+		const rows, cols = gemmRows, 2048
+		w := randWeight(b, r, typ, rows, cols)
+		nb := cols / qk
+		p := make([]byte, nb*gemmPackSize)
+		b.Run(typ.String(), func(b *testing.B) {
+			for b.Loop() {
+				packRowsGo(typ, p, w.Data, w.RowBytes(), rows, nb)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nb), "ns/column")
+		})
+	}
+}
