@@ -211,6 +211,10 @@ typedef struct {
   void (*il_rows[LRT_NTYPES])(int64_t n, const void *w, size_t ws, int64_t nr, const void *x,
                               float *out);
   gemm_fn il_gemm[LRT_NTYPES];
+  /* il_gemm_signed[t] says il_gemm[t] takes its activations' quants as
+   * they are (signed), not flipped to +128: AVX2's kernels of quants up to
+   * 128 in magnitude, which sign the activations by the quants instead. */
+  unsigned char il_gemm_signed[LRT_NTYPES];
   /* il_panel[t], where set (F16, BF16; on AVX2 the quantized types with
    * il_rows), returns the panel that panels_mul multiplies for one
    * interleaved group (its IL_ROWS rows of n elements at w): a float panel

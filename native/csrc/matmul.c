@@ -60,6 +60,7 @@ typedef struct {
   int64_t xrow;
   int64_t wrow; /* bytes per weight row */
   gemm_fn gemm; /* the batch kernel, or NULL for the tiles */
+  int signed_gemm; /* gemm takes the activations' quants unflipped */
   int il;       /* weights interleaved in groups of IL_ROWS rows (lrt_matmul_il16) */
   _Atomic int gemm_failed;
   float *wide;   /* PANEL_SLOTS-bounded slots of wide_rows*cols floats (kernels.panel
@@ -120,7 +121,7 @@ static void quant_task(void *arg, int64_t lo, int64_t hi) {
   for (int64_t t = lo; t < hi; t++) {
     block_q8a *y = (block_q8a *)(m->xq + t * m->xrow);
     q(m->x + t * m->cols, y, m->cols);
-    if (m->gemm) flip_q8a(y, m->cols / QK);
+    if (m->gemm && !m->signed_gemm) flip_q8a(y, m->cols / QK);
   }
 }
 
@@ -439,6 +440,7 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
   const gemm_fn gemm = il ? m.k->il_gemm[wtype] : m.k->gemm[wtype];
   if (ntok >= GEMM_MIN_TOKENS && m.fmt != ACT_F32 && gemm) {
     m.gemm = gemm;
+    m.signed_gemm = il && m.k->il_gemm_signed[wtype];
     m.fmt = ACT_Q8A;
   } else {
     m.il = il;
