@@ -30,7 +30,7 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 	case ggml.Q4_K:
 		return gemmBias4AVX2
 	case ggml.Q5_K:
-		return gemmBias2AVX2
+		return gemmBias4AVX2
 	case ggml.Q6_K:
 		return gemmSplit2AVX2
 	}
@@ -39,13 +39,16 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 
 // packRowsGo repacks the nr (at most gemmRows) rows at w, rs bytes apart,
 // of type t into the gemmPacks p of their nb 32-element block columns, as
-// packQ4_0, packQ5_0, packQ4K, packQ5K and packQ6K do: signed quants (u-8
-// for Q4_0, u-16 for Q5_0, u-32 for Q6_K, u for Q4_K and Q5_K), scale d
-// (and d2 for Q6_K's second 16), bias b (the K-quants' -dmin·m), c and
-// c2 -128 times the quant sums of each half; rows past nr are those of an
-// all-zero block, as the VNNI packers' masked loads leave them (their sums
-// are never stored). The quants move four to a 32-bit word, a block (a
-// K-quant super-block: 8 columns) of a row at a time.
+// packQ4_0, packQ5_0, packQ4K and packQ6K do: signed quants (u-8 for
+// Q4_0, u-16 for Q5_0, u-32 for Q6_K, u for Q4_K), scale d (and d2 for
+// Q6_K's second 16), bias b (the K-quants' -dmin·m), c and c2 -128 times
+// the quant sums of each half; rows past nr are those of an all-zero
+// block, as the VNNI packers' masked loads leave them (their sums are
+// never stored). Q5_K's packs hold u-16 and b = 16·d - dmin·m, unlike
+// packQ5K's u: quants of at most 16 let four chunk products add as int16
+// (gemmBias4AVX2; 31 allowed two), as the C library's AVX2 gemm does. The
+// quants move four to a 32-bit word, a block (a K-quant super-block: 8
+// columns) of a row at a time.
 func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
 	var cols [8]blockCol
 	var zero [256]byte // a block (a super-block) of zero bytes
@@ -193,7 +196,13 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
 			for i, c := range [2]*blockCol{c0, c1} {
 				sc, m := ggml.ScaleMinK4(j+i, scales)
 				c.d, c.b = d*float32(sc), 0-dmin*float32(m) // (0 - x: +0 for a zero min, as the VNNI packers)
+				if t == ggml.Q5_K {
+					c.b = 16*c.d - dmin*float32(m)
+				}
 			}
+		}
+		if t == ggml.Q5_K {
+			return -16
 		}
 		return 0
 	case ggml.Q6_K: // ql[128], qh[64], scales[16], d; column j = 4h+q

@@ -116,7 +116,7 @@ func TestGemmAVX2(t *testing.T) {
 		ggml.Q4_0: packQ4_0, ggml.Q5_0: packQ5_0, ggml.Q4_K: packQ4K, ggml.Q5_K: packQ5K, ggml.Q6_K: packQ6K,
 	}
 	kernels := map[ggml.DType]gemmKernel{
-		ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q4_K: gemmBias4AVX2, ggml.Q5_K: gemmBias2AVX2,
+		ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q4_K: gemmBias4AVX2, ggml.Q5_K: gemmBias4AVX2,
 		ggml.Q6_K: gemmSplit2AVX2,
 	}
 	r := rand.New(rand.NewPCG(25, 26))
@@ -136,7 +136,7 @@ func TestGemmAVX2(t *testing.T) {
 			}
 			p := make([]byte, nb*gemmPackSize)
 			packRowsGo(typ, p, w.Data, w.RowBytes(), rows, nb)
-			if haveVNNI {
+			if haveVNNI && typ != ggml.Q5_K { // (Q5_K's AVX2 packs are offset by -16)
 				pv := make([]byte, nb*gemmPackSize)
 				vnniPack[typ](&pv[0], &w.Data[0], w.RowBytes(), rows, cols/typ.BlockSize())
 				require.True(t, bytes.Equal(pv, p), "%s: the Go packs differ from the VNNI packer's", name)
@@ -162,7 +162,7 @@ func TestGemmAVX2(t *testing.T) {
 }
 
 // extremeWeight returns rows×cols weights of type t whose packed quants all
-// have the type's largest magnitude (Q4_0 -8, Q5_0 -16, Q4_K 15, Q5_K 31,
+// have the type's largest magnitude (Q4_0 -8, Q5_0 -16, Q4_K 15, Q5_K -16,
 // Q6_K -32), scales 1 and no mins.
 func extremeWeight(t ggml.DType, rows, cols int) Weight {
 	rs, _ := t.RowSize(cols)
@@ -174,12 +174,12 @@ func extremeWeight(t ggml.DType, rows, cols int) Weight {
 		switch t {
 		case ggml.Q4_0, ggml.Q5_0: // zero quants (and qh): u = 0
 			copy(blk, one)
-		case ggml.Q4_K, ggml.Q5_K: // d 1, dmin 0, scales 1, quants (and qh) all ones
+		case ggml.Q4_K, ggml.Q5_K: // d 1, dmin 0, scales 1; Q4_K's quants all ones, Q5_K's zero (u-16 = -16)
 			copy(blk, one)
 			for i := 4; i < 12; i++ {
 				blk[i] = 1
 			}
-			for i := 16; i < bs; i++ {
+			for i := 16; i < bs && t == ggml.Q4_K; i++ {
 				blk[i] = 0xff
 			}
 		case ggml.Q6_K: // zero quants: u = 0; scales 1, d 1
