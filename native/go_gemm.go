@@ -49,15 +49,16 @@ func hasGemm(t ggml.DType, cols int) bool {
 }
 
 // quantizeGemm quantizes x, a whole number of 32-element blocks, to the
-// flipped q8a blocks the gemm kernels multiply.
-func quantizeGemm(dst []byte, x []float32) {
+// q8a blocks the gemm kernels multiply: flipped (+128), but for the signed
+// kernel (gemmSignedAVX2).
+func quantizeGemm(dst []byte, x []float32, flip bool) {
 	nb := len(x) / qk
 	if nb == 0 {
 		return
 	}
 	_ = dst[nb*sizeQ8a-1]
 	quantQ8aSIMD(&dst[0], &x[0], nb)
-	for i := range nb {
+	for i := 0; i < nb && flip; i++ {
 		q := dst[i*sizeQ8a+8 : (i+1)*sizeQ8a]
 		for j := range q {
 			q[j] ^= 0x80

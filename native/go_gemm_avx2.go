@@ -33,8 +33,16 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 		return gemmBias4AVX2
 	case ggml.Q6_K:
 		return gemmSplit2AVX2
+	case ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS:
+		return gemmSignedAVX2
 	}
 	return nil
+}
+
+// signedGemm reports whether row-major weights of type t multiply in
+// batches by gemmSignedAVX2, whose activations are not flipped.
+func signedGemm(t ggml.DType) bool {
+	return !haveVNNI && haveLowBitRows && (t == ggml.Q8_0 || t == ggml.IQ4_NL || t == ggml.IQ4_XS)
 }
 
 // packRowsGo repacks the nr (at most gemmRows) rows at w, rs bytes apart,
@@ -50,18 +58,36 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 // quants move four to a 32-bit word, a block (a K-quant super-block: 8
 // columns) of a row at a time.
 func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
+	if nr == gemmRows && haveX86SIMD && packSigned(t, p, w, rs, nb) {
+		return
+	}
+	packRowsScalar(t, p, w, rs, nr, nb)
+}
+
+// packRowsScalar is packRowsGo a word at a time, for every type and row
+// count.
+func packRowsScalar(t ggml.DType, p, w []byte, rs, nr, nb int) {
 	var cols [8]blockCol
 	var zero [256]byte // a block (a super-block) of zero bytes
 	per := t.BlockSize() / qk
+	var pairs *iq4Pairs
+	if t == ggml.IQ4_NL || t == ggml.IQ4_XS {
+		pairs = newIQ4Pairs()
+	}
 	for r := range gemmRows {
 		for i0 := 0; i0 < nb; i0 += per {
 			blk := zero[:t.TypeSize()]
 			if r < nr {
 				blk = w[r*rs+i0/per*t.TypeSize():][:t.TypeSize()]
 			}
-			k := blockWords(t, blk, &cols)
+			k, signed := blockWords(t, blk, &cols, pairs)
 			for j := range cols[:per] {
-				putPackRow((*[gemmPackSize]byte)(p[(i0+j)*gemmPackSize:]), r, &cols[j], k)
+				pk := (*[gemmPackSize]byte)(p[(i0+j)*gemmPackSize:])
+				if signed {
+					putSignedRow(pk, r, &cols[j])
+				} else {
+					putPackRow(pk, r, &cols[j], k)
+				}
 			}
 		}
 	}
@@ -88,6 +114,57 @@ func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 	le.PutUint32(pk[640+o:], math.Float32bits(c.b))
 	le.PutUint32(pk[704+o:], uint32(-128*(byteSum(lo)+16*int32(k))))
 	le.PutUint32(pk[768+o:], uint32(-128*(byteSum(hi)+16*int32(k))))
+}
+
+// packSigned packs 16 whole rows of a signed type t (Q8_0, IQ4_NL,
+// IQ4_XS) as packRowsGo does, their quants in assembly (transposed 8 rows
+// at a time) and their scales here; false for the other types.
+func packSigned(t ggml.DType, p, w []byte, rs, nb int) bool {
+	var quants func(dst, w *byte, rs, nb int)
+	switch t {
+	case ggml.Q8_0:
+		quants = packQ8_0QuantsAVX2
+	case ggml.IQ4_NL:
+		quants = packIQ4NLQuantsAVX2
+	case ggml.IQ4_XS:
+		quants = packIQ4XSQuantsAVX2
+	default:
+		return false
+	}
+	bs, per := t.TypeSize(), t.BlockSize()/qk
+	_ = p[nb*gemmPackSize-1]
+	_ = w[(gemmRows-1)*rs+nb/per*bs-1]
+	quants(&p[0], &w[0], rs, nb/per)
+	le := binary.LittleEndian
+	for r := range gemmRows {
+		for i := 0; i < nb/per; i++ {
+			blk := w[r*rs+i*bs:][:bs]
+			d := ggml.F16ToF32(le.Uint16(blk))
+			if t != ggml.IQ4_XS {
+				le.PutUint32(p[i*gemmPackSize+512+4*r:], math.Float32bits(d))
+				continue
+			}
+			sh := le.Uint16(blk[2:])
+			for j := range 8 {
+				ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
+				le.PutUint32(p[(8*i+j)*gemmPackSize+512+4*r:], math.Float32bits(d*float32(ls-32)))
+			}
+		}
+	}
+	return true
+}
+
+// putSignedRow writes row r of the gemmPack pk from its column c of
+// signed quants (gemmSignedAVX2's): the quants as they are and the scale
+// d, which is all that kernel reads.
+func putSignedRow(pk *[gemmPackSize]byte, r int, c *blockCol) {
+	le := binary.LittleEndian
+	o := 4 * (r & (gemmRows - 1))
+	for g := range 4 {
+		le.PutUint32(pk[64*g+o:], c.u[g])
+		le.PutUint32(pk[256+64*g+o:], c.u[g+4])
+	}
+	le.PutUint32(pk[512+o:], math.Float32bits(c.d))
 }
 
 // byteSum returns the sum of the four bytes of x.
@@ -144,13 +221,41 @@ type blockCol struct {
 	d, d2, b float32
 }
 
+// iq4Pairs maps a byte of IQ4 nibbles to the levels they index: the low
+// nibble's in the low byte, the high one's in the high byte.
+type iq4Pairs [256]uint16
+
+// newIQ4Pairs returns the pairs of ggml's IQ4 levels.
+func newIQ4Pairs() *iq4Pairs {
+	levels := ggml.IQ4NLLevels()
+	var t iq4Pairs
+	for b := range t {
+		t[b] = uint16(uint8(levels[b&0xf])) | uint16(uint8(levels[b>>4]))<<8
+	}
+	return &t
+}
+
+// levelWords sets u to the 32 IQ4 levels the nibbles of qs index, four
+// to a word: low nibbles elements 0..15, high ones 16..31.
+func (t *iq4Pairs) levelWords(qs []byte, u *[8]uint32) {
+	qs = qs[:16]
+	for g := range 4 {
+		p0, p1, p2, p3 := uint32(t[qs[4*g]]), uint32(t[qs[4*g+1]]), uint32(t[qs[4*g+2]]), uint32(t[qs[4*g+3]])
+		u[g] = p0&0xff | p1&0xff<<8 | p2&0xff<<16 | p3&0xff<<24
+		u[g+4] = p0>>8 | p1>>8<<8 | p2>>8<<16 | p3>>8<<24
+	}
+}
+
 // spread4 returns the 4 bits of x as bit 4 of 4 bytes (16 where set): the
 // product places bit k at 9k, no two copies of x overlapping.
 func spread4(x uint32) uint32 { return (x * 0x00204081 & 0x01010101) << 4 }
 
-// blockWords sets cols to the columns of the block (a K-quant super-block:
-// 8) blk of type t and returns the offset k the packs add to its quants.
-func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
+// blockWords sets cols to the columns of the block (a K-quant or IQ4_XS
+// super-block: 8) blk of type t and returns the offset k the packs add to
+// its quants, or signed for the signed quants of gemmSignedAVX2 (Q8_0's,
+// and IQ4_NL's and IQ4_XS's levels through pairs, their columns' scales
+// d·(ls-32)).
+func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k int, signed bool) {
 	le := binary.LittleEndian
 	f16 := func(b []byte) float32 { return ggml.F16ToF32(le.Uint16(b)) }
 	c := &cols[0]
@@ -161,7 +266,7 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
 			c.u[g], c.u[g+4] = v&0x0f0f0f0f, v>>4&0x0f0f0f0f
 		}
 		c.d = f16(blk)
-		return -8
+		return -8, false
 	case ggml.Q5_0: // d, qh (bit e: element e's fifth), qs[16]
 		qh := le.Uint32(blk[2:])
 		for g := range 4 {
@@ -170,7 +275,7 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
 			c.u[g+4] = v>>4&0x0f0f0f0f | spread4(qh>>(16+4*g)&15)
 		}
 		c.d = f16(blk)
-		return -16
+		return -16, false
 	case ggml.Q4_K, ggml.Q5_K: // d, dmin, scales[12], (Q5_K: qh[32],) qs[128]
 		qs := 16
 		if t == ggml.Q5_K {
@@ -202,9 +307,27 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
 			}
 		}
 		if t == ggml.Q5_K {
-			return -16
+			return -16, false
 		}
-		return 0
+		return 0, false
+	case ggml.Q8_0: // d, qs[32]: signed quants
+		for g := range 8 {
+			c.u[g] = le.Uint32(blk[2+4*g:])
+		}
+		c.d = f16(blk)
+		return 0, true
+	case ggml.IQ4_NL: // d, qs[16]: nibbles index the levels, low ones elements 0..15
+		pairs.levelWords(blk[2:18], &c.u)
+		c.d = f16(blk)
+		return 0, true
+	case ggml.IQ4_XS: // d, scales_h, scales_l[4], qs[128]: sub-block j's nibbles at qs[16j..]
+		d, sh := f16(blk), le.Uint16(blk[2:])
+		for j := range 8 {
+			ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
+			pairs.levelWords(blk[8+16*j:][:16], &cols[j].u)
+			cols[j].d = d * float32(ls-32)
+		}
+		return 0, true
 	case ggml.Q6_K: // ql[128], qh[64], scales[16], d; column j = 4h+q
 		b := (*[210]byte)(blk)
 		d := f16(b[208:])
@@ -221,7 +344,7 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol) (k int) {
 		for j := range 8 {
 			cols[j].d, cols[j].d2 = d*float32(int8(b[192+2*j])), d*float32(int8(b[192+2*j+1]))
 		}
-		return -32
+		return -32, false
 	}
 	panic("native: blockWords: no packs for " + t.String())
 }

@@ -83,7 +83,7 @@ func TestGemmILAVX2(t *testing.T) {
 			want := make([]float32, tokens*rows)
 			for tk := range tokens {
 				quantizeQ8(typ, xq[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
-				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
+				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols], true)
 				rowsIL(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
 			}
 			p := make([]byte, nb*gemmPackSize)
@@ -117,11 +117,16 @@ func TestGemmAVX2(t *testing.T) {
 	}
 	kernels := map[ggml.DType]gemmKernel{
 		ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q4_K: gemmBias4AVX2, ggml.Q5_K: gemmBias4AVX2,
-		ggml.Q6_K: gemmSplit2AVX2,
+		ggml.Q6_K: gemmSplit2AVX2, ggml.Q8_0: gemmSignedAVX2, ggml.IQ4_NL: gemmSignedAVX2, ggml.IQ4_XS: gemmSignedAVX2,
 	}
 	r := rand.New(rand.NewPCG(25, 26))
 	const tokens = 4
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS} {
+		// the signed kernel's activations are not flipped
+		signed := typ == ggml.Q8_0 || typ == ggml.IQ4_NL || typ == ggml.IQ4_XS
+		if !haveVNNI {
+			require.Equal(t, signed, signedGemm(typ), "%s: the Go backend's flip", typ)
+		}
 		for _, shape := range [][3]int{{16, 256, 0}, {11, 512, 0}, {16, 256, 1}} {
 			rows, cols, extreme := shape[0], shape[1], shape[2] == 1
 			nb := cols / qk
@@ -136,7 +141,16 @@ func TestGemmAVX2(t *testing.T) {
 			}
 			p := make([]byte, nb*gemmPackSize)
 			packRowsGo(typ, p, w.Data, w.RowBytes(), rows, nb)
-			if haveVNNI && typ != ggml.Q5_K { // (Q5_K's AVX2 packs are offset by -16)
+			if signed && rows == gemmRows {
+				// the assembly quants and Go scales against the scalar
+				// packer's, in the bytes the signed kernel reads
+				ps := make([]byte, nb*gemmPackSize)
+				packRowsScalar(typ, ps, w.Data, w.RowBytes(), rows, nb)
+				for i := range nb {
+					require.Equal(t, ps[i*gemmPackSize:i*gemmPackSize+576], p[i*gemmPackSize:i*gemmPackSize+576], "%s: block column %d", name, i)
+				}
+			}
+			if vnniPack[typ] != nil && haveVNNI && typ != ggml.Q5_K { // (Q5_K's AVX2 packs are offset by -16)
 				pv := make([]byte, nb*gemmPackSize)
 				vnniPack[typ](&pv[0], &w.Data[0], w.RowBytes(), rows, cols/typ.BlockSize())
 				require.True(t, bytes.Equal(pv, p), "%s: the Go packs differ from the VNNI packer's", name)
@@ -149,7 +163,7 @@ func TestGemmAVX2(t *testing.T) {
 			}
 			xg := make([]byte, tokens*nb*sizeQ8a)
 			for tk := range tokens {
-				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
+				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols], !signed)
 			}
 			got := make([]float32, tokens*ilRows)
 			kernels[typ](&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*ilRows, 1<<ilRows-1)
@@ -163,7 +177,8 @@ func TestGemmAVX2(t *testing.T) {
 
 // extremeWeight returns rows×cols weights of type t whose packed quants all
 // have the type's largest magnitude (Q4_0 -8, Q5_0 -16, Q4_K 15, Q5_K -16,
-// Q6_K -32), scales 1 and no mins.
+// Q6_K -32, Q8_0 -128, IQ4_NL and IQ4_XS the level -127), scales 1 (IQ4_XS:
+// ls-32 = 31) and no mins.
 func extremeWeight(t ggml.DType, rows, cols int) Weight {
 	rs, _ := t.RowSize(cols)
 	data := make([]byte, rows*rs)
@@ -187,6 +202,19 @@ func extremeWeight(t ggml.DType, rows, cols int) Weight {
 				blk[i] = 1
 			}
 			copy(blk[208:], one)
+		case ggml.Q8_0: // quants -128
+			copy(blk, one)
+			for i := 2; i < bs; i++ {
+				blk[i] = 0x80
+			}
+		case ggml.IQ4_NL: // zero nibbles: the level -127
+			copy(blk, one)
+		case ggml.IQ4_XS: // zero nibbles; scales 63 (scales_l 0xff, scales_h all ones)
+			copy(blk, one)
+			blk[2], blk[3] = 0xff, 0xff
+			for i := 4; i < 8; i++ {
+				blk[i] = 0xff
+			}
 		}
 	}
 	return Weight{Type: t, Rows: rows, Cols: cols, Data: data}
@@ -196,7 +224,7 @@ func extremeWeight(t ggml.DType, rows, cols int) Weight {
 // of 16 row-major rows, per type (llama3.2-1b's 2048-element rows).
 func BenchmarkPackRowsGo(b *testing.B) {
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS} {
 		const rows, cols = gemmRows, 2048
 		w := randWeight(b, r, typ, rows, cols)
 		nb := cols / qk

@@ -121,16 +121,17 @@ func gemmPlainAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 func gemmPlain4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
 // gemmBias4AVX2 is gemmBias on AVX2 for quants up to 32 in magnitude
-// (Q4_K's unsigned nibbles).
+// (Q4_K's unsigned nibbles, Q5_K's quants less 16).
 //
 //go:noescape
 func gemmBias4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
-// gemmBias2AVX2 is gemmBias on AVX2 for quants up to 64 in magnitude
-// (Q5_K's).
+// gemmSignedAVX2 is gemmPlainAVX2 for quants up to 128 in magnitude
+// (Q8_0's, IQ4_NL's and IQ4_XS's levels) and activations as quantized, not
+// flipped (quantizeGemm's flip false): no corrections.
 //
 //go:noescape
-func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+func gemmSignedAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
 // gemmSplit2AVX2 is gemmSplit on AVX2 for quants up to 64 in magnitude
 // (Q6_K's, less 32).
@@ -170,3 +171,22 @@ func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 //
 //go:noescape
 func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
+// packQ8_0QuantsAVX2 writes the quants of the nb Q8_0 block columns of 16
+// whole rows at w, rs bytes apart, into the gemmPacks at dst as
+// gemmSignedAVX2 multiplies them (their scales are packSigned's).
+//
+//go:noescape
+func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)
+
+// packIQ4NLQuantsAVX2 is packQ8_0QuantsAVX2 for IQ4_NL blocks: the levels
+// their nibbles index.
+//
+//go:noescape
+func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int)
+
+// packIQ4XSQuantsAVX2 is packIQ4NLQuantsAVX2 for the nb IQ4_XS
+// super-blocks of 16 rows: a pack per 32-element sub-block.
+//
+//go:noescape
+func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)

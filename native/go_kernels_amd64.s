@@ -2691,8 +2691,8 @@ ILA2GROUPS(·ilRowsQ4_0AVX2, 288, eightf<>, ILQ4PF, ILQ4BLOCK)
 	VBROADCASTSS 4(R12), Y13;  \
 	VFMADD231PS  Y13, Y7, Y3
 
-// The columns: COLP8 (NSUM 8), COLP4 (4), COLB4 (4, bias), COLB2 (2,
-// bias), COLS2 (2, split scales and corrections).
+// The columns: COLP8 (NSUM 8), COLP4 (4), COLB4 (4, bias), COLS2 (2,
+// split scales and corrections).
 #define COLP8(H) \
 	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8CHUNK(2, H, G8ADD); G8CHUNK(3, H, G8ADD); \
 	G8CHUNK(4, H, G8ADD); G8CHUNK(5, H, G8ADD); G8CHUNK(6, H, G8ADD); G8CHUNK(7, H, G8ADD); \
@@ -2703,12 +2703,6 @@ ILA2GROUPS(·ilRowsQ4_0AVX2, 288, eightf<>, ILQ4PF, ILQ4BLOCK)
 	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8CHUNK(6, H, G8ADD); G8CHUNK(7, H, G8ADD); \
 	G8FIN4(G8NOCORR)
 #define COLB4(H) COLP4(H); G8BIAS4(H)
-#define COLB2(H) \
-	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8SCALES(H); G8FIN4(G8CORR); \
-	G8CHUNK(2, H, G8SET); G8CHUNK(3, H, G8ADD); G8FIN4(G8NOCORR); \
-	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8FIN4(G8NOCORR); \
-	G8CHUNK(6, H, G8SET); G8CHUNK(7, H, G8ADD); G8FIN4(G8NOCORR); \
-	G8BIAS4(H)
 #define COLS2(H) \
 	VMOVDQU (704+32*(H))(SI), Y6; VMOVUPS (512+32*(H))(SI), Y7; \
 	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8FIN4(G8CORR); \
@@ -2774,11 +2768,49 @@ G8KERNEL(·gemmPlain4AVX2, COLP4)
 // func gemmBias4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 G8KERNEL(·gemmBias4AVX2, COLB4)
 
-// func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
-G8KERNEL(·gemmBias2AVX2, COLB2)
 
 // func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 G8KERNEL(·gemmSplit2AVX2, COLS2)
+
+// The signed column (COLSG): quants q of up to 128 in magnitude (Q8_0's,
+// IQ4_NL's and IQ4_XS's levels) would saturate a pair of products with a
+// flipped activation, so the activations come as quantized (signed) and
+// each token's word takes q's signs (VPSIGNB) against |q| (VPABSB, once per
+// chunk for the 4 tokens), as ggml's AVX2 Q8_0 dot does: a pair is at most
+// 2·128·127, and each chunk's pair sums widen alone. No corrections.
+#define G8STOK(R, c, Yacc, ACC) \
+	VPBROADCASTD (8+4*(c))(R), Y5; \
+	VPSIGNB      Y4, Y5, Y5;       \
+	VPMADDUBSW   Y5, Y14, Y5;      \
+	VPMADDWD     Y12, Y5, Y5;      \
+	ACC(Y5, Yacc)
+
+#define G8SADD(a, b) VPADDD a, b, b
+
+#define G8SCHUNK(c, H, ACC) \
+	VMOVDQU (64*(c)+32*(H))(SI), Y4; \
+	VPABSB  Y4, Y14;                 \
+	G8STOK(R8, c, Y8, ACC);          \
+	G8STOK(R10, c, Y9, ACC);         \
+	G8STOK(R11, c, Y10, ACC);        \
+	G8STOK(R12, c, Y11, ACC)
+
+// G8SFIN adds to Yf token R's int32 sum Yi times d_w*d_y (Y7 the weight
+// scales).
+#define G8SFIN(R, Yi, Yf) \
+	VCVTDQ2PS    Yi, Yi;       \
+	VBROADCASTSS (R), Y13;     \
+	VMULPS       Y7, Y13, Y13; \
+	VFMADD231PS  Y13, Yi, Yf
+
+#define COLSG(H) \
+	G8SCHUNK(0, H, G8SET); G8SCHUNK(1, H, G8SADD); G8SCHUNK(2, H, G8SADD); G8SCHUNK(3, H, G8SADD); \
+	G8SCHUNK(4, H, G8SADD); G8SCHUNK(5, H, G8SADD); G8SCHUNK(6, H, G8SADD); G8SCHUNK(7, H, G8SADD); \
+	VMOVUPS (512+32*(H))(SI), Y7; \
+	G8SFIN(R8, Y8, Y0); G8SFIN(R10, Y9, Y1); G8SFIN(R11, Y10, Y2); G8SFIN(R12, Y11, Y3)
+
+// func gemmSignedAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmSignedAVX2, COLSG)
 
 // Interleaved Q5_0 decode on AVX2 (ilRowsQ4_0AVX2 with the fifth bits):
 // after the scales, a chunk of the rows' qh (lane r: row r's 32 fifth
@@ -2878,3 +2910,147 @@ GLOBL sixteen8<>(SB), RODATA|NOPTR, $32
 // func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 
+
+// The AVX2 packers of signed quants (gemmSignedAVX2's packs; their scales
+// are Go's, packSigned): 16 whole rows, rs bytes apart, each block (IQ4_XS:
+// sub-block) column's 32 quant bytes of 8 rows in Y0..Y7, transposed as
+// 4-byte words so that Y c holds elements 4c..4c+3 of the 8 rows, and
+// stored at 64c + 32H of its pack. SI: row 0, R8: row 4, R9: row 8, R10:
+// row 12; DX: rs, R13: 3rs; AX: the block column's offset in a row.
+
+// PKTRANSPOSE transposes Y0..Y7 as 8x8 words (through Y8..Y15) and stores
+// word c of the 8 rows at 64c+32H(DI).
+#define PKTRANSPOSE(H) \
+	VUNPCKLPS  Y1, Y0, Y8;        \
+	VUNPCKHPS  Y1, Y0, Y9;        \
+	VUNPCKLPS  Y3, Y2, Y10;       \
+	VUNPCKHPS  Y3, Y2, Y11;       \
+	VUNPCKLPS  Y5, Y4, Y12;       \
+	VUNPCKHPS  Y5, Y4, Y13;       \
+	VUNPCKLPS  Y7, Y6, Y14;       \
+	VUNPCKHPS  Y7, Y6, Y15;       \
+	VSHUFPS    $0x44, Y10, Y8, Y0; \
+	VSHUFPS    $0xee, Y10, Y8, Y1; \
+	VSHUFPS    $0x44, Y11, Y9, Y2; \
+	VSHUFPS    $0xee, Y11, Y9, Y3; \
+	VSHUFPS    $0x44, Y14, Y12, Y4; \
+	VSHUFPS    $0xee, Y14, Y12, Y5; \
+	VSHUFPS    $0x44, Y15, Y13, Y6; \
+	VSHUFPS    $0xee, Y15, Y13, Y7; \
+	VPERM2F128 $0x20, Y4, Y0, Y8;  \
+	VPERM2F128 $0x20, Y5, Y1, Y9;  \
+	VPERM2F128 $0x20, Y6, Y2, Y10; \
+	VPERM2F128 $0x20, Y7, Y3, Y11; \
+	VPERM2F128 $0x31, Y4, Y0, Y12; \
+	VPERM2F128 $0x31, Y5, Y1, Y13; \
+	VPERM2F128 $0x31, Y6, Y2, Y14; \
+	VPERM2F128 $0x31, Y7, Y3, Y15; \
+	VMOVDQU    Y8, (32*(H))(DI);      \
+	VMOVDQU    Y9, (64+32*(H))(DI);   \
+	VMOVDQU    Y10, (128+32*(H))(DI); \
+	VMOVDQU    Y11, (192+32*(H))(DI); \
+	VMOVDQU    Y12, (256+32*(H))(DI); \
+	VMOVDQU    Y13, (320+32*(H))(DI); \
+	VMOVDQU    Y14, (384+32*(H))(DI); \
+	VMOVDQU    Y15, (448+32*(H))(DI)
+
+// PKROWS loads the 8 rows from R11 (rows 0-3) and R12 (rows 4-7) with
+// LOADROW(address, Y), off the quants' offset in the block.
+#define PKROWS(LOADROW, off) \
+	LOADROW(off(R11), Y0);        \
+	LOADROW(off(R11)(DX*1), Y1);  \
+	LOADROW(off(R11)(DX*2), Y2);  \
+	LOADROW(off(R11)(R13*1), Y3); \
+	LOADROW(off(R12), Y4);        \
+	LOADROW(off(R12)(DX*1), Y5);  \
+	LOADROW(off(R12)(DX*2), Y6);  \
+	LOADROW(off(R12)(R13*1), Y7)
+
+// PKCOLUMN packs the block column at AX + off of the 16 rows into the
+// pack at DI, PREP setting up LOADROW's constants before each 8 rows (the
+// transposition clobbers Y8..Y15).
+#define PKCOLUMN(PREP, LOADROW, off) \
+	LEAQ (SI)(AX*1), R11;   \
+	LEAQ (R8)(AX*1), R12;   \
+	PREP;                   \
+	PKROWS(LOADROW, off);   \
+	PKTRANSPOSE(0);         \
+	LEAQ (R9)(AX*1), R11;   \
+	LEAQ (R10)(AX*1), R12;  \
+	PREP;                   \
+	PKROWS(LOADROW, off);   \
+	PKTRANSPOSE(1)
+
+#define PKNOPREP
+
+#define PKSETUP \
+	MOVQ dst+0(FP), DI;     \
+	MOVQ w+8(FP), SI;       \
+	MOVQ rs+16(FP), DX;     \
+	MOVQ nb+24(FP), CX;     \
+	LEAQ (DX)(DX*2), R13;   \
+	LEAQ (SI)(DX*4), R8;    \
+	LEAQ (SI)(DX*8), R9;    \
+	LEAQ (R9)(DX*4), R10;   \
+	XORQ AX, AX
+
+// PKQ8ROW loads a Q8_0 row's 32 quants.
+#define PKQ8ROW(addr, Y) VMOVDQU addr, Y
+
+// PKIQ4ROW loads an IQ4 row's 16 bytes of nibbles as its 32 levels: low
+// nibbles (elements 0..15) in the low lane, high ones in the high lane.
+#define PKIQ4ROW(addr, Y) \
+	VMOVDQU     addr, X8;       \
+	VPSRLW      $4, X8, X9;     \
+	VPAND       X15, X8, X8;    \
+	VPAND       X15, X9, X9;    \
+	VPSHUFB     X8, X14, X8;    \
+	VPSHUFB     X9, X14, X9;    \
+	VINSERTI128 $1, X9, Y8, Y
+
+#define PKIQ4CONST \
+	VMOVDQU nib<>(SB), Y15; \
+	VMOVDQU iq4nlLevels<>(SB), Y14
+
+// func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)
+TEXT ·packQ8_0QuantsAVX2(SB), NOSPLIT, $0-32
+	PKSETUP
+q8pack:
+	PKCOLUMN(PKNOPREP, PKQ8ROW, 2)
+	ADDQ $34, AX
+	ADDQ $832, DI
+	DECQ CX
+	JNZ  q8pack
+	VZEROUPPER
+	RET
+
+// func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int)
+TEXT ·packIQ4NLQuantsAVX2(SB), NOSPLIT, $0-32
+	PKSETUP
+nlpack:
+	PKCOLUMN(PKIQ4CONST, PKIQ4ROW, 2)
+	ADDQ $18, AX
+	ADDQ $832, DI
+	DECQ CX
+	JNZ  nlpack
+	VZEROUPPER
+	RET
+
+// func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)
+// nb counts super-blocks (136 bytes; sub-block j's nibbles at 8+16j).
+TEXT ·packIQ4XSQuantsAVX2(SB), NOSPLIT, $0-32
+	PKSETUP
+	ADDQ $8, AX              // sub-block 0's nibbles
+xspack:
+	MOVQ $8, BX
+xssub:
+	PKCOLUMN(PKIQ4CONST, PKIQ4ROW, 0)
+	ADDQ $16, AX
+	ADDQ $832, DI
+	DECQ BX
+	JNZ  xssub
+	ADDQ $8, AX              // past the next super-block's d and scales
+	DECQ CX
+	JNZ  xspack
+	VZEROUPPER
+	RET

@@ -95,7 +95,7 @@ func gemmPlain4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int
 func gemmBias4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
 	panic("unreachable")
 }
-func gemmBias2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+func gemmSignedAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
 	panic("unreachable")
 }
 func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
@@ -108,3 +108,6 @@ func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int) {
 func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 	panic("unreachable")
 }
+func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)  { panic("unreachable") }
+func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int) { panic("unreachable") }
+func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int) { panic("unreachable") }

@@ -211,10 +211,11 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 		*buf = grow(*buf, nTokens*m.xqRow)
 		m.xq, m.gemm = *buf, true
 		xq, xqRow, cols := m.xq, m.xqRow, w.Cols
+		flip := il || !signedGemm(w.Type)
 		if grain, ok := g.shareRows(nTokens, cols); ok {
-			g.pool.run(nTokens, grain, &rowsTask{func(lo, hi int) { quantizeGemmRows(xq, xqRow, x, cols, lo, hi) }})
+			g.pool.run(nTokens, grain, &rowsTask{func(lo, hi int) { quantizeGemmRows(xq, xqRow, x, cols, lo, hi, flip) }})
 		} else {
-			quantizeGemmRows(xq, xqRow, x, cols, 0, nTokens)
+			quantizeGemmRows(xq, xqRow, x, cols, 0, nTokens, flip)
 		}
 	} else if elems, size, ok := q8Layout(w.Type); ok && !g.float {
 		if nTokens < tileTokens {
@@ -324,10 +325,11 @@ func (g *Go) Interleaves(t ggml.DType) bool {
 }
 
 // quantizeGemmRows sets the q8a rows [lo, hi) of xq (xqRow bytes each) to
-// those of x (cols floats each) for the gemm kernels.
-func quantizeGemmRows(xq []byte, xqRow int, x []float32, cols, lo, hi int) {
+// those of x (cols floats each) for the gemm kernels (flipped, as
+// quantizeGemm, where flip is set).
+func quantizeGemmRows(xq []byte, xqRow int, x []float32, cols, lo, hi int, flip bool) {
 	for t := lo; t < hi; t++ {
-		quantizeGemm(xq[t*xqRow:(t+1)*xqRow], x[t*cols:(t+1)*cols])
+		quantizeGemm(xq[t*xqRow:(t+1)*xqRow], x[t*cols:(t+1)*cols], flip)
 	}
 }
 

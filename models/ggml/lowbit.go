@@ -95,6 +95,10 @@ var (
 // kvaluesIQ4NL is ggml's kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS.
 var kvaluesIQ4NL = [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
 
+// IQ4NLLevels returns the 16 levels of IQ4_NL and IQ4_XS (ggml's
+// kvalues_iq4nl), which a nibble indexes.
+func IQ4NLLevels() [16]int8 { return kvaluesIQ4NL }
+
 // kvaluesMXFP4 is ggml's kvalues_mxfp4: twice the E2M1 values of codes 0-15.
 var kvaluesMXFP4 = [16]int8{0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12}
 
