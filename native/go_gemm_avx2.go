@@ -58,7 +58,7 @@ func signedGemm(t ggml.DType) bool {
 // quants move four to a 32-bit word, a block (a K-quant super-block: 8
 // columns) of a row at a time.
 func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
-	if nr == gemmRows && haveX86SIMD && packSigned(t, p, w, rs, nb) {
+	if nr == gemmRows && haveX86SIMD && (packSigned(t, p, w, rs, nb) || packKQuants(t, p, w, rs, nb)) {
 		return
 	}
 	packRowsScalar(t, p, w, rs, nr, nb)
@@ -148,6 +148,56 @@ func packSigned(t ggml.DType, p, w []byte, rs, nb int) bool {
 			for j := range 8 {
 				ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
 				le.PutUint32(p[(8*i+j)*gemmPackSize+512+4*r:], math.Float32bits(d*float32(ls-32)))
+			}
+		}
+	}
+	return true
+}
+
+// packKQuants packs 16 whole rows of a K-quant t (Q4_K, Q5_K, Q6_K) as
+// packRowsGo does, their quants and corrections in assembly and their
+// scales and biases here; false for the other types.
+func packKQuants(t ggml.DType, p, w []byte, rs, nb int) bool {
+	var quants func(dst, w *byte, rs, nb int)
+	switch t {
+	case ggml.Q4_K:
+		quants = packQ4KQuantsAVX2
+	case ggml.Q5_K:
+		quants = packQ5KQuantsAVX2
+	case ggml.Q6_K:
+		quants = packQ6KQuantsAVX2
+	default:
+		return false
+	}
+	bs, ns := t.TypeSize(), nb/8 // super-blocks
+	_ = p[nb*gemmPackSize-1]
+	_ = w[(gemmRows-1)*rs+ns*bs-1]
+	quants(&p[0], &w[0], rs, ns)
+	le := binary.LittleEndian
+	put := func(pk, at int, v float32) { le.PutUint32(p[pk*gemmPackSize+at:], math.Float32bits(v)) }
+	for r := range gemmRows {
+		o := 4 * r
+		for i := range ns {
+			blk := w[r*rs+i*bs:][:bs]
+			if t == ggml.Q6_K { // scales[16] at 192, d at 208
+				d := ggml.F16ToF32(le.Uint16(blk[208:]))
+				for j := range 8 {
+					put(8*i+j, 512+o, d*float32(int8(blk[192+2*j])))
+					put(8*i+j, 576+o, d*float32(int8(blk[192+2*j+1])))
+				}
+				continue
+			}
+			d, dmin := ggml.F16ToF32(le.Uint16(blk)), ggml.F16ToF32(le.Uint16(blk[2:]))
+			scales := (*[12]byte)(blk[4:16])
+			for j := range 8 {
+				sc, m := ggml.ScaleMinK4(j, scales)
+				dj := d * float32(sc)
+				b := 0 - dmin*float32(m) // (as blockWords: +0 for a zero min)
+				if t == ggml.Q5_K {
+					b = 16*dj - dmin*float32(m)
+				}
+				put(8*i+j, 512+o, dj)
+				put(8*i+j, 640+o, b)
 			}
 		}
 	}

@@ -190,3 +190,22 @@ func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int)
 //
 //go:noescape
 func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)
+
+// packQ4KQuantsAVX2 writes the quants and corrections of the nb Q4_K
+// super-block columns of 16 whole rows at w, rs bytes apart, into the
+// gemmPacks at dst (8 a super-block) as gemmBias4AVX2 multiplies them
+// (their scales and biases are packKQuants').
+//
+//go:noescape
+func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)
+
+// packQ5KQuantsAVX2 is packQ4KQuantsAVX2 for Q5_K, its quants less 16.
+//
+//go:noescape
+func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)
+
+// packQ6KQuantsAVX2 is packQ4KQuantsAVX2 for Q6_K (gemmSplit2AVX2's
+// packs), its quants less 32.
+//
+//go:noescape
+func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)

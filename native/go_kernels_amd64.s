@@ -2911,24 +2911,26 @@ GLOBL sixteen8<>(SB), RODATA|NOPTR, $32
 ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 
 
-// The AVX2 packers of signed quants (gemmSignedAVX2's packs; their scales
-// are Go's, packSigned): 16 whole rows, rs bytes apart, each block (IQ4_XS:
-// sub-block) column's 32 quant bytes of 8 rows in Y0..Y7, transposed as
-// 4-byte words so that Y c holds elements 4c..4c+3 of the 8 rows, and
-// stored at 64c + 32H of its pack. SI: row 0, R8: row 4, R9: row 8, R10:
-// row 12; DX: rs, R13: 3rs; AX: the block column's offset in a row.
+// The AVX2 packers (gemmSignedAVX2's, gemmBias4AVX2's and gemmSplit2AVX2's
+// packs of 16 whole rows, rs bytes apart; their scales and biases are
+// Go's: packSigned, packKQuants): each block (K-quant and IQ4_XS:
+// sub-block) column's 32 quants of 8 rows in Y0..Y7, as bytes in element
+// order, transposed as 4-byte words so that a register holds elements
+// 4c..4c+3 of the 8 rows, and stored at 64c + 32H of its pack. SI: row 0,
+// R8: row 4, R9: row 8, R10: row 12; DX: rs, R13: 3rs; AX: the block's
+// offset in a row.
 
-// PKTRANSPOSE transposes Y0..Y7 as 8x8 words (through Y8..Y15) and stores
-// word c of the 8 rows at 64c+32H(DI).
-#define PKTRANSPOSE(H) \
-	VUNPCKLPS  Y1, Y0, Y8;        \
-	VUNPCKHPS  Y1, Y0, Y9;        \
-	VUNPCKLPS  Y3, Y2, Y10;       \
-	VUNPCKHPS  Y3, Y2, Y11;       \
-	VUNPCKLPS  Y5, Y4, Y12;       \
-	VUNPCKHPS  Y5, Y4, Y13;       \
-	VUNPCKLPS  Y7, Y6, Y14;       \
-	VUNPCKHPS  Y7, Y6, Y15;       \
+// PKT transposes Y0..Y7 (8 rows of 8 words) into Y8..Y15: word c of the 8
+// rows in Y(8+c).
+#define PKT \
+	VUNPCKLPS  Y1, Y0, Y8;         \
+	VUNPCKHPS  Y1, Y0, Y9;         \
+	VUNPCKLPS  Y3, Y2, Y10;        \
+	VUNPCKHPS  Y3, Y2, Y11;        \
+	VUNPCKLPS  Y5, Y4, Y12;        \
+	VUNPCKHPS  Y5, Y4, Y13;        \
+	VUNPCKLPS  Y7, Y6, Y14;        \
+	VUNPCKHPS  Y7, Y6, Y15;        \
 	VSHUFPS    $0x44, Y10, Y8, Y0; \
 	VSHUFPS    $0xee, Y10, Y8, Y1; \
 	VSHUFPS    $0x44, Y11, Y9, Y2; \
@@ -2944,69 +2946,120 @@ ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 	VPERM2F128 $0x31, Y4, Y0, Y12; \
 	VPERM2F128 $0x31, Y5, Y1, Y13; \
 	VPERM2F128 $0x31, Y6, Y2, Y14; \
-	VPERM2F128 $0x31, Y7, Y3, Y15; \
-	VMOVDQU    Y8, (32*(H))(DI);      \
-	VMOVDQU    Y9, (64+32*(H))(DI);   \
-	VMOVDQU    Y10, (128+32*(H))(DI); \
-	VMOVDQU    Y11, (192+32*(H))(DI); \
-	VMOVDQU    Y12, (256+32*(H))(DI); \
-	VMOVDQU    Y13, (320+32*(H))(DI); \
-	VMOVDQU    Y14, (384+32*(H))(DI); \
-	VMOVDQU    Y15, (448+32*(H))(DI)
+	VPERM2F128 $0x31, Y7, Y3, Y15
+
+// PKSTORE stores the 8 chunks Y8..Y15 of rows 8H.. at 64c+32H(DI).
+#define PKSTORE(H) \
+	VMOVDQU Y8, (32*(H))(DI);      \
+	VMOVDQU Y9, (64+32*(H))(DI);   \
+	VMOVDQU Y10, (128+32*(H))(DI); \
+	VMOVDQU Y11, (192+32*(H))(DI); \
+	VMOVDQU Y12, (256+32*(H))(DI); \
+	VMOVDQU Y13, (320+32*(H))(DI); \
+	VMOVDQU Y14, (384+32*(H))(DI); \
+	VMOVDQU Y15, (448+32*(H))(DI)
+
+// PKSIGNED finishes the 8 rows of a signed pack: the quants as they are.
+#define PKSIGNED(H) PKT; PKSTORE(H)
+
+// PKOFFSET finishes the 8 rows of an unsigned type's pack: the quants
+// plus the offset bytes in R14, and the corrections c and c2, -128 times
+// the sums of each row's stored chunks 0..3 and 4..7.
+#define PKOFFSET(H) \
+	PKT;                               \
+	VMOVD        R14, X0;              \
+	VPBROADCASTD X0, Y0;               \
+	VPADDB       Y0, Y8, Y8;           \
+	VPADDB       Y0, Y9, Y9;           \
+	VPADDB       Y0, Y10, Y10;         \
+	VPADDB       Y0, Y11, Y11;         \
+	VPADDB       Y0, Y12, Y12;         \
+	VPADDB       Y0, Y13, Y13;         \
+	VPADDB       Y0, Y14, Y14;         \
+	VPADDB       Y0, Y15, Y15;         \
+	PKSTORE(H);                        \
+	VMOVDQU      one8<>(SB), Y0;       \
+	VPMADDUBSW   Y8, Y0, Y1;           \
+	VPMADDUBSW   Y9, Y0, Y2;           \
+	VPADDW       Y2, Y1, Y1;           \
+	VPMADDUBSW   Y10, Y0, Y2;          \
+	VPADDW       Y2, Y1, Y1;           \
+	VPMADDUBSW   Y11, Y0, Y2;          \
+	VPADDW       Y2, Y1, Y1;           \
+	VPMADDUBSW   Y12, Y0, Y3;          \
+	VPMADDUBSW   Y13, Y0, Y2;          \
+	VPADDW       Y2, Y3, Y3;           \
+	VPMADDUBSW   Y14, Y0, Y2;          \
+	VPADDW       Y2, Y3, Y3;           \
+	VPMADDUBSW   Y15, Y0, Y2;          \
+	VPADDW       Y2, Y3, Y3;           \
+	VPMADDWD     ones16<>(SB), Y1, Y1; \
+	VPMADDWD     ones16<>(SB), Y3, Y3; \
+	VPSLLD       $7, Y1, Y1;           \
+	VPSLLD       $7, Y3, Y3;           \
+	VPXOR        Y2, Y2, Y2;           \
+	VPSUBD       Y1, Y2, Y1;           \
+	VPSUBD       Y3, Y2, Y3;           \
+	VMOVDQU      Y1, (704+32*(H))(DI); \
+	VMOVDQU      Y3, (768+32*(H))(DI)
 
 // PKROWS loads the 8 rows from R11 (rows 0-3) and R12 (rows 4-7) with
-// LOADROW(address, Y), off the quants' offset in the block.
-#define PKROWS(LOADROW, off) \
-	LOADROW(off(R11), Y0);        \
-	LOADROW(off(R11)(DX*1), Y1);  \
-	LOADROW(off(R11)(DX*2), Y2);  \
-	LOADROW(off(R11)(R13*1), Y3); \
-	LOADROW(off(R12), Y4);        \
-	LOADROW(off(R12)(DX*1), Y5);  \
-	LOADROW(off(R12)(DX*2), Y6);  \
-	LOADROW(off(R12)(R13*1), Y7)
+// LOADROW(base, Y): the row's block at the address base, which takes a
+// displacement before it.
+#define PKROWS(LOADROW) \
+	LOADROW((R11), Y0);        \
+	LOADROW((R11)(DX*1), Y1);  \
+	LOADROW((R11)(DX*2), Y2);  \
+	LOADROW((R11)(R13*1), Y3); \
+	LOADROW((R12), Y4);        \
+	LOADROW((R12)(DX*1), Y5);  \
+	LOADROW((R12)(DX*2), Y6);  \
+	LOADROW((R12)(R13*1), Y7)
 
-// PKCOLUMN packs the block column at AX + off of the 16 rows into the
-// pack at DI, PREP setting up LOADROW's constants before each 8 rows (the
-// transposition clobbers Y8..Y15).
-#define PKCOLUMN(PREP, LOADROW, off) \
-	LEAQ (SI)(AX*1), R11;   \
-	LEAQ (R8)(AX*1), R12;   \
-	PREP;                   \
-	PKROWS(LOADROW, off);   \
-	PKTRANSPOSE(0);         \
-	LEAQ (R9)(AX*1), R11;   \
-	LEAQ (R10)(AX*1), R12;  \
-	PREP;                   \
-	PKROWS(LOADROW, off);   \
-	PKTRANSPOSE(1)
+// PKCOLUMN packs the block column at AX of the 16 rows into the pack at
+// DI, PREP setting up LOADROW's constants before each 8 rows (PKT clobbers
+// Y8..Y15), FIN(H) finishing them.
+#define PKCOLUMN(PREP, LOADROW, FIN) \
+	LEAQ (SI)(AX*1), R11;  \
+	LEAQ (R8)(AX*1), R12;  \
+	PREP;                  \
+	PKROWS(LOADROW);       \
+	FIN(0);                \
+	LEAQ (R9)(AX*1), R11;  \
+	LEAQ (R10)(AX*1), R12; \
+	PREP;                  \
+	PKROWS(LOADROW);       \
+	FIN(1)
 
 #define PKNOPREP
 
 #define PKSETUP \
-	MOVQ dst+0(FP), DI;     \
-	MOVQ w+8(FP), SI;       \
-	MOVQ rs+16(FP), DX;     \
-	MOVQ nb+24(FP), CX;     \
-	LEAQ (DX)(DX*2), R13;   \
-	LEAQ (SI)(DX*4), R8;    \
-	LEAQ (SI)(DX*8), R9;    \
-	LEAQ (R9)(DX*4), R10;   \
+	MOVQ dst+0(FP), DI;   \
+	MOVQ w+8(FP), SI;     \
+	MOVQ rs+16(FP), DX;   \
+	MOVQ nb+24(FP), CX;   \
+	LEAQ (DX)(DX*2), R13; \
+	LEAQ (SI)(DX*4), R8;  \
+	LEAQ (SI)(DX*8), R9;  \
+	LEAQ (R9)(DX*4), R10; \
 	XORQ AX, AX
 
 // PKQ8ROW loads a Q8_0 row's 32 quants.
-#define PKQ8ROW(addr, Y) VMOVDQU addr, Y
+#define PKQ8ROW(base, Y) VMOVDQU 2 base, Y
 
-// PKIQ4ROW loads an IQ4 row's 16 bytes of nibbles as its 32 levels: low
-// nibbles (elements 0..15) in the low lane, high ones in the high lane.
-#define PKIQ4ROW(addr, Y) \
-	VMOVDQU     addr, X8;       \
-	VPSRLW      $4, X8, X9;     \
-	VPAND       X15, X8, X8;    \
-	VPAND       X15, X9, X9;    \
-	VPSHUFB     X8, X14, X8;    \
-	VPSHUFB     X9, X14, X9;    \
+// PKIQ4 loads the 16 bytes of nibbles at disp of an IQ4 row as its 32
+// levels: low nibbles (elements 0..15) in the low lane, high ones in the
+// high lane (Y15: 0x0f bytes, Y14: the levels).
+#define PKIQ4(disp, base, Y) \
+	VMOVDQU     disp base, X8; \
+	VPSRLW      $4, X8, X9;    \
+	VPAND       X15, X8, X8;   \
+	VPAND       X15, X9, X9;   \
+	VPSHUFB     X8, X14, X8;   \
+	VPSHUFB     X9, X14, X9;   \
 	VINSERTI128 $1, X9, Y8, Y
+#define PKNLROW(base, Y) PKIQ4(2, base, Y)
+#define PKXSROW(base, Y) PKIQ4(0, base, Y)
 
 #define PKIQ4CONST \
 	VMOVDQU nib<>(SB), Y15; \
@@ -3016,7 +3069,7 @@ ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 TEXT ·packQ8_0QuantsAVX2(SB), NOSPLIT, $0-32
 	PKSETUP
 q8pack:
-	PKCOLUMN(PKNOPREP, PKQ8ROW, 2)
+	PKCOLUMN(PKNOPREP, PKQ8ROW, PKSIGNED)
 	ADDQ $34, AX
 	ADDQ $832, DI
 	DECQ CX
@@ -3028,7 +3081,7 @@ q8pack:
 TEXT ·packIQ4NLQuantsAVX2(SB), NOSPLIT, $0-32
 	PKSETUP
 nlpack:
-	PKCOLUMN(PKIQ4CONST, PKIQ4ROW, 2)
+	PKCOLUMN(PKIQ4CONST, PKNLROW, PKSIGNED)
 	ADDQ $18, AX
 	ADDQ $832, DI
 	DECQ CX
@@ -3044,7 +3097,7 @@ TEXT ·packIQ4XSQuantsAVX2(SB), NOSPLIT, $0-32
 xspack:
 	MOVQ $8, BX
 xssub:
-	PKCOLUMN(PKIQ4CONST, PKIQ4ROW, 0)
+	PKCOLUMN(PKIQ4CONST, PKXSROW, PKSIGNED)
 	ADDQ $16, AX
 	ADDQ $832, DI
 	DECQ BX
@@ -3052,5 +3105,115 @@ xssub:
 	ADDQ $8, AX              // past the next super-block's d and scales
 	DECQ CX
 	JNZ  xspack
+	VZEROUPPER
+	RET
+
+// The K-quants' sub-block j (Y14: 0x0f bytes; Y15: the high bits' mask).
+// PKQ4K loads the nibbles of Q4_K sub-block j = 2p+i: qs[32p..] (qs at
+// 16) shifted by 4i.
+#define PKQ4K(qsd, sh, base, Y) \
+	VMOVDQU qsd base, Y; \
+	VPSRLW  $(sh), Y, Y; \
+	VPAND   Y14, Y, Y
+// PKQ5K adds Q5_K's fifth bits: bit j of qh[e] (qh at 16; qs at 48).
+#define PKQ5K(qsd, sh, j, base, Y) \
+	PKQ4K(qsd, sh, base, Y);  \
+	VMOVDQU 16 base, Y8;      \
+	VPSRLW  $(j), Y8, Y8;     \
+	VPAND   Y15, Y8, Y8;      \
+	VPSLLW  $4, Y8, Y8;       \
+	VPOR    Y8, Y, Y
+// PKQ6K loads Q6_K column j = 4h+q: ql[64h+32(q&1)..] shifted by 4(q>>1),
+// and bits 2q, 2q+1 of qh[32h..] (qh at 128) above them.
+#define PKQ6K(qld, sh, qhd, qsh, base, Y) \
+	PKQ4K(qld, sh, base, Y);  \
+	VMOVDQU qhd base, Y8;     \
+	VPSRLW  $(qsh), Y8, Y8;   \
+	VPAND   Y15, Y8, Y8;      \
+	VPSLLW  $4, Y8, Y8;       \
+	VPOR    Y8, Y, Y
+
+#define PKQ4K0(base, Y) PKQ4K(16, 0, base, Y)
+#define PKQ4K1(base, Y) PKQ4K(16, 4, base, Y)
+#define PKQ4K2(base, Y) PKQ4K(48, 0, base, Y)
+#define PKQ4K3(base, Y) PKQ4K(48, 4, base, Y)
+#define PKQ4K4(base, Y) PKQ4K(80, 0, base, Y)
+#define PKQ4K5(base, Y) PKQ4K(80, 4, base, Y)
+#define PKQ4K6(base, Y) PKQ4K(112, 0, base, Y)
+#define PKQ4K7(base, Y) PKQ4K(112, 4, base, Y)
+#define PKQ5K0(base, Y) PKQ5K(48, 0, 0, base, Y)
+#define PKQ5K1(base, Y) PKQ5K(48, 4, 1, base, Y)
+#define PKQ5K2(base, Y) PKQ5K(80, 0, 2, base, Y)
+#define PKQ5K3(base, Y) PKQ5K(80, 4, 3, base, Y)
+#define PKQ5K4(base, Y) PKQ5K(112, 0, 4, base, Y)
+#define PKQ5K5(base, Y) PKQ5K(112, 4, 5, base, Y)
+#define PKQ5K6(base, Y) PKQ5K(144, 0, 6, base, Y)
+#define PKQ5K7(base, Y) PKQ5K(144, 4, 7, base, Y)
+#define PKQ6K0(base, Y) PKQ6K(0, 0, 128, 0, base, Y)
+#define PKQ6K1(base, Y) PKQ6K(32, 0, 128, 2, base, Y)
+#define PKQ6K2(base, Y) PKQ6K(0, 4, 128, 4, base, Y)
+#define PKQ6K3(base, Y) PKQ6K(32, 4, 128, 6, base, Y)
+#define PKQ6K4(base, Y) PKQ6K(64, 0, 160, 0, base, Y)
+#define PKQ6K5(base, Y) PKQ6K(96, 0, 160, 2, base, Y)
+#define PKQ6K6(base, Y) PKQ6K(64, 4, 160, 4, base, Y)
+#define PKQ6K7(base, Y) PKQ6K(96, 4, 160, 6, base, Y)
+
+#define PKKCONST1 \
+	VMOVDQU nib<>(SB), Y14;  \
+	VMOVDQU one8<>(SB), Y15
+#define PKKCONST3 \
+	VMOVDQU nib<>(SB), Y14;  \
+	VMOVDQU one8<>(SB), Y15; \
+	VPADDB  Y15, Y15, Y8;    \
+	VPOR    Y8, Y15, Y15
+
+// PKSUPER packs a K-quant super-block column of the 16 rows (at AX) as 8
+// packs from DI, with its sub-block loaders ROW0..ROW7.
+#define PKSUPER(PREP, R0, R1, R2, R3, R4, R5, R6, R7) \
+	PKCOLUMN(PREP, R0, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R1, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R2, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R3, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R4, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R5, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R6, PKOFFSET); ADDQ $832, DI; \
+	PKCOLUMN(PREP, R7, PKOFFSET); ADDQ $832, DI
+
+// func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)
+// nb counts super-blocks (144 bytes); offset 0.
+TEXT ·packQ4KQuantsAVX2(SB), NOSPLIT, $0-32
+	PKSETUP
+	XORL R14, R14
+q4kpack:
+	PKSUPER(PKKCONST1, PKQ4K0, PKQ4K1, PKQ4K2, PKQ4K3, PKQ4K4, PKQ4K5, PKQ4K6, PKQ4K7)
+	ADDQ $144, AX
+	DECQ CX
+	JNZ  q4kpack
+	VZEROUPPER
+	RET
+
+// func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)
+// nb counts super-blocks (176 bytes); offset -16.
+TEXT ·packQ5KQuantsAVX2(SB), NOSPLIT, $0-32
+	PKSETUP
+	MOVL $0xf0f0f0f0, R14
+q5kpack:
+	PKSUPER(PKKCONST1, PKQ5K0, PKQ5K1, PKQ5K2, PKQ5K3, PKQ5K4, PKQ5K5, PKQ5K6, PKQ5K7)
+	ADDQ $176, AX
+	DECQ CX
+	JNZ  q5kpack
+	VZEROUPPER
+	RET
+
+// func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)
+// nb counts super-blocks (210 bytes); offset -32.
+TEXT ·packQ6KQuantsAVX2(SB), NOSPLIT, $0-32
+	PKSETUP
+	MOVL $0xe0e0e0e0, R14
+q6kpack:
+	PKSUPER(PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K2, PKQ6K3, PKQ6K4, PKQ6K5, PKQ6K6, PKQ6K7)
+	ADDQ $210, AX
+	DECQ CX
+	JNZ  q6kpack
 	VZEROUPPER
 	RET

@@ -111,3 +111,6 @@ func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)  { panic("unreachable") }
 func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int) { panic("unreachable") }
 func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int) { panic("unreachable") }
+func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
+func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
+func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
