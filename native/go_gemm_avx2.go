@@ -58,7 +58,7 @@ func signedGemm(t ggml.DType) bool {
 // quants move four to a 32-bit word, a block (a K-quant super-block: 8
 // columns) of a row at a time.
 func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
-	if nr == gemmRows && haveX86SIMD && (packSigned(t, p, w, rs, nb) || packKQuants(t, p, w, rs, nb)) {
+	if nr == gemmRows && haveX86SIMD && packAsm(t, p, w, rs, nb) {
 		return
 	}
 	packRowsScalar(t, p, w, rs, nr, nb)
@@ -116,10 +116,12 @@ func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 	le.PutUint32(pk[768+o:], uint32(-128*(byteSum(hi)+16*int32(k))))
 }
 
-// packSigned packs 16 whole rows of a signed type t (Q8_0, IQ4_NL,
-// IQ4_XS) as packRowsGo does, their quants in assembly (transposed 8 rows
-// at a time) and their scales here; false for the other types.
-func packSigned(t ggml.DType, p, w []byte, rs, nb int) bool {
+// packAsm packs 16 whole rows of t as packRowsGo does for the types with
+// AVX2 assembly packers (Q8_0, IQ4_NL, IQ4_XS, Q4_K, Q5_K, Q6_K): their
+// quants (and, for the unsigned ones, corrections) in assembly, 8 rows
+// transposed at a time, and their scales and biases here; false for the
+// other types.
+func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
 	var quants func(dst, w *byte, rs, nb int)
 	switch t {
 	case ggml.Q8_0:
@@ -128,38 +130,6 @@ func packSigned(t ggml.DType, p, w []byte, rs, nb int) bool {
 		quants = packIQ4NLQuantsAVX2
 	case ggml.IQ4_XS:
 		quants = packIQ4XSQuantsAVX2
-	default:
-		return false
-	}
-	bs, per := t.TypeSize(), t.BlockSize()/qk
-	_ = p[nb*gemmPackSize-1]
-	_ = w[(gemmRows-1)*rs+nb/per*bs-1]
-	quants(&p[0], &w[0], rs, nb/per)
-	le := binary.LittleEndian
-	for r := range gemmRows {
-		for i := 0; i < nb/per; i++ {
-			blk := w[r*rs+i*bs:][:bs]
-			d := ggml.F16ToF32(le.Uint16(blk))
-			if t != ggml.IQ4_XS {
-				le.PutUint32(p[i*gemmPackSize+512+4*r:], math.Float32bits(d))
-				continue
-			}
-			sh := le.Uint16(blk[2:])
-			for j := range 8 {
-				ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
-				le.PutUint32(p[(8*i+j)*gemmPackSize+512+4*r:], math.Float32bits(d*float32(ls-32)))
-			}
-		}
-	}
-	return true
-}
-
-// packKQuants packs 16 whole rows of a K-quant t (Q4_K, Q5_K, Q6_K) as
-// packRowsGo does, their quants and corrections in assembly and their
-// scales and biases here; false for the other types.
-func packKQuants(t ggml.DType, p, w []byte, rs, nb int) bool {
-	var quants func(dst, w *byte, rs, nb int)
-	switch t {
 	case ggml.Q4_K:
 		quants = packQ4KQuantsAVX2
 	case ggml.Q5_K:
@@ -169,39 +139,52 @@ func packKQuants(t ggml.DType, p, w []byte, rs, nb int) bool {
 	default:
 		return false
 	}
-	bs, ns := t.TypeSize(), nb/8 // super-blocks
+	bs, per := t.TypeSize(), t.BlockSize()/qk
 	_ = p[nb*gemmPackSize-1]
-	_ = w[(gemmRows-1)*rs+ns*bs-1]
-	quants(&p[0], &w[0], rs, ns)
-	le := binary.LittleEndian
-	put := func(pk, at int, v float32) { le.PutUint32(p[pk*gemmPackSize+at:], math.Float32bits(v)) }
+	_ = w[(gemmRows-1)*rs+nb/per*bs-1]
+	quants(&p[0], &w[0], rs, nb/per)
 	for r := range gemmRows {
-		o := 4 * r
-		for i := range ns {
-			blk := w[r*rs+i*bs:][:bs]
-			if t == ggml.Q6_K { // scales[16] at 192, d at 208
-				d := ggml.F16ToF32(le.Uint16(blk[208:]))
-				for j := range 8 {
-					put(8*i+j, 512+o, d*float32(int8(blk[192+2*j])))
-					put(8*i+j, 576+o, d*float32(int8(blk[192+2*j+1])))
-				}
-				continue
-			}
-			d, dmin := ggml.F16ToF32(le.Uint16(blk)), ggml.F16ToF32(le.Uint16(blk[2:]))
-			scales := (*[12]byte)(blk[4:16])
-			for j := range 8 {
-				sc, m := ggml.ScaleMinK4(j, scales)
-				dj := d * float32(sc)
-				b := 0 - dmin*float32(m) // (as blockWords: +0 for a zero min)
-				if t == ggml.Q5_K {
-					b = 16*dj - dmin*float32(m)
-				}
-				put(8*i+j, 512+o, dj)
-				put(8*i+j, 640+o, b)
-			}
+		for i := 0; i < nb/per; i++ {
+			putScales(t, p[i*per*gemmPackSize:], 4*r, w[r*rs+i*bs:][:bs])
 		}
 	}
 	return true
+}
+
+// putScales writes into the packs p of block (super-block: 8 packs) blk
+// its scales d (and Q6_K's d2) and the K-quants' biases b, as blockWords
+// makes them, at offset o of each field.
+func putScales(t ggml.DType, p []byte, o int, blk []byte) {
+	le := binary.LittleEndian
+	put := func(pk, at int, v float32) { le.PutUint32(p[pk*gemmPackSize+at+o:], math.Float32bits(v)) }
+	switch t {
+	case ggml.Q8_0, ggml.IQ4_NL:
+		put(0, 512, ggml.F16ToF32(le.Uint16(blk)))
+	case ggml.IQ4_XS:
+		d, sh := ggml.F16ToF32(le.Uint16(blk)), le.Uint16(blk[2:])
+		for j := range 8 {
+			ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
+			put(j, 512, d*float32(ls-32))
+		}
+	case ggml.Q6_K: // scales[16] at 192, d at 208
+		d := ggml.F16ToF32(le.Uint16(blk[208:]))
+		for j := range 8 {
+			put(j, 512, d*float32(int8(blk[192+2*j])))
+			put(j, 576, d*float32(int8(blk[192+2*j+1])))
+		}
+	case ggml.Q4_K, ggml.Q5_K:
+		d, dmin := ggml.F16ToF32(le.Uint16(blk)), ggml.F16ToF32(le.Uint16(blk[2:]))
+		for j := range 8 {
+			sc, m := ggml.ScaleMinK4(j, (*[12]byte)(blk[4:16]))
+			dj := d * float32(sc)
+			b := 0 - dmin*float32(m) // (as blockWords: +0 for a zero min)
+			if t == ggml.Q5_K {
+				b = 16*dj - dmin*float32(m)
+			}
+			put(j, 512, dj)
+			put(j, 640, b)
+		}
+	}
 }
 
 // putSignedRow writes row r of the gemmPack pk from its column c of

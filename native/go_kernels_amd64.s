@@ -3179,41 +3179,29 @@ xssub:
 	PKCOLUMN(PREP, R6, PKOFFSET); ADDQ $832, DI; \
 	PKCOLUMN(PREP, R7, PKOFFSET); ADDQ $832, DI
 
+// PKKQUANTS defines name(dst, w *byte, rs, nb int) over nb K-quant
+// super-blocks of blk bytes: offset bytes off, constants PREP, sub-block
+// loaders R0..R7.
+#define PKKQUANTS(name, blk, off, PREP, R0, R1, R2, R3, R4, R5, R6, R7) \
+TEXT name(SB), NOSPLIT, $0-32;                          \
+	PKSETUP;                                            \
+	MOVL $off, R14;                                     \
+kpack:;                                                 \
+	PKSUPER(PREP, R0, R1, R2, R3, R4, R5, R6, R7);      \
+	ADDQ $blk, AX;                                      \
+	DECQ CX;                                            \
+	JNZ  kpack;                                         \
+	VZEROUPPER;                                         \
+	RET
+
 // func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (144 bytes); offset 0.
-TEXT ·packQ4KQuantsAVX2(SB), NOSPLIT, $0-32
-	PKSETUP
-	XORL R14, R14
-q4kpack:
-	PKSUPER(PKKCONST1, PKQ4K0, PKQ4K1, PKQ4K2, PKQ4K3, PKQ4K4, PKQ4K5, PKQ4K6, PKQ4K7)
-	ADDQ $144, AX
-	DECQ CX
-	JNZ  q4kpack
-	VZEROUPPER
-	RET
+PKKQUANTS(·packQ4KQuantsAVX2, 144, 0, PKKCONST1, PKQ4K0, PKQ4K1, PKQ4K2, PKQ4K3, PKQ4K4, PKQ4K5, PKQ4K6, PKQ4K7)
 
 // func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (176 bytes); offset -16.
-TEXT ·packQ5KQuantsAVX2(SB), NOSPLIT, $0-32
-	PKSETUP
-	MOVL $0xf0f0f0f0, R14
-q5kpack:
-	PKSUPER(PKKCONST1, PKQ5K0, PKQ5K1, PKQ5K2, PKQ5K3, PKQ5K4, PKQ5K5, PKQ5K6, PKQ5K7)
-	ADDQ $176, AX
-	DECQ CX
-	JNZ  q5kpack
-	VZEROUPPER
-	RET
+PKKQUANTS(·packQ5KQuantsAVX2, 176, 0xf0f0f0f0, PKKCONST1, PKQ5K0, PKQ5K1, PKQ5K2, PKQ5K3, PKQ5K4, PKQ5K5, PKQ5K6, PKQ5K7)
 
 // func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (210 bytes); offset -32.
-TEXT ·packQ6KQuantsAVX2(SB), NOSPLIT, $0-32
-	PKSETUP
-	MOVL $0xe0e0e0e0, R14
-q6kpack:
-	PKSUPER(PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K2, PKQ6K3, PKQ6K4, PKQ6K5, PKQ6K6, PKQ6K7)
-	ADDQ $210, AX
-	DECQ CX
-	JNZ  q6kpack
-	VZEROUPPER
-	RET
+PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K2, PKQ6K3, PKQ6K4, PKQ6K5, PKQ6K6, PKQ6K7)
