@@ -16,34 +16,39 @@ import (
 // batch then reuses.
 
 // avx2GemmKernel returns the AVX2 gemm kernel of type t (row-major, or
-// interleaved Q4_0 and Q5_0), nil if there is none or the CPU has VNNI: one per bound on its packed quants (which sets how many
-// int16 pair sums add before they widen) and kind (plain, bias, split).
+// interleaved Q4_0 and Q5_0), nil if there is none or the CPU has VNNI:
+// one per bound on its packed quants (which sets how many int16 pair sums
+// add before they widen) and kind (plain, bias, split, signed).
 func avx2GemmKernel(t ggml.DType) gemmKernel {
-	if !haveLowBitRows || haveVNNI {
+	if !haveX86SIMD || haveVNNI {
 		return nil
+	}
+	if signedQuants(t) {
+		return gemmSignedAVX2
 	}
 	switch t {
 	case ggml.Q4_0:
 		return gemmPlainAVX2
 	case ggml.Q5_0:
 		return gemmPlain4AVX2
-	case ggml.Q4_K:
-		return gemmBias4AVX2
-	case ggml.Q5_K:
+	case ggml.Q4_K, ggml.Q5_K:
 		return gemmBias4AVX2
 	case ggml.Q6_K:
 		return gemmSplit2AVX2
-	case ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS:
-		return gemmSignedAVX2
 	}
 	return nil
 }
 
+// signedQuants reports whether t's packed quants reach 128 in magnitude
+// (Q8_0's, and IQ4_NL's and IQ4_XS's levels): the AVX2 gemm takes them
+// signed, against activations as quantized (gemmSignedAVX2).
+func signedQuants(t ggml.DType) bool {
+	return t == ggml.Q8_0 || t == ggml.IQ4_NL || t == ggml.IQ4_XS
+}
+
 // signedGemm reports whether row-major weights of type t multiply in
 // batches by gemmSignedAVX2, whose activations are not flipped.
-func signedGemm(t ggml.DType) bool {
-	return !haveVNNI && haveLowBitRows && (t == ggml.Q8_0 || t == ggml.IQ4_NL || t == ggml.IQ4_XS)
-}
+func signedGemm(t ggml.DType) bool { return avx2GemmKernel(t) != nil && signedQuants(t) }
 
 // packRowsGo repacks the nr (at most gemmRows) rows at w, rs bytes apart,
 // of type t into the gemmPacks p of their nb 32-element block columns, as
@@ -69,10 +74,10 @@ func packRowsGo(t ggml.DType, p, w []byte, rs, nr, nb int) {
 func packRowsScalar(t ggml.DType, p, w []byte, rs, nr, nb int) {
 	var cols [8]blockCol
 	var zero [256]byte // a block (a super-block) of zero bytes
-	per := t.BlockSize() / qk
-	var pairs *iq4Pairs
+	per, signed := t.BlockSize()/qk, signedQuants(t)
+	var pairs iq4Pairs
 	if t == ggml.IQ4_NL || t == ggml.IQ4_XS {
-		pairs = newIQ4Pairs()
+		pairs = makeIQ4Pairs()
 	}
 	for r := range gemmRows {
 		for i0 := 0; i0 < nb; i0 += per {
@@ -80,7 +85,7 @@ func packRowsScalar(t ggml.DType, p, w []byte, rs, nr, nb int) {
 			if r < nr {
 				blk = w[r*rs+i0/per*t.TypeSize():][:t.TypeSize()]
 			}
-			k, signed := blockWords(t, blk, &cols, pairs)
+			k := blockWords(t, blk, &cols, &pairs)
 			for j := range cols[:per] {
 				pk := (*[gemmPackSize]byte)(p[(i0+j)*gemmPackSize:])
 				if signed {
@@ -119,8 +124,8 @@ func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 // packAsm packs 16 whole rows of t as packRowsGo does for the types with
 // AVX2 assembly packers (Q8_0, IQ4_NL, IQ4_XS, Q4_K, Q5_K, Q6_K): their
 // quants (and, for the unsigned ones, corrections) in assembly, 8 rows
-// transposed at a time, and their scales and biases here; false for the
-// other types.
+// transposed at a time, and their scales and biases (blockScales) here;
+// false for the other types.
 func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
 	var quants func(dst, w *byte, rs, nb int)
 	switch t {
@@ -143,47 +148,61 @@ func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
 	_ = p[nb*gemmPackSize-1]
 	_ = w[(gemmRows-1)*rs+nb/per*bs-1]
 	quants(&p[0], &w[0], rs, nb/per)
+	// the scales and biases, row by row (the signed kernel reads d alone)
+	le, signed := binary.LittleEndian, signedQuants(t)
+	var cols [8]blockCol
 	for r := range gemmRows {
+		o := 4 * r
 		for i := 0; i < nb/per; i++ {
-			putScales(t, p[i*per*gemmPackSize:], 4*r, w[r*rs+i*bs:][:bs])
+			blockScales(t, w[r*rs+i*bs:][:bs], &cols)
+			for j := range per {
+				pk, c := (*[gemmPackSize]byte)(p[(i*per+j)*gemmPackSize:]), &cols[j]
+				le.PutUint32(pk[512+o:], math.Float32bits(c.d))
+				if !signed {
+					le.PutUint32(pk[576+o:], math.Float32bits(c.d2))
+					le.PutUint32(pk[640+o:], math.Float32bits(c.b))
+				}
+			}
 		}
 	}
 	return true
 }
 
-// putScales writes into the packs p of block (super-block: 8 packs) blk
-// its scales d (and Q6_K's d2) and the K-quants' biases b, as blockWords
-// makes them, at offset o of each field.
-func putScales(t ggml.DType, p []byte, o int, blk []byte) {
+// blockScales sets, for the columns of the block (a K-quant or IQ4_XS
+// super-block: 8) blk of type t, the scale d (of a K-quant or IQ4_XS
+// sub-block), the second half's scale d2 (Q6_K; else 0) and the bias b
+// (the K-quants' -dmin·m; Q5_K's also 16·d, its quants being packed less
+// 16) of their gemmPacks.
+func blockScales(t ggml.DType, blk []byte, cols *[8]blockCol) {
 	le := binary.LittleEndian
-	put := func(pk, at int, v float32) { le.PutUint32(p[pk*gemmPackSize+at+o:], math.Float32bits(v)) }
+	d := ggml.F16ToF32(le.Uint16(blk))
 	switch t {
-	case ggml.Q8_0, ggml.IQ4_NL:
-		put(0, 512, ggml.F16ToF32(le.Uint16(blk)))
-	case ggml.IQ4_XS:
-		d, sh := ggml.F16ToF32(le.Uint16(blk)), le.Uint16(blk[2:])
+	case ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.IQ4_NL:
+		cols[0].d, cols[0].d2, cols[0].b = d, 0, 0
+	case ggml.IQ4_XS: // d, scales_h, scales_l[4]: 6-bit scales less 32
+		sh := le.Uint16(blk[2:])
 		for j := range 8 {
 			ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
-			put(j, 512, d*float32(ls-32))
+			cols[j].d, cols[j].d2, cols[j].b = d*float32(ls-32), 0, 0
 		}
 	case ggml.Q6_K: // scales[16] at 192, d at 208
-		d := ggml.F16ToF32(le.Uint16(blk[208:]))
+		d = ggml.F16ToF32(le.Uint16(blk[208:]))
 		for j := range 8 {
-			put(j, 512, d*float32(int8(blk[192+2*j])))
-			put(j, 576, d*float32(int8(blk[192+2*j+1])))
+			cols[j].d, cols[j].d2, cols[j].b = d*float32(int8(blk[192+2*j])), d*float32(int8(blk[192+2*j+1])), 0
 		}
-	case ggml.Q4_K, ggml.Q5_K:
-		d, dmin := ggml.F16ToF32(le.Uint16(blk)), ggml.F16ToF32(le.Uint16(blk[2:]))
+	case ggml.Q4_K, ggml.Q5_K: // d, dmin, scales[12]
+		dmin, scales := ggml.F16ToF32(le.Uint16(blk[2:])), (*[12]byte)(blk[4:16])
 		for j := range 8 {
-			sc, m := ggml.ScaleMinK4(j, (*[12]byte)(blk[4:16]))
-			dj := d * float32(sc)
-			b := 0 - dmin*float32(m) // (as blockWords: +0 for a zero min)
+			sc, m := ggml.ScaleMinK4(j, scales)
+			c := &cols[j]
+			c.d, c.d2 = d*float32(sc), 0
+			c.b = 0 - dmin*float32(m) // (0 - x: +0 for a zero min, as the VNNI packers)
 			if t == ggml.Q5_K {
-				b = 16*dj - dmin*float32(m)
+				c.b = 16*c.d - dmin*float32(m)
 			}
-			put(j, 512, dj)
-			put(j, 640, b)
 		}
+	default:
+		panic("native: blockScales: no packs for " + t.String())
 	}
 }
 
@@ -258,14 +277,14 @@ type blockCol struct {
 // nibble's in the low byte, the high one's in the high byte.
 type iq4Pairs [256]uint16
 
-// newIQ4Pairs returns the pairs of ggml's IQ4 levels.
-func newIQ4Pairs() *iq4Pairs {
+// makeIQ4Pairs returns the pairs of ggml's IQ4 levels.
+func makeIQ4Pairs() iq4Pairs {
 	levels := ggml.IQ4NLLevels()
 	var t iq4Pairs
 	for b := range t {
 		t[b] = uint16(uint8(levels[b&0xf])) | uint16(uint8(levels[b>>4]))<<8
 	}
-	return &t
+	return t
 }
 
 // levelWords sets u to the 32 IQ4 levels the nibbles of qs index, four
@@ -284,13 +303,13 @@ func (t *iq4Pairs) levelWords(qs []byte, u *[8]uint32) {
 func spread4(x uint32) uint32 { return (x * 0x00204081 & 0x01010101) << 4 }
 
 // blockWords sets cols to the columns of the block (a K-quant or IQ4_XS
-// super-block: 8) blk of type t and returns the offset k the packs add to
-// its quants, or signed for the signed quants of gemmSignedAVX2 (Q8_0's,
-// and IQ4_NL's and IQ4_XS's levels through pairs, their columns' scales
-// d·(ls-32)).
-func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k int, signed bool) {
+// super-block: 8) blk of type t, their quants four to a word (IQ4_NL's and
+// IQ4_XS's levels through pairs) and their scales and bias
+// (blockScales), and returns the offset k the packs add to the quants
+// (0 for the signed ones).
+func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k int) {
 	le := binary.LittleEndian
-	f16 := func(b []byte) float32 { return ggml.F16ToF32(le.Uint16(b)) }
+	blockScales(t, blk, cols)
 	c := &cols[0]
 	switch t {
 	case ggml.Q4_0: // d, qs[16]: low nibbles elements 0..15, high ones 16..31
@@ -298,8 +317,7 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k
 			v := le.Uint32(blk[2+4*g:])
 			c.u[g], c.u[g+4] = v&0x0f0f0f0f, v>>4&0x0f0f0f0f
 		}
-		c.d = f16(blk)
-		return -8, false
+		return -8
 	case ggml.Q5_0: // d, qh (bit e: element e's fifth), qs[16]
 		qh := le.Uint32(blk[2:])
 		for g := range 4 {
@@ -307,15 +325,12 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k
 			c.u[g] = v&0x0f0f0f0f | spread4(qh>>(4*g)&15)
 			c.u[g+4] = v>>4&0x0f0f0f0f | spread4(qh>>(16+4*g)&15)
 		}
-		c.d = f16(blk)
-		return -16, false
+		return -16
 	case ggml.Q4_K, ggml.Q5_K: // d, dmin, scales[12], (Q5_K: qh[32],) qs[128]
 		qs := 16
 		if t == ggml.Q5_K {
 			qs = 48
 		}
-		d, dmin := f16(blk), f16(blk[2:])
-		scales := (*[12]byte)(blk[4:16])
 		for j := 0; j < 8; j += 2 { // a pair of columns shares its bytes: low, high nibbles
 			c0, c1 := &cols[j], &cols[j+1]
 			q := blk[qs+32*(j/2):][:32]
@@ -331,39 +346,26 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k
 					c1.u[g] |= h >> (j + 1) & 0x01010101 << 4
 				}
 			}
-			for i, c := range [2]*blockCol{c0, c1} {
-				sc, m := ggml.ScaleMinK4(j+i, scales)
-				c.d, c.b = d*float32(sc), 0-dmin*float32(m) // (0 - x: +0 for a zero min, as the VNNI packers)
-				if t == ggml.Q5_K {
-					c.b = 16*c.d - dmin*float32(m)
-				}
-			}
 		}
 		if t == ggml.Q5_K {
-			return -16, false
+			return -16
 		}
-		return 0, false
+		return 0
 	case ggml.Q8_0: // d, qs[32]: signed quants
 		for g := range 8 {
 			c.u[g] = le.Uint32(blk[2+4*g:])
 		}
-		c.d = f16(blk)
-		return 0, true
+		return 0
 	case ggml.IQ4_NL: // d, qs[16]: nibbles index the levels, low ones elements 0..15
 		pairs.levelWords(blk[2:18], &c.u)
-		c.d = f16(blk)
-		return 0, true
+		return 0
 	case ggml.IQ4_XS: // d, scales_h, scales_l[4], qs[128]: sub-block j's nibbles at qs[16j..]
-		d, sh := f16(blk), le.Uint16(blk[2:])
 		for j := range 8 {
-			ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
 			pairs.levelWords(blk[8+16*j:][:16], &cols[j].u)
-			cols[j].d = d * float32(ls-32)
 		}
-		return 0, true
+		return 0
 	case ggml.Q6_K: // ql[128], qh[64], scales[16], d; column j = 4h+q
 		b := (*[210]byte)(blk)
-		d := f16(b[208:])
 		for h := range 2 {
 			for g := range 8 {
 				l0, l1 := le.Uint32(b[64*h+4*g:]), le.Uint32(b[64*h+32+4*g:])
@@ -374,10 +376,7 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k
 				cols[4*h+3].u[g] = l1>>4&0x0f0f0f0f | (hb>>6&0x03030303)<<4
 			}
 		}
-		for j := range 8 {
-			cols[j].d, cols[j].d2 = d*float32(int8(b[192+2*j])), d*float32(int8(b[192+2*j+1]))
-		}
-		return -32, false
+		return -32
 	}
 	panic("native: blockWords: no packs for " + t.String())
 }

@@ -18,7 +18,7 @@ import (
 // VNNI ones where the CPU has them: sums of the same products in another
 // order.
 func TestILRowsAVX2(t *testing.T) {
-	if !haveLowBitRows {
+	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	ilKernels := map[ggml.DType][3]any{
@@ -62,7 +62,7 @@ func TestILRowsAVX2(t *testing.T) {
 // decode kernel token by token over the same activations, and the packs
 // byte for byte against the VNNI packer's where the CPU has it.
 func TestGemmILAVX2(t *testing.T) {
-	if !haveLowBitRows {
+	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	r := rand.New(rand.NewPCG(23, 24))
@@ -109,7 +109,7 @@ func TestGemmILAVX2(t *testing.T) {
 // values (the weights' dequantized values, as the packs hold them) with the
 // q8a-rounded activations.
 func TestGemmAVX2(t *testing.T) {
-	if !haveLowBitRows {
+	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	vnniPack := map[ggml.DType]func(dst, w *byte, rs, nr, nb int){
@@ -122,11 +122,7 @@ func TestGemmAVX2(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	const tokens = 4
 	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS} {
-		// the signed kernel's activations are not flipped
-		signed := typ == ggml.Q8_0 || typ == ggml.IQ4_NL || typ == ggml.IQ4_XS
-		if !haveVNNI {
-			require.Equal(t, signed, signedGemm(typ), "%s: the Go backend's flip", typ)
-		}
+		signed := signedQuants(typ) // the signed kernel's activations are not flipped
 		for _, shape := range [][3]int{{16, 256, 0}, {11, 512, 0}, {16, 256, 1}} {
 			rows, cols, extreme := shape[0], shape[1], shape[2] == 1
 			nb := cols / qk

@@ -193,7 +193,7 @@ func dequantRow(t ggml.DType, row []byte, dst []float32) error {
 			}
 		}
 	}
-	if haveLowBitRows && n > 0 {
+	if haveX86SIMD && n > 0 {
 		if deq := lowBitDequant(t); deq != nil && n%t.BlockSize() == 0 && len(row) >= n/t.BlockSize()*t.TypeSize() {
 			deq(&dst[0], &row[0], n/t.BlockSize())
 			return nil
@@ -275,7 +275,7 @@ func dotF32r4x4(w []float32, wstride int, x []float32, xstride, n int, out *[16]
 }
 
 // lowBitDequant returns the assembly dequantizer of the lookup or low-bit
-// type t (haveLowBitRows); nil if there is none.
+// type t (haveX86SIMD); nil if there is none.
 func lowBitDequant(t ggml.DType) func(dst *float32, w *byte, nb int) {
 	switch t {
 	case ggml.IQ4_NL:

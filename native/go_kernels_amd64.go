@@ -8,10 +8,6 @@ import "golang.org/x/sys/cpu"
 // this CPU (AVX2, FMA and F16C, with the OS saving the YMM registers).
 var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
 
-// haveX86SIMD is haveSIMD where the SIMD kernels are this file's (x86
-// AVX2): it guards the kernels only x86 has.
-var haveX86SIMD = haveSIMD
-
 // dotRowsQ8_0Q8SIMD sets out[r] to the dot product of the nb Q8_0 blocks of
 // weight row r (at w + r*rs bytes) with the nb q8a blocks at y, for r <
 // nrows: decode's matrix-vector product, the row loop in assembly.
@@ -64,9 +60,11 @@ func dotRowsQ5_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)
 //go:noescape
 func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)
 
-// haveLowBitRows reports whether the IQ4_NL, MXFP4, IQ4_XS, Q2_K and
-// Q3_K rows kernels below run (with the AVX2 ones).
-var haveLowBitRows = haveSIMD
+// haveX86SIMD reports whether the kernels only x86 has run: the AVX2
+// ones of this file's assembly (the IQ4_NL, MXFP4, IQ4_XS, Q2_K and Q3_K
+// rows kernels, the AVX2 gemms and packers, the four-head attention),
+// which haveSIMD's arm64 twin lacks.
+var haveX86SIMD = haveSIMD
 
 // dotRowsIQ4NLQ8SIMD is dotRowsQ8_0Q8SIMD for IQ4_NL blocks and q8a
 // activations.
@@ -174,7 +172,7 @@ func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 
 // packQ8_0QuantsAVX2 writes the quants of the nb Q8_0 block columns of 16
 // whole rows at w, rs bytes apart, into the gemmPacks at dst as
-// gemmSignedAVX2 multiplies them (their scales are packSigned's).
+// gemmSignedAVX2 multiplies them (their scales are packAsm's).
 //
 //go:noescape
 func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)
@@ -194,7 +192,7 @@ func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)
 // packQ4KQuantsAVX2 writes the quants and corrections of the nb Q4_K
 // super-block columns of 16 whole rows at w, rs bytes apart, into the
 // gemmPacks at dst (8 a super-block) as gemmBias4AVX2 multiplies them
-// (their scales and biases are packKQuants').
+// (their scales and biases are packAsm's).
 //
 //go:noescape
 func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)

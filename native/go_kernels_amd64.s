@@ -2913,7 +2913,7 @@ ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 
 // The AVX2 packers (gemmSignedAVX2's, gemmBias4AVX2's and gemmSplit2AVX2's
 // packs of 16 whole rows, rs bytes apart; their scales and biases are
-// Go's: packSigned, packKQuants): each block (K-quant and IQ4_XS:
+// Go's: packAsm): each block (K-quant and IQ4_XS:
 // sub-block) column's 32 quants of 8 rows in Y0..Y7, as bytes in element
 // order, transposed as 4-byte words so that a register holds elements
 // 4c..4c+3 of the 8 rows, and stored at 64c + 32H of its pack. SI: row 0,

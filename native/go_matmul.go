@@ -286,9 +286,9 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if !haveVNNI {
 		switch t {
 		case ggml.Q4_0:
-			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go}, haveLowBitRows
+			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go}, haveX86SIMD
 		case ggml.Q5_0:
-			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go}, haveLowBitRows
+			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go}, haveX86SIMD
 		}
 	}
 	switch t {

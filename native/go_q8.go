@@ -23,9 +23,9 @@ func q8Layout(t ggml.DType) (elems, size int, ok bool) {
 	case ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
 		return qkk, sizeQ8K, true
 	case ggml.IQ4_NL, ggml.MXFP4:
-		return qk, sizeQ8a, haveLowBitRows
+		return qk, sizeQ8a, haveX86SIMD
 	case ggml.IQ4_XS, ggml.Q2_K, ggml.Q3_K:
-		return qkk, sizeQ8K, haveLowBitRows
+		return qkk, sizeQ8K, haveX86SIMD
 	}
 	return 0, 0, false
 }

@@ -8,9 +8,6 @@ package native
 
 const haveAVX512 = false
 
-// haveX86SIMD is false: the AVX2 kernels only x86 has are stubs here.
-const haveX86SIMD = false
-
 func dotQ8_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func dotQ4_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func dotQ5_0AVX512(w *byte, x *float32, nb int) float32 { panic("unreachable") }
@@ -71,9 +68,10 @@ func packQ3K(dst, w *byte, rs, nr, nb int)                 { panic("unreachable"
 func packILQ3K(dst, w *byte, nb int)                       { panic("unreachable") }
 func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 
-// The lookup types' and Q2_K/Q3_K rows kernels are amd64's
-// (go_kernels_amd64.s).
-const haveLowBitRows = false
+// The kernels only x86 has (go_kernels_amd64.s: the lookup types' and
+// Q2_K/Q3_K rows kernels, the AVX2 gemms, packers and attention) are
+// stubs here.
+const haveX86SIMD = false
 
 func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
 func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }

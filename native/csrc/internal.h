@@ -215,8 +215,9 @@ typedef struct {
    * they are (signed), not flipped to +128: AVX2's kernels of quants up to
    * 128 in magnitude, which sign the activations by the quants instead. */
   unsigned char il_gemm_signed[LRT_NTYPES];
-  /* il_panel[t], where set (F16, BF16; on AVX2 the quantized types with
-   * il_rows), returns the panel that panels_mul multiplies for one
+  /* il_panel[t], where set (F16, BF16; on AVX2 Q4_0, Q5_0, Q8_0 and the
+   * K-quants, for when their gemm cannot allocate its packs), returns the
+   * panel that panels_mul multiplies for one
    * interleaved group (its IL_ROWS rows of n elements at w): a float panel
    * it packs into p (F16 and the quantized types), or the group itself,
    * which already is the BF16 pair panel. Batches of such weights run as

@@ -9,7 +9,10 @@
  * row-parallel matrix-vector product.
  *
  * Batches of GEMM_MIN_TOKENS or more take the kernels' gemm path where the
- * CPU has one (AVX-512 VNNI: every legacy type, Q3_K-Q6_K and IQ4_XS). The
+ * CPU has one (AVX-512 VNNI: every legacy type, Q3_K-Q6_K and IQ4_XS;
+ * AVX2: the interleaved types but F16, with vpmaddubsw + vpmaddwd, and
+ * for quants that reach 128 in magnitude |q| against activations signed
+ * by q, left unflipped: kernels.il_gemm_signed). The
  * activations become 32-element 8-bit blocks with their quants offset to
  * unsigned, and each call repacks GEMM_ROWS weight rows so that one
  * vpdpbusd advances all of them against one broadcast activation word:
@@ -17,9 +20,10 @@
  * threads, 64-token batches) this took Q8_0 prefill from about 460 to about
  * 1000 tokens/s.
  *
- * Where the kernels have panels (AVX2: every weight type; AVX-512: the
- * float ones), batches of PANEL_MIN_TOKENS or more of every weight type
- * without a gemm run as panels instead: a chunk of rows is packed
+ * Where the kernels have panels (AVX2: the row-major types, the float
+ * ones and, should a gemm fail to allocate, the interleaved ones; AVX-512:
+ * the float ones), batches of PANEL_MIN_TOKENS or more of every weight
+ * type without a gemm run as panels instead: a chunk of rows is packed
  * (dequantized, widened) into a per-thread slot of the scratch as 16-row
  * column-major panels, and tiles of broadcast activations pass over them
  * (kernels.panel_mul: 16 rows x 6 tokens on AVX2, 32 x 12 on AVX-512).
@@ -272,8 +276,8 @@ static int32_t matmul(lrt_pool *p, int32_t wtype, int il, const void *w, int64_t
  * bytes by ntok tokens on nth threads: about 4 per thread for balance; for
  * a batch at most CHUNK_BYTES, so that a chunk stays in L2 while the
  * token tiles pass. Decode reuses nothing: each chunk is one stream from
- * memory, and the longer the better (2048x2048 F16 at 2 threads: 45-49
- * GB/s in 128 KB chunks, 56 as 1 MB ones, as the Go backend's). */
+ * memory, and the longer the better (2048x2048 F16 at 2 threads: 45-46
+ * GB/s in 128 KB chunks, 50 in 1 MB ones, the Go backend's size). */
 static int64_t rows_chunk(int64_t rows, int nth, int64_t wrow, int64_t ntok) {
   int64_t chunk = rows / ((int64_t)nth * 4);
   const int64_t max_rows = CHUNK_BYTES / wrow;
