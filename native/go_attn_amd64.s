@@ -18,6 +18,19 @@
 	PREFETCHT0 (R12)(R13*1) \
 	PREFETCHT0 64(R12)(R13*1)
 
+// REDUCE8 sets lane i of Y1 to the sum of the 8 lanes of Yi (i < 8),
+// through Y0..Y7.
+#define REDUCE8 \
+	VHADDPS    Y1, Y0, Y0;       \
+	VHADDPS    Y3, Y2, Y2;       \
+	VHADDPS    Y5, Y4, Y4;       \
+	VHADDPS    Y7, Y6, Y6;       \
+	VHADDPS    Y2, Y0, Y0;       \
+	VHADDPS    Y6, Y4, Y4;       \
+	VPERM2F128 $0x20, Y4, Y0, Y1; \
+	VPERM2F128 $0x31, Y4, Y0, Y2; \
+	VADDPS     Y2, Y1, Y1
+
 // DOTS8 scores the query at DI against key rows in blocks of 8 while CX
 // >= 8, each block's 8 sums reduced together (the reduction per row would
 // cost as much as a short row's products): rows at SI, DX bytes apart,
@@ -75,15 +88,7 @@ rows8cols: \
 	ADDQ $KSTEP, AX \
 	CMPQ AX, BX \
 	JLT  rows8cols \
-	VHADDPS Y1, Y0, Y0 \
-	VHADDPS Y3, Y2, Y2 \
-	VHADDPS Y5, Y4, Y4 \
-	VHADDPS Y7, Y6, Y6 \
-	VHADDPS Y2, Y0, Y0 \
-	VHADDPS Y6, Y4, Y4 \
-	VPERM2F128 $0x20, Y4, Y0, Y1 \
-	VPERM2F128 $0x31, Y4, Y0, Y2 \
-	VADDPS Y2, Y1, Y1 \
+	REDUCE8 \
 	VMOVUPS Y1, (R8) \
 	ADDQ $32, R8 \
 	LEAQ (SI)(DX*8), SI \
@@ -578,16 +583,7 @@ g2cols:
 	CMPQ        AX, BX
 	JLT         g2cols
 
-	// lanes of Y1: head 0 rows 0, 1, head 1 rows 0, 1, ...
-	VHADDPS      Y1, Y0, Y0
-	VHADDPS      Y3, Y2, Y2
-	VHADDPS      Y5, Y4, Y4
-	VHADDPS      Y7, Y6, Y6
-	VHADDPS      Y2, Y0, Y0
-	VHADDPS      Y6, Y4, Y4
-	VPERM2F128   $0x20, Y4, Y0, Y1
-	VPERM2F128   $0x31, Y4, Y0, Y2
-	VADDPS       Y2, Y1, Y1
+	REDUCE8                    // lanes of Y1: head 0 rows 0, 1, head 1 rows 0, 1, ...
 	VMOVQ        X1, (R8)
 	VMOVHPS      X1, (R8)(R10*1)
 	VEXTRACTF128 $1, Y1, X2

@@ -3065,29 +3065,25 @@ ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 	VMOVDQU nib<>(SB), Y15; \
 	VMOVDQU iq4nlLevels<>(SB), Y14
 
-// func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)
-TEXT ·packQ8_0QuantsAVX2(SB), NOSPLIT, $0-32
-	PKSETUP
-q8pack:
-	PKCOLUMN(PKNOPREP, PKQ8ROW, PKSIGNED)
-	ADDQ $34, AX
-	ADDQ $832, DI
-	DECQ CX
-	JNZ  q8pack
-	VZEROUPPER
+// PKBLOCKS defines name(dst, w *byte, rs, nb int) over nb blocks of blk
+// bytes, a pack each: constants PREP, row loader ROW.
+#define PKBLOCKS(name, blk, PREP, ROW) \
+TEXT name(SB), NOSPLIT, $0-32;           \
+	PKSETUP;                             \
+bpack:;                                  \
+	PKCOLUMN(PREP, ROW, PKSIGNED);       \
+	ADDQ $blk, AX;                       \
+	ADDQ $832, DI;                       \
+	DECQ CX;                             \
+	JNZ  bpack;                          \
+	VZEROUPPER;                          \
 	RET
 
+// func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)
+PKBLOCKS(·packQ8_0QuantsAVX2, 34, PKNOPREP, PKQ8ROW)
+
 // func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int)
-TEXT ·packIQ4NLQuantsAVX2(SB), NOSPLIT, $0-32
-	PKSETUP
-nlpack:
-	PKCOLUMN(PKIQ4CONST, PKNLROW, PKSIGNED)
-	ADDQ $18, AX
-	ADDQ $832, DI
-	DECQ CX
-	JNZ  nlpack
-	VZEROUPPER
-	RET
+PKBLOCKS(·packIQ4NLQuantsAVX2, 18, PKIQ4CONST, PKNLROW)
 
 // func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (136 bytes; sub-block j's nibbles at 8+16j).
