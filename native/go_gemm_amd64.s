@@ -284,17 +284,21 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 // and H (as ggml unpacks Q6_K), with T a temporary and M the masks 0x0f,
 // 0x03, 0x0c, 0x30, 0xc0 in M0F, M03, M0C, M30, MC0.
 #define ILQ6U0(A, B, H, D, T, M0F, M03, M0C, M30, MC0) \
-	VPANDD M0F, A, D; VPANDD M03, H, T; VPSLLW $4, T, T; VPORD T, D, D
+	VPANDD M03, H, D; VPSLLW $4, D, D; VPTERNLOGD $0xf8, M0F, A, D
 #define ILQ6U1(A, B, H, D, T, M0F, M03, M0C, M30, MC0) \
-	VPANDD M0F, B, D; VPANDD M0C, H, T; VPSLLW $2, T, T; VPORD T, D, D
+	VPANDD M0C, H, D; VPSLLW $2, D, D; VPTERNLOGD $0xf8, M0F, B, D
 #define ILQ6U2(A, B, H, D, T, M0F, M03, M0C, M30, MC0) \
-	VPSRLW $4, A, D; VPANDD M0F, D, D; VPANDD M30, H, T; VPORD T, D, D
+	VPSRLW $4, A, T; VPANDD M30, H, D; VPTERNLOGD $0xf8, M0F, T, D
 #define ILQ6U3(A, B, H, D, T, M0F, M03, M0C, M30, MC0) \
-	VPSRLW $4, B, D; VPANDD M0F, D, D; VPANDD MC0, H, T; VPSRLW $2, T, T; VPORD T, D, D
+	VPSRLW $4, B, T; VPANDD MC0, H, D; VPSRLW $2, D, D; VPTERNLOGD $0xf8, M0F, T, D
 
 // ILQ6STEP adds chunk c of half h's four runs, times the q8K block at R8,
 // to their 16-element group sums G0..G3 (Z0..Z7: run s, group c/4).
 #define ILQ6STEP(h, c, G0, G1, G2, G3) \
+	PREFETCHT0 0+(8192+210*(8*(h)+(c)))(SI); \
+	PREFETCHT0 0+(8192+64+210*(8*(h)+(c)))(SI); \
+	PREFETCHT0 0+(8192+128+210*(8*(h)+(c)))(SI); \
+	PREFETCHT0 0+(8192+192+210*(8*(h)+(c)))(SI); \
 	ILQ6LOAD(h, c, SI, Z8, Z9, Z10);                         \
 	ILQ6U0(Z8, Z9, Z10, Z11, Z12, Z27, Z28, Z29, Z30, Z31);  \
 	VPDPBUSD.BCST 0+(4+128*(h)+4*(c))(R8), Z11, G0;          \
@@ -1714,13 +1718,7 @@ ILKPACK(·packILQ5K, ILK5CONST, ILK5PACKJ, 2816)
 // less 32 times its bsum, times its int8 scale.
 #define ILQ6CONST ILQ6MASKS(Z27, Z28, Z29, Z30, Z31)
 #define ILQ6BODY \
-	PF9(8192);       \
-	PF9(8768);       \
-	PF9(9344);       \
 	ILQ6HALF(0);     \
-	PF9(9872);       \
-	PF9(10448);      \
-	PF9(11024);      \
 	ILQ6HALF(1)
 ILKDROWS(·ilRowsQ6K, ILQ6CONST, ILQ6BODY, 3360)
 

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -9,10 +10,10 @@ import (
 
 // BenchmarkMatMulStream times decode products as a decode step streams its
 // weights: 24 interleaved 2048×2048 matrices of each type (48-216 MB, far
-// past the caches) multiplied in turn by one token on one thread, so every
-// weight comes from memory; MB/s is weight bytes a second. "probe" is
-// the read MeasureReadBandwidth makes, over a buffer of the same size, the
-// bound those rates meet.
+// past the caches) multiplied in turn by one token on 1 and 2 threads, so
+// every weight comes from memory; MB/s is weight bytes a second. "probe"
+// is the read MeasureReadBandwidth makes, over a buffer of the same size,
+// the bound those rates meet.
 func BenchmarkMatMulStream(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 5))
 	const n, size = 24, 2048
@@ -28,31 +29,33 @@ func BenchmarkMatMulStream(b *testing.B) {
 			}
 			x := randFloats(r, size, 1)
 			out := make([]float32, size)
-			backends := []Backend{NewGo(1)}
-			if c, err := LoadCPU(1); err == nil {
-				backends = append(backends, c)
-			}
-			for _, be := range backends {
-				b.Run(be.Name(), func(b *testing.B) {
-					b.SetBytes(int64(n * len(ws[0].Data)))
-					for b.Loop() {
-						for _, w := range ws {
-							be.MatMul(out, w, x, 1)
-						}
-					}
-				})
-				be.Close()
-			}
 			buf := make([]byte, n*len(ws[0].Data))
 			for i := range buf {
 				buf[i] = byte(i)
 			}
-			b.Run("probe", func(b *testing.B) {
-				b.SetBytes(int64(len(buf)))
-				for b.Loop() {
-					readGo(buf, 1)
+			for _, threads := range []int{1, 2} {
+				backends := []Backend{NewGo(threads)}
+				if c, err := LoadCPU(threads); err == nil {
+					backends = append(backends, c)
 				}
-			})
+				for _, be := range backends {
+					b.Run(fmt.Sprintf("%s/t%d", be.Name(), threads), func(b *testing.B) {
+						b.SetBytes(int64(n * len(ws[0].Data)))
+						for b.Loop() {
+							for _, w := range ws {
+								be.MatMul(out, w, x, 1)
+							}
+						}
+					})
+					be.Close()
+				}
+				b.Run(fmt.Sprintf("probe/t%d", threads), func(b *testing.B) {
+					b.SetBytes(int64(len(buf)))
+					for b.Loop() {
+						readGo(buf, threads)
+					}
+				})
+			}
 		})
 	}
 }
