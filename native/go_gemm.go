@@ -78,7 +78,7 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	p := (*buf)[off : off+nb*gemmPackSize]
 	var kernel gemmKernel = gemmPlain
 	switch {
-	case !haveVNNI: // AVX2 (go_gemm_avx2.go): row-major, or interleaved Q4_0 and Q5_0
+	case !haveVNNI: // AVX2 (go_gemm_avx2.go): row-major, or interleaved Q4_0, Q5_0 and Q8_0
 		kernel = avx2GemmKernel(m.w.Type)
 	case m.w.Type == ggml.Q4_K, m.w.Type == ggml.Q5_K:
 		kernel = gemmBias

@@ -16,7 +16,7 @@ import (
 // batch then reuses.
 
 // avx2GemmKernel returns the AVX2 gemm kernel of type t (row-major, or
-// interleaved Q4_0 and Q5_0), nil if there is none or the CPU has VNNI:
+// interleaved Q4_0, Q5_0 and Q8_0), nil if there is none or the CPU has VNNI:
 // one per bound on its packed quants (which sets how many int16 pair sums
 // add before they widen) and kind (plain, bias, split, signed).
 func avx2GemmKernel(t ggml.DType) gemmKernel {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestILRowsAVX2 checks the AVX2 interleaved decode kernels (the Go
-// backend's on CPUs without AVX-512 VNNI) of Q4_0 and Q5_0 against the
+// backend's on CPUs without AVX-512 VNNI) of Q4_0, Q5_0 and Q8_0 against the
 // row-major row kernels over the same q8a activations, and against the
 // VNNI ones where the CPU has them: sums of the same products in another
 // order.
@@ -24,9 +24,10 @@ func TestILRowsAVX2(t *testing.T) {
 	ilKernels := map[ggml.DType][3]any{
 		ggml.Q4_0: {ilRowsQ4_0AVX2, dotRowsQ4_0Q8SIMD, ilRowsQ4_0},
 		ggml.Q5_0: {ilRowsQ5_0AVX2, dotRowsQ5_0Q8SIMD, ilRowsQ5_0},
+		ggml.Q8_0: {ilRowsQ8_0AVX2, dotRowsQ8_0Q8SIMD, ilRowsQ8_0},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0} {
 		k := ilKernels[typ]
 		il := k[0].(func(w *byte, ng, nb int, y *byte, out *float32))
 		rowsK := k[1].(func(w *byte, rs, nrows int, y *byte, nb int, out *float32))
@@ -35,6 +36,9 @@ func TestILRowsAVX2(t *testing.T) {
 			rows, cols := shape[0], shape[1]
 			nb := cols / qk
 			w := randWeight(t, r, typ, rows, cols)
+			if typ == ggml.Q8_0 {
+				q8Extremes(w)
+			}
 			iw, err := Interleave16(Weight{Type: typ, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
 			require.NoError(t, err)
 			x := randFloats(r, cols, 3)
@@ -57,24 +61,29 @@ func TestILRowsAVX2(t *testing.T) {
 	}
 }
 
-// TestGemmILAVX2 checks the AVX2 batch kernels of interleaved Q4_0 and
-// Q5_0 (Go packs of the group, the gemm kernel of the type) against the
+// TestGemmILAVX2 checks the AVX2 batch kernels of interleaved Q4_0, Q5_0
+// and Q8_0 (packs of the group, the gemm kernel of the type) against the
 // decode kernel token by token over the same activations, and the packs
-// byte for byte against the VNNI packer's where the CPU has it.
+// byte for byte against the VNNI packer's where the CPU has it (for Q8_0
+// the quants and scales: the signed kernel reads nothing else).
 func TestGemmILAVX2(t *testing.T) {
 	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	r := rand.New(rand.NewPCG(23, 24))
 	const tokens = 4
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0} {
-		vnniPack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0, ggml.Q5_0: packILQ5_0}[typ]
-		goPack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0Go, ggml.Q5_0: packILQ5_0Go}[typ]
-		rowsIL := map[ggml.DType]func(w *byte, ng, nb int, y *byte, out *float32){ggml.Q4_0: ilRowsQ4_0AVX2, ggml.Q5_0: ilRowsQ5_0AVX2}[typ]
-		gemm := map[ggml.DType]gemmKernel{ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2}[typ]
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0} {
+		vnniPack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0, ggml.Q5_0: packILQ5_0, ggml.Q8_0: packILQ8_0}[typ]
+		avx2Pack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0Go, ggml.Q5_0: packILQ5_0Go, ggml.Q8_0: packILQ8_0AVX2}[typ]
+		rowsIL := map[ggml.DType]func(w *byte, ng, nb int, y *byte, out *float32){ggml.Q4_0: ilRowsQ4_0AVX2, ggml.Q5_0: ilRowsQ5_0AVX2, ggml.Q8_0: ilRowsQ8_0AVX2}[typ]
+		gemm := map[ggml.DType]gemmKernel{ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q8_0: gemmSignedAVX2}[typ]
+		signed := signedQuants(typ) // the signed kernel's activations are not flipped
 		for _, cols := range []int{32, 256, 2048} {
 			rows, nb := ilRows, cols/qk
 			w := randWeight(t, r, typ, rows, cols)
+			if typ == ggml.Q8_0 {
+				q8Extremes(w)
+			}
 			il, err := Interleave16(Weight{Type: typ, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
 			require.NoError(t, err)
 			x := randFloats(r, tokens*cols, 2)
@@ -83,11 +92,11 @@ func TestGemmILAVX2(t *testing.T) {
 			want := make([]float32, tokens*rows)
 			for tk := range tokens {
 				quantizeQ8(typ, xq[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
-				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols], true)
+				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols], !signed)
 				rowsIL(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
 			}
 			p := make([]byte, nb*gemmPackSize)
-			goPack(&p[0], &il.Data[0], nb)
+			avx2Pack(&p[0], &il.Data[0], nb)
 			got := make([]float32, tokens*rows)
 			gemm(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)
 			name := fmt.Sprintf("%s 16×%d", typ, cols)
@@ -97,7 +106,13 @@ func TestGemmILAVX2(t *testing.T) {
 			if haveVNNI {
 				pv := make([]byte, nb*gemmPackSize)
 				vnniPack(&pv[0], &il.Data[0], nb)
-				require.True(t, bytes.Equal(pv, p), "%s: the Go packs differ from the VNNI packer's", name)
+				for i := range nb {
+					a, b := pv[i*gemmPackSize:(i+1)*gemmPackSize], p[i*gemmPackSize:(i+1)*gemmPackSize]
+					if signed {
+						a, b = a[:576], b[:576] // quants and d
+					}
+					require.True(t, bytes.Equal(a, b), "%s: block column %d: the AVX2 packs differ from the VNNI packer's", name, i)
+				}
 			}
 		}
 	}
@@ -173,6 +188,17 @@ func TestGemmAVX2(t *testing.T) {
 			for tk := range tokens {
 				assertClose(t, want[tk*rows:(tk+1)*rows], got[tk*ilRows:tk*ilRows+rows], 1e-4, fmt.Sprintf("%s token %d", name, tk))
 			}
+		}
+	}
+}
+
+// q8Extremes sets the quants of the first block of every row of the Q8_0
+// weight w to -128, their largest magnitude, keeping its scale.
+func q8Extremes(w Weight) {
+	rs := w.RowBytes()
+	for r := range w.Rows {
+		for i := 2; i < 2+qk; i++ {
+			w.Data[r*rs+i] = 0x80
 		}
 	}
 }

@@ -106,6 +106,18 @@ func deqQ3KSIMD(dst *float32, w *byte, nb int)
 //go:noescape
 func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 
+// ilRowsQ8_0AVX2 is ilRowsQ4_0AVX2 for interleaved Q8_0 weights.
+//
+//go:noescape
+func ilRowsQ8_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+
+// packILQ8_0AVX2 repacks the nb block columns of an interleaved Q8_0
+// group at w into gemmPacks at dst for gemmSignedAVX2 (signed quants and
+// the scales d; nothing else of a pack is written).
+//
+//go:noescape
+func packILQ8_0AVX2(dst, w *byte, nb int)
+
 // gemmPlainAVX2 is gemmPlain on AVX2 for packs of quants at most 16 in
 // magnitude (Q4_0's), 16 rows (mask 0xffff: runGemm handles a last, short
 // group) by 4 tokens.

@@ -2624,6 +2624,113 @@ block:;                           \
 // func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILA2GROUPS(·ilRowsQ4_0AVX2, 288, eightf<>, ILQ4PF, ILQ4BLOCK)
 
+// Interleaved Q8_0 decode on AVX2: the quants are stored flipped (u = q
+// XOR 0x80, the VNNI kernels' unsigned operand); here they flip back and
+// meet the activations as the row kernels' do, |q| against y signed by q
+// (at most 128·127 a product, so no pair saturates), each chunk's pair
+// sums widened at once (two chunks' could pass 32767). No offset (K 0).
+// Y12 = 0x80…, Y14 = ones16 for the block.
+
+DATA flip8<>+0(SB)/8, $0x8080808080808080
+DATA flip8<>+8(SB)/8, $0x8080808080808080
+DATA flip8<>+16(SB)/8, $0x8080808080808080
+DATA flip8<>+24(SB)/8, $0x8080808080808080
+GLOBL flip8<>(SB), RODATA|NOPTR, $32
+DATA zerof<>+0(SB)/4, $0.0
+GLOBL zerof<>(SB), RODATA|NOPTR, $4
+
+// ILQ8CHUNK2 adds chunk c of the block column at SI to Y4 and Y5 (ACC:
+// set for the first chunk, add for the others).
+#define ILQ8CHUNK2(c, ACC) \
+	VPBROADCASTD (8+4*(c))(R8), Y6;    \
+	VMOVDQU      (32+64*(c))(SI), Y8;  \
+	VMOVDQU      (64+64*(c))(SI), Y10; \
+	VPXOR        Y12, Y8, Y8;          \
+	VPXOR        Y12, Y10, Y10;        \
+	VPSIGNB      Y8, Y6, Y7;           \
+	VPSIGNB      Y10, Y6, Y9;          \
+	VPABSB       Y8, Y8;               \
+	VPABSB       Y10, Y10;             \
+	VPMADDUBSW   Y7, Y8, Y8;           \
+	VPMADDUBSW   Y9, Y10, Y10;         \
+	VPMADDWD     Y14, Y8, Y8;          \
+	VPMADDWD     Y14, Y10, Y10;        \
+	ACC(Y8, Y4);                       \
+	ACC(Y10, Y5)
+
+#define ILQ8SETD(a, b) VMOVDQA a, b
+#define ILQ8ADDD(a, b) VPADDD a, b, b
+#define ILQ8PF \
+	PREFETCHT0 8192(SI); PREFETCHT0 8256(SI); PREFETCHT0 8320(SI); PREFETCHT0 8384(SI); \
+	PREFETCHT0 8448(SI); PREFETCHT0 8512(SI); PREFETCHT0 8576(SI); PREFETCHT0 8640(SI); PREFETCHT0 8704(SI)
+#define ILQ8BLOCK \
+	VMOVDQU flip8<>(SB), Y12;         \
+	VMOVDQU ones16<>(SB), Y14;        \
+	ILQ8CHUNK2(0, ILQ8SETD);          \
+	ILQ8CHUNK2(1, ILQ8ADDD);          \
+	ILQ8CHUNK2(2, ILQ8ADDD);          \
+	ILQ8CHUNK2(3, ILQ8ADDD);          \
+	ILQ8CHUNK2(4, ILQ8ADDD);          \
+	ILQ8CHUNK2(5, ILQ8ADDD);          \
+	ILQ8CHUNK2(6, ILQ8ADDD);          \
+	ILQ8CHUNK2(7, ILQ8ADDD)
+
+// func ilRowsQ8_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILA2GROUPS(·ilRowsQ8_0AVX2, 544, zerof<>, ILQ8PF, ILQ8BLOCK)
+
+// func packILQ8_0AVX2(dst, w *byte, nb int)
+// Repacks the nb block columns of an interleaved Q8_0 group at w into
+// gemmPacks at dst for gemmSignedAVX2: the quants flipped back to signed,
+// the scales as floats (the signed kernel reads nothing else).
+TEXT ·packILQ8_0AVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    w+8(FP), SI
+	MOVQ    nb+16(FP), CX
+	VMOVDQU flip8<>(SB), Y12
+il8pack:
+	VPXOR     32(SI), Y12, Y0
+	VPXOR     64(SI), Y12, Y1
+	VPXOR     96(SI), Y12, Y2
+	VPXOR     128(SI), Y12, Y3
+	VPXOR     160(SI), Y12, Y4
+	VPXOR     192(SI), Y12, Y5
+	VPXOR     224(SI), Y12, Y6
+	VPXOR     256(SI), Y12, Y7
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VMOVDQU   Y2, 64(DI)
+	VMOVDQU   Y3, 96(DI)
+	VMOVDQU   Y4, 128(DI)
+	VMOVDQU   Y5, 160(DI)
+	VMOVDQU   Y6, 192(DI)
+	VMOVDQU   Y7, 224(DI)
+	VPXOR     288(SI), Y12, Y0
+	VPXOR     320(SI), Y12, Y1
+	VPXOR     352(SI), Y12, Y2
+	VPXOR     384(SI), Y12, Y3
+	VPXOR     416(SI), Y12, Y4
+	VPXOR     448(SI), Y12, Y5
+	VPXOR     480(SI), Y12, Y6
+	VPXOR     512(SI), Y12, Y7
+	VMOVDQU   Y0, 256(DI)
+	VMOVDQU   Y1, 288(DI)
+	VMOVDQU   Y2, 320(DI)
+	VMOVDQU   Y3, 352(DI)
+	VMOVDQU   Y4, 384(DI)
+	VMOVDQU   Y5, 416(DI)
+	VMOVDQU   Y6, 448(DI)
+	VMOVDQU   Y7, 480(DI)
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VMOVUPS   Y0, 512(DI)
+	VMOVUPS   Y1, 544(DI)
+	ADDQ      $544, SI
+	ADDQ      $832, DI
+	DECQ      CX
+	JNZ       il8pack
+	VZEROUPPER
+	RET
+
 // The AVX2 gemm kernels (gemmPlain, gemmBias and gemmSplit of
 // go_gemm_amd64.s without VNNI), over the same gemmPacks and flipped q8a
 // activations, 16 rows (mask 0xffff: the caller handles a last group's

@@ -280,7 +280,7 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it the AVX2 ones of Q4_0 and Q5_0). F16 and BF16 are the
+// CPUs without it the AVX2 ones of Q4_0, Q5_0 and Q8_0). F16 and BF16 are the
 // backend's to check (Interleaves: the AVX-512 panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if !haveVNNI {
@@ -289,6 +289,8 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go}, haveX86SIMD
 		case ggml.Q5_0:
 			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go}, haveX86SIMD
+		case ggml.Q8_0:
+			return ilKernel{rows: ilRowsQ8_0AVX2, pack: packILQ8_0AVX2}, haveX86SIMD
 		}
 	}
 	switch t {

@@ -211,7 +211,7 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 		*buf = grow(*buf, nTokens*m.xqRow)
 		m.xq, m.gemm = *buf, true
 		xq, xqRow, cols := m.xq, m.xqRow, w.Cols
-		flip := il || !signedGemm(w.Type)
+		flip := !signedGemm(w.Type) // (interleaved or not: the kernel's kind)
 		if grain, ok := g.shareRows(nTokens, cols); ok {
 			g.pool.run(nTokens, grain, &rowsTask{func(lo, hi int) { quantizeGemmRows(xq, xqRow, x, cols, lo, hi, flip) }})
 		} else {
@@ -311,7 +311,7 @@ func roundBF16(dst, x []float32) {
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K,
 // Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
-// Q4_0 and Q5_0 on AVX2; F16 on AVX-512; BF16 where batches run as pair
+// Q4_0, Q5_0 and Q8_0 on AVX2; F16 on AVX-512; BF16 where batches run as pair
 // panels (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
