@@ -194,8 +194,9 @@ func TestStories260KGreedy(t *testing.T) {
 }
 
 // TestLoadInterleaves: a private file's Q8_0 weights are interleaved for a
-// backend with the kernels (whole groups of 16 rows only; the tied output
-// once), and the rewritten file refuses a second load.
+// backend with the kernels (whole groups of 16 rows only, of the types it
+// interleaves: on AVX2 not the F16 of the 172-wide FFN down; the tied
+// output once), and the rewritten file refuses a second load.
 func TestLoadInterleaves(t *testing.T) {
 	path := filepath.Join(fixtures, "stories260K-Q8_0.gguf")
 	if _, err := os.Stat(path); err != nil {
@@ -216,8 +217,8 @@ func TestLoadInterleaves(t *testing.T) {
 	assert.Equal(t, native.Interleaved16, d.Layers[0].Attn.Q.W.Layout, "attn_q")
 	assert.Equal(t, d.TokEmbd, d.Output.W, "the tied output is the embedding, interleaved once")
 	for _, w := range []native.Weight{d.Layers[0].FFN.Gate.W, d.Layers[0].FFN.Down.W} {
-		assert.Equal(t, native.CanInterleave(native.RowMajorCopy(w)), w.Layout == native.Interleaved16,
-			"%d×%d: interleaved exactly when whole groups", w.Rows, w.Cols)
+		assert.Equal(t, native.CanInterleave(native.RowMajorCopy(w)) && b.Interleaves(w.Type), w.Layout == native.Interleaved16,
+			"%d×%d %s: interleaved exactly when whole groups of a type the backend interleaves", w.Rows, w.Cols, w.Type)
 	}
 	_, err = Load(f, b)
 	require.ErrorContains(t, err, "rewritten")

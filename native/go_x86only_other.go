@@ -101,7 +101,7 @@ func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int
 }
 func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func ilRowsQ8_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
-func packILQ8_0AVX2(dst, w *byte, nb int)                      { panic("unreachable") }
+func packILQ8_0AVX2(dst, w *byte, nb int)                       { panic("unreachable") }
 func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int) {
 	panic("unreachable")
 }
