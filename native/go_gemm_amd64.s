@@ -175,10 +175,9 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 
 // PF9 prefetches the 9 lines (576 bytes) from off bytes past SI. The
 // K-quant kernels prefetch every line of their columns 8 KiB ahead (a
-// quarter of a Q4_K column a pair, six runs of nine for a Q6_K column):
-// out of cache on one Zen 5 core, Q4_K 22-33 -> 45-51 GB/s and Q6_K 20-21
-// -> 32, against a few lines 2.5-5.7 KiB ahead (Q6_K: half a column before
-// each half, 20-23 -> 24-34 GB/s against all of it up front).
+// quarter of a Q4_K column a pair; Q6_K: ILQ6PF): out of cache on one Zen
+// 5 core, Q4_K 22-33 -> 45-51 GB/s and Q6_K 20-21 -> 32, against a few
+// lines 2.5-5.7 KiB ahead.
 #define PF9(off) \
 	PREFETCHT0 0+(off)(SI);     \
 	PREFETCHT0 0+(off+64)(SI);  \
@@ -293,12 +292,20 @@ GLOBL ilQ5Bits<>(SB), RODATA|NOPTR, $8
 	VPSRLW $4, B, T; VPANDD MC0, H, D; VPSRLW $2, D, D; VPTERNLOGD $0xf8, M0F, T, D
 
 // ILQ6STEP adds chunk c of half h's four runs, times the q8K block at R8,
-// to their 16-element group sums G0..G3 (Z0..Z7: run s, group c/4).
+// to their 16-element group sums G0..G3 (Z0..Z7: run s, group c/4). Each
+// step prefetches four lines 16 KiB ahead, a sixteenth of a column (210
+// bytes) further than the step before: the column's 54 lines 27 at a time
+// before each half, as the C kernel's loop does, streamed 1.3-1.6x slower
+// on one Zen 5 core at that distance (1.1-1.2x at 8 KiB), spread out
+// 1.04-1.17x the C kernel's time (BenchmarkMatMulStream's matrices, Go
+// and C alternating; 1.06-1.20x at 2 threads).
+#define ILQ6PF(h, c) \
+	PREFETCHT0 0+(16384+210*(8*(h)+(c)))(SI);     \
+	PREFETCHT0 0+(16384+64+210*(8*(h)+(c)))(SI);  \
+	PREFETCHT0 0+(16384+128+210*(8*(h)+(c)))(SI); \
+	PREFETCHT0 0+(16384+192+210*(8*(h)+(c)))(SI)
 #define ILQ6STEP(h, c, G0, G1, G2, G3) \
-	PREFETCHT0 0+(8192+210*(8*(h)+(c)))(SI); \
-	PREFETCHT0 0+(8192+64+210*(8*(h)+(c)))(SI); \
-	PREFETCHT0 0+(8192+128+210*(8*(h)+(c)))(SI); \
-	PREFETCHT0 0+(8192+192+210*(8*(h)+(c)))(SI); \
+	ILQ6PF(h, c);                                            \
 	ILQ6LOAD(h, c, SI, Z8, Z9, Z10);                         \
 	ILQ6U0(Z8, Z9, Z10, Z11, Z12, Z27, Z28, Z29, Z30, Z31);  \
 	VPDPBUSD.BCST 0+(4+128*(h)+4*(c))(R8), Z11, G0;          \
