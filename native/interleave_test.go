@@ -96,7 +96,7 @@ func TestInterleavedMatMul(t *testing.T) {
 						name += " (interleaved kernels)"
 					}
 					require.True(t, finite(got), name)
-					if b.Name() == "cpu-avx2" && (typ == ggml.Q4_K || typ == ggml.Q5_K || typ == ggml.Q6_K || typ == ggml.IQ4_XS) && nTok >= 4 {
+					if b.Name() == "cpu-avx2" && (typ == ggml.Q3_K || typ == ggml.Q4_K || typ == ggml.Q5_K || typ == ggml.Q6_K || typ == ggml.IQ4_XS) && nTok >= 4 {
 						// the AVX2 gemm rounds a batch's activations to
 						// 32-element blocks, as the VNNI gemms do, where
 						// the row-major panels take q8K's 256: its
