@@ -33,6 +33,8 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 		return gemmPlain4AVX2
 	case ggml.Q4_K, ggml.Q5_K:
 		return gemmBias4AVX2
+	case ggml.Q3_K:
+		return gemmSplit4AVX2
 	case ggml.Q6_K:
 		return gemmSplit2AVX2
 	}
@@ -184,6 +186,12 @@ func blockScales(t ggml.DType, blk []byte, cols *[8]blockCol) {
 		for j := range 8 {
 			ls := int(blk[4+j/2]>>(4*(j%2))&0xf) | int(sh>>(2*j)&3)<<4
 			cols[j].d, cols[j].d2, cols[j].b = d*float32(ls-32), 0, 0
+		}
+	case ggml.Q3_K: // hmask[32], qs[64], scales[12] at 96, d at 108; 16-element groups
+		d = ggml.F16ToF32(le.Uint16(blk[108:]))
+		sc := ggml.ScalesQ3K((*[12]byte)(blk[96:108]))
+		for j := range 8 {
+			cols[j].d, cols[j].d2, cols[j].b = d*float32(sc[2*j]), d*float32(sc[2*j+1]), 0
 		}
 	case ggml.Q6_K: // scales[16] at 192, d at 208
 		d = ggml.F16ToF32(le.Uint16(blk[208:]))
@@ -364,6 +372,17 @@ func blockWords(t ggml.DType, blk []byte, cols *[8]blockCol, pairs *iq4Pairs) (k
 			pairs.levelWords(blk[8+16*j:][:16], &cols[j].u)
 		}
 		return 0
+	case ggml.Q3_K: // hmask[32], qs[64]; column j = 4h+p: qs[32h+l] bits 2p, hmask[l] bit 4h+p (u = q+4)
+		for h := range 2 {
+			for p := range 4 {
+				c := &cols[4*h+p]
+				for g := range 8 {
+					q, m := le.Uint32(blk[32+32*h+4*g:]), le.Uint32(blk[4*g:])
+					c.u[g] = q>>(2*p)&0x03030303 | (m>>(4*h+p)&0x01010101)<<2
+				}
+			}
+		}
+		return -4
 	case ggml.Q6_K: // ql[128], qh[64], scales[16], d; column j = 4h+q
 		b := (*[210]byte)(blk)
 		for h := range 2 {

@@ -128,15 +128,15 @@ func TestGemmAVX2(t *testing.T) {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	vnniPack := map[ggml.DType]func(dst, w *byte, rs, nr, nb int){
-		ggml.Q4_0: packQ4_0, ggml.Q5_0: packQ5_0, ggml.Q4_K: packQ4K, ggml.Q5_K: packQ5K, ggml.Q6_K: packQ6K,
+		ggml.Q4_0: packQ4_0, ggml.Q5_0: packQ5_0, ggml.Q4_K: packQ4K, ggml.Q5_K: packQ5K, ggml.Q6_K: packQ6K, ggml.Q3_K: packQ3K,
 	}
 	kernels := map[ggml.DType]gemmKernel{
 		ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q4_K: gemmBias4AVX2, ggml.Q5_K: gemmBias4AVX2,
-		ggml.Q6_K: gemmSplit2AVX2, ggml.Q8_0: gemmSignedAVX2, ggml.IQ4_NL: gemmSignedAVX2, ggml.IQ4_XS: gemmSignedAVX2,
+		ggml.Q6_K: gemmSplit2AVX2, ggml.Q3_K: gemmSplit4AVX2, ggml.Q8_0: gemmSignedAVX2, ggml.IQ4_NL: gemmSignedAVX2, ggml.IQ4_XS: gemmSignedAVX2,
 	}
 	r := rand.New(rand.NewPCG(25, 26))
 	const tokens = 4
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.Q8_0, ggml.IQ4_NL, ggml.IQ4_XS} {
 		signed := signedQuants(typ) // the signed kernel's activations are not flipped
 		for _, shape := range [][3]int{{16, 256, 0}, {11, 512, 0}, {16, 256, 1}} {
 			rows, cols, extreme := shape[0], shape[1], shape[2] == 1
@@ -204,9 +204,9 @@ func q8Extremes(w Weight) {
 }
 
 // extremeWeight returns rows×cols weights of type t whose packed quants all
-// have the type's largest magnitude (Q4_0 -8, Q5_0 -16, Q4_K 15, Q5_K -16,
-// Q6_K -32, Q8_0 -128, IQ4_NL and IQ4_XS the level -127), scales 1 (IQ4_XS:
-// ls-32 = 31) and no mins.
+// have the type's largest magnitude (Q4_0 -8, Q5_0 -16, Q3_K -4, Q4_K 15,
+// Q5_K -16, Q6_K -32, Q8_0 -128, IQ4_NL and IQ4_XS the level -127), scales
+// 1 (IQ4_XS: ls-32 = 31; Q3_K: 31) and no mins.
 func extremeWeight(t ggml.DType, rows, cols int) Weight {
 	rs, _ := t.RowSize(cols)
 	data := make([]byte, rows*rs)
@@ -225,6 +225,11 @@ func extremeWeight(t ggml.DType, rows, cols int) Weight {
 			for i := 16; i < bs && t == ggml.Q4_K; i++ {
 				blk[i] = 0xff
 			}
+		case ggml.Q3_K: // zero qs and hmask: u = 0 (-4); scales 63 (sc-32 = 31), d 1
+			for i := 96; i < 108; i++ {
+				blk[i] = 0xff
+			}
+			copy(blk[108:], one)
 		case ggml.Q6_K: // zero quants: u = 0; scales 1, d 1
 			for i := 192; i < 208; i++ {
 				blk[i] = 1

@@ -149,6 +149,12 @@ func gemmSignedAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int
 //go:noescape
 func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
+// gemmSplit4AVX2 is gemmSplit2AVX2 for quants up to 16 in magnitude
+// (Q3_K's, less 4): a half's four chunk products add as int16.
+//
+//go:noescape
+func gemmSplit4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+
 // ilRowsQ5_0AVX2 is ilRowsQ4_0AVX2 for interleaved Q5_0 weights.
 //
 //go:noescape

@@ -2798,8 +2798,8 @@ il8pack:
 	VBROADCASTSS 4(R12), Y13;  \
 	VFMADD231PS  Y13, Y7, Y3
 
-// The columns: COLP8 (NSUM 8), COLP4 (4), COLB4 (4, bias), COLS2 (2,
-// split scales and corrections).
+// The columns: COLP8 (NSUM 8), COLP4 (4), COLB4 (4, bias), COLS2 and
+// COLS4 (2 and 4, split scales and corrections).
 #define COLP8(H) \
 	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8CHUNK(2, H, G8ADD); G8CHUNK(3, H, G8ADD); \
 	G8CHUNK(4, H, G8ADD); G8CHUNK(5, H, G8ADD); G8CHUNK(6, H, G8ADD); G8CHUNK(7, H, G8ADD); \
@@ -2817,6 +2817,11 @@ il8pack:
 	VMOVDQU (768+32*(H))(SI), Y6; VMOVUPS (576+32*(H))(SI), Y7; \
 	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8FIN4(G8CORR); \
 	G8CHUNK(6, H, G8SET); G8CHUNK(7, H, G8ADD); G8FIN4(G8NOCORR)
+#define COLS4(H) \
+	VMOVDQU (704+32*(H))(SI), Y6; VMOVUPS (512+32*(H))(SI), Y7; \
+	G8CHUNK(0, H, G8SET); G8CHUNK(1, H, G8ADD); G8CHUNK(2, H, G8ADD); G8CHUNK(3, H, G8ADD); G8FIN4(G8CORR); \
+	VMOVDQU (768+32*(H))(SI), Y6; VMOVUPS (576+32*(H))(SI), Y7; \
+	G8CHUNK(4, H, G8SET); G8CHUNK(5, H, G8ADD); G8CHUNK(6, H, G8ADD); G8CHUNK(7, H, G8ADD); G8FIN4(G8CORR)
 
 // G8HALF defines the loop over the nb packs (R13) at R9 for rows
 // 8H..8H+7 and the tokens at R14, BX bytes apart, COL a column, storing
@@ -2878,6 +2883,9 @@ G8KERNEL(·gemmBias4AVX2, COLB4)
 
 // func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 G8KERNEL(·gemmSplit2AVX2, COLS2)
+
+// func gemmSplit4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
+G8KERNEL(·gemmSplit4AVX2, COLS4)
 
 // The signed column (COLSG): quants q of up to 128 in magnitude (Q8_0's,
 // IQ4_NL's and IQ4_XS's levels) would saturate a pair of products with a

@@ -99,6 +99,9 @@ func gemmSignedAVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int
 func gemmSplit2AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
 	panic("unreachable")
 }
+func gemmSplit4AVX2(p *byte, nb int, y *byte, ys int, out *float32, os, mask int) {
+	panic("unreachable")
+}
 func ilRowsQ5_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func ilRowsQ8_0AVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILQ8_0AVX2(dst, w *byte, nb int)                       { panic("unreachable") }

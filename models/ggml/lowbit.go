@@ -111,8 +111,9 @@ func e8m0Half(e byte) float32 {
 	return math.Float32frombits(uint32(e-1) << 23)
 }
 
-// scalesQ3K unpacks the sixteen 6-bit scales of a Q3_K block, minus 32.
-func scalesQ3K(s *[12]byte) (sc [16]int8) {
+// ScalesQ3K unpacks the sixteen 6-bit scales of a Q3_K block (its 12
+// scale bytes), minus 32, as ggml does.
+func ScalesQ3K(s *[12]byte) (sc [16]int8) {
 	for k := 0; k < 4; k++ {
 		h := s[8+k]
 		sc[k] = int8(s[k]&0xF|(h&3)<<4) - 32
@@ -158,7 +159,7 @@ func dequantQ3_K(src []byte, dst []float32) {
 		b := (*[sizeQ3_K]byte)(src[i*sizeQ3_K:])
 		y := (*[QKK]float32)(dst[i*QKK:])
 		d := f16At(b[offQ3KD:])
-		sc := scalesQ3K((*[12]byte)(b[offQ3KScales:]))
+		sc := ScalesQ3K((*[12]byte)(b[offQ3KScales:]))
 		hm := (*[32]byte)(b[0:])
 		for h := 0; h < 2; h++ {
 			q := (*[32]byte)(b[offQ3KQs+32*h:])
@@ -275,7 +276,7 @@ func dotQ3_K(row []byte, x []float32) float32 {
 	for i := 0; i < len(x)/QKK; i++ {
 		b := (*[sizeQ3_K]byte)(row[i*sizeQ3_K:])
 		xb := (*[QKK]float32)(x[i*QKK:])
-		sc := scalesQ3K((*[12]byte)(b[offQ3KScales:]))
+		sc := ScalesQ3K((*[12]byte)(b[offQ3KScales:]))
 		hm := (*[32]byte)(b[0:])
 		var acc float32
 		for h := 0; h < 2; h++ {

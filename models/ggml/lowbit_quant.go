@@ -163,7 +163,7 @@ func quantQ3_K(src []float32, dst []byte) {
 			putF16(b[offQ3KD:], 0)
 		}
 		d := f16At(b[offQ3KD:])
-		sc := scalesQ3K(s)
+		sc := ScalesQ3K(s)
 		for j := 0; j < QKK/16; j++ {
 			dl := d * float32(sc[j])
 			if dl == 0 {
