@@ -124,7 +124,7 @@ func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 }
 
 // packAsm packs 16 whole rows of t as packRowsGo does for the types with
-// AVX2 assembly packers (Q8_0, IQ4_NL, IQ4_XS, Q4_K, Q5_K, Q6_K): their
+// AVX2 assembly packers (Q8_0, IQ4_NL, IQ4_XS, Q3_K, Q4_K, Q5_K, Q6_K): their
 // quants (and, for the unsigned ones, corrections) in assembly, 8 rows
 // transposed at a time, and their scales and biases (blockScales) here;
 // false for the other types.
@@ -143,6 +143,8 @@ func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
 		quants = packQ5KQuantsAVX2
 	case ggml.Q6_K:
 		quants = packQ6KQuantsAVX2
+	case ggml.Q3_K:
+		quants = packQ3KQuantsAVX2
 	default:
 		return false
 	}

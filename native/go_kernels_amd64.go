@@ -220,6 +220,12 @@ func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)
 //go:noescape
 func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)
 
+// packQ3KQuantsAVX2 is packQ4KQuantsAVX2 for Q3_K (gemmSplit4AVX2's
+// packs), its quants less 4.
+//
+//go:noescape
+func packQ3KQuantsAVX2(dst, w *byte, rs, nb int)
+
 // packQ6KQuantsAVX2 is packQ4KQuantsAVX2 for Q6_K (gemmSplit2AVX2's
 // packs), its quants less 32.
 //

@@ -3244,6 +3244,25 @@ xssub:
 	VPSLLW  $4, Y8, Y8;       \
 	VPOR    Y8, Y, Y
 
+// PKQ3K loads Q3_K column j = 4h+p: the 2-bit quants of qs[32h..] (qs at
+// 32) shifted by 2p (Y14: 0x03 bytes), and bit 4h+p of hmask[e] (at 0) as
+// their bit 2 (Y15: 0x01 bytes): u = q+4.
+#define PKQ3K(qsd, sh, hsh, base, Y) \
+	PKQ4K(qsd, sh, base, Y);  \
+	VMOVDQU 0 base, Y8;       \
+	VPSRLW  $(hsh), Y8, Y8;   \
+	VPAND   Y15, Y8, Y8;      \
+	VPSLLW  $2, Y8, Y8;       \
+	VPOR    Y8, Y, Y
+
+#define PKQ3K0(base, Y) PKQ3K(32, 0, 0, base, Y)
+#define PKQ3K1(base, Y) PKQ3K(32, 2, 1, base, Y)
+#define PKQ3K2(base, Y) PKQ3K(32, 4, 2, base, Y)
+#define PKQ3K3(base, Y) PKQ3K(32, 6, 3, base, Y)
+#define PKQ3K4(base, Y) PKQ3K(64, 0, 4, base, Y)
+#define PKQ3K5(base, Y) PKQ3K(64, 2, 5, base, Y)
+#define PKQ3K6(base, Y) PKQ3K(64, 4, 6, base, Y)
+#define PKQ3K7(base, Y) PKQ3K(64, 6, 7, base, Y)
 #define PKQ4K0(base, Y) PKQ4K(16, 0, base, Y)
 #define PKQ4K1(base, Y) PKQ4K(16, 4, base, Y)
 #define PKQ4K2(base, Y) PKQ4K(48, 0, base, Y)
@@ -3271,6 +3290,9 @@ xssub:
 
 #define PKKCONST1 \
 	VMOVDQU nib<>(SB), Y14;  \
+	VMOVDQU one8<>(SB), Y15
+#define PKKCONSTQ3 \
+	VMOVDQU three8<>(SB), Y14; \
 	VMOVDQU one8<>(SB), Y15
 #define PKKCONST3 \
 	VMOVDQU nib<>(SB), Y14;  \
@@ -3312,6 +3334,10 @@ PKKQUANTS(·packQ4KQuantsAVX2, 144, 0, PKKCONST1, PKQ4K0, PKQ4K1, PKQ4K2, PKQ4K3
 // func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (176 bytes); offset -16.
 PKKQUANTS(·packQ5KQuantsAVX2, 176, 0xf0f0f0f0, PKKCONST1, PKQ5K0, PKQ5K1, PKQ5K2, PKQ5K3, PKQ5K4, PKQ5K5, PKQ5K6, PKQ5K7)
+
+// func packQ3KQuantsAVX2(dst, w *byte, rs, nb int)
+// nb counts super-blocks (110 bytes); offset -4.
+PKKQUANTS(·packQ3KQuantsAVX2, 110, 0xfcfcfcfc, PKKCONSTQ3, PKQ3K0, PKQ3K1, PKQ3K2, PKQ3K3, PKQ3K4, PKQ3K5, PKQ3K6, PKQ3K7)
 
 // func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (210 bytes); offset -32.

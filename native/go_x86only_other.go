@@ -117,3 +117,4 @@ func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int) { panic("unreachable") }
 func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
 func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
 func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
+func packQ3KQuantsAVX2(dst, w *byte, rs, nb int)   { panic("unreachable") }
