@@ -23,22 +23,39 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 	if !haveX86SIMD || haveVNNI {
 		return nil
 	}
-	if signedQuants(t) {
-		return gemmSignedAVX2
-	}
+	kernel, _ := avx2GemmOf(t)
+	return kernel
+}
+
+// avx2GemmOf is the one table of the AVX2 gemm's types: the kernel of
+// type t and the assembly packer of 16 whole rows' quants (nil for Q4_0
+// and Q5_0, which packRowsScalar packs), whatever the CPU (the tests hold
+// the assembly packers to the scalar one on VNNI CPUs too).
+func avx2GemmOf(t ggml.DType) (kernel gemmKernel, quants func(dst, w *byte, rs, nb int)) {
 	switch t {
 	case ggml.Q4_0:
-		return gemmPlainAVX2
+		kernel = gemmPlainAVX2
 	case ggml.Q5_0:
-		return gemmPlain4AVX2
-	case ggml.Q4_K, ggml.Q5_K:
-		return gemmBias4AVX2
+		kernel = gemmPlain4AVX2
 	case ggml.Q3_K:
-		return gemmSplit4AVX2
+		kernel, quants = gemmSplit4AVX2, packQ3KQuantsAVX2
+	case ggml.Q4_K:
+		kernel, quants = gemmBias4AVX2, packQ4KQuantsAVX2
+	case ggml.Q5_K:
+		kernel, quants = gemmBias4AVX2, packQ5KQuantsAVX2
 	case ggml.Q6_K:
-		return gemmSplit2AVX2
+		kernel, quants = gemmSplit2AVX2, packQ6KQuantsAVX2
+	case ggml.Q8_0:
+		quants = packQ8_0QuantsAVX2
+	case ggml.IQ4_NL:
+		quants = packIQ4NLQuantsAVX2
+	case ggml.IQ4_XS:
+		quants = packIQ4XSQuantsAVX2
 	}
-	return nil
+	if signedQuants(t) {
+		kernel = gemmSignedAVX2
+	}
+	return kernel, quants
 }
 
 // signedQuants reports whether t's packed quants reach 128 in magnitude
@@ -124,28 +141,13 @@ func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 }
 
 // packAsm packs 16 whole rows of t as packRowsGo does for the types with
-// AVX2 assembly packers (Q8_0, IQ4_NL, IQ4_XS, Q3_K, Q4_K, Q5_K, Q6_K): their
-// quants (and, for the unsigned ones, corrections) in assembly, 8 rows
+// AVX2 assembly packers (avx2GemmOf): their quants (and, for the unsigned
+// ones, corrections) in assembly, 8 rows
 // transposed at a time, and their scales and biases (blockScales) here;
 // false for the other types.
 func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
-	var quants func(dst, w *byte, rs, nb int)
-	switch t {
-	case ggml.Q8_0:
-		quants = packQ8_0QuantsAVX2
-	case ggml.IQ4_NL:
-		quants = packIQ4NLQuantsAVX2
-	case ggml.IQ4_XS:
-		quants = packIQ4XSQuantsAVX2
-	case ggml.Q4_K:
-		quants = packQ4KQuantsAVX2
-	case ggml.Q5_K:
-		quants = packQ5KQuantsAVX2
-	case ggml.Q6_K:
-		quants = packQ6KQuantsAVX2
-	case ggml.Q3_K:
-		quants = packQ3KQuantsAVX2
-	default:
+	_, quants := avx2GemmOf(t)
+	if quants == nil {
 		return false
 	}
 	bs, per := t.TypeSize(), t.BlockSize()/qk

@@ -64,9 +64,7 @@ GLOBL m20<>(SB), RODATA|NOPTR, $32
 // against y with w's sign, scaled by dw*dy.
 #define Q8ROW(R, Yacc) \
 	VMOVDQU      2(R), Y10;       \
-	VPSIGNB      Y10, Y10, Y11;   \
-	VPSIGNB      Y10, Y8, Y12;    \
-	I8SUM(Y12, Y11, Y12);         \
+	SDOT8(Y10, Y8, Y11, Y12);     \
 	VCVTDQ2PS    Y12, Y12;        \
 	VPBROADCASTW (R), X10;        \
 	VCVTPH2PS    X10, Y10;        \
@@ -1392,14 +1390,21 @@ done:
 	VPMADDUBSW Ys, Yu, Yd; \
 	VPMADDWD   Y13, Yd, Yd
 
+// SDOT8 sets Yd to the 8 int32 sums of 4 adjacent products of the signed
+// bytes of Yq and Ys, as ggml's AVX2 dots take them: |q| (into Ya)
+// against s signed by q (a product at most 128·127, so no pair
+// saturates). Needs Y13 = ones16.
+#define SDOT8(Yq, Ys, Ya, Yd) \
+	VPSIGNB Yq, Yq, Ya; \
+	VPSIGNB Yq, Ys, Yd; \
+	I8SUM(Yd, Ya, Yd)
+
 // Q8Q8BLOCK adds to Yacc one Q8_0 block at boff(SI) times the q8a block
 // at yoff(DI): |w| against y with w's sign, scaled by dw*dy.
 #define Q8Q8BLOCK(boff, yoff, Yacc) \
 	VMOVDQU      boff+2(SI), Y2;    \
 	VMOVDQU      yoff+8(DI), Y3;    \
-	VPSIGNB      Y2, Y2, Y4;        \
-	VPSIGNB      Y2, Y3, Y3;        \
-	I8SUM(Y3, Y4, Y5);              \
+	SDOT8(Y2, Y3, Y4, Y5);          \
 	VCVTDQ2PS    Y5, Y5;            \
 	VPBROADCASTW boff(SI), X6;      \
 	VCVTPH2PS    X6, Y6;            \
@@ -1924,9 +1929,7 @@ GLOBL mxfp4Levels<>(SB), RODATA|NOPTR, $32
 	VPAND          Y15, Y2, Y2; \
 	VPSHUFB        Y2, Y12, Y2; \
 	VMOVDQU        0+(yoff)(DI), Y3; \
-	VPSIGNB        Y2, Y2, Y4;  \
-	VPSIGNB        Y2, Y3, Y3;  \
-	I8SUM(Y3, Y4, Y5)
+	SDOT8(Y2, Y3, Y4, Y5)
 
 // LUTQ8BLOCK adds to Yacc the block at boff(SI) (scale X6 set by SCALE,
 // nibbles at boff+qoff) times the q8a block at yoff(DI).
@@ -2627,9 +2630,8 @@ ILA2GROUPS(·ilRowsQ4_0AVX2, 288, eightf<>, ILQ4PF, ILQ4BLOCK)
 // Interleaved Q8_0 decode on AVX2: the quants are stored flipped (u = q
 // XOR 0x80, the VNNI kernels' unsigned operand); here they flip back and
 // meet the activations as the row kernels' do, |q| against y signed by q
-// (at most 128·127 a product, so no pair saturates), each chunk's pair
-// sums widened at once (two chunks' could pass 32767). No offset (K 0).
-// Y12 = 0x80…, Y14 = ones16 for the block.
+// (SDOT8), each chunk's pair sums widened at once (two chunks' could pass
+// 32767). No offset (K 0). Y12 = 0x80…, Y13 = ones16 for the block.
 
 DATA flip8<>+0(SB)/8, $0x8080808080808080
 DATA flip8<>+8(SB)/8, $0x8080808080808080
@@ -2647,14 +2649,8 @@ GLOBL zerof<>(SB), RODATA|NOPTR, $4
 	VMOVDQU      (64+64*(c))(SI), Y10; \
 	VPXOR        Y12, Y8, Y8;          \
 	VPXOR        Y12, Y10, Y10;        \
-	VPSIGNB      Y8, Y6, Y7;           \
-	VPSIGNB      Y10, Y6, Y9;          \
-	VPABSB       Y8, Y8;               \
-	VPABSB       Y10, Y10;             \
-	VPMADDUBSW   Y7, Y8, Y8;           \
-	VPMADDUBSW   Y9, Y10, Y10;         \
-	VPMADDWD     Y14, Y8, Y8;          \
-	VPMADDWD     Y14, Y10, Y10;        \
+	SDOT8(Y8, Y6, Y7, Y8);             \
+	SDOT8(Y10, Y6, Y9, Y10);           \
 	ACC(Y8, Y4);                       \
 	ACC(Y10, Y5)
 
@@ -2665,7 +2661,7 @@ GLOBL zerof<>(SB), RODATA|NOPTR, $4
 	PREFETCHT0 8448(SI); PREFETCHT0 8512(SI); PREFETCHT0 8576(SI); PREFETCHT0 8640(SI); PREFETCHT0 8704(SI)
 #define ILQ8BLOCK \
 	VMOVDQU flip8<>(SB), Y12;         \
-	VMOVDQU ones16<>(SB), Y14;        \
+	VMOVDQU ones16<>(SB), Y13;        \
 	ILQ8CHUNK2(0, ILQ8SETD);          \
 	ILQ8CHUNK2(1, ILQ8ADDD);          \
 	ILQ8CHUNK2(2, ILQ8ADDD);          \
@@ -3026,8 +3022,8 @@ GLOBL sixteen8<>(SB), RODATA|NOPTR, $32
 ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 
 
-// The AVX2 packers (gemmSignedAVX2's, gemmBias4AVX2's and gemmSplit2AVX2's
-// packs of 16 whole rows, rs bytes apart; their scales and biases are
+// The AVX2 packers (gemmSignedAVX2's, gemmBias4AVX2's, gemmSplit2AVX2's and
+// gemmSplit4AVX2's packs of 16 whole rows, rs bytes apart; their scales and biases are
 // Go's: packAsm): each block (K-quant and IQ4_XS:
 // sub-block) column's 32 quants of 8 rows in Y0..Y7, as bytes in element
 // order, transposed as 4-byte words so that a register holds elements

@@ -215,8 +215,9 @@ typedef struct {
    * they are (signed), not flipped to +128: AVX2's kernels of quants up to
    * 128 in magnitude, which sign the activations by the quants instead. */
   unsigned char il_gemm_signed[LRT_NTYPES];
-  /* il_panel[t], where set (F16, BF16; on AVX2 Q4_0, Q5_0, Q8_0 and the
-   * K-quants, for when their gemm cannot allocate its packs), returns the
+  /* il_panel[t], where set (F16, BF16; on AVX2 Q4_0, Q5_0, Q8_0, Q4_K,
+   * Q5_K and Q6_K, for when their gemm cannot allocate its packs: the
+   * other interleaved types then take il_rows a token at a time), returns the
    * panel that panels_mul multiplies for one
    * interleaved group (its IL_ROWS rows of n elements at w): a float panel
    * it packs into p (F16 and the quantized types), or the group itself,
