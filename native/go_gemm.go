@@ -78,7 +78,7 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	p := (*buf)[off : off+nb*gemmPackSize]
 	var kernel gemmKernel = gemmPlain
 	switch {
-	case !haveVNNI: // AVX2 (go_gemm_avx2.go): row-major, or interleaved Q4_0, Q5_0 and Q8_0
+	case !haveVNNI: // AVX2 (go_gemm_avx2.go): row-major or interleaved
 		kernel = avx2GemmKernel(m.w.Type)
 	case m.w.Type == ggml.Q4_K, m.w.Type == ggml.Q5_K:
 		kernel = gemmBias
@@ -110,7 +110,11 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 	w := &m.w.Data[r0*m.rs]
 	if m.il { // whole groups
 		k, _ := ilKernelOf(m.w.Type)
-		k.pack(&p[0], w, m.w.Cols/m.w.Type.BlockSize())
+		if nb := m.w.Cols / m.w.Type.BlockSize(); k.pack != nil {
+			k.pack(&p[0], w, nb)
+		} else {
+			packILGo(m.w.Type, &p[0], w, nb)
+		}
 		return
 	}
 	if !haveVNNI {

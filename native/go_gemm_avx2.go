@@ -237,43 +237,28 @@ func byteSum(x uint32) int32 {
 	return int32(x&0xffff + x>>16)
 }
 
-// packILQ4_0Go is packILQ4_0 in Go, for AVX2 CPUs: the nb block columns of
-// an interleaved Q4_0 group at w as gemmPacks at dst (as packRowsGo).
-func packILQ4_0Go(dst, w *byte, nb int) { packILGo(ggml.Q4_0, dst, w, nb) }
+// maxILBlock is the largest block (super-block) ilLayoutOf lays out:
+// Q6_K's 210 bytes.
+const maxILBlock = 210
 
-// packILQ5_0Go is packILQ4_0Go for interleaved Q5_0 groups.
-func packILQ5_0Go(dst, w *byte, nb int) { packILGo(ggml.Q5_0, dst, w, nb) }
-
-// packILGo repacks the nb block columns of an interleaved Q4_0 or Q5_0
-// group (interleave.go) at w into gemmPacks at dst.
+// packILGo repacks the nb block columns (super-block columns for the
+// K-quants) of an interleaved group at w into gemmPacks at dst for the
+// AVX2 gemm kernels: each column's 16 blocks copied back out (ilCopy) and
+// packed as packRowsGo packs 16 row-major rows, so that both layouts make
+// the same packs.
 func packILGo(t ggml.DType, dst, w *byte, nb int) {
-	le := binary.LittleEndian
-	colBytes, nib := 32+4*64, 32 // Q4_0: scales, 4 nibble chunks
-	if t == ggml.Q5_0 {
-		colBytes, nib = 32+5*64, 96 // scales, the qh chunk, 4 nibble chunks
-	}
+	l, _ := ilLayoutOf(t)
+	ts, per := t.TypeSize(), t.BlockSize()/qk
+	colBytes := ilRows * ts
 	src := unsafe.Slice(w, nb*colBytes)
-	out := unsafe.Slice(dst, nb*gemmPackSize)
-	k := -8
-	if t == ggml.Q5_0 {
-		k = -16
-	}
-	var c blockCol
+	out := unsafe.Slice(dst, nb*per*gemmPackSize)
+	var rows [ilRows * maxILBlock]byte
 	for i := range nb {
 		col := src[i*colBytes : (i+1)*colBytes]
 		for r := range ilRows {
-			var qh uint32
-			if t == ggml.Q5_0 {
-				qh = le.Uint32(col[32+4*r:])
-			}
-			for g := range 4 {
-				v := le.Uint32(col[nib+64*g+4*r:])
-				c.u[g] = v&0x0f0f0f0f | spread4(qh>>(4*g)&15)
-				c.u[g+4] = v>>4&0x0f0f0f0f | spread4(qh>>(16+4*g)&15)
-			}
-			c.d = ggml.F16ToF32(le.Uint16(col[2*r:]))
-			putPackRow((*[gemmPackSize]byte)(out[i*gemmPackSize:]), r, &c, k)
+			ilCopy(&l, col, rows[r*ts:(r+1)*ts], r, false)
 		}
+		packRowsGo(t, out[i*per*gemmPackSize:(i+1)*per*gemmPackSize], rows[:colBytes], ts, ilRows, per)
 	}
 }
 

@@ -13,10 +13,9 @@ import (
 )
 
 // TestILRowsAVX2 checks the AVX2 interleaved decode kernels (the Go
-// backend's on CPUs without AVX-512 VNNI) of Q4_0, Q5_0 and Q8_0 against the
-// row-major row kernels over the same q8a activations, and against the
-// VNNI ones where the CPU has them: sums of the same products in another
-// order.
+// backend's on CPUs without AVX-512 VNNI) against the row-major row
+// kernels over the same q8a or q8K activations, and against the VNNI ones
+// where the CPU has them: sums of the same products in another order.
 func TestILRowsAVX2(t *testing.T) {
 	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
@@ -25,16 +24,19 @@ func TestILRowsAVX2(t *testing.T) {
 		ggml.Q4_0: {ilRowsQ4_0AVX2, dotRowsQ4_0Q8SIMD, ilRowsQ4_0},
 		ggml.Q5_0: {ilRowsQ5_0AVX2, dotRowsQ5_0Q8SIMD, ilRowsQ5_0},
 		ggml.Q8_0: {ilRowsQ8_0AVX2, dotRowsQ8_0Q8SIMD, ilRowsQ8_0},
+		ggml.Q4_K: {ilRowsQ4KAVX2, dotRowsQ4KQ8KSIMD, ilRowsQ4K},
+		ggml.Q5_K: {ilRowsQ5KAVX2, dotRowsQ5KQ8KSIMD, ilRowsQ5K},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K} {
 		k := ilKernels[typ]
 		il := k[0].(func(w *byte, ng, nb int, y *byte, out *float32))
 		rowsK := k[1].(func(w *byte, rs, nrows int, y *byte, nb int, out *float32))
 		vnniK := k[2].(func(w *byte, ng, nb int, y *byte, out *float32))
-		for _, shape := range [][2]int{{16, 32}, {32, 64}, {48, 576}, {16, 2048}} {
+		elems, size, _ := q8Layout(typ)
+		for _, shape := range [][2]int{{16, 256}, {32, 512}, {48, 2304}, {16, 2048}} {
 			rows, cols := shape[0], shape[1]
-			nb := cols / qk
+			nb := cols / elems
 			w := randWeight(t, r, typ, rows, cols)
 			if typ == ggml.Q8_0 {
 				q8Extremes(w)
@@ -42,7 +44,7 @@ func TestILRowsAVX2(t *testing.T) {
 			iw, err := Interleave16(Weight{Type: typ, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
 			require.NoError(t, err)
 			x := randFloats(r, cols, 3)
-			xq := make([]byte, nb*sizeQ8a)
+			xq := make([]byte, nb*size)
 			quantizeQ8(typ, xq, x)
 			want := make([]float32, rows)
 			rowsK(&w.Data[0], w.RowBytes(), rows, &xq[0], nb, &want[0])
@@ -61,49 +63,70 @@ func TestILRowsAVX2(t *testing.T) {
 	}
 }
 
-// TestGemmILAVX2 checks the AVX2 batch kernels of interleaved Q4_0, Q5_0
-// and Q8_0 (packs of the group, the gemm kernel of the type) against the
-// decode kernel token by token over the same activations, and the packs
-// byte for byte against the VNNI packer's where the CPU has it (for Q8_0
-// the quants and scales: the signed kernel reads nothing else).
+// TestGemmILAVX2 checks the AVX2 batch path of interleaved weights: the
+// packs of a group (packILGo, or Q8_0's assembly packer) byte for byte
+// against the packs of the same rows row-major (packRowsGo, which
+// TestGemmAVX2 holds to the float64 product), and for the q8a types the
+// gemm kernel against the decode kernel token by token over the same
+// activations, and the packs against the VNNI packer's where the CPU has
+// it (for Q8_0 the quants and scales: the signed kernel reads nothing
+// else).
 func TestGemmILAVX2(t *testing.T) {
 	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	r := rand.New(rand.NewPCG(23, 24))
 	const tokens = 4
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0} {
-		vnniPack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0, ggml.Q5_0: packILQ5_0, ggml.Q8_0: packILQ8_0}[typ]
-		avx2Pack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0Go, ggml.Q5_0: packILQ5_0Go, ggml.Q8_0: packILQ8_0AVX2}[typ]
-		rowsIL := map[ggml.DType]func(w *byte, ng, nb int, y *byte, out *float32){ggml.Q4_0: ilRowsQ4_0AVX2, ggml.Q5_0: ilRowsQ5_0AVX2, ggml.Q8_0: ilRowsQ8_0AVX2}[typ]
-		gemm := map[ggml.DType]gemmKernel{ggml.Q4_0: gemmPlainAVX2, ggml.Q5_0: gemmPlain4AVX2, ggml.Q8_0: gemmSignedAVX2}[typ]
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K} {
+		avx2Pack := func(dst, w *byte, nb int) { packILGo(typ, dst, w, nb) }
+		if typ == ggml.Q8_0 {
+			avx2Pack = packILQ8_0AVX2
+		}
 		signed := signedQuants(typ) // the signed kernel's activations are not flipped
-		for _, cols := range []int{32, 256, 2048} {
-			rows, nb := ilRows, cols/qk
+		for _, cols := range []int{256, 2048} {
+			rows, nb, per := ilRows, cols/qk, typ.BlockSize()/qk
 			w := randWeight(t, r, typ, rows, cols)
 			if typ == ggml.Q8_0 {
 				q8Extremes(w)
 			}
 			il, err := Interleave16(Weight{Type: typ, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
 			require.NoError(t, err)
+			name := fmt.Sprintf("%s 16×%d", typ, cols)
+			p := make([]byte, nb*gemmPackSize)
+			avx2Pack(&p[0], &il.Data[0], nb/per)
+			rowPacks := make([]byte, nb*gemmPackSize)
+			packRowsGo(typ, rowPacks, w.Data, w.RowBytes(), rows, nb)
+			for i := range nb {
+				a, b := rowPacks[i*gemmPackSize:(i+1)*gemmPackSize], p[i*gemmPackSize:(i+1)*gemmPackSize]
+				if signed {
+					a, b = a[:576], b[:576] // quants and d
+				}
+				require.True(t, bytes.Equal(a, b), "%s: block column %d: the interleaved group's packs differ from its rows'", name, i)
+			}
+			if typ.BlockSize() != qk {
+				continue // (K-quant decode takes q8K blocks, the gemm q8a)
+			}
 			x := randFloats(r, tokens*cols, 2)
 			xq := make([]byte, tokens*nb*sizeQ8a)
 			xg := make([]byte, tokens*nb*sizeQ8a)
 			want := make([]float32, tokens*rows)
+			rowsIL, _ := ilKernelOf(typ)
+			if haveVNNI { // (ilKernelOf gives the VNNI kernels)
+				rowsIL.rows = map[ggml.DType]func(w *byte, ng, nb int, y *byte, out *float32){ggml.Q4_0: ilRowsQ4_0AVX2, ggml.Q5_0: ilRowsQ5_0AVX2, ggml.Q8_0: ilRowsQ8_0AVX2}[typ]
+			}
 			for tk := range tokens {
 				quantizeQ8(typ, xq[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
 				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols], !signed)
-				rowsIL(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
+				rowsIL.rows(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
 			}
-			p := make([]byte, nb*gemmPackSize)
-			avx2Pack(&p[0], &il.Data[0], nb)
 			got := make([]float32, tokens*rows)
-			gemm(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)
-			name := fmt.Sprintf("%s 16×%d", typ, cols)
+			kernel, _ := avx2GemmOf(typ)
+			kernel(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)
 			// (the decode kernels sum u·y and the offset apart, which cancel:
 			// their rounding is the looser one)
 			assertClose(t, want, got, 1e-4, name)
 			if haveVNNI {
+				vnniPack := map[ggml.DType]func(dst, w *byte, nb int){ggml.Q4_0: packILQ4_0, ggml.Q5_0: packILQ5_0, ggml.Q8_0: packILQ8_0}[typ]
 				pv := make([]byte, nb*gemmPackSize)
 				vnniPack(&pv[0], &il.Data[0], nb)
 				for i := range nb {

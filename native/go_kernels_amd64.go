@@ -231,3 +231,15 @@ func packQ3KQuantsAVX2(dst, w *byte, rs, nb int)
 //
 //go:noescape
 func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)
+
+// ilRowsQ4KAVX2 is ilRowsQ4K on AVX2: out[16g+r] is row r of group g < ng
+// of the interleaved Q4_K weights at w (nb super-block columns) times the
+// q8K blocks at y.
+//
+//go:noescape
+func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+
+// ilRowsQ5KAVX2 is ilRowsQ4KAVX2 for interleaved Q5_K weights.
+//
+//go:noescape
+func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)

@@ -2727,6 +2727,254 @@ il8pack:
 	VZEROUPPER
 	RET
 
+// Interleaved K-quant decode on AVX2 (the C library's il_rows_k45 on its
+// AVX2 set): the AVX-512 kernels' column layouts (interleave.go), each
+// 16-row vector as two ymm halves, rows 0-7 and 8-15. ILKA2GROUPS is the
+// skeleton: for each of the ng groups, Y0 and Y1 gather the rows' float
+// sums; for each of the nb super-block columns (blk bytes at SI; the q8K
+// block at R8: d, 256 quants at 4, 16 int16 bsums at 260) BODY leaves the
+// int32 sums of d-less products in Y2 and Y3 (and may take its min terms
+// off Y0 and Y1 itself), which d_w*d_y then scales. BODY has 128 bytes of
+// stack at 0(SP) and Y4..Y14; Y15 = 0x0f….
+#define ILKA2GROUPS(name, blk, BODY) \
+TEXT name(SB), NOSPLIT, $128-40; \
+	MOVQ    w+0(FP), SI;          \
+	MOVQ    ng+8(FP), R9;         \
+	MOVQ    out+32(FP), DI;       \
+	VMOVDQU nib<>(SB), Y15;       \
+group:;                           \
+	MOVQ   y+24(FP), R8;          \
+	MOVQ   nb+16(FP), CX;         \
+	VXORPS Y0, Y0, Y0;            \
+	VXORPS Y1, Y1, Y1;            \
+block:;                           \
+	BODY;                         \
+	VCVTDQ2PS    Y2, Y2;          \
+	VCVTDQ2PS    Y3, Y3;          \
+	VBROADCASTSS (R8), Y6;        \
+	VCVTPH2PS    (SI), Y8;        \
+	VCVTPH2PS    16(SI), Y9;      \
+	VMULPS       Y6, Y8, Y8;      \
+	VMULPS       Y6, Y9, Y9;      \
+	VFMADD231PS  Y2, Y8, Y0;      \
+	VFMADD231PS  Y3, Y9, Y1;      \
+	ADDQ         $blk, SI;        \
+	ADDQ         $292, R8;        \
+	DECQ         CX;              \
+	JNZ          block;           \
+	VMOVUPS      Y0, (DI);        \
+	VMOVUPS      Y1, 32(DI);      \
+	ADDQ         $64, DI;         \
+	DECQ         R9;              \
+	JNZ          group;           \
+	VZEROUPPER;                   \
+	RET
+
+// shufw<> + 32k spreads byte k of each int32 lane to both of its words
+// (the scale or min of sub-block k, a word each for VPMADDWD).
+DATA shufw<>+0(SB)/8, $0x8004800480008000
+DATA shufw<>+8(SB)/8, $0x800c800c80088008
+DATA shufw<>+16(SB)/8, $0x8004800480008000
+DATA shufw<>+24(SB)/8, $0x800c800c80088008
+DATA shufw<>+32(SB)/8, $0x8005800580018001
+DATA shufw<>+40(SB)/8, $0x800d800d80098009
+DATA shufw<>+48(SB)/8, $0x8005800580018001
+DATA shufw<>+56(SB)/8, $0x800d800d80098009
+DATA shufw<>+64(SB)/8, $0x8006800680028002
+DATA shufw<>+72(SB)/8, $0x800e800e800a800a
+DATA shufw<>+80(SB)/8, $0x8006800680028002
+DATA shufw<>+88(SB)/8, $0x800e800e800a800a
+DATA shufw<>+96(SB)/8, $0x8007800780038003
+DATA shufw<>+104(SB)/8, $0x800f800f800b800b
+DATA shufw<>+112(SB)/8, $0x8007800780038003
+DATA shufw<>+120(SB)/8, $0x800f800f800b800b
+GLOBL shufw<>(SB), RODATA|NOPTR, $128
+DATA low6<>+0(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA low6<>+8(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA low6<>+16(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA low6<>+24(SB)/8, $0x3f3f3f3f3f3f3f3f
+GLOBL low6<>(SB), RODATA|NOPTR, $32
+DATA m10<>+0(SB)/8, $0x1010101010101010
+DATA m10<>+8(SB)/8, $0x1010101010101010
+DATA m10<>+16(SB)/8, $0x1010101010101010
+DATA m10<>+24(SB)/8, $0x1010101010101010
+GLOBL m10<>(SB), RODATA|NOPTR, $32
+
+// K45SCALES unpacks half H's scales (as the C il_k4_scales): those of
+// sub-blocks 0-3 to 32H(SP), 4-7 to 64+32H(SP), its mins of 0-3 to M0
+// and 4-7 to M1 (a byte of each int32 lane per sub-block).
+#define K45SCALES(H, M0, M1) \
+	VMOVDQU (64+32*(H))(SI), Y4;  \
+	VMOVDQU (128+32*(H))(SI), Y5; \
+	VMOVDQU (192+32*(H))(SI), Y6; \
+	VPAND   low6<>(SB), Y4, Y7;   \
+	VMOVDQU Y7, (32*(H))(SP);     \
+	VPSRLD  $6, Y4, Y4;           \
+	VPAND   three8<>(SB), Y4, Y4;         \
+	VPSLLD  $4, Y4, Y4;           \
+	VPAND   Y15, Y6, Y7;          \
+	VPOR    Y7, Y4, Y4;           \
+	VMOVDQU Y4, (64+32*(H))(SP);  \
+	VPAND   low6<>(SB), Y5, M0;   \
+	VPSRLD  $6, Y5, Y5;           \
+	VPAND   three8<>(SB), Y5, Y5;         \
+	VPSLLD  $4, Y5, Y5;           \
+	VPSRLD  $4, Y6, Y6;           \
+	VPAND   Y15, Y6, Y6;          \
+	VPOR    Y6, Y5, M1
+
+// K45MIN adds to Y2 and Y3 sub-block j's mins (byte j%4 of M of each
+// half) times the sum of its activations (bsums 2j and 2j+1).
+#define K45MIN(j, M, N) \
+	VPBROADCASTD (260+4*(j))(R8), Y9;         \
+	VPSHUFB      shufw<>+(32*((j)%4))(SB), M, Y8; \
+	VPMADDWD     Y9, Y8, Y8;                  \
+	VPADDD       Y8, Y2, Y2;                  \
+	VPSHUFB      shufw<>+(32*((j)%4))(SB), N, Y8; \
+	VPMADDWD     Y9, Y8, Y8;                  \
+	VPADDD       Y8, Y3, Y3
+
+// K45HEAD stores the column's scales and takes dmin*d_y times its min
+// terms off Y0 and Y1; Y2 and Y3 are then zeroed for the sums.
+#define K45HEAD \
+	K45SCALES(0, Y10, Y11);    \
+	K45SCALES(1, Y12, Y13);    \
+	VPXOR        Y2, Y2, Y2;   \
+	VPXOR        Y3, Y3, Y3;   \
+	K45MIN(0, Y10, Y12);       \
+	K45MIN(1, Y10, Y12);       \
+	K45MIN(2, Y10, Y12);       \
+	K45MIN(3, Y10, Y12);       \
+	K45MIN(4, Y11, Y13);       \
+	K45MIN(5, Y11, Y13);       \
+	K45MIN(6, Y11, Y13);       \
+	K45MIN(7, Y11, Y13);       \
+	VCVTDQ2PS    Y2, Y2;       \
+	VCVTDQ2PS    Y3, Y3;       \
+	VBROADCASTSS (R8), Y6;     \
+	VCVTPH2PS    32(SI), Y8;   \
+	VCVTPH2PS    48(SI), Y9;   \
+	VMULPS       Y6, Y8, Y8;   \
+	VMULPS       Y6, Y9, Y9;   \
+	VFNMADD231PS Y2, Y8, Y0;   \
+	VFNMADD231PS Y3, Y9, Y1;   \
+	VPXOR        Y2, Y2, Y2;   \
+	VPXOR        Y3, Y3, Y3
+
+// K45HALF multiplies half H of chunk c of quant pair p (at QOFF) by the
+// activations broadcast in Y6 (low nibbles: sub-block 2p) and Y7 (high
+// ones: 2p+1), into the int16 sums LO and HI (ACC: K45SET or K45ADD); HB
+// adds Q5_K's fifth bits (K4NOHB for Q4_K).
+#define K45HALF(p, c, H, LO, HI, ACC, QOFF, HB) \
+	VMOVDQU    (QOFF+32*(H)+64*(8*(p)+(c)))(SI), Y8; \
+	VPSRLW     $4, Y8, Y9;  \
+	VPAND      Y15, Y8, Y8; \
+	VPAND      Y15, Y9, Y9; \
+	HB(c, H);               \
+	VPMADDUBSW Y6, Y8, Y8;  \
+	VPMADDUBSW Y7, Y9, Y9;  \
+	ACC(Y8, LO);            \
+	ACC(Y9, HI)
+
+#define K45SET(a, b) VMOVDQA a, b
+#define K45ADD(a, b) VPADDW a, b, b
+#define K4NOHB(c, H)
+
+// K45CHUNK multiplies chunk c of pair p by its activations, both halves.
+#define K45CHUNK(p, c, ACC, QOFF, HB) \
+	VPBROADCASTD (4+64*(p)+4*(c))(R8), Y6;  \
+	VPBROADCASTD (36+64*(p)+4*(c))(R8), Y7; \
+	K45HALF(p, c, 0, Y4, Y5, ACC, QOFF, HB); \
+	K45HALF(p, c, 1, Y12, Y13, ACC, QOFF, HB)
+
+// K45FLUSH adds pair p's int16 sums (Y4, Y5: rows 0-7; Y12, Y13: 8-15)
+// times their sub-blocks' scales to Y2 and Y3 (VPMADDWD widens them).
+#define K45FLUSH(p) \
+	VMOVDQU  (64*((p)/2))(SP), Y6;                        \
+	VPSHUFB  shufw<>+(32*(2*((p)%2)))(SB), Y6, Y7;        \
+	VPMADDWD Y7, Y4, Y4;                                  \
+	VPADDD   Y4, Y2, Y2;                                  \
+	VPSHUFB  shufw<>+(32*(2*((p)%2)+1))(SB), Y6, Y7;      \
+	VPMADDWD Y7, Y5, Y5;                                  \
+	VPADDD   Y5, Y2, Y2;                                  \
+	VMOVDQU  (64*((p)/2)+32)(SP), Y6;                     \
+	VPSHUFB  shufw<>+(32*(2*((p)%2)))(SB), Y6, Y7;        \
+	VPMADDWD Y7, Y12, Y12;                                \
+	VPADDD   Y12, Y3, Y3;                                 \
+	VPSHUFB  shufw<>+(32*(2*((p)%2)+1))(SB), Y6, Y7;      \
+	VPMADDWD Y7, Y13, Y13;                                \
+	VPADDD   Y13, Y3, Y3
+
+// K4PAIR is Q4_K's quant pair p: its eight chunks' int16 sums (at most
+// 8·2·15·127 = 30480) flushed once, 9 lines prefetched 8 KiB ahead.
+#define K4PAIR(p) \
+	PREFETCHT0 (8192+576*(p))(SI); PREFETCHT0 (8256+576*(p))(SI); PREFETCHT0 (8320+576*(p))(SI); \
+	PREFETCHT0 (8384+576*(p))(SI); PREFETCHT0 (8448+576*(p))(SI); PREFETCHT0 (8512+576*(p))(SI); \
+	PREFETCHT0 (8576+576*(p))(SI); PREFETCHT0 (8640+576*(p))(SI); PREFETCHT0 (8704+576*(p))(SI); \
+	K45CHUNK(p, 0, K45SET, 256, K4NOHB); \
+	K45CHUNK(p, 1, K45ADD, 256, K4NOHB); \
+	K45CHUNK(p, 2, K45ADD, 256, K4NOHB); \
+	K45CHUNK(p, 3, K45ADD, 256, K4NOHB); \
+	K45CHUNK(p, 4, K45ADD, 256, K4NOHB); \
+	K45CHUNK(p, 5, K45ADD, 256, K4NOHB); \
+	K45CHUNK(p, 6, K45ADD, 256, K4NOHB); \
+	K45CHUNK(p, 7, K45ADD, 256, K4NOHB); \
+	K45FLUSH(p)
+
+// K5HB adds to the nibbles Y8 (sub-block 2p) and Y9 (2p+1) their fifth
+// bits from the qh chunk c of half H: bit j of each byte moved to bit 4
+// by SLO $NLO (sub-block 2p) and SHI $NHI (2p+1), word shifts of at most
+// 4 left or 3 right, whose bits crossing bytes miss bit 4.
+#define K5HB(c, H, SLO, NLO, SHI, NHI) \
+	VMOVDQU (256+32*(H)+64*(c))(SI), Y10; \
+	SLO     $NLO, Y10, Y11;             \
+	VPAND   m10<>(SB), Y11, Y11;        \
+	VPOR    Y11, Y8, Y8;                \
+	SHI     $NHI, Y10, Y11;             \
+	VPAND   m10<>(SB), Y11, Y11;        \
+	VPOR    Y11, Y9, Y9
+#define K5HB0(c, H) K5HB(c, H, VPSLLW, 4, VPSLLW, 3)
+#define K5HB1(c, H) K5HB(c, H, VPSLLW, 2, VPSLLW, 1)
+#define K5HB2(c, H) K5HB(c, H, VPSLLW, 0, VPSRLW, 1)
+#define K5HB3(c, H) K5HB(c, H, VPSRLW, 2, VPSRLW, 3)
+
+// K5PAIR is Q5_K's quant pair p: four chunks' int16 sums at a time (at
+// most 4·2·31·127 = 31496), 11 lines prefetched 8 KiB ahead.
+#define K5PAIR(p, HB) \
+	PREFETCHT0 (8192+704*(p))(SI); PREFETCHT0 (8256+704*(p))(SI); PREFETCHT0 (8320+704*(p))(SI); \
+	PREFETCHT0 (8384+704*(p))(SI); PREFETCHT0 (8448+704*(p))(SI); PREFETCHT0 (8512+704*(p))(SI); \
+	PREFETCHT0 (8576+704*(p))(SI); PREFETCHT0 (8640+704*(p))(SI); PREFETCHT0 (8704+704*(p))(SI); \
+	PREFETCHT0 (8768+704*(p))(SI); PREFETCHT0 (8832+704*(p))(SI); \
+	K45CHUNK(p, 0, K45SET, 768, HB); \
+	K45CHUNK(p, 1, K45ADD, 768, HB); \
+	K45CHUNK(p, 2, K45ADD, 768, HB); \
+	K45CHUNK(p, 3, K45ADD, 768, HB); \
+	K45FLUSH(p);                     \
+	K45CHUNK(p, 4, K45SET, 768, HB); \
+	K45CHUNK(p, 5, K45ADD, 768, HB); \
+	K45CHUNK(p, 6, K45ADD, 768, HB); \
+	K45CHUNK(p, 7, K45ADD, 768, HB); \
+	K45FLUSH(p)
+
+#define ILK4A2BODY \
+	K45HEAD;   \
+	K4PAIR(0); \
+	K4PAIR(1); \
+	K4PAIR(2); \
+	K4PAIR(3)
+#define ILK5A2BODY \
+	K45HEAD;          \
+	K5PAIR(0, K5HB0); \
+	K5PAIR(1, K5HB1); \
+	K5PAIR(2, K5HB2); \
+	K5PAIR(3, K5HB3)
+
+// func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILKA2GROUPS(·ilRowsQ4KAVX2, 2304, ILK4A2BODY)
+
+// func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILKA2GROUPS(·ilRowsQ5KAVX2, 2816, ILK5A2BODY)
+
 // The AVX2 gemm kernels (gemmPlain, gemmBias and gemmSplit of
 // go_gemm_amd64.s without VNNI), over the same gemmPacks and flipped q8a
 // activations, 16 rows (mask 0xffff: the caller handles a last group's

@@ -268,7 +268,9 @@ func (m *matmulTask) runIL(lo, hi int) {
 // ilKernel is the Go backend's kernels for an interleaved type. For the
 // quantized ones: rows, the decode product of whole groups by one token's
 // activation blocks (q8a, or q8K for the K-quants), and pack, a group's
-// block columns as gemmPacks for the batch kernels. For F16 and BF16:
+// block columns as gemmPacks for the batch kernels (nil on AVX2 CPUs
+// where the group's rows are packed as row-major ones: packILGo, for the
+// AVX2 gemm kernel of the type). For F16 and BF16:
 // floatRows, the product of whole groups by one token's floats (batches
 // run as panels: F16 groups widened by packPanel, BF16 ones in place).
 type ilKernel struct {
@@ -280,17 +282,21 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it the AVX2 ones of Q4_0, Q5_0 and Q8_0). F16 and BF16 are the
+// CPUs without it the AVX2 ones of Q4_0, Q5_0, Q8_0, Q4_K and Q5_K). F16 and BF16 are the
 // backend's to check (Interleaves: the AVX-512 panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if !haveVNNI {
 		switch t {
 		case ggml.Q4_0:
-			return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0Go}, haveX86SIMD
+			return ilKernel{rows: ilRowsQ4_0AVX2}, haveX86SIMD
 		case ggml.Q5_0:
-			return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0Go}, haveX86SIMD
+			return ilKernel{rows: ilRowsQ5_0AVX2}, haveX86SIMD
 		case ggml.Q8_0:
 			return ilKernel{rows: ilRowsQ8_0AVX2, pack: packILQ8_0AVX2}, haveX86SIMD
+		case ggml.Q4_K:
+			return ilKernel{rows: ilRowsQ4KAVX2}, haveX86SIMD
+		case ggml.Q5_K:
+			return ilKernel{rows: ilRowsQ5KAVX2}, haveX86SIMD
 		}
 	}
 	switch t {

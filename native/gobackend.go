@@ -199,9 +199,9 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 	// 32-element q8a blocks, as the C library's do: K-quant batches there
 	// see finer blocks than their matrix-vector products' q8K.
 	gemm := hasGemm(w.Type, w.Cols)
-	if il { // an interleaved quantized type has its pack (F16 and BF16 have panels)
+	if il { // an interleaved quantized type has its packs (F16 and BF16 have panels)
 		k, _ := ilKernelOf(w.Type)
-		gemm = k.pack != nil
+		gemm = k.floatRows == nil
 	}
 	if nTokens >= tileTokens && !g.float && !g.noGemm && gemm {
 		// the gemm kernels take q8a blocks for every type, and iterate
@@ -311,7 +311,7 @@ func roundBF16(dst, x []float32) {
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K,
 // Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
-// Q4_0, Q5_0 and Q8_0 on AVX2; F16 on AVX-512; BF16 where batches run as pair
+// Q4_0, Q5_0, Q8_0, Q4_K and Q5_K on AVX2; F16 on AVX-512; BF16 where batches run as pair
 // panels (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
