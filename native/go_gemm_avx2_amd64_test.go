@@ -21,14 +21,16 @@ func TestILRowsAVX2(t *testing.T) {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
 	ilKernels := map[ggml.DType][3]any{
-		ggml.Q4_0: {ilRowsQ4_0AVX2, dotRowsQ4_0Q8SIMD, ilRowsQ4_0},
-		ggml.Q5_0: {ilRowsQ5_0AVX2, dotRowsQ5_0Q8SIMD, ilRowsQ5_0},
-		ggml.Q8_0: {ilRowsQ8_0AVX2, dotRowsQ8_0Q8SIMD, ilRowsQ8_0},
-		ggml.Q4_K: {ilRowsQ4KAVX2, dotRowsQ4KQ8KSIMD, ilRowsQ4K},
-		ggml.Q5_K: {ilRowsQ5KAVX2, dotRowsQ5KQ8KSIMD, ilRowsQ5K},
+		ggml.Q4_0:   {ilRowsQ4_0AVX2, dotRowsQ4_0Q8SIMD, ilRowsQ4_0},
+		ggml.Q5_0:   {ilRowsQ5_0AVX2, dotRowsQ5_0Q8SIMD, ilRowsQ5_0},
+		ggml.Q8_0:   {ilRowsQ8_0AVX2, dotRowsQ8_0Q8SIMD, ilRowsQ8_0},
+		ggml.Q4_K:   {ilRowsQ4KAVX2, dotRowsQ4KQ8KSIMD, ilRowsQ4K},
+		ggml.Q5_K:   {ilRowsQ5KAVX2, dotRowsQ5KQ8KSIMD, ilRowsQ5K},
+		ggml.IQ4_XS: {ilRowsIQ4XSAVX2, dotRowsIQ4XSQ8KSIMD, ilRowsIQ4XS},
+		ggml.Q3_K:   {ilRowsQ3KAVX2, dotRowsQ3KQ8KSIMD, ilRowsQ3K},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.IQ4_XS, ggml.Q3_K} {
 		k := ilKernels[typ]
 		il := k[0].(func(w *byte, ng, nb int, y *byte, out *float32))
 		rowsK := k[1].(func(w *byte, rs, nrows int, y *byte, nb int, out *float32))
@@ -77,7 +79,7 @@ func TestGemmILAVX2(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(23, 24))
 	const tokens = 4
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.IQ4_XS, ggml.Q3_K} {
 		avx2Pack := func(dst, w *byte, nb int) { packILGo(typ, dst, w, nb) }
 		if typ == ggml.Q8_0 {
 			avx2Pack = packILQ8_0AVX2

@@ -243,3 +243,13 @@ func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 //
 //go:noescape
 func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+
+// ilRowsIQ4XSAVX2 is ilRowsQ4KAVX2 for interleaved IQ4_XS weights.
+//
+//go:noescape
+func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32)
+
+// ilRowsQ3KAVX2 is ilRowsQ4KAVX2 for interleaved Q3_K weights.
+//
+//go:noescape
+func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)

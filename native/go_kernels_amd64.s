@@ -2734,14 +2734,15 @@ il8pack:
 // sums; for each of the nb super-block columns (blk bytes at SI; the q8K
 // block at R8: d, 256 quants at 4, 16 int16 bsums at 260) BODY leaves the
 // int32 sums of d-less products in Y2 and Y3 (and may take its min terms
-// off Y0 and Y1 itself), which d_w*d_y then scales. BODY has 128 bytes of
-// stack at 0(SP) and Y4..Y14; Y15 = 0x0f….
-#define ILKA2GROUPS(name, blk, BODY) \
-TEXT name(SB), NOSPLIT, $128-40; \
+// off Y0 and Y1 itself), which d_w*d_y then scales. BODY has 256 bytes of
+// stack at 0(SP) and Y4..Y14 but those CONST sets once; Y15 = 0x0f….
+#define ILKA2GROUPS(name, blk, CONST, BODY) \
+TEXT name(SB), NOSPLIT, $256-40; \
 	MOVQ    w+0(FP), SI;          \
 	MOVQ    ng+8(FP), R9;         \
 	MOVQ    out+32(FP), DI;       \
 	VMOVDQU nib<>(SB), Y15;       \
+	CONST;                        \
 group:;                           \
 	MOVQ   y+24(FP), R8;          \
 	MOVQ   nb+16(FP), CX;         \
@@ -2970,10 +2971,256 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 	K5PAIR(3, K5HB3)
 
 // func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)
-ILKA2GROUPS(·ilRowsQ4KAVX2, 2304, ILK4A2BODY)
+ILKA2GROUPS(·ilRowsQ4KAVX2, 2304, NOCONST, ILK4A2BODY)
 
 // func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)
-ILKA2GROUPS(·ilRowsQ5KAVX2, 2816, ILK5A2BODY)
+ILKA2GROUPS(·ilRowsQ5KAVX2, 2816, NOCONST, ILK5A2BODY)
+
+// Interleaved IQ4_XS (the C il_rows_iq4_xs on AVX2): a column holds the
+// rows' F16 d (32 bytes), their scales_h words (32), a chunk of their
+// scales_l (64) and 32 chunks of quants, chunk 4j+c's low nibbles
+// indexing the levels of elements 4c.. of sub-block j, its high ones
+// 16+4c... The levels stay signed: |level| against y signed by the level
+// (SDOT8), widened at once (two chunks' pair sums could pass 32767),
+// each sub-block's int32 sums times its scale less 32.
+
+DATA iq4xsDW<>+0(SB)/8, $0x0000000f0000000f
+DATA iq4xsDW<>+8(SB)/8, $0x0000000f0000000f
+DATA iq4xsDW<>+16(SB)/8, $0x0000000f0000000f
+DATA iq4xsDW<>+24(SB)/8, $0x0000000f0000000f
+DATA iq4xsDW<>+32(SB)/8, $0x0000000300000003
+DATA iq4xsDW<>+40(SB)/8, $0x0000000300000003
+DATA iq4xsDW<>+48(SB)/8, $0x0000000300000003
+DATA iq4xsDW<>+56(SB)/8, $0x0000000300000003
+DATA iq4xsDW<>+64(SB)/8, $0x0000002000000020
+DATA iq4xsDW<>+72(SB)/8, $0x0000002000000020
+DATA iq4xsDW<>+80(SB)/8, $0x0000002000000020
+DATA iq4xsDW<>+88(SB)/8, $0x0000002000000020
+GLOBL iq4xsDW<>(SB), RODATA|NOPTR, $96
+
+// IQ4XA2HALF adds to ACC half H of chunk c of sub-block j times the
+// activations broadcast in Y6 (low nibbles) and Y7 (high ones).
+#define IQ4XA2HALF(j, c, H, ACC) \
+	VMOVDQU (128+32*(H)+64*(4*(j)+(c)))(SI), Y8; \
+	VPSRLW  $4, Y8, Y9;       \
+	VPAND   Y15, Y8, Y8;      \
+	VPAND   Y15, Y9, Y9;      \
+	VPSHUFB Y8, Y14, Y8;      \
+	VPSHUFB Y9, Y14, Y9;      \
+	SDOT8(Y8, Y6, Y12, Y8);   \
+	SDOT8(Y9, Y7, Y12, Y9);   \
+	VPADDD  Y8, ACC, ACC;     \
+	VPADDD  Y9, ACC, ACC
+
+#define IQ4XA2CHUNK(j, c) \
+	VPBROADCASTD (4+32*(j)+4*(c))(R8), Y6;  \
+	VPBROADCASTD (20+32*(j)+4*(c))(R8), Y7; \
+	IQ4XA2HALF(j, c, 0, Y4);                \
+	IQ4XA2HALF(j, c, 1, Y5)
+
+// IQ4XA2SCALE adds to SUM the sub-block sums ACC of half H times their
+// 6-bit scales less 32 (SH: the half's scales_h as int32s).
+#define IQ4XA2SCALE(j, H, SH, ACC, SUM) \
+	VMOVDQU (64+32*(H))(SI), Y8;                 \
+	VPSRLD  $(8*((j)/2)+4*((j)%2)), Y8, Y8;      \
+	VPAND   iq4xsDW<>(SB), Y8, Y8;               \
+	VPSRLD  $(2*(j)), SH, Y9;                    \
+	VPAND   iq4xsDW<>+32(SB), Y9, Y9;            \
+	VPSLLD  $4, Y9, Y9;                          \
+	VPOR    Y9, Y8, Y8;                          \
+	VPSUBD  iq4xsDW<>+64(SB), Y8, Y8;            \
+	VPMULLD Y8, ACC, ACC;                        \
+	VPADDD  ACC, SUM, SUM
+
+// IQ4XA2SUB adds sub-block j to Y2 (rows 0-7) and Y3 (8-15).
+#define IQ4XA2SUB(j) \
+	VPXOR Y4, Y4, Y4;   \
+	VPXOR Y5, Y5, Y5;   \
+	IQ4XA2CHUNK(j, 0);  \
+	IQ4XA2CHUNK(j, 1);  \
+	IQ4XA2CHUNK(j, 2);  \
+	IQ4XA2CHUNK(j, 3);  \
+	IQ4XA2SCALE(j, 0, Y10, Y4, Y2); \
+	IQ4XA2SCALE(j, 1, Y11, Y5, Y3)
+
+// IQ4XA2PF prefetches the 9 lines from 8 KiB + off past SI.
+#define IQ4XA2PF(off) \
+	PREFETCHT0 (8192+(off))(SI); PREFETCHT0 (8256+(off))(SI); PREFETCHT0 (8320+(off))(SI); \
+	PREFETCHT0 (8384+(off))(SI); PREFETCHT0 (8448+(off))(SI); PREFETCHT0 (8512+(off))(SI); \
+	PREFETCHT0 (8576+(off))(SI); PREFETCHT0 (8640+(off))(SI); PREFETCHT0 (8704+(off))(SI)
+
+#define IQ4XA2CONST \
+	VMOVDQU ones16<>(SB), Y13; \
+	VMOVDQU iq4nlLevels<>(SB), Y14
+#define IQ4XA2BODY \
+	VPMOVZXWD 32(SI), Y10; \
+	VPMOVZXWD 48(SI), Y11; \
+	VPXOR     Y2, Y2, Y2;  \
+	VPXOR     Y3, Y3, Y3;  \
+	IQ4XA2PF(0);           \
+	IQ4XA2SUB(0);          \
+	IQ4XA2SUB(1);          \
+	IQ4XA2PF(544);         \
+	IQ4XA2SUB(2);          \
+	IQ4XA2SUB(3);          \
+	IQ4XA2PF(1088);        \
+	IQ4XA2SUB(4);          \
+	IQ4XA2SUB(5);          \
+	IQ4XA2PF(1632);        \
+	IQ4XA2SUB(6);          \
+	IQ4XA2SUB(7)
+
+// func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILKA2GROUPS(·ilRowsIQ4XSAVX2, 2176, IQ4XA2CONST, IQ4XA2BODY)
+
+// Interleaved Q3_K (the C il_rows_q3_K on AVX2; the column as ilRowsQ3K
+// reads it): a row half H (rows 0-7, 8-15) at a time, so that per half h
+// of the super-block the four planes' sums of chunks 0-3 (groups 8h+2j)
+// and then 4-7 (8h+2j+1) are four registers. Unsigned quants (value + 4,
+// at most 7) add as int16 over a group's four chunks; VPMADDWD by the
+// group's scale less 32 (a sign-extended word) widens them, and the
+// offset -4 joins per column as the scales times the bsums.
+
+// shufsw<> + 32k moves byte k of each int32 lane to the high byte of both
+// its words (VPSRAW 8 then sign-extends it); shufpw<> + 32m moves bytes
+// 2m and 2m+1 to the high bytes of its two words.
+DATA shufsw<>+0(SB)/8, $0x0480048000800080
+DATA shufsw<>+8(SB)/8, $0x0c800c8008800880
+DATA shufsw<>+16(SB)/8, $0x0480048000800080
+DATA shufsw<>+24(SB)/8, $0x0c800c8008800880
+DATA shufsw<>+32(SB)/8, $0x0580058001800180
+DATA shufsw<>+40(SB)/8, $0x0d800d8009800980
+DATA shufsw<>+48(SB)/8, $0x0580058001800180
+DATA shufsw<>+56(SB)/8, $0x0d800d8009800980
+DATA shufsw<>+64(SB)/8, $0x0680068002800280
+DATA shufsw<>+72(SB)/8, $0x0e800e800a800a80
+DATA shufsw<>+80(SB)/8, $0x0680068002800280
+DATA shufsw<>+88(SB)/8, $0x0e800e800a800a80
+DATA shufsw<>+96(SB)/8, $0x0780078003800380
+DATA shufsw<>+104(SB)/8, $0x0f800f800b800b80
+DATA shufsw<>+112(SB)/8, $0x0780078003800380
+DATA shufsw<>+120(SB)/8, $0x0f800f800b800b80
+GLOBL shufsw<>(SB), RODATA|NOPTR, $128
+DATA shufpw<>+0(SB)/8, $0x0580048001800080
+DATA shufpw<>+8(SB)/8, $0x0d800c8009800880
+DATA shufpw<>+16(SB)/8, $0x0580048001800080
+DATA shufpw<>+24(SB)/8, $0x0d800c8009800880
+DATA shufpw<>+32(SB)/8, $0x0780068003800280
+DATA shufpw<>+40(SB)/8, $0x0f800e800b800a80
+DATA shufpw<>+48(SB)/8, $0x0780068003800280
+DATA shufpw<>+56(SB)/8, $0x0f800e800b800a80
+GLOBL shufpw<>(SB), RODATA|NOPTR, $64
+
+// Q3A2SCALES stores half H's scales less 32 (as the C il_q3_scales: scale
+// k is byte k%4 of each lane of vector k/4) at 128H + 32(k/4) on the
+// stack.
+#define Q3A2SCALE(H, v, A, SHA, TS) \
+	VPSRLW  $(SHA), A, Y7;               \
+	VPAND   nib<>(SB), Y7, Y7;           \
+	VPSRLW  $(TS), Y6, Y8;               \
+	VPAND   Y15, Y8, Y8;                 \
+	VPSLLW  $4, Y8, Y8;                  \
+	VPOR    Y8, Y7, Y7;                  \
+	VPSUBB  m20<>(SB), Y7, Y7;           \
+	VMOVDQU Y7, (128*(H)+32*(v))(SP)
+#define Q3A2SCALES(H) \
+	VMOVDQU (32+32*(H))(SI), Y4;  \
+	VMOVDQU (96+32*(H))(SI), Y5;  \
+	VMOVDQU (160+32*(H))(SI), Y6; \
+	Q3A2SCALE(H, 0, Y4, 0, 0);    \
+	Q3A2SCALE(H, 1, Y5, 0, 2);    \
+	Q3A2SCALE(H, 2, Y4, 4, 4);    \
+	Q3A2SCALE(H, 3, Y5, 4, 6)
+
+// Q3A2OFF adds to Y9 half H's scales 2m and 2m+1 times their bsums.
+#define Q3A2OFF(H, m) \
+	VMOVDQU      (128*(H)+32*((m)/2))(SP), Y8;     \
+	VPSHUFB      shufpw<>+(32*((m)%2))(SB), Y8, Y8; \
+	VPSRAW       $8, Y8, Y8;                        \
+	VPBROADCASTD (260+4*(m))(R8), Y10;              \
+	VPMADDWD     Y10, Y8, Y8;                       \
+	VPADDD       Y8, Y9, Y9
+
+// Q3A2PLANE adds to P plane j of the chunk (qs in Y6, hmask in Y7) of
+// super-block half h times its activations at chunk c: the 2-bit quants
+// and the hmask bit 4h+j moved to bit 2 by SH $N (word shifts of at most 2
+// left or 5 right, whose bits crossing bytes miss bits 0-2).
+#define Q3A2PLANE(h, j, c, P, ACC, SH, N) \
+	VPSRLW       $(2*(j)), Y6, Y9;             \
+	VPAND        Y15, Y9, Y9;                  \
+	SH           $N, Y7, Y10;                  \
+	VPAND        Y14, Y10, Y10;                \
+	VPOR         Y10, Y9, Y9;                  \
+	VPBROADCASTD (4+128*(h)+32*(j)+4*(c))(R8), Y8; \
+	VPMADDUBSW   Y8, Y9, Y9;                   \
+	ACC(Y9, P)
+
+// Q3A2CHUNK multiplies half H of chunk c of super-block half h by the
+// activations of its four planes, into Y4, Y5, Y12 and Y13.
+#define Q3A2CHUNK(h, c, H, ACC, SH0, N0, SH1, N1, SH2, N2, SH3, N3) \
+	VMOVDQU (736+32*(H)+64*(8*(h)+(c)))(SI), Y6; \
+	VMOVDQU (224+32*(H)+64*(c))(SI), Y7;         \
+	Q3A2PLANE(h, 0, c, Y4, ACC, SH0, N0);        \
+	Q3A2PLANE(h, 1, c, Y5, ACC, SH1, N1);        \
+	Q3A2PLANE(h, 2, c, Y12, ACC, SH2, N2);       \
+	Q3A2PLANE(h, 3, c, Y13, ACC, SH3, N3)
+#define Q3A2CHUNK0(c, H, ACC) Q3A2CHUNK(0, c, H, ACC, VPSLLW, 2, VPSLLW, 1, VPSRLW, 0, VPSRLW, 1)
+#define Q3A2CHUNK1(c, H, ACC) Q3A2CHUNK(1, c, H, ACC, VPSRLW, 2, VPSRLW, 3, VPSRLW, 4, VPSRLW, 5)
+
+// Q3A2FLUSH adds to SUM the group sums P of group k times its scale less
+// 32 (half H's, from the stack).
+#define Q3A2FLUSH(k, H, P, SUM) \
+	VMOVDQU  (128*(H)+32*((k)/4))(SP), Y9;      \
+	VPSHUFB  shufsw<>+(32*((k)%4))(SB), Y9, Y9; \
+	VPSRAW   $8, Y9, Y9;                        \
+	VPMADDWD Y9, P, P;                          \
+	VPADDD   P, SUM, SUM
+
+// Q3A2GROUPS adds the groups 8h+2j+g (j < 4) of row half H to SUM: the
+// chunks 4g..4g+3.
+#define Q3A2GROUPS(CHUNK, h, g, H, SUM) \
+	CHUNK(4*(g), H, K45SET);          \
+	CHUNK(4*(g)+1, H, K45ADD);        \
+	CHUNK(4*(g)+2, H, K45ADD);        \
+	CHUNK(4*(g)+3, H, K45ADD);        \
+	Q3A2FLUSH(8*(h)+(g), H, Y4, SUM);   \
+	Q3A2FLUSH(8*(h)+2+(g), H, Y5, SUM); \
+	Q3A2FLUSH(8*(h)+4+(g), H, Y12, SUM); \
+	Q3A2FLUSH(8*(h)+6+(g), H, Y13, SUM)
+
+// Q3A2PF prefetches 7 lines from 8 KiB + off past SI.
+#define Q3A2PF(off) \
+	PREFETCHT0 (8192+(off))(SI); PREFETCHT0 (8256+(off))(SI); PREFETCHT0 (8320+(off))(SI); \
+	PREFETCHT0 (8384+(off))(SI); PREFETCHT0 (8448+(off))(SI); PREFETCHT0 (8512+(off))(SI); \
+	PREFETCHT0 (8576+(off))(SI)
+
+// Q3A2HALF adds row half H of the column to SUM.
+#define Q3A2HALF(H, SUM) \
+	VPXOR Y9, Y9, Y9; \
+	Q3A2OFF(H, 0); Q3A2OFF(H, 1); Q3A2OFF(H, 2); Q3A2OFF(H, 3); \
+	Q3A2OFF(H, 4); Q3A2OFF(H, 5); Q3A2OFF(H, 6); Q3A2OFF(H, 7); \
+	VPSLLD $2, Y9, Y9;         \
+	VPSUBD Y9, SUM, SUM;       \
+	Q3A2PF(896*(H));           \
+	Q3A2GROUPS(Q3A2CHUNK0, 0, 0, H, SUM); \
+	Q3A2GROUPS(Q3A2CHUNK0, 0, 1, H, SUM); \
+	Q3A2PF(896*(H)+448);       \
+	Q3A2GROUPS(Q3A2CHUNK1, 1, 0, H, SUM); \
+	Q3A2GROUPS(Q3A2CHUNK1, 1, 1, H, SUM)
+
+#define Q3A2CONST \
+	VMOVDQU three8<>(SB), Y15; \
+	VMOVDQU four8<>(SB), Y14
+#define Q3A2BODY \
+	Q3A2SCALES(0);      \
+	Q3A2SCALES(1);      \
+	VPXOR Y2, Y2, Y2;   \
+	VPXOR Y3, Y3, Y3;   \
+	Q3A2HALF(0, Y2);    \
+	Q3A2HALF(1, Y3)
+
+// func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILKA2GROUPS(·ilRowsQ3KAVX2, 1760, Q3A2CONST, Q3A2BODY)
 
 // The AVX2 gemm kernels (gemmPlain, gemmBias and gemmSplit of
 // go_gemm_amd64.s without VNNI), over the same gemmPacks and flipped q8a

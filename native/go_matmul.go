@@ -282,7 +282,7 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it the AVX2 ones of Q4_0, Q5_0, Q8_0, Q4_K and Q5_K). F16 and BF16 are the
+// CPUs without it the AVX2 ones of Q4_0, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K and IQ4_XS). F16 and BF16 are the
 // backend's to check (Interleaves: the AVX-512 panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if !haveVNNI {
@@ -297,6 +297,10 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 			return ilKernel{rows: ilRowsQ4KAVX2}, haveX86SIMD
 		case ggml.Q5_K:
 			return ilKernel{rows: ilRowsQ5KAVX2}, haveX86SIMD
+		case ggml.IQ4_XS:
+			return ilKernel{rows: ilRowsIQ4XSAVX2}, haveX86SIMD
+		case ggml.Q3_K:
+			return ilKernel{rows: ilRowsQ3KAVX2}, haveX86SIMD
 		}
 	}
 	switch t {
