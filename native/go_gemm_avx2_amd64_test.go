@@ -28,9 +28,10 @@ func TestILRowsAVX2(t *testing.T) {
 		ggml.Q5_K:   {ilRowsQ5KAVX2, dotRowsQ5KQ8KSIMD, ilRowsQ5K},
 		ggml.IQ4_XS: {ilRowsIQ4XSAVX2, dotRowsIQ4XSQ8KSIMD, ilRowsIQ4XS},
 		ggml.Q3_K:   {ilRowsQ3KAVX2, dotRowsQ3KQ8KSIMD, ilRowsQ3K},
+		ggml.Q6_K:   {ilRowsQ6KAVX2, dotRowsQ6KQ8KSIMD, ilRowsQ6K},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.IQ4_XS, ggml.Q3_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		k := ilKernels[typ]
 		il := k[0].(func(w *byte, ng, nb int, y *byte, out *float32))
 		rowsK := k[1].(func(w *byte, rs, nrows int, y *byte, nb int, out *float32))
@@ -79,7 +80,7 @@ func TestGemmILAVX2(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(23, 24))
 	const tokens = 4
-	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q4_K, ggml.Q5_K, ggml.IQ4_XS, ggml.Q3_K} {
+	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
 		avx2Pack := func(dst, w *byte, nb int) { packILGo(typ, dst, w, nb) }
 		if typ == ggml.Q8_0 {
 			avx2Pack = packILQ8_0AVX2

@@ -253,3 +253,8 @@ func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32)
 //
 //go:noescape
 func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+
+// ilRowsQ6KAVX2 is ilRowsQ4KAVX2 for interleaved Q6_K weights.
+//
+//go:noescape
+func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)

@@ -3132,14 +3132,16 @@ GLOBL shufpw<>(SB), RODATA|NOPTR, $64
 	Q3A2SCALE(H, 2, Y4, 4, 4);    \
 	Q3A2SCALE(H, 3, Y5, 4, 6)
 
-// Q3A2OFF adds to Y9 half H's scales 2m and 2m+1 times their bsums.
-#define Q3A2OFF(H, m) \
-	VMOVDQU      (128*(H)+32*((m)/2))(SP), Y8;     \
+// KA2OFF adds to Y9 the scales 2m and 2m+1 (signed bytes 2(m%2) and
+// 2(m%2)+1 of each lane of the vector SC) times their bsums.
+#define KA2OFF(SC, m) \
+	VMOVDQU      SC, Y8;                            \
 	VPSHUFB      shufpw<>+(32*((m)%2))(SB), Y8, Y8; \
 	VPSRAW       $8, Y8, Y8;                        \
 	VPBROADCASTD (260+4*(m))(R8), Y10;              \
 	VPMADDWD     Y10, Y8, Y8;                       \
 	VPADDD       Y8, Y9, Y9
+#define Q3A2OFF(H, m) KA2OFF((128*(H)+32*((m)/2))(SP), m)
 
 // Q3A2PLANE adds to P plane j of the chunk (qs in Y6, hmask in Y7) of
 // super-block half h times its activations at chunk c: the 2-bit quants
@@ -3167,14 +3169,15 @@ GLOBL shufpw<>(SB), RODATA|NOPTR, $64
 #define Q3A2CHUNK0(c, H, ACC) Q3A2CHUNK(0, c, H, ACC, VPSLLW, 2, VPSLLW, 1, VPSRLW, 0, VPSRLW, 1)
 #define Q3A2CHUNK1(c, H, ACC) Q3A2CHUNK(1, c, H, ACC, VPSRLW, 2, VPSRLW, 3, VPSRLW, 4, VPSRLW, 5)
 
-// Q3A2FLUSH adds to SUM the group sums P of group k times its scale less
-// 32 (half H's, from the stack).
-#define Q3A2FLUSH(k, H, P, SUM) \
-	VMOVDQU  (128*(H)+32*((k)/4))(SP), Y9;      \
+// KA2FLUSH adds to SUM the int16 group sums P of group k times its
+// scale (signed byte k%4 of each lane of the vector SC) as a word.
+#define KA2FLUSH(SC, k, P, SUM) \
+	VMOVDQU  SC, Y9;                            \
 	VPSHUFB  shufsw<>+(32*((k)%4))(SB), Y9, Y9; \
 	VPSRAW   $8, Y9, Y9;                        \
 	VPMADDWD Y9, P, P;                          \
 	VPADDD   P, SUM, SUM
+#define Q3A2FLUSH(k, H, P, SUM) KA2FLUSH((128*(H)+32*((k)/4))(SP), k, P, SUM)
 
 // Q3A2GROUPS adds the groups 8h+2j+g (j < 4) of row half H to SUM: the
 // chunks 4g..4g+3.
@@ -3221,6 +3224,86 @@ GLOBL shufpw<>(SB), RODATA|NOPTR, $64
 
 // func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILKA2GROUPS(·ilRowsQ3KAVX2, 1760, Q3A2CONST, Q3A2BODY)
+
+// Interleaved Q6_K (the C il_rows_q6_K on AVX2; the column as ilRowsQ6K
+// reads it): a row half at a time; per half h of the super-block and
+// chunk c, one qh chunk and two ql chunks give the quants of the four
+// runs (s < 4) as unsigned 6-bit values (value + 32), whose int16 sums
+// add over two chunks (2·2·63·127 = 32004) before VPMADDWD by the group's
+// int8 scale (group 8h+2s+c/4) widens them; the offset -32 joins per
+// column as the scales times the bsums.
+
+// Q6A2RUN adds to P run s of chunk c of super-block half h: the ql
+// nibble (NIB of QL: Q6NIBLO, Q6NIBHI) and qh bits 2s, 2s+1 (in Y6) moved
+// to 4, 5 by SH $N (word shifts of at most 4 left or 2 right, whose bits
+// crossing bytes miss bits 4 and 5; QH0 for run 2, whose bits are there).
+#define Q6A2RUN(h, s, c, NIB, QL, P, ACC, SHIFT) \
+	NIB(QL);                                       \
+	SHIFT;                                         \
+	VPAND        Y14, Y10, Y10;                    \
+	VPOR         Y10, Y9, Y9;                      \
+	VPBROADCASTD (4+128*(h)+32*(s)+4*(c))(R8), Y8; \
+	VPMADDUBSW   Y8, Y9, Y9;                       \
+	ACC(Y9, P)
+#define Q6NIBLO(QL) VPAND Y15, QL, Y9
+#define Q6NIBHI(QL) VPSRLW $4, QL, Y9; VPAND Y15, Y9, Y9
+#define Q6QH(SH, N) SH $N, Y6, Y10
+#define Q6QH0 VMOVDQA Y6, Y10
+
+// Q6A2CHUNK multiplies half H of chunk c of super-block half h by the
+// activations of its four runs, into Y4, Y5, Y12 and Y13.
+#define Q6A2CHUNK(h, c, H, ACC) \
+	VMOVDQU (2336+32*(H)+64*(8*(h)+(c)))(SI), Y6;  \
+	VMOVDQU (288+32*(H)+64*(16*(h)+(c)))(SI), Y7;  \
+	VMOVDQU (800+32*(H)+64*(16*(h)+(c)))(SI), Y11; \
+	Q6A2RUN(h, 0, c, Q6NIBLO, Y7, Y4, ACC, Q6QH(VPSLLW, 4));  \
+	Q6A2RUN(h, 1, c, Q6NIBLO, Y11, Y5, ACC, Q6QH(VPSLLW, 2)); \
+	Q6A2RUN(h, 2, c, Q6NIBHI, Y7, Y12, ACC, Q6QH0);           \
+	Q6A2RUN(h, 3, c, Q6NIBHI, Y11, Y13, ACC, Q6QH(VPSRLW, 2))
+
+// Q6A2FLUSH adds group k's sums P times its scale to SUM (row half H).
+#define Q6A2FLUSH(k, H, P, SUM) KA2FLUSH((32+32*(H)+64*((k)/4))(SI), k, P, SUM)
+
+// Q6A2PAIR adds chunks c and c+1 of super-block half h, row half H, to
+// SUM; step (0..15) places its prefetch of 4 lines.
+#define Q6A2PAIR(h, c, H, SUM, step) \
+	PREFETCHT0 (8192+210*(step))(SI); PREFETCHT0 (8256+210*(step))(SI); \
+	PREFETCHT0 (8320+210*(step))(SI); PREFETCHT0 (8384+210*(step))(SI); \
+	Q6A2CHUNK(h, c, H, K45SET);         \
+	Q6A2CHUNK(h, (c)+1, H, K45ADD);     \
+	Q6A2FLUSH(8*(h)+(c)/4, H, Y4, SUM);   \
+	Q6A2FLUSH(8*(h)+2+(c)/4, H, Y5, SUM); \
+	Q6A2FLUSH(8*(h)+4+(c)/4, H, Y12, SUM); \
+	Q6A2FLUSH(8*(h)+6+(c)/4, H, Y13, SUM)
+
+#define Q6A2OFF(H, m) KA2OFF((32+32*(H)+64*((m)/2))(SI), m)
+
+// Q6A2HALF adds row half H of the column to SUM.
+#define Q6A2HALF(H, SUM) \
+	VPXOR Y9, Y9, Y9; \
+	Q6A2OFF(H, 0); Q6A2OFF(H, 1); Q6A2OFF(H, 2); Q6A2OFF(H, 3); \
+	Q6A2OFF(H, 4); Q6A2OFF(H, 5); Q6A2OFF(H, 6); Q6A2OFF(H, 7); \
+	VPSLLD $5, Y9, Y9;   \
+	VPSUBD Y9, SUM, SUM; \
+	Q6A2PAIR(0, 0, H, SUM, 8*(H));   \
+	Q6A2PAIR(0, 2, H, SUM, 8*(H)+1); \
+	Q6A2PAIR(0, 4, H, SUM, 8*(H)+2); \
+	Q6A2PAIR(0, 6, H, SUM, 8*(H)+3); \
+	Q6A2PAIR(1, 0, H, SUM, 8*(H)+4); \
+	Q6A2PAIR(1, 2, H, SUM, 8*(H)+5); \
+	Q6A2PAIR(1, 4, H, SUM, 8*(H)+6); \
+	Q6A2PAIR(1, 6, H, SUM, 8*(H)+7)
+
+#define Q6A2CONST \
+	VMOVDQU m30<>(SB), Y14
+#define Q6A2BODY \
+	VPXOR Y2, Y2, Y2; \
+	VPXOR Y3, Y3, Y3; \
+	Q6A2HALF(0, Y2);  \
+	Q6A2HALF(1, Y3)
+
+// func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+ILKA2GROUPS(·ilRowsQ6KAVX2, 3360, Q6A2CONST, Q6A2BODY)
 
 // The AVX2 gemm kernels (gemmPlain, gemmBias and gemmSplit of
 // go_gemm_amd64.s without VNNI), over the same gemmPacks and flipped q8a

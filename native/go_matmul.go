@@ -282,7 +282,7 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it the AVX2 ones of Q4_0, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K and IQ4_XS). F16 and BF16 are the
+// CPUs without it the AVX2 ones of every quantized type but IQ4_NL). F16 and BF16 are the
 // backend's to check (Interleaves: the AVX-512 panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if !haveVNNI {
@@ -301,6 +301,8 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 			return ilKernel{rows: ilRowsIQ4XSAVX2}, haveX86SIMD
 		case ggml.Q3_K:
 			return ilKernel{rows: ilRowsQ3KAVX2}, haveX86SIMD
+		case ggml.Q6_K:
+			return ilKernel{rows: ilRowsQ6KAVX2}, haveX86SIMD
 		}
 	}
 	switch t {
