@@ -23,39 +23,45 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 	if !haveX86SIMD || haveVNNI {
 		return nil
 	}
-	kernel, _ := avx2GemmOf(t)
-	return kernel
+	return avx2GemmOf(t).kernel
 }
 
-// avx2GemmOf is the one table of the AVX2 gemm's types: the kernel of
-// type t and the assembly packer of 16 whole rows' quants (nil for Q4_0
-// and Q5_0, which packRowsScalar packs), whatever the CPU (the tests hold
-// the assembly packers to the scalar one on VNNI CPUs too).
-func avx2GemmOf(t ggml.DType) (kernel gemmKernel, quants func(dst, w *byte, rs, nb int)) {
+// avx2Gemm is the AVX2 batch path of a type: its gemm kernel, the
+// assembly packer of 16 whole rows' quants, and that of an interleaved
+// group's (nil where packRowsScalar, or for interleaved groups packILGo's
+// copy back to rows, packs them).
+type avx2Gemm struct {
+	kernel   gemmKernel
+	quants   func(dst, w *byte, rs, nb int)
+	ilQuants func(dst, w *byte, nb int)
+}
+
+// avx2GemmOf is the one table of the AVX2 gemm's types, whatever the CPU
+// (the tests hold the assembly packers to the scalar one on VNNI CPUs
+// too).
+func avx2GemmOf(t ggml.DType) avx2Gemm {
+	var g avx2Gemm
 	switch t {
 	case ggml.Q4_0:
-		kernel = gemmPlainAVX2
+		g = avx2Gemm{gemmPlainAVX2, nil, packILQ4_0AVX2}
 	case ggml.Q5_0:
-		kernel = gemmPlain4AVX2
+		g = avx2Gemm{gemmPlain4AVX2, nil, nil}
 	case ggml.Q3_K:
-		kernel, quants = gemmSplit4AVX2, packQ3KQuantsAVX2
+		g = avx2Gemm{gemmSplit4AVX2, packQ3KQuantsAVX2, packILQ3KAVX2}
 	case ggml.Q4_K:
-		kernel, quants = gemmBias4AVX2, packQ4KQuantsAVX2
+		g = avx2Gemm{gemmBias4AVX2, packQ4KQuantsAVX2, packILQ4KAVX2}
 	case ggml.Q5_K:
-		kernel, quants = gemmBias4AVX2, packQ5KQuantsAVX2
+		g = avx2Gemm{gemmBias4AVX2, packQ5KQuantsAVX2, packILQ5KAVX2}
 	case ggml.Q6_K:
-		kernel, quants = gemmSplit2AVX2, packQ6KQuantsAVX2
+		g = avx2Gemm{gemmSplit2AVX2, packQ6KQuantsAVX2, packILQ6KAVX2}
 	case ggml.Q8_0:
-		quants = packQ8_0QuantsAVX2
+		g = avx2Gemm{gemmSignedAVX2, packQ8_0QuantsAVX2, nil} // (interleaved: packILQ8_0AVX2, scales too)
 	case ggml.IQ4_NL:
-		quants = packIQ4NLQuantsAVX2
+		g = avx2Gemm{gemmSignedAVX2, packIQ4NLQuantsAVX2, nil}
 	case ggml.IQ4_XS:
-		quants = packIQ4XSQuantsAVX2
+		g = avx2Gemm{gemmSignedAVX2, packIQ4XSQuantsAVX2, packILIQ4XSAVX2}
 	}
-	if signedQuants(t) {
-		kernel = gemmSignedAVX2
-	}
-	return kernel, quants
+	return g
 }
 
 // signedQuants reports whether t's packed quants reach 128 in magnitude
@@ -146,7 +152,7 @@ func putPackRow(pk *[gemmPackSize]byte, r int, c *blockCol, k int) {
 // transposed at a time, and their scales and biases (blockScales) here;
 // false for the other types.
 func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
-	_, quants := avx2GemmOf(t)
+	quants := avx2GemmOf(t).quants
 	if quants == nil {
 		return false
 	}
@@ -154,24 +160,29 @@ func packAsm(t ggml.DType, p, w []byte, rs, nb int) bool {
 	_ = p[nb*gemmPackSize-1]
 	_ = w[(gemmRows-1)*rs+nb/per*bs-1]
 	quants(&p[0], &w[0], rs, nb/per)
-	// the scales and biases, row by row (the signed kernel reads d alone)
-	le, signed := binary.LittleEndian, signedQuants(t)
-	var cols [8]blockCol
 	for r := range gemmRows {
-		o := 4 * r
 		for i := 0; i < nb/per; i++ {
-			blockScales(t, w[r*rs+i*bs:][:bs], &cols)
-			for j := range per {
-				pk, c := (*[gemmPackSize]byte)(p[(i*per+j)*gemmPackSize:]), &cols[j]
-				le.PutUint32(pk[512+o:], math.Float32bits(c.d))
-				if !signed {
-					le.PutUint32(pk[576+o:], math.Float32bits(c.d2))
-					le.PutUint32(pk[640+o:], math.Float32bits(c.b))
-				}
-			}
+			putScales(t, p[i*per*gemmPackSize:], w[r*rs+i*bs:][:bs], r)
 		}
 	}
 	return true
+}
+
+// putScales writes row r's scales and biases (blockScales of its block
+// blk) into the packs of the block's columns at p (the signed kernel
+// reads d alone).
+func putScales(t ggml.DType, p, blk []byte, r int) {
+	le, o := binary.LittleEndian, 4*r
+	var cols [8]blockCol
+	blockScales(t, blk, &cols)
+	for j := range t.BlockSize() / qk {
+		pk, c := (*[gemmPackSize]byte)(p[j*gemmPackSize:]), &cols[j]
+		le.PutUint32(pk[512+o:], math.Float32bits(c.d))
+		if !signedQuants(t) {
+			le.PutUint32(pk[576+o:], math.Float32bits(c.d2))
+			le.PutUint32(pk[640+o:], math.Float32bits(c.b))
+		}
+	}
 }
 
 // blockScales sets, for the columns of the block (a K-quant or IQ4_XS
@@ -243,9 +254,12 @@ const maxILBlock = 210
 
 // packILGo repacks the nb block columns (super-block columns for the
 // K-quants) of an interleaved group at w into gemmPacks at dst for the
-// AVX2 gemm kernels: each column's 16 blocks copied back out (ilCopy) and
-// packed as packRowsGo packs 16 row-major rows, so that both layouts make
-// the same packs.
+// AVX2 gemm kernels, as packRowsGo packs the same 16 rows row-major: the
+// quants in place by the type's assembly packer (avx2Gemm.ilQuants),
+// and the scales and biases from the rows' block headers (the layouts'
+// 2-byte fields, and for the K-quants and IQ4_XS the scales, their first
+// chunked field) copied back out; a type without that packer has its
+// whole blocks copied back and packed as rows.
 func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	l, _ := ilLayoutOf(t)
 	ts, per := t.TypeSize(), t.BlockSize()/qk
@@ -253,12 +267,25 @@ func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	src := unsafe.Slice(w, nb*colBytes)
 	out := unsafe.Slice(dst, nb*per*gemmPackSize)
 	var rows [ilRows * maxILBlock]byte
-	for i := range nb {
-		col := src[i*colBytes : (i+1)*colBytes]
-		for r := range ilRows {
-			ilCopy(&l, col, rows[r*ts:(r+1)*ts], r, false)
+	quants := avx2GemmOf(t).ilQuants
+	if quants == nil {
+		for i := range nb {
+			ilUngroup(t, rows[:colBytes], src[i*colBytes:(i+1)*colBytes], ts)
+			packRowsGo(t, out[i*per*gemmPackSize:(i+1)*per*gemmPackSize], rows[:colBytes], ts, ilRows, per)
 		}
-		packRowsGo(t, out[i*per*gemmPackSize:(i+1)*per*gemmPackSize], rows[:colBytes], ts, ilRows, per)
+		return
+	}
+	quants(dst, w, nb)
+	head := l
+	head.nfields = 0
+	if per > 1 {
+		head.nfields = 1
+	}
+	for i := range nb {
+		ilCopyLanes(&head, src[i*colBytes:(i+1)*colBytes], rows[:], ts, 0, ilRows, false)
+		for r := range ilRows {
+			putScales(t, out[i*per*gemmPackSize:], rows[r*ts:(r+1)*ts], r)
+		}
 	}
 }
 

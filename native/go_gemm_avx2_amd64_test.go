@@ -123,8 +123,7 @@ func TestGemmILAVX2(t *testing.T) {
 				rowsIL.rows(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
 			}
 			got := make([]float32, tokens*rows)
-			kernel, _ := avx2GemmOf(typ)
-			kernel(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)
+			avx2GemmOf(typ).kernel(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)
 			// (the decode kernels sum u·y and the offset apart, which cancel:
 			// their rounding is the looser one)
 			assertClose(t, want, got, 1e-4, name)

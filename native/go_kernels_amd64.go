@@ -258,3 +258,37 @@ func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 //
 //go:noescape
 func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)
+
+// packILQ4_0AVX2 writes the quants and corrections of the nb block
+// columns of an interleaved Q4_0 group at w into the gemmPacks at dst as
+// the AVX2 gemm kernel multiplies them (its scales are packILGo's).
+//
+//go:noescape
+func packILQ4_0AVX2(dst, w *byte, nb int)
+
+// packILQ3KAVX2 is packILQ4_0AVX2 for nb Q3_K super-block columns (8
+// packs each).
+//
+//go:noescape
+func packILQ3KAVX2(dst, w *byte, nb int)
+
+// packILQ4KAVX2 is packILQ3KAVX2 for Q4_K.
+//
+//go:noescape
+func packILQ4KAVX2(dst, w *byte, nb int)
+
+// packILQ5KAVX2 is packILQ3KAVX2 for Q5_K.
+//
+//go:noescape
+func packILQ5KAVX2(dst, w *byte, nb int)
+
+// packILQ6KAVX2 is packILQ3KAVX2 for Q6_K.
+//
+//go:noescape
+func packILQ6KAVX2(dst, w *byte, nb int)
+
+// packILIQ4XSAVX2 is packILQ3KAVX2 for IQ4_XS (signed levels: no
+// corrections).
+//
+//go:noescape
+func packILIQ4XSAVX2(dst, w *byte, nb int)

@@ -2924,14 +2924,14 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 
 // K5HB adds to the nibbles Y8 (sub-block 2p) and Y9 (2p+1) their fifth
 // bits from the qh chunk c of half H: bit j of each byte moved to bit 4
-// by SLO $NLO (sub-block 2p) and SHI $NHI (2p+1), word shifts of at most
+// by VSLO $NLO (sub-block 2p) and VSHI $NHI (2p+1), word shifts of at most
 // 4 left or 3 right, whose bits crossing bytes miss bit 4.
-#define K5HB(c, H, SLO, NLO, SHI, NHI) \
+#define K5HB(c, H, VSLO, NLO, VSHI, NHI) \
 	VMOVDQU (256+32*(H)+64*(c))(SI), Y10; \
-	SLO     $NLO, Y10, Y11;             \
+	VSLO    $NLO, Y10, Y11;             \
 	VPAND   m10<>(SB), Y11, Y11;        \
 	VPOR    Y11, Y8, Y8;                \
-	SHI     $NHI, Y10, Y11;             \
+	VSHI    $NHI, Y10, Y11;             \
 	VPAND   m10<>(SB), Y11, Y11;        \
 	VPOR    Y11, Y9, Y9
 #define K5HB0(c, H) K5HB(c, H, VPSLLW, 4, VPSLLW, 3)
@@ -3145,12 +3145,12 @@ GLOBL shufpw<>(SB), RODATA|NOPTR, $64
 
 // Q3A2PLANE adds to P plane j of the chunk (qs in Y6, hmask in Y7) of
 // super-block half h times its activations at chunk c: the 2-bit quants
-// and the hmask bit 4h+j moved to bit 2 by SH $N (word shifts of at most 2
+// and the hmask bit 4h+j moved to bit 2 by VSH $N (word shifts of at most 2
 // left or 5 right, whose bits crossing bytes miss bits 0-2).
-#define Q3A2PLANE(h, j, c, P, ACC, SH, N) \
+#define Q3A2PLANE(h, j, c, P, ACC, VSH, N) \
 	VPSRLW       $(2*(j)), Y6, Y9;             \
 	VPAND        Y15, Y9, Y9;                  \
-	SH           $N, Y7, Y10;                  \
+	VSH          $N, Y7, Y10;                  \
 	VPAND        Y14, Y10, Y10;                \
 	VPOR         Y10, Y9, Y9;                  \
 	VPBROADCASTD (4+128*(h)+32*(j)+4*(c))(R8), Y8; \
@@ -3235,8 +3235,9 @@ ILKA2GROUPS(·ilRowsQ3KAVX2, 1760, Q3A2CONST, Q3A2BODY)
 
 // Q6A2RUN adds to P run s of chunk c of super-block half h: the ql
 // nibble (NIB of QL: Q6NIBLO, Q6NIBHI) and qh bits 2s, 2s+1 (in Y6) moved
-// to 4, 5 by SH $N (word shifts of at most 4 left or 2 right, whose bits
-// crossing bytes miss bits 4 and 5; QH0 for run 2, whose bits are there).
+// to bits 4, 5 into Y10 by SHIFT (Q6QH: word shifts of at most 4 left or
+// 2 right, whose bits crossing bytes miss bits 4 and 5; Q6QH0 for run 2,
+// whose bits are there).
 #define Q6A2RUN(h, s, c, NIB, QL, P, ACC, SHIFT) \
 	NIB(QL);                                       \
 	SHIFT;                                         \
@@ -3247,7 +3248,7 @@ ILKA2GROUPS(·ilRowsQ3KAVX2, 1760, Q3A2CONST, Q3A2BODY)
 	ACC(Y9, P)
 #define Q6NIBLO(QL) VPAND Y15, QL, Y9
 #define Q6NIBHI(QL) VPSRLW $4, QL, Y9; VPAND Y15, Y9, Y9
-#define Q6QH(SH, N) SH $N, Y6, Y10
+#define Q6QH(VSH, N) VSH $N, Y6, Y10
 #define Q6QH0 VMOVDQA Y6, Y10
 
 // Q6A2CHUNK multiplies half H of chunk c of super-block half h by the
@@ -3653,9 +3654,10 @@ ILA2GROUPS(·ilRowsQ5_0AVX2, 352, sixteenf<>, ILQ5PF, ILQ5BLOCK)
 
 // PKOFFSET finishes the 8 rows of an unsigned type's pack: the quants
 // plus the offset bytes in R14, and the corrections c and c2, -128 times
-// the sums of each row's stored chunks 0..3 and 4..7.
-#define PKOFFSET(H) \
-	PKT;                               \
+// the sums of each row's stored chunks 0..3 and 4..7 (PKFIN, for chunks
+// in Y8..Y15 already).
+#define PKOFFSET(H) PKT; PKFIN(H)
+#define PKFIN(H) \
 	VMOVD        R14, X0;              \
 	VPBROADCASTD X0, Y0;               \
 	VPADDB       Y0, Y8, Y8;           \
@@ -3916,3 +3918,124 @@ PKKQUANTS(·packQ3KQuantsAVX2, 110, 0xfcfcfcfc, PKKCONSTQ3, PKQ3K0, PKQ3K1, PKQ3
 // func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)
 // nb counts super-blocks (210 bytes); offset -32.
 PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K2, PKQ6K3, PKQ6K4, PKQ6K5, PKQ6K6, PKQ6K7)
+
+// The AVX2 packers of interleaved groups (interleave.go's layouts): a
+// column's chunks already hold 4 quants of each row in its lane, the
+// packs' order, so each pack's 8 chunks of rows 8H.. are their quants
+// unpacked in place (LOAD(j, H) into Y8..Y15; Y0..Y7 are free) and
+// finished as the row-major packers' (PKFIN: the offset in R14 and the
+// corrections; PKSTORE for the signed types). Their scales and biases are
+// Go's (packILGo).
+
+// ILPKNIB sets Y to the nibbles at off(SI) shifted right by sh.
+#define ILPKNIB(off, sh, Y) \
+	VMOVDQU (off)(SI), Y;       \
+	VPSRLW  $(sh), Y, Y;        \
+	VPAND   nib<>(SB), Y, Y
+
+// ILPKBITS adds to Y the bits of the chunk at off(SI) shifted right by sh
+// and masked by M, moved up by up.
+#define ILPKBITS(off, sh, M, up, Y) \
+	VMOVDQU (off)(SI), Y0;      \
+	VPSRLW  $(sh), Y0, Y0;      \
+	VPAND   M, Y0, Y0;          \
+	VPSLLW  $(up), Y0, Y0;      \
+	VPOR    Y0, Y, Y
+
+// ILPK8 applies G(j, H, g, Y) to the pack's 8 chunks.
+#define ILPK8(G, j, H) \
+	G(j, H, 0, Y8);  \
+	G(j, H, 1, Y9);  \
+	G(j, H, 2, Y10); \
+	G(j, H, 3, Y11); \
+	G(j, H, 4, Y12); \
+	G(j, H, 5, Y13); \
+	G(j, H, 6, Y14); \
+	G(j, H, 7, Y15)
+
+// Q4_K sub-block j = 2p+i: the nibbles of chunk 8p+g shifted by 4i (quants
+// at 256). Q5_K: quants at 768, bit j of qh chunk g (at 256) as bit 4.
+#define ILPKQ4KG(j, H, g, Y) ILPKNIB(256+32*(H)+64*(8*((j)/2)+(g)), 4*((j)%2), Y)
+#define ILPKQ5KG(j, H, g, Y) \
+	ILPKNIB(768+32*(H)+64*(8*((j)/2)+(g)), 4*((j)%2), Y); \
+	ILPKBITS(256+32*(H)+64*(g), j, one8<>(SB), 4, Y)
+
+// Q6_K run j = 4h+q: ql chunk 16h+8(q&1)+g (at 288) shifted by 4(q/2),
+// bits 2q, 2q+1 of qh chunk 8h+g (at 2336) as bits 4, 5.
+#define ILPKQ6KG(j, H, g, Y) \
+	ILPKNIB(288+32*(H)+64*(16*((j)/4)+8*(((j)%4)&1)+(g)), 4*(((j)%4)/2), Y); \
+	ILPKBITS(2336+32*(H)+64*(8*((j)/4)+(g)), 2*((j)%4), three8<>(SB), 4, Y)
+
+// Q3_K plane j = 4h+p: the 2-bit quants of qs chunk 8h+g (at 736)
+// shifted by 2p, bit 4h+p of hmask chunk g (at 224) as bit 2: u = q+4.
+#define ILPKQ3KG(j, H, g, Y) \
+	VMOVDQU (736+32*(H)+64*(8*((j)/4)+(g)))(SI), Y; \
+	VPSRLW  $(2*((j)%4)), Y, Y;                      \
+	VPAND   three8<>(SB), Y, Y;                      \
+	ILPKBITS(224+32*(H)+64*(g), j, one8<>(SB), 2, Y)
+
+// IQ4_XS sub-block j: the levels (Y7) of chunk 4j+g's low nibbles for g <
+// 4, of chunk 4j+g-4's high ones above (quants at 128).
+#define ILPKXSG(j, H, g, Y) \
+	ILPKNIB(128+32*(H)+64*(4*(j)+((g)%4)), 4*((g)/4), Y); \
+	VPSHUFB Y, Y7, Y
+
+// Q4_0: chunk g's low nibbles for g < 4, chunk g-4's high ones above
+// (quants at 32; one pack a column).
+#define ILPKQ40G(j, H, g, Y) ILPKNIB(32+32*(H)+64*((g)%4), 4*((g)/4), Y)
+
+#define ILPKPACK(j, G, FIN) \
+	ILPK8(G, j, 0); \
+	FIN(0);         \
+	ILPK8(G, j, 1); \
+	FIN(1);         \
+	ADDQ $832, DI
+
+// ILPKCOLS defines name(dst, w *byte, nb int) over nb interleaved columns
+// of blk bytes: pack 0 and then REST (ILPK1: none; ILPK7: the packs 1-7
+// of a super-block column), chunk loader G, offset bytes off, finisher
+// FIN, constants CONST.
+#define ILPK1(G, FIN)
+#define ILPK7(G, FIN) \
+	ILPKPACK(1, G, FIN); \
+	ILPKPACK(2, G, FIN); \
+	ILPKPACK(3, G, FIN); \
+	ILPKPACK(4, G, FIN); \
+	ILPKPACK(5, G, FIN); \
+	ILPKPACK(6, G, FIN); \
+	ILPKPACK(7, G, FIN)
+#define ILPKCOLS(name, blk, REST, G, off, FIN, CONST) \
+TEXT name(SB), NOSPLIT, $0-24; \
+	MOVQ dst+0(FP), DI;     \
+	MOVQ w+8(FP), SI;       \
+	MOVQ nb+16(FP), CX;     \
+	MOVL $off, R14;         \
+	CONST;                  \
+ilpack:;                    \
+	ILPKPACK(0, G, FIN);    \
+	REST(G, FIN);           \
+	ADDQ $blk, SI;          \
+	DECQ CX;                \
+	JNZ  ilpack;            \
+	VZEROUPPER;             \
+	RET
+
+#define ILPKXSCONST VMOVDQU iq4nlLevels<>(SB), Y7
+
+// func packILQ4_0AVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ4_0AVX2, 288, ILPK1, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)
+
+// func packILQ3KAVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ3KAVX2, 1760, ILPK7, ILPKQ3KG, 0xfcfcfcfc, PKFIN, NOCONST)
+
+// func packILQ4KAVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ4KAVX2, 2304, ILPK7, ILPKQ4KG, 0, PKFIN, NOCONST)
+
+// func packILQ5KAVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ5KAVX2, 2816, ILPK7, ILPKQ5KG, 0xf0f0f0f0, PKFIN, NOCONST)
+
+// func packILQ6KAVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ6KAVX2, 3360, ILPK7, ILPKQ6KG, 0xe0e0e0e0, PKFIN, NOCONST)
+
+// func packILIQ4XSAVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILIQ4XSAVX2, 2176, ILPK7, ILPKXSG, 0, PKSTORE, ILPKXSCONST)

@@ -98,31 +98,40 @@ func ilUnit(t ggml.DType) (elems, size int) {
 	return t.BlockSize(), t.TypeSize()
 }
 
-// ilCopy copies one row's block blk to or from lane lane of the
-// interleaved block column col, 2 and 4 bytes at a time (a load of a
-// large model rewrites every weight byte this way).
-func ilCopy(l *ilLayout, col, blk []byte, lane int, toCol bool) {
+// ilCopyLanes copies the blocks of lanes [lo, hi) of the interleaved
+// block column col to or from rows, lane r's block at rows[(r-lo)*stride:],
+// a field's chunk at a time, 2 and 4 bytes a lane (a load of a large
+// model rewrites every weight byte this way, and the AVX2 batches of the
+// Go backend read interleaved groups back through it).
+func ilCopyLanes(l *ilLayout, col, rows []byte, stride, lo, hi int, toCol bool) {
 	le := binary.LittleEndian
 	for h, src := range l.halves[:l.nhalves] {
-		c, b := col[32*h+2*lane:], blk[src:]
-		if toCol {
-			le.PutUint16(c, le.Uint16(b))
-		} else {
-			le.PutUint16(b, le.Uint16(c))
+		c := (*[32]byte)(col[32*h:])
+		for r := lo; r < hi; r++ {
+			b := rows[(r-lo)*stride+src:][:2]
+			if toCol {
+				le.PutUint16(c[2*r:], le.Uint16(b))
+			} else {
+				le.PutUint16(b, le.Uint16(c[2*r:]))
+			}
 		}
 	}
-	chunk := 32*l.nhalves + 4*lane
+	chunk := 32 * l.nhalves
 	for _, f := range l.fields[:l.nfields] {
 		var flip uint32
 		if f.flip {
 			flip = 0x80808080
 		}
 		for c := range f.chunks {
-			cw, bw := col[chunk+64*c:], blk[f.src+4*c:]
+			cw, off := (*[64]byte)(col[chunk+64*c:]), f.src+4*c
 			if toCol {
-				le.PutUint32(cw, le.Uint32(bw)^flip)
+				for r := lo; r < hi; r++ {
+					le.PutUint32(cw[4*r:], le.Uint32(rows[(r-lo)*stride+off:][:4])^flip)
+				}
 			} else {
-				le.PutUint32(bw, le.Uint32(cw)^flip)
+				for r := lo; r < hi; r++ {
+					le.PutUint32(rows[(r-lo)*stride+off:][:4], le.Uint32(cw[4*r:])^flip)
+				}
 			}
 		}
 		chunk += 64 * f.chunks
@@ -170,8 +179,8 @@ func Interleave16(w Weight) (Weight, error) {
 		dst := w.Data[g*ilRows*rs : (g+1)*ilRows*rs]
 		copy(group, dst)
 		if bs == 4 {
-			// element pairs: ilCopy's layout as a transpose of 32-bit
-			// words (2.5 GB/s, 5× ilCopy per pair)
+			// element pairs: ilCopyLanes's layout as a transpose of 32-bit
+			// words (2.5 GB/s, 5× ilCopyLanes per pair)
 			for r := range ilRows {
 				row := group[r*rs : (r+1)*rs]
 				for i := range rs / 4 {
@@ -181,10 +190,7 @@ func Interleave16(w Weight) (Weight, error) {
 			continue
 		}
 		for i := 0; i < w.Cols/ue; i++ {
-			col := dst[i*ilRows*bs : (i+1)*ilRows*bs]
-			for r := range ilRows {
-				ilCopy(&l, col, group[r*rs+i*bs:r*rs+(i+1)*bs], r, true)
-			}
+			ilCopyLanes(&l, dst[i*ilRows*bs:(i+1)*ilRows*bs], group[i*bs:], rs, 0, ilRows, true)
 		}
 	}
 	w.Layout = Interleaved16
@@ -199,7 +205,7 @@ func ilBlock(w Weight, r, i int, blk []byte) {
 	g, lane := r/ilRows, r%ilRows
 	col := w.Data[g*ilRows*rs+i*ilRows*bs : g*ilRows*rs+(i+1)*ilRows*bs]
 	l, _ := ilLayoutOf(w.Type)
-	ilCopy(&l, col, blk, lane, false)
+	ilCopyLanes(&l, col, blk, bs, lane, lane+1, false)
 }
 
 // ilDequantRow sets dst (w.Cols floats) to row r of the interleaved
@@ -237,9 +243,6 @@ func ilUngroup(t ggml.DType, dst, src []byte, rs int) {
 	_, bs := ilUnit(t)
 	l, _ := ilLayoutOf(t)
 	for i := 0; i < rs/bs; i++ {
-		col := src[i*ilRows*bs : (i+1)*ilRows*bs]
-		for r := range ilRows {
-			ilCopy(&l, col, dst[r*rs+i*bs:r*rs+(i+1)*bs], r, false)
-		}
+		ilCopyLanes(&l, src[i*ilRows*bs:(i+1)*ilRows*bs], dst[i*bs:], rs, 0, ilRows, false)
 	}
 }
