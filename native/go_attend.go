@@ -217,26 +217,47 @@ func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p
 }
 
 // groupSlots is, where attendGroupsF16 serves a, the score rows it uses:
-// each cache head's group of query heads padded to a multiple of 4 (the
-// four-head kernels); 0 elsewhere. It serves F16 caches where this CPU
-// has four-head kernels for the head size, for GQA (a group of one gains
-// nothing from sharing a widened key).
+// each cache head's group of query heads padded to a multiple of the
+// kernels' heads (groupHeads); 0 elsewhere. It serves F16 caches where
+// this CPU has group kernels for the head size, for GQA (a group of one
+// gains nothing from sharing a widened key).
 func groupSlots(c *KVCache, a Attention) int {
 	ng := a.NHeads / a.NKVHeads
-	if _, ok := f16GroupKernels(a.HeadDim); !ok || c.typ != ggml.F16 || ng < 2 {
+	kern, ok := f16GroupKernels(a.HeadDim)
+	if !ok || c.typ != ggml.F16 || ng < 2 {
 		return 0
 	}
-	return a.NKVHeads * ((ng + 3) &^ 3)
+	return a.NKVHeads * kern.padded(ng)
 }
 
 // f16Group is attendGroupsF16's kernels: scores and weighted sums for four
-// query heads (dots takes key rows in multiples of rows), and one head's
-// scores for a block's last rows.
+// query heads (dots takes key rows in multiples of rows), for three where
+// the CPU has them (dots3, wsum3; else nil), and one head's scores for a
+// block's last rows.
 type f16Group struct {
 	dots  func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 	wsum  func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+	dots3 func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+	wsum3 func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 	dots1 func(s, q *float32, k *byte, kstride, nrows, hd int)
 	rows  int
+}
+
+// groupHeads is the query heads a kernel call takes for groups of ng:
+// three where ng is a multiple of 3 but not of 4 and there are
+// three-head kernels (smollm2's groups of 3 padded to 4 spent a quarter of
+// the products on a zero query), else four.
+func (k f16Group) groupHeads(ng int) int {
+	if k.dots3 != nil && ng%3 == 0 && ng%4 != 0 {
+		return 3
+	}
+	return 4
+}
+
+// padded is ng rounded up to a multiple of groupHeads(ng).
+func (k f16Group) padded(ng int) int {
+	step := k.groupHeads(ng)
+	return (ng + step - 1) / step * step
 }
 
 // f16GroupKernels returns the four-head kernels this CPU runs for head
@@ -244,24 +265,29 @@ type f16Group struct {
 func f16GroupKernels(hd int) (f16Group, bool) {
 	switch {
 	case haveAVX512 && hd%16 == 0:
-		return f16Group{dotsF16G4AVX512, wsumF16G4AVX512, dotsF16AVX512, 4}, true
+		return f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, dots1: dotsF16AVX512, rows: 4}, true
 	case haveX86SIMD && hd%8 == 0:
-		return f16Group{dotsF16G4AVX2, wsumF16G4AVX2, dotsF16SIMD, 2}, true
+		return f16Group{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, dots3: dotsF16G3AVX2, wsum3: wsumF16G3AVX2,
+			dots1: dotsF16SIMD, rows: 2}, true
 	}
 	return f16Group{}, false
 }
 
-// attendGroupsF16 is attendRow for an F16 cache on the four-head kernels:
+// attendGroupsF16 is attendRow for an F16 cache on the group kernels:
 // each cache head's group of query heads, padded with zero queries to a
-// multiple of 4 (copied to w.qp, their outputs summed in w.op), meets
-// every key and value chunk once per four heads rather than once per
-// head. The blocks of groupBlock positions go through every cache head in
+// multiple of the kernels' heads (copied to w.qp, their outputs summed in
+// w.op), meets every key and value chunk once per three or four heads
+// rather than once per head. The blocks of groupBlock positions go through every cache head in
 // turn, as attendRow's do.
 func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []float32, p0, n int) {
 	hd := a.HeadDim
 	ng := a.NHeads / a.NKVHeads
-	nkv, ngp := len(q)/hd/ng, (ng+3)&^3
 	kern, _ := f16GroupKernels(hd) // groupSlots found them
+	nkv, ngp, step := len(q)/hd/ng, kern.padded(ng), kern.groupHeads(ng)
+	dots, wsum := kern.dots, kern.wsum
+	if step == 3 {
+		dots, wsum = kern.dots3, kern.wsum3
+	}
 	slot := func(h int) int { return h/ng*ngp + h%ng }
 	w.qp, w.op = grow(w.qp, nkv*ngp*hd), grow(w.op, nkv*ngp*hd)
 	clear(w.qp)
@@ -278,12 +304,12 @@ func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []floa
 		n4 := nb - nb%kern.rows
 		for kvh := range nkv {
 			k := unsafe.Pointer(&c.k16[(p0+j)*c.width+kvh*hd])
-			for g := kvh * ngp; g < (kvh+1)*ngp; g += 4 {
+			for g := kvh * ngp; g < (kvh+1)*ngp; g += step {
 				if n4 > 0 {
-					kern.dots(&s[g*n+j], &w.qp[g*hd], (*byte)(k), stride, n4, hd, 4*n)
+					dots(&s[g*n+j], &w.qp[g*hd], (*byte)(k), stride, n4, hd, 4*n)
 				}
 				if nb > n4 { // the block's last rows, head by head
-					for i := range 4 {
+					for i := range step {
 						kern.dots1(&s[(g+i)*n+j+n4], &w.qp[(g+i)*hd], (*byte)(unsafe.Add(k, n4*stride)), stride, nb-n4, hd)
 					}
 				}
@@ -297,8 +323,8 @@ func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []floa
 		nb := min(groupBlock, n-j)
 		for kvh := range nkv {
 			v := unsafe.Pointer(&c.v16[(p0+j)*c.width+kvh*hd])
-			for g := kvh * ngp; g < (kvh+1)*ngp; g += 4 {
-				kern.wsum(&w.op[g*hd], &s[g*n+j], (*byte)(v), stride, nb, hd, 4*n)
+			for g := kvh * ngp; g < (kvh+1)*ngp; g += step {
+				wsum(&w.op[g*hd], &s[g*n+j], (*byte)(v), stride, nb, hd, 4*n)
 			}
 		}
 	}

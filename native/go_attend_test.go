@@ -371,19 +371,21 @@ func TestAttentionKernels(t *testing.T) {
 	}
 }
 
-// TestGroupAttentionKernels checks the four-head GQA kernels of every set
-// this CPU runs against the portable loops for each of the four heads:
-// head sizes that take each column step, row counts up to a block's and
-// beyond.
+// TestGroupAttentionKernels checks the four- and three-head GQA kernels of
+// every set this CPU runs against the portable loops for each head: head
+// sizes that take each column step, row counts up to a block's and
+// beyond; nothing past a call's heads and rows is written.
 func TestGroupAttentionKernels(t *testing.T) {
 	sets := []struct {
-		name string
-		ok   bool
-		hdOf int // the head sizes it takes: multiples of hdOf
-		kern f16Group
+		name  string
+		ok    bool
+		hdOf  int // the head sizes it takes: multiples of hdOf
+		kern  f16Group
+		heads int
 	}{
-		{"AVX512", haveAVX512, 16, f16Group{dotsF16G4AVX512, wsumF16G4AVX512, dotsF16AVX512, 4}},
-		{"AVX2", haveX86SIMD, 8, f16Group{dotsF16G4AVX2, wsumF16G4AVX2, dotsF16SIMD, 2}},
+		{"AVX512", haveAVX512, 16, f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, rows: 4}, 4},
+		{"AVX2", haveX86SIMD, 8, f16Group{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, rows: 2}, 4},
+		{"AVX2 three heads", haveX86SIMD, 8, f16Group{dots: dotsF16G3AVX2, wsum: wsumF16G3AVX2, rows: 2}, 3},
 	}
 	ran := 0
 	r := rand.New(rand.NewPCG(43, 44))
@@ -402,12 +404,13 @@ func TestGroupAttentionKernels(t *testing.T) {
 				for i := range k16 {
 					k16[i], v16[i] = ggml.F32ToF16(r.Float32()*2-1), ggml.F32ToF16(r.Float32()*2-1)
 				}
-				q := randVec(r, 4*hd)
+				q := randVec(r, set.heads*hd)
 				const sstride = 70 // floats between the heads' scores
 				if nrows%set.kern.rows == 0 {
-					got := make([]float32, 4*sstride)
+					got := make([]float32, 4*sstride+1)
 					set.kern.dots(&got[0], &q[0], (*byte)(unsafe.Pointer(&k16[off])), 2*width, nrows, hd, 4*sstride)
-					for h := range 4 {
+					require.Zero(t, got[set.heads*sstride], "%s dots hd %d rows %d: a score past the heads", set.name, hd, nrows)
+					for h := range set.heads {
 						want := make([]float32, nrows)
 						for j := range nrows {
 							want[j] = dotF16(k16[j*width+off:][:hd], q[h*hd:(h+1)*hd])
@@ -421,7 +424,8 @@ func TestGroupAttentionKernels(t *testing.T) {
 				base := randVec(r, 4*hd)
 				o := append([]float32(nil), base...)
 				set.kern.wsum(&o[0], &w[0], (*byte)(unsafe.Pointer(&v16[off])), 2*width, nrows, hd, 4*sstride)
-				for h := range 4 {
+				require.Equal(t, base[set.heads*hd:], o[set.heads*hd:], "%s wsum hd %d rows %d: an output past the heads", set.name, hd, nrows)
+				for h := range set.heads {
 					want := append([]float32(nil), base[h*hd:(h+1)*hd]...)
 					for j := range nrows {
 						axpyF16(want, w[h*sstride+j], v16[j*width+off:][:hd])
@@ -432,7 +436,7 @@ func TestGroupAttentionKernels(t *testing.T) {
 		}
 	}
 	if ran == 0 {
-		t.Skip("no four-head kernels on this CPU (AVX-512 or AVX2)")
+		t.Skip("no group kernels on this CPU (AVX-512 or AVX2)")
 	}
 }
 

@@ -604,6 +604,170 @@ g2done:
 	VFMADD231PS w, Y8, a0; \
 	VFMADD231PS w, Y9, a1
 
+// func dotsF16G3AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+//
+// dotsF16G4AVX2 for three query heads (GQA groups of 3, as smollm2's:
+// padded to four, a quarter of the products were of a zero query).
+TEXT ·dotsF16G3AVX2(SB), NOSPLIT, $0-56
+	MOVQ s+0(FP), R8
+	MOVQ q+8(FP), DI
+	MOVQ k+16(FP), SI
+	MOVQ kstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	MOVQ sstride+48(FP), R10
+	MOVQ BX, R9
+	SHLQ $2, R9              // bytes between the heads' queries
+	SHLQ $1, BX              // bytes of a key row
+
+g3rows:
+	CMPQ       CX, $2
+	JLT        g3done
+	MOVQ       DX, AX
+	SHLQ       $4, AX
+	ADDQ       SI, AX        // the rows 16 ahead (rows are a stride apart)
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 (AX)(DX*1)
+	PREFETCHT0 64(AX)(DX*1)
+	VXORPS     Y0, Y0, Y0
+	VXORPS     Y1, Y1, Y1
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	MOVQ       SI, R14
+	MOVQ       DI, R12
+	XORQ       AX, AX
+
+g3cols:
+	VCVTPH2PS   (R14), Y8
+	VCVTPH2PS   (R14)(DX*1), Y9
+	VMOVUPS     (R12), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y10, Y9, Y1
+	VMOVUPS     (R12)(R9*1), Y11
+	VFMADD231PS Y11, Y8, Y2
+	VFMADD231PS Y11, Y9, Y3
+	VMOVUPS     (R12)(R9*2), Y12
+	VFMADD231PS Y12, Y8, Y4
+	VFMADD231PS Y12, Y9, Y5
+	ADDQ        $16, R14
+	ADDQ        $32, R12
+	ADDQ        $16, AX
+	CMPQ        AX, BX
+	JLT         g3cols
+
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	REDUCE8                    // lanes of Y1: head 0 rows 0, 1, head 1 rows 0, 1, head 2 rows 0, 1
+	VMOVQ        X1, (R8)
+	VMOVHPS      X1, (R8)(R10*1)
+	VEXTRACTF128 $1, Y1, X2
+	VMOVQ        X2, (R8)(R10*2)
+	ADDQ         $8, R8
+	LEAQ         (SI)(DX*2), SI
+	SUBQ         $2, CX
+	JMP          g3rows
+
+g3done:
+	VZEROUPPER
+	RET
+
+// func wsumF16G3AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+//
+// wsumF16G4AVX2 for three query heads.
+TEXT ·wsumF16G3AVX2(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), R8
+	MOVQ w+8(FP), DI
+	MOVQ v+16(FP), SI
+	MOVQ vstride+24(FP), DX
+	MOVQ nrows+32(FP), CX
+	MOVQ hd+40(FP), BX
+	MOVQ wstride+48(FP), R9
+	SHLQ $2, BX              // bytes of a head's output
+	LEAQ (DI)(CX*4), CX      // the end of head 0's weights
+	XORQ AX, AX              // byte offset of the column block in o
+
+g3blk16:
+	LEAQ    64(AX), R13
+	CMPQ    R13, BX
+	JGT     g3blk8
+	LEAQ    (R8)(AX*1), R13
+	VMOVUPS (R13), Y0
+	VMOVUPS 32(R13), Y1
+	VMOVUPS (R13)(BX*1), Y2
+	VMOVUPS 32(R13)(BX*1), Y3
+	VMOVUPS (R13)(BX*2), Y4
+	VMOVUPS 32(R13)(BX*2), Y5
+	MOVQ    AX, R11
+	SHRQ    $1, R11
+	ADDQ    SI, R11          // the value rows' column block
+	MOVQ    DI, R12
+
+g3r16:
+	CMPQ         R12, CX
+	JGE          g3s16
+	PREFETCHT0   (R11)(DX*8) // the row 8 ahead (rows are a stride apart)
+	VCVTPH2PS    (R11), Y8
+	VCVTPH2PS    16(R11), Y9
+	VBROADCASTSS (R12), Y10
+	VBROADCASTSS (R12)(R9*1), Y11
+	VBROADCASTSS (R12)(R9*2), Y12
+	G4SUM2(Y10, Y0, Y1)
+	G4SUM2(Y11, Y2, Y3)
+	G4SUM2(Y12, Y4, Y5)
+	ADDQ         $4, R12
+	ADDQ         DX, R11
+	JMP          g3r16
+
+g3s16:
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	VMOVUPS Y2, (R13)(BX*1)
+	VMOVUPS Y3, 32(R13)(BX*1)
+	VMOVUPS Y4, (R13)(BX*2)
+	VMOVUPS Y5, 32(R13)(BX*2)
+	ADDQ    $64, AX
+	JMP     g3blk16
+
+g3blk8:
+	CMPQ    AX, BX
+	JGE     g3done
+	LEAQ    (R8)(AX*1), R13
+	VMOVUPS (R13), Y0
+	VMOVUPS (R13)(BX*1), Y2
+	VMOVUPS (R13)(BX*2), Y4
+	MOVQ    AX, R11
+	SHRQ    $1, R11
+	ADDQ    SI, R11
+	MOVQ    DI, R12
+
+g3r8:
+	CMPQ         R12, CX
+	JGE          g3s8
+	VCVTPH2PS    (R11), Y8
+	VBROADCASTSS (R12), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VBROADCASTSS (R12)(R9*1), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VBROADCASTSS (R12)(R9*2), Y12
+	VFMADD231PS  Y12, Y8, Y4
+	ADDQ         $4, R12
+	ADDQ         DX, R11
+	JMP          g3r8
+
+g3s8:
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y2, (R13)(BX*1)
+	VMOVUPS Y4, (R13)(BX*2)
+	ADDQ    $32, AX
+	JMP     g3blk8
+
+g3done:
+	VZEROUPPER
+	RET
+
 // func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 //
 // wsumF16SIMD for four query heads of one GQA group at once: o holds

@@ -188,6 +188,16 @@ func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 //go:noescape
 func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 
+// dotsF16G3AVX2 is dotsF16G4AVX2 for three heads (GQA groups of 3).
+//
+//go:noescape
+func dotsF16G3AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+
+// wsumF16G3AVX2 is wsumF16G4AVX2 for three heads.
+//
+//go:noescape
+func wsumF16G3AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
 // packQ8_0QuantsAVX2 writes the quants of the nb Q8_0 block columns of 16
 // whole rows at w, rs bytes apart, into the gemmPacks at dst as
 // gemmSignedAVX2 multiplies them (their scales are packAsm's).
