@@ -258,8 +258,10 @@ const maxILBlock = 210
 // quants in place by the type's assembly packer (avx2Gemm.ilQuants),
 // and the scales and biases from the rows' block headers (the layouts'
 // 2-byte fields, and for the K-quants and IQ4_XS the scales, their first
-// chunked field) copied back out; a type without that packer has its
-// whole blocks copied back and packed as rows.
+// chunked field) copied back out; a type without that packer (Q5_0) has
+// its whole blocks copied back and packed as rows by packRowsScalar (the
+// block copy stays on the stack: through packRowsGo's assembly calls it
+// escaped, 3.4 KB of garbage a group that grew a prefill's heap by 32 MB).
 func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	l, _ := ilLayoutOf(t)
 	ts, per := t.TypeSize(), t.BlockSize()/qk
@@ -271,7 +273,7 @@ func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	if quants == nil {
 		for i := range nb {
 			ilUngroup(t, rows[:colBytes], src[i*colBytes:(i+1)*colBytes], ts)
-			packRowsGo(t, out[i*per*gemmPackSize:(i+1)*per*gemmPackSize], rows[:colBytes], ts, ilRows, per)
+			packRowsScalar(t, out[i*per*gemmPackSize:(i+1)*per*gemmPackSize], rows[:colBytes], ts, ilRows, per)
 		}
 		return
 	}

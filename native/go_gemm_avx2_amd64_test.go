@@ -97,6 +97,8 @@ func TestGemmILAVX2(t *testing.T) {
 			name := fmt.Sprintf("%s 16×%d", typ, cols)
 			p := make([]byte, nb*gemmPackSize)
 			avx2Pack(&p[0], &il.Data[0], nb/per)
+			// (a prefill packs every group of every weight: no garbage)
+			require.Zero(t, testing.AllocsPerRun(5, func() { avx2Pack(&p[0], &il.Data[0], nb/per) }), "%s: packing allocates", name)
 			rowPacks := make([]byte, nb*gemmPackSize)
 			packRowsGo(typ, rowPacks, w.Data, w.RowBytes(), rows, nb)
 			for i := range nb {

@@ -282,8 +282,9 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it the AVX2 ones of every quantized type but IQ4_NL). F16 and BF16 are the
-// backend's to check (Interleaves: the AVX-512 panels).
+// CPUs without it the AVX2 ones, which every quantized type but IQ4_NL
+// has). F16 and BF16 are the backend's to check (Interleaves: the AVX-512
+// panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if !haveVNNI {
 		switch t {
@@ -293,16 +294,16 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 			return ilKernel{rows: ilRowsQ5_0AVX2}, haveX86SIMD
 		case ggml.Q8_0:
 			return ilKernel{rows: ilRowsQ8_0AVX2, pack: packILQ8_0AVX2}, haveX86SIMD
+		case ggml.Q3_K:
+			return ilKernel{rows: ilRowsQ3KAVX2}, haveX86SIMD
 		case ggml.Q4_K:
 			return ilKernel{rows: ilRowsQ4KAVX2}, haveX86SIMD
 		case ggml.Q5_K:
 			return ilKernel{rows: ilRowsQ5KAVX2}, haveX86SIMD
-		case ggml.IQ4_XS:
-			return ilKernel{rows: ilRowsIQ4XSAVX2}, haveX86SIMD
-		case ggml.Q3_K:
-			return ilKernel{rows: ilRowsQ3KAVX2}, haveX86SIMD
 		case ggml.Q6_K:
 			return ilKernel{rows: ilRowsQ6KAVX2}, haveX86SIMD
+		case ggml.IQ4_XS:
+			return ilKernel{rows: ilRowsIQ4XSAVX2}, haveX86SIMD
 		}
 	}
 	switch t {
