@@ -27,9 +27,8 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 }
 
 // avx2Gemm is the AVX2 batch path of a type: its gemm kernel, the
-// assembly packer of 16 whole rows' quants, and that of an interleaved
-// group's (nil where packRowsScalar, or for interleaved groups packILGo's
-// copy back to rows, packs them).
+// assembly packer of 16 whole rows' quants (nil where packRowsScalar
+// packs them), and that of an interleaved group's.
 type avx2Gemm struct {
 	kernel   gemmKernel
 	quants   func(dst, w *byte, rs, nb int)
@@ -45,7 +44,7 @@ func avx2GemmOf(t ggml.DType) avx2Gemm {
 	case ggml.Q4_0:
 		g = avx2Gemm{gemmPlainAVX2, nil, packILQ4_0AVX2}
 	case ggml.Q5_0:
-		g = avx2Gemm{gemmPlain4AVX2, nil, nil}
+		g = avx2Gemm{gemmPlain4AVX2, nil, packILQ5_0AVX2}
 	case ggml.Q3_K:
 		g = avx2Gemm{gemmSplit4AVX2, packQ3KQuantsAVX2, packILQ3KAVX2}
 	case ggml.Q4_K:
@@ -255,13 +254,12 @@ const maxILBlock = 210
 // packILGo repacks the nb block columns (super-block columns for the
 // K-quants) of an interleaved group at w into gemmPacks at dst for the
 // AVX2 gemm kernels, as packRowsGo packs the same 16 rows row-major: the
-// quants in place by the type's assembly packer (avx2Gemm.ilQuants),
-// and the scales and biases from the rows' block headers (the layouts'
-// 2-byte fields, and for the K-quants and IQ4_XS the scales, their first
-// chunked field) copied back out; a type without that packer (Q5_0) has
-// its whole blocks copied back and packed as rows by packRowsScalar (the
-// block copy stays on the stack: through packRowsGo's assembly calls it
-// escaped, 3.4 KB of garbage a group that grew a prefill's heap by 32 MB).
+// quants in place by the type's assembly packer (avx2Gemm.ilQuants,
+// which every type the Go backend interleaves on AVX2 has, but Q8_0,
+// whose packILQ8_0AVX2 writes its scales too), and the scales and biases
+// from the rows' block headers (the layouts' 2-byte fields, and for the
+// K-quants and IQ4_XS the scales, their first chunked field) copied back
+// out to the stack.
 func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	l, _ := ilLayoutOf(t)
 	ts, per := t.TypeSize(), t.BlockSize()/qk
@@ -270,13 +268,6 @@ func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	out := unsafe.Slice(dst, nb*per*gemmPackSize)
 	var rows [ilRows * maxILBlock]byte
 	quants := avx2GemmOf(t).ilQuants
-	if quants == nil {
-		for i := range nb {
-			ilUngroup(t, rows[:colBytes], src[i*colBytes:(i+1)*colBytes], ts)
-			packRowsScalar(t, out[i*per*gemmPackSize:(i+1)*per*gemmPackSize], rows[:colBytes], ts, ilRows, per)
-		}
-		return
-	}
 	quants(dst, w, nb)
 	head := l
 	head.nfields = 0

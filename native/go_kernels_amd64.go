@@ -276,6 +276,11 @@ func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 //go:noescape
 func packILQ4_0AVX2(dst, w *byte, nb int)
 
+// packILQ5_0AVX2 is packILQ4_0AVX2 for Q5_0.
+//
+//go:noescape
+func packILQ5_0AVX2(dst, w *byte, nb int)
+
 // packILQ3KAVX2 is packILQ4_0AVX2 for nb Q3_K super-block columns (8
 // packs each).
 //

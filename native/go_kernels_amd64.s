@@ -3540,14 +3540,16 @@ DATA q5ilBits<>+56(SB)/8, $0x8040201080402010
 GLOBL q5ilBits<>(SB), RODATA|NOPTR, $64
 
 // Q5HI ORs into Yq 16 where the fifth bit of its bytes is set: the qh
-// lanes in Y14, idx the shuffle's offset in q5ilIdx, bits c%2's.
-#define Q5HI(Yq, idx, bits) \
-	VPSHUFB  q5ilIdx<>+(idx)(SB), Y14, Y13;  \
-	VMOVDQU  q5ilBits<>+(bits)(SB), Y12;     \
-	VPAND    Y12, Y13, Y13;                  \
-	VPCMPEQB Y12, Y13, Y13;                  \
-	VPAND    sixteen8<>(SB), Y13, Y13;       \
-	VPOR     Y13, Yq, Yq
+// lanes in Y14, idx the shuffle's offset in q5ilIdx, bits c%2's (Q5HIT:
+// the qh lanes in QH, temporaries T and M).
+#define Q5HI(Yq, idx, bits) Q5HIT(Yq, idx, bits, Y14, Y13, Y12)
+#define Q5HIT(Yq, idx, bits, QH, T, M) \
+	VPSHUFB  q5ilIdx<>+(idx)(SB), QH, T;  \
+	VMOVDQU  q5ilBits<>+(bits)(SB), M;    \
+	VPAND    M, T, T;                     \
+	VPCMPEQB M, T, T;                     \
+	VPAND    sixteen8<>(SB), T, T;        \
+	VPOR     T, Yq, Yq
 
 DATA sixteen8<>+0(SB)/8, $0x1010101010101010
 DATA sixteen8<>+8(SB)/8, $0x1010101010101010
@@ -3984,6 +3986,13 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 // (quants at 32; one pack a column).
 #define ILPKQ40G(j, H, g, Y) ILPKNIB(32+32*(H)+64*((g)%4), 4*((g)/4), Y)
 
+// Q5_0: Q4_0's nibbles (at 96) with their fifth bits from the qh chunk
+// (at 32) as ilRowsQ5_0AVX2 merges them.
+#define ILPKQ50G(j, H, g, Y) \
+	VMOVDQU (32+32*(H))(SI), Y1;                    \
+	ILPKNIB(96+32*(H)+64*((g)%4), 4*((g)/4), Y);    \
+	Q5HIT(Y, 64*((g)/4)+32*(((g)%4)/2), 32*((g)%2), Y1, Y2, Y3)
+
 #define ILPKPACK(j, G, FIN) \
 	ILPK8(G, j, 0); \
 	FIN(0);         \
@@ -4024,6 +4033,9 @@ ilpack:;                    \
 
 // func packILQ4_0AVX2(dst, w *byte, nb int)
 ILPKCOLS(·packILQ4_0AVX2, 288, ILPK1, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)
+
+// func packILQ5_0AVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ5_0AVX2, 352, ILPK1, ILPKQ50G, 0xf0f0f0f0, PKFIN, NOCONST)
 
 // func packILQ3KAVX2(dst, w *byte, nb int)
 ILPKCOLS(·packILQ3KAVX2, 1760, ILPK7, ILPKQ3KG, 0xfcfcfcfc, PKFIN, NOCONST)

@@ -123,6 +123,7 @@ func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreac
 func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
 func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILQ4_0AVX2(dst, w *byte, nb int)                        { panic("unreachable") }
+func packILQ5_0AVX2(dst, w *byte, nb int)                        { panic("unreachable") }
 func packILQ3KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
 func packILQ4KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
 func packILQ5KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
