@@ -256,10 +256,10 @@ const maxILBlock = 210
 // AVX2 gemm kernels, as packRowsGo packs the same 16 rows row-major: the
 // quants in place by the type's assembly packer (avx2Gemm.ilQuants,
 // which every type the Go backend interleaves on AVX2 has, but Q8_0,
-// whose packILQ8_0AVX2 writes its scales too), and the scales and biases
-// from the rows' block headers (the layouts' 2-byte fields, and for the
-// K-quants and IQ4_XS the scales, their first chunked field) copied back
-// out to the stack.
+// whose packILQ8_0AVX2 writes its scales too; Q4_0's and Q5_0's write
+// theirs), and the K-quants' and IQ4_XS's scales and biases from the
+// rows' block headers (the layouts' 2-byte fields and the scales, their
+// first chunked field) copied back out to the stack.
 func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	l, _ := ilLayoutOf(t)
 	ts, per := t.TypeSize(), t.BlockSize()/qk
@@ -269,11 +269,11 @@ func packILGo(t ggml.DType, dst, w *byte, nb int) {
 	var rows [ilRows * maxILBlock]byte
 	quants := avx2GemmOf(t).ilQuants
 	quants(dst, w, nb)
-	head := l
-	head.nfields = 0
-	if per > 1 {
-		head.nfields = 1
+	if per == 1 {
+		return // (Q4_0's and Q5_0's d too)
 	}
+	head := l
+	head.nfields = 1
 	for i := range nb {
 		ilCopyLanes(&head, src[i*colBytes:(i+1)*colBytes], rows[:], ts, 0, ilRows, false)
 		for r := range ilRows {

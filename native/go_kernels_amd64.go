@@ -269,9 +269,8 @@ func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 //go:noescape
 func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 
-// packILQ4_0AVX2 writes the quants and corrections of the nb block
-// columns of an interleaved Q4_0 group at w into the gemmPacks at dst as
-// the AVX2 gemm kernel multiplies them (its scales are packILGo's).
+// packILQ4_0AVX2 writes the nb block columns of an interleaved Q4_0 group
+// at w into the gemmPacks at dst as the AVX2 gemm kernel multiplies them.
 //
 //go:noescape
 func packILQ4_0AVX2(dst, w *byte, nb int)
@@ -282,7 +281,7 @@ func packILQ4_0AVX2(dst, w *byte, nb int)
 func packILQ5_0AVX2(dst, w *byte, nb int)
 
 // packILQ3KAVX2 is packILQ4_0AVX2 for nb Q3_K super-block columns (8
-// packs each).
+// packs each), but for the scales and biases (packILGo's).
 //
 //go:noescape
 func packILQ3KAVX2(dst, w *byte, nb int)

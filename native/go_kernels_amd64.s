@@ -4000,11 +4000,23 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 	FIN(1);         \
 	ADDQ $832, DI
 
+// ILPKD writes a Q4_0 or Q5_0 pack's scales (the rows' d; d2 and b 0),
+// its REST (before the pack's ADDQ, so at -832(DI)).
+#define ILPKD(G, FIN) \
+	VCVTPH2PS (SI), Y0;    \
+	VCVTPH2PS 16(SI), Y1;  \
+	VXORPS    Y2, Y2, Y2;  \
+	VMOVUPS   Y0, -320(DI); \
+	VMOVUPS   Y1, -288(DI); \
+	VMOVUPS   Y2, -256(DI); \
+	VMOVUPS   Y2, -224(DI); \
+	VMOVUPS   Y2, -192(DI); \
+	VMOVUPS   Y2, -160(DI)
+
 // ILPKCOLS defines name(dst, w *byte, nb int) over nb interleaved columns
-// of blk bytes: pack 0 and then REST (ILPK1: none; ILPK7: the packs 1-7
-// of a super-block column), chunk loader G, offset bytes off, finisher
-// FIN, constants CONST.
-#define ILPK1(G, FIN)
+// of blk bytes: pack 0 and then REST (ILPKD: a block column's scales;
+// ILPK7: the packs 1-7 of a super-block column, whose scales are Go's),
+// chunk loader G, offset bytes off, finisher FIN, constants CONST.
 #define ILPK7(G, FIN) \
 	ILPKPACK(1, G, FIN); \
 	ILPKPACK(2, G, FIN); \
@@ -4032,10 +4044,10 @@ ilpack:;                    \
 #define ILPKXSCONST VMOVDQU iq4nlLevels<>(SB), Y7
 
 // func packILQ4_0AVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ4_0AVX2, 288, ILPK1, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)
+ILPKCOLS(·packILQ4_0AVX2, 288, ILPKD, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)
 
 // func packILQ5_0AVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ5_0AVX2, 352, ILPK1, ILPKQ50G, 0xf0f0f0f0, PKFIN, NOCONST)
+ILPKCOLS(·packILQ5_0AVX2, 352, ILPKD, ILPKQ50G, 0xf0f0f0f0, PKFIN, NOCONST)
 
 // func packILQ3KAVX2(dst, w *byte, nb int)
 ILPKCOLS(·packILQ3KAVX2, 1760, ILPK7, ILPKQ3KG, 0xfcfcfcfc, PKFIN, NOCONST)
