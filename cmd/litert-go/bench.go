@@ -58,7 +58,7 @@ func runBench(ctx context.Context, sio stdio, args []string) error {
 	nPrompt := fs.Int("p", 512, "prompt tokens to prefill")
 	nGen := fs.Int("n", 128, "tokens to decode")
 	reps := fs.Int("r", 3, "repetitions (rates are the best; the mean is reported beside)")
-	batch := fs.Int("b", 256, "prefill batch size (tokens per forward pass)")
+	batch := fs.Int("b", 512, "prefill batch size (tokens per forward pass; llama-bench's default ubatch)")
 	bw := fs.Bool("bw", true, "measure memory read bandwidth and report decode against its bound")
 	depth := fs.Int("depth", 0, "tokens of context before the timed prefill and decode, each (llama-bench -d; 0: decode follows the prompt)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
