@@ -110,11 +110,7 @@ func (m *matmulTask) pack(p []byte, r0, nr int) {
 	w := &m.w.Data[r0*m.rs]
 	if m.il { // whole groups
 		k, _ := ilKernelOf(m.w.Type)
-		if nb := m.w.Cols / m.w.Type.BlockSize(); k.pack != nil {
-			k.pack(&p[0], w, nb)
-		} else {
-			packILGo(m.w.Type, &p[0], w, nb)
-		}
+		k.pack(&p[0], w, m.w.Cols/m.w.Type.BlockSize())
 		return
 	}
 	if !haveVNNI {

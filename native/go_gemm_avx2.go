@@ -3,7 +3,6 @@ package native
 import (
 	"encoding/binary"
 	"math"
-	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
 )
@@ -26,41 +25,39 @@ func avx2GemmKernel(t ggml.DType) gemmKernel {
 	return avx2GemmOf(t).kernel
 }
 
-// avx2Gemm is the AVX2 batch path of a type: its gemm kernel, the
+// avx2Gemm is the AVX2 batch path of a type: its gemm kernel and the
 // assembly packer of 16 whole rows' quants (nil where packRowsScalar
-// packs them), and that of an interleaved group's.
+// packs them; interleaved groups have avx2ILKernel's packers).
 type avx2Gemm struct {
-	kernel   gemmKernel
-	quants   func(dst, w *byte, rs, nb int)
-	ilQuants func(dst, w *byte, nb int)
+	kernel gemmKernel
+	quants func(dst, w *byte, rs, nb int)
 }
 
 // avx2GemmOf is the one table of the AVX2 gemm's types, whatever the CPU
 // (the tests hold the assembly packers to the scalar one on VNNI CPUs
 // too).
 func avx2GemmOf(t ggml.DType) avx2Gemm {
-	var g avx2Gemm
 	switch t {
 	case ggml.Q4_0:
-		g = avx2Gemm{gemmPlainAVX2, nil, packILQ4_0AVX2}
+		return avx2Gemm{gemmPlainAVX2, nil}
 	case ggml.Q5_0:
-		g = avx2Gemm{gemmPlain4AVX2, nil, packILQ5_0AVX2}
+		return avx2Gemm{gemmPlain4AVX2, nil}
 	case ggml.Q3_K:
-		g = avx2Gemm{gemmSplit4AVX2, packQ3KQuantsAVX2, packILQ3KAVX2}
+		return avx2Gemm{gemmSplit4AVX2, packQ3KQuantsAVX2}
 	case ggml.Q4_K:
-		g = avx2Gemm{gemmBias4AVX2, packQ4KQuantsAVX2, packILQ4KAVX2}
+		return avx2Gemm{gemmBias4AVX2, packQ4KQuantsAVX2}
 	case ggml.Q5_K:
-		g = avx2Gemm{gemmBias4AVX2, packQ5KQuantsAVX2, packILQ5KAVX2}
+		return avx2Gemm{gemmBias4AVX2, packQ5KQuantsAVX2}
 	case ggml.Q6_K:
-		g = avx2Gemm{gemmSplit2AVX2, packQ6KQuantsAVX2, packILQ6KAVX2}
+		return avx2Gemm{gemmSplit2AVX2, packQ6KQuantsAVX2}
 	case ggml.Q8_0:
-		g = avx2Gemm{gemmSignedAVX2, packQ8_0QuantsAVX2, nil} // (interleaved: packILQ8_0AVX2, scales too)
+		return avx2Gemm{gemmSignedAVX2, packQ8_0QuantsAVX2}
 	case ggml.IQ4_NL:
-		g = avx2Gemm{gemmSignedAVX2, packIQ4NLQuantsAVX2, nil}
+		return avx2Gemm{gemmSignedAVX2, packIQ4NLQuantsAVX2}
 	case ggml.IQ4_XS:
-		g = avx2Gemm{gemmSignedAVX2, packIQ4XSQuantsAVX2, packILIQ4XSAVX2}
+		return avx2Gemm{gemmSignedAVX2, packIQ4XSQuantsAVX2}
 	}
-	return g
+	return avx2Gemm{}
 }
 
 // signedQuants reports whether t's packed quants reach 128 in magnitude
@@ -245,41 +242,6 @@ func putSignedRow(pk *[gemmPackSize]byte, r int, c *blockCol) {
 func byteSum(x uint32) int32 {
 	x = x&0x00ff00ff + x>>8&0x00ff00ff
 	return int32(x&0xffff + x>>16)
-}
-
-// maxILBlock is the largest block (super-block) ilLayoutOf lays out:
-// Q6_K's 210 bytes.
-const maxILBlock = 210
-
-// packILGo repacks the nb block columns (super-block columns for the
-// K-quants) of an interleaved group at w into gemmPacks at dst for the
-// AVX2 gemm kernels, as packRowsGo packs the same 16 rows row-major: the
-// quants in place by the type's assembly packer (avx2Gemm.ilQuants,
-// which every type the Go backend interleaves on AVX2 has, but Q8_0,
-// whose packILQ8_0AVX2 writes its scales too; Q4_0's and Q5_0's write
-// theirs), and the K-quants' and IQ4_XS's scales and biases from the
-// rows' block headers (the layouts' 2-byte fields and the scales, their
-// first chunked field) copied back out to the stack.
-func packILGo(t ggml.DType, dst, w *byte, nb int) {
-	l, _ := ilLayoutOf(t)
-	ts, per := t.TypeSize(), t.BlockSize()/qk
-	colBytes := ilRows * ts
-	src := unsafe.Slice(w, nb*colBytes)
-	out := unsafe.Slice(dst, nb*per*gemmPackSize)
-	var rows [ilRows * maxILBlock]byte
-	quants := avx2GemmOf(t).ilQuants
-	quants(dst, w, nb)
-	if per == 1 {
-		return // (Q4_0's and Q5_0's d too)
-	}
-	head := l
-	head.nfields = 1
-	for i := range nb {
-		ilCopyLanes(&head, src[i*colBytes:(i+1)*colBytes], rows[:], ts, 0, ilRows, false)
-		for r := range ilRows {
-			putScales(t, out[i*per*gemmPackSize:], rows[r*ts:(r+1)*ts], r)
-		}
-	}
 }
 
 // blockCol is one 32-element column of a block: u[g] its unsigned quants

@@ -67,7 +67,7 @@ func TestILRowsAVX2(t *testing.T) {
 }
 
 // TestGemmILAVX2 checks the AVX2 batch path of interleaved weights: the
-// packs of a group (packILGo, or Q8_0's assembly packer) byte for byte
+// packs of a group (avx2ILKernel's packers) byte for byte
 // against the packs of the same rows row-major (packRowsGo, which
 // TestGemmAVX2 holds to the float64 product), and for the q8a types the
 // gemm kernel against the decode kernel token by token over the same
@@ -81,10 +81,8 @@ func TestGemmILAVX2(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	const tokens = 4
 	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
-		avx2Pack := func(dst, w *byte, nb int) { packILGo(typ, dst, w, nb) }
-		if typ == ggml.Q8_0 {
-			avx2Pack = packILQ8_0AVX2
-		}
+		k, _ := avx2ILKernel(typ)
+		avx2Pack := k.pack
 		signed := signedQuants(typ) // the signed kernel's activations are not flipped
 		for _, cols := range []int{256, 2048} {
 			rows, nb, per := ilRows, cols/qk, typ.BlockSize()/qk
@@ -115,14 +113,10 @@ func TestGemmILAVX2(t *testing.T) {
 			xq := make([]byte, tokens*nb*sizeQ8a)
 			xg := make([]byte, tokens*nb*sizeQ8a)
 			want := make([]float32, tokens*rows)
-			rowsIL, _ := ilKernelOf(typ)
-			if haveVNNI { // (ilKernelOf gives the VNNI kernels)
-				rowsIL.rows = map[ggml.DType]func(w *byte, ng, nb int, y *byte, out *float32){ggml.Q4_0: ilRowsQ4_0AVX2, ggml.Q5_0: ilRowsQ5_0AVX2, ggml.Q8_0: ilRowsQ8_0AVX2}[typ]
-			}
 			for tk := range tokens {
 				quantizeQ8(typ, xq[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols])
 				quantizeGemm(xg[tk*nb*sizeQ8a:(tk+1)*nb*sizeQ8a], x[tk*cols:(tk+1)*cols], !signed)
-				rowsIL.rows(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
+				k.rows(&il.Data[0], 1, nb, &xq[tk*nb*sizeQ8a], &want[tk*rows])
 			}
 			got := make([]float32, tokens*rows)
 			avx2GemmOf(typ).kernel(&p[0], nb, &xg[0], nb*sizeQ8a, &got[0], 4*rows, 1<<rows-1)

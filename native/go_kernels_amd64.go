@@ -281,7 +281,7 @@ func packILQ4_0AVX2(dst, w *byte, nb int)
 func packILQ5_0AVX2(dst, w *byte, nb int)
 
 // packILQ3KAVX2 is packILQ4_0AVX2 for nb Q3_K super-block columns (8
-// packs each), but for the scales and biases (packILGo's).
+// packs each).
 //
 //go:noescape
 func packILQ3KAVX2(dst, w *byte, nb int)

@@ -2801,28 +2801,31 @@ DATA m10<>+16(SB)/8, $0x1010101010101010
 DATA m10<>+24(SB)/8, $0x1010101010101010
 GLOBL m10<>(SB), RODATA|NOPTR, $32
 
-// K45SCALES unpacks half H's scales (as the C il_k4_scales): those of
-// sub-blocks 0-3 to 32H(SP), 4-7 to 64+32H(SP), its mins of 0-3 to M0
-// and 4-7 to M1 (a byte of each int32 lane per sub-block).
-#define K45SCALES(H, M0, M1) \
+// K45UNPACK unpacks half H's scales (as the C il_k4_scales: a byte of
+// each int32 lane per sub-block) of sub-blocks 0-3 into S0, 4-7 into S1,
+// and its mins into M0 and M1 (Y4..Y7 are clobbered). K45SCALES stores
+// the scales at 32H(SP) and 64+32H(SP) for the decode kernels.
+#define K45UNPACK(H, S0, S1, M0, M1) \
 	VMOVDQU (64+32*(H))(SI), Y4;  \
 	VMOVDQU (128+32*(H))(SI), Y5; \
 	VMOVDQU (192+32*(H))(SI), Y6; \
-	VPAND   low6<>(SB), Y4, Y7;   \
-	VMOVDQU Y7, (32*(H))(SP);     \
+	VPAND   low6<>(SB), Y4, S0;   \
 	VPSRLD  $6, Y4, Y4;           \
-	VPAND   three8<>(SB), Y4, Y4;         \
+	VPAND   three8<>(SB), Y4, Y4; \
 	VPSLLD  $4, Y4, Y4;           \
-	VPAND   Y15, Y6, Y7;          \
-	VPOR    Y7, Y4, Y4;           \
-	VMOVDQU Y4, (64+32*(H))(SP);  \
+	VPAND   nib<>(SB), Y6, Y7;    \
+	VPOR    Y7, Y4, S1;           \
 	VPAND   low6<>(SB), Y5, M0;   \
 	VPSRLD  $6, Y5, Y5;           \
-	VPAND   three8<>(SB), Y5, Y5;         \
+	VPAND   three8<>(SB), Y5, Y5; \
 	VPSLLD  $4, Y5, Y5;           \
 	VPSRLD  $4, Y6, Y6;           \
-	VPAND   Y15, Y6, Y6;          \
+	VPAND   nib<>(SB), Y6, Y6;    \
 	VPOR    Y6, Y5, M1
+#define K45SCALES(H, M0, M1) \
+	K45UNPACK(H, Y8, Y9, M0, M1); \
+	VMOVDQU Y8, (32*(H))(SP);     \
+	VMOVDQU Y9, (64+32*(H))(SP)
 
 // K45MIN adds to Y2 and Y3 sub-block j's mins (byte j%4 of M of each
 // half) times the sum of its activations (bsums 2j and 2j+1).
@@ -3021,16 +3024,21 @@ GLOBL iq4xsDW<>(SB), RODATA|NOPTR, $96
 // IQ4XA2SCALE adds to SUM the sub-block sums ACC of half H times their
 // 6-bit scales less 32 (SH: the half's scales_h as int32s).
 #define IQ4XA2SCALE(j, H, SH, ACC, SUM) \
-	VMOVDQU (64+32*(H))(SI), Y8;                 \
-	VPSRLD  $(8*((j)/2)+4*((j)%2)), Y8, Y8;      \
-	VPAND   iq4xsDW<>(SB), Y8, Y8;               \
-	VPSRLD  $(2*(j)), SH, Y9;                    \
-	VPAND   iq4xsDW<>+32(SB), Y9, Y9;            \
-	VPSLLD  $4, Y9, Y9;                          \
-	VPOR    Y9, Y8, Y8;                          \
-	VPSUBD  iq4xsDW<>+64(SB), Y8, Y8;            \
+	IQ4XSLS(j, H, SH, Y8, Y9);                   \
 	VPMULLD Y8, ACC, ACC;                        \
 	VPADDD  ACC, SUM, SUM
+
+// IQ4XSLS sets LS to sub-block j's scales less 32 of row half H as
+// int32s (SH: the half's scales_h words widened; T a temporary).
+#define IQ4XSLS(j, H, SH, LS, T) \
+	VMOVDQU (64+32*(H))(SI), LS;                 \
+	VPSRLD  $(8*((j)/2)+4*((j)%2)), LS, LS;      \
+	VPAND   iq4xsDW<>(SB), LS, LS;               \
+	VPSRLD  $(2*(j)), SH, T;                     \
+	VPAND   iq4xsDW<>+32(SB), T, T;              \
+	VPSLLD  $4, T, T;                            \
+	VPOR    T, LS, LS;                           \
+	VPSUBD  iq4xsDW<>+64(SB), LS, LS
 
 // IQ4XA2SUB adds sub-block j to Y2 (rows 0-7) and Y3 (8-15).
 #define IQ4XA2SUB(j) \
@@ -3115,14 +3123,20 @@ GLOBL shufpw<>(SB), RODATA|NOPTR, $64
 // k is byte k%4 of each lane of vector k/4) at 128H + 32(k/4) on the
 // stack.
 #define Q3A2SCALE(H, v, A, SHA, TS) \
-	VPSRLW  $(SHA), A, Y7;               \
-	VPAND   nib<>(SB), Y7, Y7;           \
-	VPSRLW  $(TS), Y6, Y8;               \
-	VPAND   Y15, Y8, Y8;                 \
-	VPSLLW  $4, Y8, Y8;                  \
-	VPOR    Y8, Y7, Y7;                  \
+	Q3SCV(A, SHA, TS, Y7, Y8);           \
 	VPSUBB  m20<>(SB), Y7, Y7;           \
 	VMOVDQU Y7, (128*(H)+32*(v))(SP)
+
+// Q3SCV sets OUT to a vector of 6-bit Q3_K scales (a byte each): the low
+// 4 bits of A >> SHA, the high 2 of Y6 (the scales' last 4 bytes) >> TS
+// (T a temporary).
+#define Q3SCV(A, SHA, TS, OUT, T) \
+	VPSRLW  $(SHA), A, OUT;              \
+	VPAND   nib<>(SB), OUT, OUT;         \
+	VPSRLW  $(TS), Y6, T;                \
+	VPAND   three8<>(SB), T, T;          \
+	VPSLLW  $4, T, T;                    \
+	VPOR    T, OUT, OUT
 #define Q3A2SCALES(H) \
 	VMOVDQU (32+32*(H))(SI), Y4;  \
 	VMOVDQU (96+32*(H))(SI), Y5;  \
@@ -3926,8 +3940,8 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 // packs' order, so each pack's 8 chunks of rows 8H.. are their quants
 // unpacked in place (LOAD(j, H) into Y8..Y15; Y0..Y7 are free) and
 // finished as the row-major packers' (PKFIN: the offset in R14 and the
-// corrections; PKSTORE for the signed types). Their scales and biases are
-// Go's (packILGo).
+// corrections; PKSTORE for the signed types), and its scales and biases
+// are the rows' columns of the scale fields, unpacked 8 rows at a time.
 
 // ILPKNIB sets Y to the nibbles at off(SI) shifted right by sh.
 #define ILPKNIB(off, sh, Y) \
@@ -4000,23 +4014,123 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 	FIN(1);         \
 	ADDQ $832, DI
 
-// ILPKD writes a Q4_0 or Q5_0 pack's scales (the rows' d; d2 and b 0),
-// its REST (before the pack's ADDQ, so at -832(DI)).
-#define ILPKD(G, FIN) \
-	VCVTPH2PS (SI), Y0;    \
-	VCVTPH2PS 16(SI), Y1;  \
-	VXORPS    Y2, Y2, Y2;  \
-	VMOVUPS   Y0, -320(DI); \
-	VMOVUPS   Y1, -288(DI); \
-	VMOVUPS   Y2, -256(DI); \
-	VMOVUPS   Y2, -224(DI); \
-	VMOVUPS   Y2, -192(DI); \
-	VMOVUPS   Y2, -160(DI)
+// The packs' scales and biases, a column's at a time before its packs
+// (DI at its first pack), as blockScales computes them: ILSCSTORE
+// converts the int32s Yi (clobbered), multiplies them by the rows' d in
+// Y8 and stores them at off+32H of pack j (512: d; 576: d2); ILBYTE sets
+// Y to byte b of each lane of SRC, zero- (VPSRLD) or sign-extended
+// (VPSRAD). Y15 is zero.
+#define ILSCSTORE(j, H, off, Yi) \
+	VCVTDQ2PS Yi, Yi;                            \
+	VMULPS    Y8, Yi, Yi;                        \
+	VMOVUPS   Yi, (832*(j)+(off)+32*(H))(DI)
+#define ILBYTE(b, SRC, Y, VSHR) \
+	VPSLLD $(24-8*(b)), SRC, Y; \
+	VSHR   $24, Y, Y
+#define ILZERO(j, H, off) VMOVUPS Y15, (832*(j)+(off)+32*(H))(DI)
+
+// ILSCD: Q4_0's and Q5_0's d (d2 and b zero).
+#define ILSCD(H) \
+	VCVTPH2PS (16*(H))(SI), Y8; \
+	VMOVUPS   Y8, (512+32*(H))(DI); \
+	ILZERO(0, H, 576); \
+	ILZERO(0, H, 640)
+
+// ILSCK45 (Q4_K, J = ILSCK4J; Q5_K, ILSCK5J): sub-block j's d·sc_j, and
+// its bias -dmin·m_j (Q5_K: 16·d·sc_j - dmin·m_j, its quants packed less
+// 16); Y9 = dmin, Y14 = 16.
+#define ILSCK4J(j, H, SC, MN, b) \
+	ILBYTE(b, SC, Y0, VPSRLD);   \
+	VCVTDQ2PS Y0, Y0;            \
+	VMULPS    Y8, Y0, Y0;        \
+	VMOVUPS   Y0, (832*(j)+512+32*(H))(DI); \
+	ILZERO(j, H, 576);           \
+	ILBYTE(b, MN, Y1, VPSRLD);   \
+	VCVTDQ2PS Y1, Y1;            \
+	VMULPS    Y9, Y1, Y1;        \
+	VSUBPS    Y1, Y15, Y2;       \
+	VMOVUPS   Y2, (832*(j)+640+32*(H))(DI)
+#define ILSCK5J(j, H, SC, MN, b) \
+	ILBYTE(b, SC, Y0, VPSRLD);   \
+	VCVTDQ2PS Y0, Y0;            \
+	VMULPS    Y8, Y0, Y0;        \
+	VMOVUPS   Y0, (832*(j)+512+32*(H))(DI); \
+	ILZERO(j, H, 576);           \
+	ILBYTE(b, MN, Y1, VPSRLD);   \
+	VCVTDQ2PS Y1, Y1;            \
+	VMULPS    Y9, Y1, Y1;        \
+	VMULPS    Y14, Y0, Y2;       \
+	VSUBPS    Y1, Y2, Y2;        \
+	VMOVUPS   Y2, (832*(j)+640+32*(H))(DI)
+#define ILSCK45(H, J) \
+	K45UNPACK(H, Y10, Y11, Y12, Y13); \
+	VCVTPH2PS (16*(H))(SI), Y8;       \
+	VCVTPH2PS (32+16*(H))(SI), Y9;    \
+	VBROADCASTSS sixteenf<>(SB), Y14; \
+	J(0, H, Y10, Y12, 0); \
+	J(1, H, Y10, Y12, 1); \
+	J(2, H, Y10, Y12, 2); \
+	J(3, H, Y10, Y12, 3); \
+	J(4, H, Y11, Y13, 0); \
+	J(5, H, Y11, Y13, 1); \
+	J(6, H, Y11, Y13, 2); \
+	J(7, H, Y11, Y13, 3)
+#define ILSCK4(H) ILSCK45(H, ILSCK4J)
+#define ILSCK5(H) ILSCK45(H, ILSCK5J)
+
+// ILSCQ6: run j's d·scale 2j and d2 = d·scale 2j+1 (int8 scales: chunk
+// j/2, bytes 2(j%2) and 2(j%2)+1), b zero.
+#define ILSCQ6J(j, H) \
+	VMOVDQU (32+64*((j)/2)+32*(H))(SI), Y4; \
+	ILBYTE(2*((j)%2), Y4, Y0, VPSRAD);      \
+	ILSCSTORE(j, H, 512, Y0);               \
+	ILBYTE(2*((j)%2)+1, Y4, Y1, VPSRAD);    \
+	ILSCSTORE(j, H, 576, Y1);               \
+	ILZERO(j, H, 640)
+#define ILSCQ6(H) \
+	VCVTPH2PS (16*(H))(SI), Y8; \
+	ILSCQ6J(0, H); ILSCQ6J(1, H); ILSCQ6J(2, H); ILSCQ6J(3, H); \
+	ILSCQ6J(4, H); ILSCQ6J(5, H); ILSCQ6J(6, H); ILSCQ6J(7, H)
+
+// ILSCQ3: plane j's d·(scale 2j - 32) and d2 = d·(scale 2j+1 - 32)
+// (scale k: byte k%4 of vector k/4 of Q3SCV's, in Y10..Y13), b zero.
+#define ILSCQ3J(j, H, V) \
+	ILBYTE(2*((j)%2), V, Y0, VPSRLD);   \
+	VPSUBD iq4xsDW<>+64(SB), Y0, Y0;    \
+	ILSCSTORE(j, H, 512, Y0);           \
+	ILBYTE(2*((j)%2)+1, V, Y1, VPSRLD); \
+	VPSUBD iq4xsDW<>+64(SB), Y1, Y1;    \
+	ILSCSTORE(j, H, 576, Y1);           \
+	ILZERO(j, H, 640)
+#define ILSCQ3(H) \
+	VMOVDQU (32+32*(H))(SI), Y4;  \
+	VMOVDQU (96+32*(H))(SI), Y5;  \
+	VMOVDQU (160+32*(H))(SI), Y6; \
+	Q3SCV(Y4, 0, 0, Y10, Y7);     \
+	Q3SCV(Y5, 0, 2, Y11, Y7);     \
+	Q3SCV(Y4, 4, 4, Y12, Y7);     \
+	Q3SCV(Y5, 4, 6, Y13, Y7);     \
+	VCVTPH2PS (16*(H))(SI), Y8;   \
+	ILSCQ3J(0, H, Y10); ILSCQ3J(1, H, Y10); ILSCQ3J(2, H, Y11); ILSCQ3J(3, H, Y11); \
+	ILSCQ3J(4, H, Y12); ILSCQ3J(5, H, Y12); ILSCQ3J(6, H, Y13); ILSCQ3J(7, H, Y13)
+
+// ILSCXS: IQ4_XS sub-block j's d·(ls - 32) (the signed kernel reads d
+// alone).
+#define ILSCXSJ(j, H) \
+	IQ4XSLS(j, H, Y10, Y0, Y1); \
+	ILSCSTORE(j, H, 512, Y0)
+#define ILSCXS(H) \
+	VPMOVZXWD (32+16*(H))(SI), Y10; \
+	VCVTPH2PS (16*(H))(SI), Y8;     \
+	ILSCXSJ(0, H); ILSCXSJ(1, H); ILSCXSJ(2, H); ILSCXSJ(3, H); \
+	ILSCXSJ(4, H); ILSCXSJ(5, H); ILSCXSJ(6, H); ILSCXSJ(7, H)
 
 // ILPKCOLS defines name(dst, w *byte, nb int) over nb interleaved columns
-// of blk bytes: pack 0 and then REST (ILPKD: a block column's scales;
-// ILPK7: the packs 1-7 of a super-block column, whose scales are Go's),
-// chunk loader G, offset bytes off, finisher FIN, constants CONST.
+// of blk bytes: each column's scales (SC, both row halves), its pack 0
+// and then REST (ILPK0: none; ILPK7: the packs 1-7 of a super-block
+// column), chunk loader G, offset bytes off, finisher FIN, constants
+// CONST.
+#define ILPK0(G, FIN)
 #define ILPK7(G, FIN) \
 	ILPKPACK(1, G, FIN); \
 	ILPKPACK(2, G, FIN); \
@@ -4025,14 +4139,17 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 	ILPKPACK(5, G, FIN); \
 	ILPKPACK(6, G, FIN); \
 	ILPKPACK(7, G, FIN)
-#define ILPKCOLS(name, blk, REST, G, off, FIN, CONST) \
+#define ILPKCOLS(name, blk, SC, REST, G, off, FIN, CONST) \
 TEXT name(SB), NOSPLIT, $0-24; \
 	MOVQ dst+0(FP), DI;     \
 	MOVQ w+8(FP), SI;       \
 	MOVQ nb+16(FP), CX;     \
 	MOVL $off, R14;         \
-	CONST;                  \
 ilpack:;                    \
+	VXORPS Y15, Y15, Y15;   \
+	SC(0);                  \
+	SC(1);                  \
+	CONST;                  \
 	ILPKPACK(0, G, FIN);    \
 	REST(G, FIN);           \
 	ADDQ $blk, SI;          \
@@ -4044,22 +4161,22 @@ ilpack:;                    \
 #define ILPKXSCONST VMOVDQU iq4nlLevels<>(SB), Y7
 
 // func packILQ4_0AVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ4_0AVX2, 288, ILPKD, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)
+ILPKCOLS(·packILQ4_0AVX2, 288, ILSCD, ILPK0, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)
 
 // func packILQ5_0AVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ5_0AVX2, 352, ILPKD, ILPKQ50G, 0xf0f0f0f0, PKFIN, NOCONST)
+ILPKCOLS(·packILQ5_0AVX2, 352, ILSCD, ILPK0, ILPKQ50G, 0xf0f0f0f0, PKFIN, NOCONST)
 
 // func packILQ3KAVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ3KAVX2, 1760, ILPK7, ILPKQ3KG, 0xfcfcfcfc, PKFIN, NOCONST)
+ILPKCOLS(·packILQ3KAVX2, 1760, ILSCQ3, ILPK7, ILPKQ3KG, 0xfcfcfcfc, PKFIN, NOCONST)
 
 // func packILQ4KAVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ4KAVX2, 2304, ILPK7, ILPKQ4KG, 0, PKFIN, NOCONST)
+ILPKCOLS(·packILQ4KAVX2, 2304, ILSCK4, ILPK7, ILPKQ4KG, 0, PKFIN, NOCONST)
 
 // func packILQ5KAVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ5KAVX2, 2816, ILPK7, ILPKQ5KG, 0xf0f0f0f0, PKFIN, NOCONST)
+ILPKCOLS(·packILQ5KAVX2, 2816, ILSCK5, ILPK7, ILPKQ5KG, 0xf0f0f0f0, PKFIN, NOCONST)
 
 // func packILQ6KAVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILQ6KAVX2, 3360, ILPK7, ILPKQ6KG, 0xe0e0e0e0, PKFIN, NOCONST)
+ILPKCOLS(·packILQ6KAVX2, 3360, ILSCQ6, ILPK7, ILPKQ6KG, 0xe0e0e0e0, PKFIN, NOCONST)
 
 // func packILIQ4XSAVX2(dst, w *byte, nb int)
-ILPKCOLS(·packILIQ4XSAVX2, 2176, ILPK7, ILPKXSG, 0, PKSTORE, ILPKXSCONST)
+ILPKCOLS(·packILIQ4XSAVX2, 2176, ILSCXS, ILPK7, ILPKXSG, 0, PKSTORE, ILPKXSCONST)

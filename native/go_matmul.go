@@ -268,9 +268,7 @@ func (m *matmulTask) runIL(lo, hi int) {
 // ilKernel is the Go backend's kernels for an interleaved type. For the
 // quantized ones: rows, the decode product of whole groups by one token's
 // activation blocks (q8a, or q8K for the K-quants), and pack, a group's
-// block columns as gemmPacks for the batch kernels (nil on AVX2 CPUs
-// where the group's rows are packed as row-major ones: packILGo, for the
-// AVX2 gemm kernel of the type). For F16 and BF16:
+// block columns as gemmPacks for the batch kernels. For F16 and BF16:
 // floatRows, the product of whole groups by one token's floats (batches
 // run as panels: F16 groups widened by packPanel, BF16 ones in place).
 type ilKernel struct {
@@ -282,29 +280,11 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it the AVX2 ones, which every quantized type but IQ4_NL
-// has). F16 and BF16 are the backend's to check (Interleaves: the AVX-512
-// panels).
+// CPUs without it avx2ILKernel's). F16 and BF16 are the backend's to
+// check (Interleaves: the AVX-512 panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
-	if !haveVNNI {
-		switch t {
-		case ggml.Q4_0:
-			return ilKernel{rows: ilRowsQ4_0AVX2}, haveX86SIMD
-		case ggml.Q5_0:
-			return ilKernel{rows: ilRowsQ5_0AVX2}, haveX86SIMD
-		case ggml.Q8_0:
-			return ilKernel{rows: ilRowsQ8_0AVX2, pack: packILQ8_0AVX2}, haveX86SIMD
-		case ggml.Q3_K:
-			return ilKernel{rows: ilRowsQ3KAVX2}, haveX86SIMD
-		case ggml.Q4_K:
-			return ilKernel{rows: ilRowsQ4KAVX2}, haveX86SIMD
-		case ggml.Q5_K:
-			return ilKernel{rows: ilRowsQ5KAVX2}, haveX86SIMD
-		case ggml.Q6_K:
-			return ilKernel{rows: ilRowsQ6KAVX2}, haveX86SIMD
-		case ggml.IQ4_XS:
-			return ilKernel{rows: ilRowsIQ4XSAVX2}, haveX86SIMD
-		}
+	if k, ok := avx2ILKernel(t); ok && !haveVNNI {
+		return k, haveX86SIMD
 	}
 	switch t {
 	case ggml.Q4_0:
@@ -329,6 +309,32 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 		return ilKernel{floatRows: ilRowsF16}, true
 	case ggml.BF16:
 		return ilKernel{floatRows: ilRowsBF16}, true
+	}
+	return ilKernel{}, false
+}
+
+// avx2ILKernel returns the AVX2 kernels of interleaved type t, whatever
+// the CPU (the tests hold them to the VNNI ones where it has both): every
+// quantized type but IQ4_NL, their packs written in place (the chunks of
+// a column are already the packs' lanes).
+func avx2ILKernel(t ggml.DType) (ilKernel, bool) {
+	switch t {
+	case ggml.Q4_0:
+		return ilKernel{rows: ilRowsQ4_0AVX2, pack: packILQ4_0AVX2}, true
+	case ggml.Q5_0:
+		return ilKernel{rows: ilRowsQ5_0AVX2, pack: packILQ5_0AVX2}, true
+	case ggml.Q8_0:
+		return ilKernel{rows: ilRowsQ8_0AVX2, pack: packILQ8_0AVX2}, true
+	case ggml.Q3_K:
+		return ilKernel{rows: ilRowsQ3KAVX2, pack: packILQ3KAVX2}, true
+	case ggml.Q4_K:
+		return ilKernel{rows: ilRowsQ4KAVX2, pack: packILQ4KAVX2}, true
+	case ggml.Q5_K:
+		return ilKernel{rows: ilRowsQ5KAVX2, pack: packILQ5KAVX2}, true
+	case ggml.Q6_K:
+		return ilKernel{rows: ilRowsQ6KAVX2, pack: packILQ6KAVX2}, true
+	case ggml.IQ4_XS:
+		return ilKernel{rows: ilRowsIQ4XSAVX2, pack: packILIQ4XSAVX2}, true
 	}
 	return ilKernel{}, false
 }

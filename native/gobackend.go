@@ -199,9 +199,9 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 	// 32-element q8a blocks, as the C library's do: K-quant batches there
 	// see finer blocks than their matrix-vector products' q8K.
 	gemm := hasGemm(w.Type, w.Cols)
-	if il { // an interleaved quantized type has its packs (F16 and BF16 have panels)
+	if il { // an interleaved quantized type has its pack (F16 and BF16 have panels)
 		k, _ := ilKernelOf(w.Type)
-		gemm = k.floatRows == nil
+		gemm = k.pack != nil
 	}
 	if nTokens >= tileTokens && !g.float && !g.noGemm && gemm {
 		// the gemm kernels take q8a blocks for every type, and iterate
