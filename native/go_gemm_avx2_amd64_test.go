@@ -5,6 +5,7 @@ package native
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -289,5 +290,43 @@ func BenchmarkPackRowsGo(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nb), "ns/column")
 		})
+	}
+}
+
+// TestILFloatAVX2 checks the AVX2 kernels of interleaved F16 groups: the
+// decode rows against the float64 products of the dequantized rows, and
+// the float panels against their definition (element k of row r at
+// 16k+r, exactly the F16 values), for column-pair counts even and odd.
+func TestILFloatAVX2(t *testing.T) {
+	if !haveX86SIMD {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, shape := range [][2]int{{16, 2}, {16, 6}, {32, 64}, {48, 576}, {16, 2050}} {
+		rows, cols := shape[0], shape[1]
+		w := randWeight(t, r, ggml.F16, rows, cols)
+		il, err := Interleave16(Weight{Type: ggml.F16, Rows: rows, Cols: cols, Data: append([]byte(nil), w.Data...)})
+		require.NoError(t, err)
+		x := randFloats(r, cols, 2)
+		got := make([]float32, rows)
+		ilRowsF16AVX2(&il.Data[0], rows/ilRows, cols/2, &x[0], &got[0])
+		deq := make([]float32, cols)
+		for i := range rows {
+			require.NoError(t, ggml.DequantizeRow(ggml.F16, w.Data[i*2*cols:(i+1)*2*cols], deq))
+			var want, mag float64
+			for k, v := range deq {
+				want += float64(v) * float64(x[k])
+				mag += math.Abs(float64(v) * float64(x[k]))
+			}
+			require.InDelta(t, want, got[i], 1e-6*mag+1e-6, "F16 %d×%d row %d", rows, cols, i)
+		}
+		p := make([]float32, ilRows*cols)
+		ilPanelF16AVX2(&p[0], &il.Data[0], cols/2)
+		for i := range ilRows {
+			require.NoError(t, ggml.DequantizeRow(ggml.F16, w.Data[i*2*cols:(i+1)*2*cols], deq))
+			for k := range cols {
+				require.Equal(t, deq[k], p[k*ilRows+i], "F16 panel %d×%d: row %d element %d", rows, cols, i, k)
+			}
+		}
 	}
 }

@@ -192,3 +192,120 @@ panelcol:
 	JNZ       panelcol
 	VZEROUPPER
 	RET
+
+// func ilRowsF16AVX2(w *byte, ng, n2 int, x *float32, out *float32)
+//
+// ilRowsF16 on AVX2: a column's four quarters widen to 4 rows' pairs each,
+// multiplied by the broadcast activation pair, two columns a step into 8
+// sums (Y8..Y15) whose pairs meet at the group's end (VHADDPS, then
+// VPERMPD to row order).
+TEXT ·ilRowsF16AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ ng+8(FP), R9
+	MOVQ out+32(FP), DI
+
+a2group:
+	MOVQ   x+24(FP), DX
+	MOVQ   n2+16(FP), CX
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	CMPQ   CX, $2
+	JLT    a2tail
+
+a2pair:
+	PREFETCHT0   8192(SI)
+	PREFETCHT0   8256(SI)
+	VCVTPH2PS    (SI), Y0
+	VCVTPH2PS    16(SI), Y1
+	VCVTPH2PS    32(SI), Y2
+	VCVTPH2PS    48(SI), Y3
+	VBROADCASTSD (DX), Y6
+	VFMADD231PS  Y6, Y0, Y8
+	VFMADD231PS  Y6, Y1, Y9
+	VFMADD231PS  Y6, Y2, Y10
+	VFMADD231PS  Y6, Y3, Y11
+	VCVTPH2PS    64(SI), Y0
+	VCVTPH2PS    80(SI), Y1
+	VCVTPH2PS    96(SI), Y2
+	VCVTPH2PS    112(SI), Y3
+	VBROADCASTSD 8(DX), Y7
+	VFMADD231PS  Y7, Y0, Y12
+	VFMADD231PS  Y7, Y1, Y13
+	VFMADD231PS  Y7, Y2, Y14
+	VFMADD231PS  Y7, Y3, Y15
+	ADDQ         $128, SI
+	ADDQ         $16, DX
+	SUBQ         $2, CX
+	CMPQ         CX, $2
+	JGE          a2pair
+
+a2tail:
+	TESTQ        CX, CX
+	JZ           a2sum
+	VCVTPH2PS    (SI), Y0
+	VCVTPH2PS    16(SI), Y1
+	VCVTPH2PS    32(SI), Y2
+	VCVTPH2PS    48(SI), Y3
+	VBROADCASTSD (DX), Y6
+	VFMADD231PS  Y6, Y0, Y8
+	VFMADD231PS  Y6, Y1, Y9
+	VFMADD231PS  Y6, Y2, Y10
+	VFMADD231PS  Y6, Y3, Y11
+	ADDQ         $64, SI
+
+a2sum:
+	VADDPS  Y12, Y8, Y8
+	VADDPS  Y13, Y9, Y9
+	VADDPS  Y14, Y10, Y10
+	VADDPS  Y15, Y11, Y11
+	VHADDPS Y9, Y8, Y0       // rows 0, 1, 4, 5 | 2, 3, 6, 7
+	VHADDPS Y11, Y10, Y1
+	VPERMPD $0xd8, Y0, Y0
+	VPERMPD $0xd8, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $64, DI
+	DECQ    R9
+	JNZ     a2group
+	VZEROUPPER
+	RET
+
+// func ilPanelF16AVX2(dst *float32, w *byte, n2 int)
+//
+// ilPanelF16 on AVX2: a column's quarters widen to 4 rows' pairs, whose
+// first and second elements VSHUFPS gathers 8 rows at a time (VPERMPD to
+// row order).
+TEXT ·ilPanelF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ n2+16(FP), CX
+
+a2panel:
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VCVTPH2PS 32(SI), Y2
+	VCVTPH2PS 48(SI), Y3
+	VSHUFPS   $0x88, Y1, Y0, Y4  // rows 0, 1, 4, 5 | 2, 3, 6, 7: first elements
+	VSHUFPS   $0xdd, Y1, Y0, Y5  // second ones
+	VSHUFPS   $0x88, Y3, Y2, Y6
+	VSHUFPS   $0xdd, Y3, Y2, Y7
+	VPERMPD   $0xd8, Y4, Y4
+	VPERMPD   $0xd8, Y5, Y5
+	VPERMPD   $0xd8, Y6, Y6
+	VPERMPD   $0xd8, Y7, Y7
+	VMOVUPS   Y4, (DI)
+	VMOVUPS   Y6, 32(DI)
+	VMOVUPS   Y5, 64(DI)
+	VMOVUPS   Y7, 96(DI)
+	ADDQ      $64, SI
+	ADDQ      $128, DI
+	DECQ      CX
+	JNZ       a2panel
+	VZEROUPPER
+	RET

@@ -306,3 +306,13 @@ func packILQ6KAVX2(dst, w *byte, nb int)
 //
 //go:noescape
 func packILIQ4XSAVX2(dst, w *byte, nb int)
+
+// ilRowsF16AVX2 is ilRowsF16 on AVX2.
+//
+//go:noescape
+func ilRowsF16AVX2(w *byte, ng, n2 int, x *float32, out *float32)
+
+// ilPanelF16AVX2 is ilPanelF16 on AVX2.
+//
+//go:noescape
+func ilPanelF16AVX2(dst *float32, w *byte, n2 int)

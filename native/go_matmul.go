@@ -280,8 +280,8 @@ type ilKernel struct {
 // ilKernelOf returns the kernels of interleaved type t, the one list of
 // the types the Go backend interleaves; false for the others, and for the
 // quantized types whose kernels this CPU cannot run (VNNI's, or on AVX2
-// CPUs without it avx2ILKernel's). F16 and BF16 are the backend's to
-// check (Interleaves: the AVX-512 panels).
+// CPUs without it avx2ILKernel's; F16's on AVX-512 or AVX2). BF16 is the
+// backend's to check (Interleaves: the AVX-512 pair panels).
 func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	if k, ok := avx2ILKernel(t); ok && !haveVNNI {
 		return k, haveX86SIMD
@@ -306,6 +306,9 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 	case ggml.Q6_K:
 		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, haveVNNI
 	case ggml.F16:
+		if !haveAVX512 {
+			return ilKernel{floatRows: ilRowsF16AVX2}, haveX86SIMD
+		}
 		return ilKernel{floatRows: ilRowsF16}, true
 	case ggml.BF16:
 		return ilKernel{floatRows: ilRowsBF16}, true

@@ -117,22 +117,24 @@ func dotsF16G3AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int) {
 func wsumF16G3AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 	panic("unreachable")
 }
-func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
-func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
-func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
-func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)   { panic("unreachable") }
-func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
-func packILQ4_0AVX2(dst, w *byte, nb int)                        { panic("unreachable") }
-func packILQ5_0AVX2(dst, w *byte, nb int)                        { panic("unreachable") }
-func packILQ3KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
-func packILQ4KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
-func packILQ5KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
-func packILQ6KAVX2(dst, w *byte, nb int)                         { panic("unreachable") }
-func packILIQ4XSAVX2(dst, w *byte, nb int)                       { panic("unreachable") }
-func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)                { panic("unreachable") }
-func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int)               { panic("unreachable") }
-func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)               { panic("unreachable") }
-func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)                 { panic("unreachable") }
-func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)                 { panic("unreachable") }
-func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)                 { panic("unreachable") }
-func packQ3KQuantsAVX2(dst, w *byte, rs, nb int)                 { panic("unreachable") }
+func ilRowsQ3KAVX2(w *byte, ng, nb int, y *byte, out *float32)    { panic("unreachable") }
+func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)    { panic("unreachable") }
+func ilRowsQ5KAVX2(w *byte, ng, nb int, y *byte, out *float32)    { panic("unreachable") }
+func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)    { panic("unreachable") }
+func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32)  { panic("unreachable") }
+func packILQ4_0AVX2(dst, w *byte, nb int)                         { panic("unreachable") }
+func ilRowsF16AVX2(w *byte, ng, n2 int, x *float32, out *float32) { panic("unreachable") }
+func ilPanelF16AVX2(dst *float32, w *byte, n2 int)                { panic("unreachable") }
+func packILQ5_0AVX2(dst, w *byte, nb int)                         { panic("unreachable") }
+func packILQ3KAVX2(dst, w *byte, nb int)                          { panic("unreachable") }
+func packILQ4KAVX2(dst, w *byte, nb int)                          { panic("unreachable") }
+func packILQ5KAVX2(dst, w *byte, nb int)                          { panic("unreachable") }
+func packILQ6KAVX2(dst, w *byte, nb int)                          { panic("unreachable") }
+func packILIQ4XSAVX2(dst, w *byte, nb int)                        { panic("unreachable") }
+func packQ8_0QuantsAVX2(dst, w *byte, rs, nb int)                 { panic("unreachable") }
+func packIQ4NLQuantsAVX2(dst, w *byte, rs, nb int)                { panic("unreachable") }
+func packIQ4XSQuantsAVX2(dst, w *byte, rs, nb int)                { panic("unreachable") }
+func packQ4KQuantsAVX2(dst, w *byte, rs, nb int)                  { panic("unreachable") }
+func packQ5KQuantsAVX2(dst, w *byte, rs, nb int)                  { panic("unreachable") }
+func packQ6KQuantsAVX2(dst, w *byte, rs, nb int)                  { panic("unreachable") }
+func packQ3KQuantsAVX2(dst, w *byte, rs, nb int)                  { panic("unreachable") }

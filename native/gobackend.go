@@ -311,15 +311,18 @@ func roundBF16(dst, x []float32) {
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K,
 // Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
-// the same but IQ4_NL on AVX2; F16 on AVX-512; BF16 where batches run as
-// pair panels (AVX512_BF16).
+// the same but IQ4_NL on AVX2; F16 on AVX-512 and AVX2 (its batches as
+// panels of either width); BF16 where batches run as pair panels
+// (AVX512_BF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
 	switch {
 	case !ok || g.float:
 		return false
+	case t == ggml.BF16:
+		return havePanels512 && !g.noPanels512 && havePanelsBF16
 	case k.floatRows != nil:
-		return havePanels512 && !g.noPanels512 && (t == ggml.F16 || havePanelsBF16)
+		return havePanels
 	}
 	return !g.noGemm // (their batches take the gemm kernels)
 }
