@@ -519,361 +519,197 @@ q4done:
 	VZEROUPPER
 	RET
 
-// func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
-//
-// dotsF16SIMD for four query heads of one GQA group at once (hd floats
-// apart in q) against nrows key rows (a multiple of 2), two rows a step:
-// each key chunk is widened once for the four heads, and the 8 (head,
-// row) sums are reduced together. Head h's scores go to s + h*sstride
-// bytes. hd is a multiple of 8.
-TEXT ·dotsF16G4AVX2(SB), NOSPLIT, $0-56
-	MOVQ s+0(FP), R8
-	MOVQ q+8(FP), DI
-	MOVQ k+16(FP), SI
-	MOVQ kstride+24(FP), DX
-	MOVQ nrows+32(FP), CX
-	MOVQ hd+40(FP), BX
-	MOVQ sstride+48(FP), R10
-	MOVQ BX, R9
-	SHLQ $2, R9              // bytes between the heads' queries
-	LEAQ (R9)(R9*2), R11
-	SHLQ $1, BX              // bytes of a key row
-	LEAQ (R10)(R10*2), R13   // head 3's scores
+// The AVX2 group kernels: GDOTSA2 and GWSUMA2 are their skeletons, for
+// the heads listed by HEADS (a per-head op applied to each; G4 four heads,
+// G3 three: GQA groups of 3, as smollm2's, padded to four spent a quarter
+// of the products on a zero query).
 
-g2rows:
-	CMPQ       CX, $2
-	JLT        g2done
-	MOVQ       DX, AX
-	SHLQ       $4, AX
-	ADDQ       SI, AX        // the rows 16 ahead (rows are a stride apart)
-	PREFETCHT0 (AX)
-	PREFETCHT0 64(AX)
-	PREFETCHT0 (AX)(DX*1)
-	PREFETCHT0 64(AX)(DX*1)
-	VXORPS     Y0, Y0, Y0
-	VXORPS     Y1, Y1, Y1
-	VXORPS     Y2, Y2, Y2
-	VXORPS     Y3, Y3, Y3
-	VXORPS     Y4, Y4, Y4
-	VXORPS     Y5, Y5, Y5
-	VXORPS     Y6, Y6, Y6
-	VXORPS     Y7, Y7, Y7
-	MOVQ       SI, R14
-	MOVQ       DI, R12
-	XORQ       AX, AX
-
-g2cols:
-	VCVTPH2PS   (R14), Y8
-	VCVTPH2PS   (R14)(DX*1), Y9
-	VMOVUPS     (R12), Y10
-	VFMADD231PS Y10, Y8, Y0
-	VFMADD231PS Y10, Y9, Y1
-	VMOVUPS     (R12)(R9*1), Y11
-	VFMADD231PS Y11, Y8, Y2
-	VFMADD231PS Y11, Y9, Y3
-	VMOVUPS     (R12)(R9*2), Y12
-	VFMADD231PS Y12, Y8, Y4
-	VFMADD231PS Y12, Y9, Y5
-	VMOVUPS     (R12)(R11*1), Y13
-	VFMADD231PS Y13, Y8, Y6
-	VFMADD231PS Y13, Y9, Y7
-	ADDQ        $16, R14
-	ADDQ        $32, R12
-	ADDQ        $16, AX
-	CMPQ        AX, BX
-	JLT         g2cols
-
-	REDUCE8                    // lanes of Y1: head 0 rows 0, 1, head 1 rows 0, 1, ...
-	VMOVQ        X1, (R8)
-	VMOVHPS      X1, (R8)(R10*1)
-	VEXTRACTF128 $1, Y1, X2
-	VMOVQ        X2, (R8)(R10*2)
-	VMOVHPS      X2, (R8)(R13*1)
-	ADDQ         $8, R8
-	LEAQ         (SI)(DX*2), SI
-	SUBQ         $2, CX
-	JMP          g2rows
-
-g2done:
-	VZEROUPPER
+// GDOTSA2 defines name(s, q *float32, k *byte, kstride, nrows, hd,
+// sstride int): dotsF16SIMD for the heads of one GQA group at once (hd
+// floats apart in q) against nrows key rows (a multiple of 2), two rows a
+// step: each key chunk is widened once for the heads, and the (head, row)
+// sums are reduced together (STORE). Head h's scores go to s + h*sstride
+// bytes. hd is a multiple of 8. Head h sums in Y(2h), Y(2h+1).
+#define GDOTSA2(name, ZERO, HEADS, STORE) \
+TEXT name(SB), NOSPLIT, $0-56;  \
+	MOVQ s+0(FP), R8;           \
+	MOVQ q+8(FP), DI;           \
+	MOVQ k+16(FP), SI;          \
+	MOVQ kstride+24(FP), DX;    \
+	MOVQ nrows+32(FP), CX;      \
+	MOVQ hd+40(FP), BX;         \
+	MOVQ sstride+48(FP), R10;   \
+	MOVQ BX, R9;                \
+	SHLQ $2, R9;                \
+	LEAQ (R9)(R9*2), R11;       \
+	SHLQ $1, BX;                \
+	LEAQ (R10)(R10*2), R13;     \
+g2rows:;                        \
+	CMPQ       CX, $2;          \
+	JLT        g2done;          \
+	MOVQ       DX, AX;          \
+	SHLQ       $4, AX;          \
+	ADDQ       SI, AX;          \
+	PREFETCHT0 (AX);            \
+	PREFETCHT0 64(AX);          \
+	PREFETCHT0 (AX)(DX*1);      \
+	PREFETCHT0 64(AX)(DX*1);    \
+	ZERO;                       \
+	MOVQ       SI, R14;         \
+	MOVQ       DI, R12;         \
+	XORQ       AX, AX;          \
+g2cols:;                        \
+	VCVTPH2PS (R14), Y8;        \
+	VCVTPH2PS (R14)(DX*1), Y9;  \
+	HEADS(GDOTHEAD);            \
+	ADDQ      $16, R14;         \
+	ADDQ      $32, R12;         \
+	ADDQ      $16, AX;          \
+	CMPQ      AX, BX;           \
+	JLT       g2cols;           \
+	STORE;                      \
+	ADDQ      $8, R8;           \
+	LEAQ      (SI)(DX*2), SI;   \
+	SUBQ      $2, CX;           \
+	JMP       g2rows;           \
+g2done:;                        \
+	VZEROUPPER;                 \
 	RET
 
-// G4SUM2 adds to a head's sums a0, a1 its broadcast weight w times the
-// widened value chunks Y8, Y9.
-#define G4SUM2(w, a0, a1) \
-	VFMADD231PS w, Y8, a0; \
-	VFMADD231PS w, Y9, a1
+// GDOTHEAD multiplies the two widened key chunks by head h's query chunk
+// (at Q, into Yq), into its sums A0, A1.
+#define GDOTHEAD(Q, A0, A1, Yq) \
+	VMOVUPS     Q, Yq;          \
+	VFMADD231PS Yq, Y8, A0;     \
+	VFMADD231PS Yq, Y9, A1
+#define GDOTS4(OP) \
+	OP((R12), Y0, Y1, Y10);          \
+	OP((R12)(R9*1), Y2, Y3, Y11);    \
+	OP((R12)(R9*2), Y4, Y5, Y12);    \
+	OP((R12)(R11*1), Y6, Y7, Y13)
+#define GDOTS3(OP) \
+	OP((R12), Y0, Y1, Y10);          \
+	OP((R12)(R9*1), Y2, Y3, Y11);    \
+	OP((R12)(R9*2), Y4, Y5, Y12)
+#define GZERO4 \
+	VXORPS Y0, Y0, Y0; VXORPS Y1, Y1, Y1; VXORPS Y2, Y2, Y2; VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; VXORPS Y5, Y5, Y5; VXORPS Y6, Y6, Y6; VXORPS Y7, Y7, Y7
+#define GZERO3 \
+	VXORPS Y0, Y0, Y0; VXORPS Y1, Y1, Y1; VXORPS Y2, Y2, Y2; VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; VXORPS Y5, Y5, Y5
+// (REDUCE8 leaves in Y1's lanes head 0 rows 0, 1, head 1 rows 0, 1, ...)
+#define GSTORE3 \
+	REDUCE8;                      \
+	VMOVQ        X1, (R8);        \
+	VMOVHPS      X1, (R8)(R10*1); \
+	VEXTRACTF128 $1, Y1, X2;      \
+	VMOVQ        X2, (R8)(R10*2)
+#define GSTORE4 \
+	GSTORE3;                      \
+	VMOVHPS      X2, (R8)(R13*1)
+#define GDOTS3ZERO \
+	GZERO3; VXORPS Y6, Y6, Y6; VXORPS Y7, Y7, Y7
+
+// func dotsF16G4AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+GDOTSA2(·dotsF16G4AVX2, GZERO4, GDOTS4, GSTORE4)
 
 // func dotsF16G3AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
-//
-// dotsF16G4AVX2 for three query heads (GQA groups of 3, as smollm2's:
-// padded to four, a quarter of the products were of a zero query).
-TEXT ·dotsF16G3AVX2(SB), NOSPLIT, $0-56
-	MOVQ s+0(FP), R8
-	MOVQ q+8(FP), DI
-	MOVQ k+16(FP), SI
-	MOVQ kstride+24(FP), DX
-	MOVQ nrows+32(FP), CX
-	MOVQ hd+40(FP), BX
-	MOVQ sstride+48(FP), R10
-	MOVQ BX, R9
-	SHLQ $2, R9              // bytes between the heads' queries
-	SHLQ $1, BX              // bytes of a key row
+GDOTSA2(·dotsF16G3AVX2, GDOTS3ZERO, GDOTS3, GSTORE3)
 
-g3rows:
-	CMPQ       CX, $2
-	JLT        g3done
-	MOVQ       DX, AX
-	SHLQ       $4, AX
-	ADDQ       SI, AX        // the rows 16 ahead (rows are a stride apart)
-	PREFETCHT0 (AX)
-	PREFETCHT0 64(AX)
-	PREFETCHT0 (AX)(DX*1)
-	PREFETCHT0 64(AX)(DX*1)
-	VXORPS     Y0, Y0, Y0
-	VXORPS     Y1, Y1, Y1
-	VXORPS     Y2, Y2, Y2
-	VXORPS     Y3, Y3, Y3
-	VXORPS     Y4, Y4, Y4
-	VXORPS     Y5, Y5, Y5
-	MOVQ       SI, R14
-	MOVQ       DI, R12
-	XORQ       AX, AX
-
-g3cols:
-	VCVTPH2PS   (R14), Y8
-	VCVTPH2PS   (R14)(DX*1), Y9
-	VMOVUPS     (R12), Y10
-	VFMADD231PS Y10, Y8, Y0
-	VFMADD231PS Y10, Y9, Y1
-	VMOVUPS     (R12)(R9*1), Y11
-	VFMADD231PS Y11, Y8, Y2
-	VFMADD231PS Y11, Y9, Y3
-	VMOVUPS     (R12)(R9*2), Y12
-	VFMADD231PS Y12, Y8, Y4
-	VFMADD231PS Y12, Y9, Y5
-	ADDQ        $16, R14
-	ADDQ        $32, R12
-	ADDQ        $16, AX
-	CMPQ        AX, BX
-	JLT         g3cols
-
-	VXORPS       Y6, Y6, Y6
-	VXORPS       Y7, Y7, Y7
-	REDUCE8                    // lanes of Y1: head 0 rows 0, 1, head 1 rows 0, 1, head 2 rows 0, 1
-	VMOVQ        X1, (R8)
-	VMOVHPS      X1, (R8)(R10*1)
-	VEXTRACTF128 $1, Y1, X2
-	VMOVQ        X2, (R8)(R10*2)
-	ADDQ         $8, R8
-	LEAQ         (SI)(DX*2), SI
-	SUBQ         $2, CX
-	JMP          g3rows
-
-g3done:
-	VZEROUPPER
+// GWSUMA2 defines name(o, w *float32, v *byte, vstride, nrows, hd,
+// wstride int): wsumF16SIMD for the heads of one GQA group at once: o
+// holds their outputs hd floats apart, w their weights wstride bytes
+// apart, and each value row's chunk is widened once for the heads.
+// Column blocks of 16 elements (head h's sums in Y(2h), Y(2h+1), each FMA
+// chain advancing once per row), then of 8. hd is a multiple of 8.
+#define GWSUMA2(name, HEADS) \
+TEXT name(SB), NOSPLIT, $0-56;    \
+	MOVQ o+0(FP), R8;             \
+	MOVQ w+8(FP), DI;             \
+	MOVQ v+16(FP), SI;            \
+	MOVQ vstride+24(FP), DX;      \
+	MOVQ nrows+32(FP), CX;        \
+	MOVQ hd+40(FP), BX;           \
+	MOVQ wstride+48(FP), R9;      \
+	SHLQ $2, BX;                  \
+	LEAQ (BX)(BX*2), R14;         \
+	LEAQ (R9)(R9*2), R10;         \
+	LEAQ (DI)(CX*4), CX;          \
+	XORQ AX, AX;                  \
+gblk16:;                          \
+	LEAQ    64(AX), R13;          \
+	CMPQ    R13, BX;              \
+	JGT     gblk8;                \
+	LEAQ    (R8)(AX*1), R13;      \
+	HEADS(GWLOAD16);              \
+	MOVQ    AX, R11;              \
+	SHRQ    $1, R11;              \
+	ADDQ    SI, R11;              \
+	MOVQ    DI, R12;              \
+gr16:;                            \
+	CMPQ       R12, CX;           \
+	JGE        gs16;              \
+	PREFETCHT0 (R11)(DX*8);       \
+	VCVTPH2PS  (R11), Y8;         \
+	VCVTPH2PS  16(R11), Y9;       \
+	HEADS(GWSUM16);               \
+	ADDQ       $4, R12;           \
+	ADDQ       DX, R11;           \
+	JMP        gr16;              \
+gs16:;                            \
+	HEADS(GWSTORE16);             \
+	ADDQ    $64, AX;              \
+	JMP     gblk16;               \
+gblk8:;                           \
+	CMPQ    AX, BX;               \
+	JGE     gwdone;               \
+	LEAQ    (R8)(AX*1), R13;      \
+	HEADS(GWLOAD8);               \
+	MOVQ    AX, R11;              \
+	SHRQ    $1, R11;              \
+	ADDQ    SI, R11;              \
+	MOVQ    DI, R12;              \
+gr8:;                             \
+	CMPQ      R12, CX;            \
+	JGE       gs8;                \
+	VCVTPH2PS (R11), Y8;          \
+	HEADS(GWSUM8);                \
+	ADDQ      $4, R12;            \
+	ADDQ      DX, R11;            \
+	JMP       gr8;                \
+gs8:;                             \
+	HEADS(GWSTORE8);              \
+	ADDQ    $32, AX;              \
+	JMP     gblk8;                \
+gwdone:;                          \
+	VZEROUPPER;                   \
 	RET
 
-// func wsumF16G3AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-//
-// wsumF16G4AVX2 for three query heads.
-TEXT ·wsumF16G3AVX2(SB), NOSPLIT, $0-56
-	MOVQ o+0(FP), R8
-	MOVQ w+8(FP), DI
-	MOVQ v+16(FP), SI
-	MOVQ vstride+24(FP), DX
-	MOVQ nrows+32(FP), CX
-	MOVQ hd+40(FP), BX
-	MOVQ wstride+48(FP), R9
-	SHLQ $2, BX              // bytes of a head's output
-	LEAQ (DI)(CX*4), CX      // the end of head 0's weights
-	XORQ AX, AX              // byte offset of the column block in o
-
-g3blk16:
-	LEAQ    64(AX), R13
-	CMPQ    R13, BX
-	JGT     g3blk8
-	LEAQ    (R8)(AX*1), R13
-	VMOVUPS (R13), Y0
-	VMOVUPS 32(R13), Y1
-	VMOVUPS (R13)(BX*1), Y2
-	VMOVUPS 32(R13)(BX*1), Y3
-	VMOVUPS (R13)(BX*2), Y4
-	VMOVUPS 32(R13)(BX*2), Y5
-	MOVQ    AX, R11
-	SHRQ    $1, R11
-	ADDQ    SI, R11          // the value rows' column block
-	MOVQ    DI, R12
-
-g3r16:
-	CMPQ         R12, CX
-	JGE          g3s16
-	PREFETCHT0   (R11)(DX*8) // the row 8 ahead (rows are a stride apart)
-	VCVTPH2PS    (R11), Y8
-	VCVTPH2PS    16(R11), Y9
-	VBROADCASTSS (R12), Y10
-	VBROADCASTSS (R12)(R9*1), Y11
-	VBROADCASTSS (R12)(R9*2), Y12
-	G4SUM2(Y10, Y0, Y1)
-	G4SUM2(Y11, Y2, Y3)
-	G4SUM2(Y12, Y4, Y5)
-	ADDQ         $4, R12
-	ADDQ         DX, R11
-	JMP          g3r16
-
-g3s16:
-	VMOVUPS Y0, (R13)
-	VMOVUPS Y1, 32(R13)
-	VMOVUPS Y2, (R13)(BX*1)
-	VMOVUPS Y3, 32(R13)(BX*1)
-	VMOVUPS Y4, (R13)(BX*2)
-	VMOVUPS Y5, 32(R13)(BX*2)
-	ADDQ    $64, AX
-	JMP     g3blk16
-
-g3blk8:
-	CMPQ    AX, BX
-	JGE     g3done
-	LEAQ    (R8)(AX*1), R13
-	VMOVUPS (R13), Y0
-	VMOVUPS (R13)(BX*1), Y2
-	VMOVUPS (R13)(BX*2), Y4
-	MOVQ    AX, R11
-	SHRQ    $1, R11
-	ADDQ    SI, R11
-	MOVQ    DI, R12
-
-g3r8:
-	CMPQ         R12, CX
-	JGE          g3s8
-	VCVTPH2PS    (R11), Y8
-	VBROADCASTSS (R12), Y10
-	VFMADD231PS  Y10, Y8, Y0
-	VBROADCASTSS (R12)(R9*1), Y11
-	VFMADD231PS  Y11, Y8, Y2
-	VBROADCASTSS (R12)(R9*2), Y12
-	VFMADD231PS  Y12, Y8, Y4
-	ADDQ         $4, R12
-	ADDQ         DX, R11
-	JMP          g3r8
-
-g3s8:
-	VMOVUPS Y0, (R13)
-	VMOVUPS Y2, (R13)(BX*1)
-	VMOVUPS Y4, (R13)(BX*2)
-	ADDQ    $32, AX
-	JMP     g3blk8
-
-g3done:
-	VZEROUPPER
-	RET
+// The per-head ops of GWSUMA2: head h's outputs at O, its weight at W,
+// its sums A0, A1, Yw for its broadcast weight.
+#define GWLOAD16(O, W, A0, A1, Yw) VMOVUPS O, A0; VMOVUPS 32 O, A1
+#define GWSUM16(O, W, A0, A1, Yw) \
+	VBROADCASTSS W, Yw;     \
+	VFMADD231PS  Yw, Y8, A0; \
+	VFMADD231PS  Yw, Y9, A1
+#define GWSTORE16(O, W, A0, A1, Yw) VMOVUPS A0, O; VMOVUPS A1, 32 O
+#define GWLOAD8(O, W, A0, A1, Yw) VMOVUPS O, A0
+#define GWSUM8(O, W, A0, A1, Yw) \
+	VBROADCASTSS W, Yw;     \
+	VFMADD231PS  Yw, Y8, A0
+#define GWSTORE8(O, W, A0, A1, Yw) VMOVUPS A0, O
+#define GWSUMS4(OP) \
+	OP((R13), (R12), Y0, Y1, Y10);                \
+	OP((R13)(BX*1), (R12)(R9*1), Y2, Y3, Y11);    \
+	OP((R13)(BX*2), (R12)(R9*2), Y4, Y5, Y12);    \
+	OP((R13)(R14*1), (R12)(R10*1), Y6, Y7, Y13)
+#define GWSUMS3(OP) \
+	OP((R13), (R12), Y0, Y1, Y10);                \
+	OP((R13)(BX*1), (R12)(R9*1), Y2, Y3, Y11);    \
+	OP((R13)(BX*2), (R12)(R9*2), Y4, Y5, Y12)
 
 // func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-//
-// wsumF16SIMD for four query heads of one GQA group at once: o holds
-// their outputs hd floats apart, w their weights wstride bytes apart, and
-// each value row's chunk is widened once for the four. Column blocks of
-// 16 elements (8 sums in registers, each FMA chain advancing once per
-// row), then of 8. hd is a multiple of 8.
-TEXT ·wsumF16G4AVX2(SB), NOSPLIT, $0-56
-	MOVQ o+0(FP), R8
-	MOVQ w+8(FP), DI
-	MOVQ v+16(FP), SI
-	MOVQ vstride+24(FP), DX
-	MOVQ nrows+32(FP), CX
-	MOVQ hd+40(FP), BX
-	MOVQ wstride+48(FP), R9
-	SHLQ $2, BX              // bytes of a head's output
-	LEAQ (BX)(BX*2), R14
-	LEAQ (R9)(R9*2), R10
-	LEAQ (DI)(CX*4), CX      // the end of head 0's weights
-	XORQ AX, AX              // byte offset of the column block in o
+GWSUMA2(·wsumF16G4AVX2, GWSUMS4)
 
-g4blk16:
-	LEAQ    64(AX), R13
-	CMPQ    R13, BX
-	JGT     g4blk8
-	LEAQ    (R8)(AX*1), R13
-	VMOVUPS (R13), Y0
-	VMOVUPS 32(R13), Y1
-	VMOVUPS (R13)(BX*1), Y2
-	VMOVUPS 32(R13)(BX*1), Y3
-	VMOVUPS (R13)(BX*2), Y4
-	VMOVUPS 32(R13)(BX*2), Y5
-	VMOVUPS (R13)(R14*1), Y6
-	VMOVUPS 32(R13)(R14*1), Y7
-	MOVQ    AX, R11
-	SHRQ    $1, R11
-	ADDQ    SI, R11          // the value rows' column block
-	MOVQ    DI, R12
-
-g4r16:
-	CMPQ         R12, CX
-	JGE          g4s16
-	PREFETCHT0   (R11)(DX*8) // the row 8 ahead (rows are a stride apart)
-	VCVTPH2PS    (R11), Y8
-	VCVTPH2PS    16(R11), Y9
-	VBROADCASTSS (R12), Y10
-	VBROADCASTSS (R12)(R9*1), Y11
-	VBROADCASTSS (R12)(R9*2), Y12
-	VBROADCASTSS (R12)(R10*1), Y13
-	G4SUM2(Y10, Y0, Y1)
-	G4SUM2(Y11, Y2, Y3)
-	G4SUM2(Y12, Y4, Y5)
-	G4SUM2(Y13, Y6, Y7)
-	ADDQ         $4, R12
-	ADDQ         DX, R11
-	JMP          g4r16
-
-g4s16:
-	VMOVUPS Y0, (R13)
-	VMOVUPS Y1, 32(R13)
-	VMOVUPS Y2, (R13)(BX*1)
-	VMOVUPS Y3, 32(R13)(BX*1)
-	VMOVUPS Y4, (R13)(BX*2)
-	VMOVUPS Y5, 32(R13)(BX*2)
-	VMOVUPS Y6, (R13)(R14*1)
-	VMOVUPS Y7, 32(R13)(R14*1)
-	ADDQ    $64, AX
-	JMP     g4blk16
-
-g4blk8:
-	CMPQ    AX, BX
-	JGE     g4done
-	LEAQ    (R8)(AX*1), R13
-	VMOVUPS (R13), Y0
-	VMOVUPS (R13)(BX*1), Y2
-	VMOVUPS (R13)(BX*2), Y4
-	VMOVUPS (R13)(R14*1), Y6
-	MOVQ    AX, R11
-	SHRQ    $1, R11
-	ADDQ    SI, R11
-	MOVQ    DI, R12
-
-g4r8:
-	CMPQ         R12, CX
-	JGE          g4s8
-	VCVTPH2PS    (R11), Y8
-	VBROADCASTSS (R12), Y10
-	VFMADD231PS  Y10, Y8, Y0
-	VBROADCASTSS (R12)(R9*1), Y11
-	VFMADD231PS  Y11, Y8, Y2
-	VBROADCASTSS (R12)(R9*2), Y12
-	VFMADD231PS  Y12, Y8, Y4
-	VBROADCASTSS (R12)(R10*1), Y13
-	VFMADD231PS  Y13, Y8, Y6
-	ADDQ         $4, R12
-	ADDQ         DX, R11
-	JMP          g4r8
-
-g4s8:
-	VMOVUPS Y0, (R13)
-	VMOVUPS Y2, (R13)(BX*1)
-	VMOVUPS Y4, (R13)(BX*2)
-	VMOVUPS Y6, (R13)(R14*1)
-	ADDQ    $32, AX
-	JMP     g4blk8
-
-g4done:
-	VZEROUPPER
-	RET
+// func wsumF16G3AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+GWSUMA2(·wsumF16G3AVX2, GWSUMS3)

@@ -193,6 +193,20 @@ panelcol:
 	VZEROUPPER
 	RET
 
+// F16COLA2 adds column c (from SI) of a group, its four quarters widened
+// to 4 rows' pairs, times the broadcast activation pair c (from DX) to
+// A0..A3.
+#define F16COLA2(c, A0, A1, A2, A3) \
+	VCVTPH2PS    (64*(c))(SI), Y0;    \
+	VCVTPH2PS    (64*(c)+16)(SI), Y1; \
+	VCVTPH2PS    (64*(c)+32)(SI), Y2; \
+	VCVTPH2PS    (64*(c)+48)(SI), Y3; \
+	VBROADCASTSD (8*(c))(DX), Y6;     \
+	VFMADD231PS  Y6, Y0, A0;          \
+	VFMADD231PS  Y6, Y1, A1;          \
+	VFMADD231PS  Y6, Y2, A2;          \
+	VFMADD231PS  Y6, Y3, A3
+
 // func ilRowsF16AVX2(w *byte, ng, n2 int, x *float32, out *float32)
 //
 // ilRowsF16 on AVX2: a column's four quarters widen to 4 rows' pairs each,
@@ -219,27 +233,11 @@ a2group:
 	JLT    a2tail
 
 a2pair:
-	PREFETCHT0   8192(SI)
-	PREFETCHT0   8256(SI)
-	VCVTPH2PS    (SI), Y0
-	VCVTPH2PS    16(SI), Y1
-	VCVTPH2PS    32(SI), Y2
-	VCVTPH2PS    48(SI), Y3
-	VBROADCASTSD (DX), Y6
-	VFMADD231PS  Y6, Y0, Y8
-	VFMADD231PS  Y6, Y1, Y9
-	VFMADD231PS  Y6, Y2, Y10
-	VFMADD231PS  Y6, Y3, Y11
-	VCVTPH2PS    64(SI), Y0
-	VCVTPH2PS    80(SI), Y1
-	VCVTPH2PS    96(SI), Y2
-	VCVTPH2PS    112(SI), Y3
-	VBROADCASTSD 8(DX), Y7
-	VFMADD231PS  Y7, Y0, Y12
-	VFMADD231PS  Y7, Y1, Y13
-	VFMADD231PS  Y7, Y2, Y14
-	VFMADD231PS  Y7, Y3, Y15
-	ADDQ         $128, SI
+	PREFETCHT0 8192(SI)
+	PREFETCHT0 8256(SI)
+	F16COLA2(0, Y8, Y9, Y10, Y11)
+	F16COLA2(1, Y12, Y13, Y14, Y15)
+	ADDQ       $128, SI
 	ADDQ         $16, DX
 	SUBQ         $2, CX
 	CMPQ         CX, $2
@@ -248,15 +246,7 @@ a2pair:
 a2tail:
 	TESTQ        CX, CX
 	JZ           a2sum
-	VCVTPH2PS    (SI), Y0
-	VCVTPH2PS    16(SI), Y1
-	VCVTPH2PS    32(SI), Y2
-	VCVTPH2PS    48(SI), Y3
-	VBROADCASTSD (DX), Y6
-	VFMADD231PS  Y6, Y0, Y8
-	VFMADD231PS  Y6, Y1, Y9
-	VFMADD231PS  Y6, Y2, Y10
-	VFMADD231PS  Y6, Y3, Y11
+	F16COLA2(0, Y8, Y9, Y10, Y11)
 	ADDQ         $64, SI
 
 a2sum:
