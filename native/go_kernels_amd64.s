@@ -3240,82 +3240,107 @@ GLOBL shufpw<>(SB), RODATA|NOPTR, $64
 ILKA2GROUPS(·ilRowsQ3KAVX2, 1760, Q3A2CONST, Q3A2BODY)
 
 // Interleaved Q6_K (the C il_rows_q6_K on AVX2; the column as ilRowsQ6K
-// reads it): a row half at a time; per half h of the super-block and
-// chunk c, one qh chunk and two ql chunks give the quants of the four
+// reads it): a pair of chunks a row half at a time, both halves in turn;
+// per half h of the super-block and chunk c, one qh chunk and two ql
+// chunks give the quants of the four
 // runs (s < 4) as unsigned 6-bit values (value + 32), whose int16 sums
 // add over two chunks (2·2·63·127 = 32004) before VPMADDWD by the group's
 // int8 scale (group 8h+2s+c/4) widens them; the offset -32 joins per
 // column as the scales times the bsums.
 
-// Q6A2RUN adds to P run s of chunk c of super-block half h: the ql
-// nibble (NIB of QL: Q6NIBLO, Q6NIBHI) and qh bits 2s, 2s+1 (in Y6) moved
-// to bits 4, 5 into Y10 by SHIFT (Q6QH: word shifts of at most 4 left or
-// 2 right, whose bits crossing bytes miss bits 4 and 5; Q6QH0 for run 2,
-// whose bits are there).
-#define Q6A2RUN(h, s, c, NIB, QL, P, ACC, SHIFT) \
-	NIB(QL);                                       \
-	SHIFT;                                         \
-	VPAND        Y14, Y10, Y10;                    \
-	VPOR         Y10, Y9, Y9;                      \
-	VPBROADCASTD (4+128*(h)+32*(s)+4*(c))(R8), Y8; \
-	VPMADDUBSW   Y8, Y9, Y9;                       \
+// The super-block's halves h run as a loop (the body unrolled whole was
+// 12 KB of code a column, and decoded no faster): R10 = SI + 1024h (ql),
+// R11 = SI + 512h (qh), R12 = SI + 128h (the scales of groups 8h..), R13
+// = R8 + 128h (the activations), R14 = SI + 1680h (the prefetches).
+
+// Q6A2RUN adds to P run s of chunk c of the half: the ql nibble (NIB of
+// QL: Q6NIBLO, Q6NIBHI) and qh bits 2s, 2s+1 (in Y6) moved to bits 4, 5
+// into Y10 by SHIFT (Q6QH: word shifts of at most 4 left or 2 right, whose
+// bits crossing bytes miss bits 4 and 5; Q6QH0 for run 2, whose bits are
+// there).
+#define Q6A2RUN(s, c, NIB, QL, P, ACC, SHIFT) \
+	NIB(QL);                                 \
+	SHIFT;                                   \
+	VPAND        Y14, Y10, Y10;              \
+	VPOR         Y10, Y9, Y9;                \
+	VPBROADCASTD (4+32*(s)+4*(c))(R13), Y8;  \
+	VPMADDUBSW   Y8, Y9, Y9;                 \
 	ACC(Y9, P)
 #define Q6NIBLO(QL) VPAND Y15, QL, Y9
 #define Q6NIBHI(QL) VPSRLW $4, QL, Y9; VPAND Y15, Y9, Y9
 #define Q6QH(VSH, N) VSH $N, Y6, Y10
 #define Q6QH0 VMOVDQA Y6, Y10
 
-// Q6A2CHUNK multiplies half H of chunk c of super-block half h by the
+// Q6A2CHUNK multiplies row half H of chunk c of the half by the
 // activations of its four runs, into Y4, Y5, Y12 and Y13.
-#define Q6A2CHUNK(h, c, H, ACC) \
-	VMOVDQU (2336+32*(H)+64*(8*(h)+(c)))(SI), Y6;  \
-	VMOVDQU (288+32*(H)+64*(16*(h)+(c)))(SI), Y7;  \
-	VMOVDQU (800+32*(H)+64*(16*(h)+(c)))(SI), Y11; \
-	Q6A2RUN(h, 0, c, Q6NIBLO, Y7, Y4, ACC, Q6QH(VPSLLW, 4));  \
-	Q6A2RUN(h, 1, c, Q6NIBLO, Y11, Y5, ACC, Q6QH(VPSLLW, 2)); \
-	Q6A2RUN(h, 2, c, Q6NIBHI, Y7, Y12, ACC, Q6QH0);           \
-	Q6A2RUN(h, 3, c, Q6NIBHI, Y11, Y13, ACC, Q6QH(VPSRLW, 2))
+#define Q6A2CHUNK(c, H, ACC) \
+	VMOVDQU (2336+32*(H)+64*(c))(R11), Y6; \
+	VMOVDQU (288+32*(H)+64*(c))(R10), Y7;  \
+	VMOVDQU (800+32*(H)+64*(c))(R10), Y11; \
+	Q6A2RUN(0, c, Q6NIBLO, Y7, Y4, ACC, Q6QH(VPSLLW, 4));  \
+	Q6A2RUN(1, c, Q6NIBLO, Y11, Y5, ACC, Q6QH(VPSLLW, 2)); \
+	Q6A2RUN(2, c, Q6NIBHI, Y7, Y12, ACC, Q6QH0);           \
+	Q6A2RUN(3, c, Q6NIBHI, Y11, Y13, ACC, Q6QH(VPSRLW, 2))
 
-// Q6A2FLUSH adds group k's sums P times its scale to SUM (row half H).
-#define Q6A2FLUSH(k, H, P, SUM) KA2FLUSH((32+32*(H)+64*((k)/4))(SI), k, P, SUM)
+// Q6A2FLUSH adds the half's group k's sums P times its scale to SUM (row
+// half H).
+#define Q6A2FLUSH(k, H, P, SUM) KA2FLUSH((32+32*(H)+64*((k)/4))(R12), k, P, SUM)
 
-// Q6A2PAIR adds chunks c and c+1 of super-block half h, row half H, to
-// SUM; step (0..15) places its prefetch of 4 lines.
-#define Q6A2PAIR(h, c, H, SUM, step) \
-	PREFETCHT0 (8192+210*(step))(SI); PREFETCHT0 (8256+210*(step))(SI); \
-	PREFETCHT0 (8320+210*(step))(SI); PREFETCHT0 (8384+210*(step))(SI); \
-	Q6A2CHUNK(h, c, H, K45SET);         \
-	Q6A2CHUNK(h, (c)+1, H, K45ADD);     \
-	Q6A2FLUSH(8*(h)+(c)/4, H, Y4, SUM);   \
-	Q6A2FLUSH(8*(h)+2+(c)/4, H, Y5, SUM); \
-	Q6A2FLUSH(8*(h)+4+(c)/4, H, Y12, SUM); \
-	Q6A2FLUSH(8*(h)+6+(c)/4, H, Y13, SUM)
+// Q6A2PAIR adds chunks c and c+1 of the half, row half H, to SUM; step
+// (0..7) places its prefetch of 4 lines.
+#define Q6A2PAIR(c, H, SUM, step) \
+	PREFETCHT0 (8192+210*(step))(R14); PREFETCHT0 (8256+210*(step))(R14); \
+	PREFETCHT0 (8320+210*(step))(R14); PREFETCHT0 (8384+210*(step))(R14); \
+	Q6A2CHUNK(c, H, K45SET);         \
+	Q6A2CHUNK((c)+1, H, K45ADD);     \
+	Q6A2FLUSH((c)/4, H, Y4, SUM);    \
+	Q6A2FLUSH(2+(c)/4, H, Y5, SUM);  \
+	Q6A2FLUSH(4+(c)/4, H, Y12, SUM); \
+	Q6A2FLUSH(6+(c)/4, H, Y13, SUM)
 
 #define Q6A2OFF(H, m) KA2OFF((32+32*(H)+64*((m)/2))(SI), m)
 
-// Q6A2HALF adds row half H of the column to SUM.
-#define Q6A2HALF(H, SUM) \
+// Q6A2OFFS takes row half H's offsets (-32 times its scales times the
+// bsums) off SUM.
+#define Q6A2OFFS(H, SUM) \
 	VPXOR Y9, Y9, Y9; \
 	Q6A2OFF(H, 0); Q6A2OFF(H, 1); Q6A2OFF(H, 2); Q6A2OFF(H, 3); \
 	Q6A2OFF(H, 4); Q6A2OFF(H, 5); Q6A2OFF(H, 6); Q6A2OFF(H, 7); \
 	VPSLLD $5, Y9, Y9;   \
-	VPSUBD Y9, SUM, SUM; \
-	Q6A2PAIR(0, 0, H, SUM, 8*(H));   \
-	Q6A2PAIR(0, 2, H, SUM, 8*(H)+1); \
-	Q6A2PAIR(0, 4, H, SUM, 8*(H)+2); \
-	Q6A2PAIR(0, 6, H, SUM, 8*(H)+3); \
-	Q6A2PAIR(1, 0, H, SUM, 8*(H)+4); \
-	Q6A2PAIR(1, 2, H, SUM, 8*(H)+5); \
-	Q6A2PAIR(1, 4, H, SUM, 8*(H)+6); \
-	Q6A2PAIR(1, 6, H, SUM, 8*(H)+7)
+	VPSUBD Y9, SUM, SUM
+
+// Q6A2PAIRS adds chunks c, c+1 of the half to both row halves in turn
+// (Y2: rows 0-7, Y3: 8-15), so that the halves of each line are read back
+// to back (a pair's sums are flushed before the next).
+#define Q6A2PAIRS(c, step) \
+	Q6A2PAIR(c, 0, Y2, 2*(step)); \
+	Q6A2PAIR(c, 1, Y3, 2*(step)+1)
 
 #define Q6A2CONST \
 	VMOVDQU m30<>(SB), Y14
 #define Q6A2BODY \
-	VPXOR Y2, Y2, Y2; \
-	VPXOR Y3, Y3, Y3; \
-	Q6A2HALF(0, Y2);  \
-	Q6A2HALF(1, Y3)
+	VPXOR Y2, Y2, Y2;     \
+	VPXOR Y3, Y3, Y3;     \
+	Q6A2OFFS(0, Y2);      \
+	Q6A2OFFS(1, Y3);      \
+	MOVQ  SI, R10;        \
+	MOVQ  SI, R11;        \
+	MOVQ  SI, R12;        \
+	MOVQ  R8, R13;        \
+	MOVQ  SI, R14;        \
+	MOVQ  $2, AX;         \
+q6half:;                  \
+	Q6A2PAIRS(0, 0);      \
+	Q6A2PAIRS(2, 1);      \
+	Q6A2PAIRS(4, 2);      \
+	Q6A2PAIRS(6, 3);      \
+	ADDQ  $1024, R10;     \
+	ADDQ  $512, R11;      \
+	ADDQ  $128, R12;      \
+	ADDQ  $128, R13;      \
+	ADDQ  $1680, R14;     \
+	DECQ  AX;             \
+	JNZ   q6half
 
 // func ilRowsQ6KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILKA2GROUPS(·ilRowsQ6KAVX2, 3360, Q6A2CONST, Q6A2BODY)
