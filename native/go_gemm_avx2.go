@@ -37,27 +37,31 @@ type avx2Gemm struct {
 // (the tests hold the assembly packers to the scalar one on VNNI CPUs
 // too).
 func avx2GemmOf(t ggml.DType) avx2Gemm {
+	var g avx2Gemm
 	switch t {
 	case ggml.Q4_0:
-		return avx2Gemm{gemmPlainAVX2, nil}
+		g.kernel = gemmPlainAVX2
 	case ggml.Q5_0:
-		return avx2Gemm{gemmPlain4AVX2, nil}
+		g.kernel = gemmPlain4AVX2
 	case ggml.Q3_K:
-		return avx2Gemm{gemmSplit4AVX2, packQ3KQuantsAVX2}
+		g = avx2Gemm{gemmSplit4AVX2, packQ3KQuantsAVX2}
 	case ggml.Q4_K:
-		return avx2Gemm{gemmBias4AVX2, packQ4KQuantsAVX2}
+		g = avx2Gemm{gemmBias4AVX2, packQ4KQuantsAVX2}
 	case ggml.Q5_K:
-		return avx2Gemm{gemmBias4AVX2, packQ5KQuantsAVX2}
+		g = avx2Gemm{gemmBias4AVX2, packQ5KQuantsAVX2}
 	case ggml.Q6_K:
-		return avx2Gemm{gemmSplit2AVX2, packQ6KQuantsAVX2}
+		g = avx2Gemm{gemmSplit2AVX2, packQ6KQuantsAVX2}
 	case ggml.Q8_0:
-		return avx2Gemm{gemmSignedAVX2, packQ8_0QuantsAVX2}
+		g.quants = packQ8_0QuantsAVX2
 	case ggml.IQ4_NL:
-		return avx2Gemm{gemmSignedAVX2, packIQ4NLQuantsAVX2}
+		g.quants = packIQ4NLQuantsAVX2
 	case ggml.IQ4_XS:
-		return avx2Gemm{gemmSignedAVX2, packIQ4XSQuantsAVX2}
+		g.quants = packIQ4XSQuantsAVX2
 	}
-	return avx2Gemm{}
+	if signedQuants(t) {
+		g.kernel = gemmSignedAVX2
+	}
+	return g
 }
 
 // signedQuants reports whether t's packed quants reach 128 in magnitude

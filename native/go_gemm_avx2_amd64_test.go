@@ -21,22 +21,24 @@ func TestILRowsAVX2(t *testing.T) {
 	if !haveX86SIMD {
 		t.Skip("CPU without AVX2, FMA and F16C")
 	}
-	ilKernels := map[ggml.DType][3]any{
-		ggml.Q4_0:   {ilRowsQ4_0AVX2, dotRowsQ4_0Q8SIMD, ilRowsQ4_0},
-		ggml.Q5_0:   {ilRowsQ5_0AVX2, dotRowsQ5_0Q8SIMD, ilRowsQ5_0},
-		ggml.Q8_0:   {ilRowsQ8_0AVX2, dotRowsQ8_0Q8SIMD, ilRowsQ8_0},
-		ggml.Q4_K:   {ilRowsQ4KAVX2, dotRowsQ4KQ8KSIMD, ilRowsQ4K},
-		ggml.Q5_K:   {ilRowsQ5KAVX2, dotRowsQ5KQ8KSIMD, ilRowsQ5K},
-		ggml.IQ4_XS: {ilRowsIQ4XSAVX2, dotRowsIQ4XSQ8KSIMD, ilRowsIQ4XS},
-		ggml.Q3_K:   {ilRowsQ3KAVX2, dotRowsQ3KQ8KSIMD, ilRowsQ3K},
-		ggml.Q6_K:   {ilRowsQ6KAVX2, dotRowsQ6KQ8KSIMD, ilRowsQ6K},
+	// the row-major row kernel and the VNNI one of each type
+	others := map[ggml.DType][2]any{
+		ggml.Q4_0:   {dotRowsQ4_0Q8SIMD, ilRowsQ4_0},
+		ggml.Q5_0:   {dotRowsQ5_0Q8SIMD, ilRowsQ5_0},
+		ggml.Q8_0:   {dotRowsQ8_0Q8SIMD, ilRowsQ8_0},
+		ggml.Q4_K:   {dotRowsQ4KQ8KSIMD, ilRowsQ4K},
+		ggml.Q5_K:   {dotRowsQ5KQ8KSIMD, ilRowsQ5K},
+		ggml.IQ4_XS: {dotRowsIQ4XSQ8KSIMD, ilRowsIQ4XS},
+		ggml.Q3_K:   {dotRowsQ3KQ8KSIMD, ilRowsQ3K},
+		ggml.Q6_K:   {dotRowsQ6KQ8KSIMD, ilRowsQ6K},
 	}
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, typ := range []ggml.DType{ggml.Q4_0, ggml.Q5_0, ggml.Q8_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS} {
-		k := ilKernels[typ]
-		il := k[0].(func(w *byte, ng, nb int, y *byte, out *float32))
-		rowsK := k[1].(func(w *byte, rs, nrows int, y *byte, nb int, out *float32))
-		vnniK := k[2].(func(w *byte, ng, nb int, y *byte, out *float32))
+		k, ok := avx2ILKernel(typ)
+		require.True(t, ok, typ.String())
+		il := k.rows
+		rowsK := others[typ][0].(func(w *byte, rs, nrows int, y *byte, nb int, out *float32))
+		vnniK := others[typ][1].(func(w *byte, ng, nb int, y *byte, out *float32))
 		elems, size, _ := q8Layout(typ)
 		for _, shape := range [][2]int{{16, 256}, {32, 512}, {48, 2304}, {16, 2048}} {
 			rows, cols := shape[0], shape[1]

@@ -112,8 +112,9 @@ func ilRowsQ4_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 func ilRowsQ8_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 
 // packILQ8_0AVX2 repacks the nb block columns of an interleaved Q8_0
-// group at w into gemmPacks at dst for gemmSignedAVX2 (signed quants and
-// the scales d; nothing else of a pack is written).
+// group at w into gemmPacks at dst for gemmSignedAVX2: the quants flipped
+// back to signed and the scales d (no corrections: the signed kernel
+// reads nothing else).
 //
 //go:noescape
 func packILQ8_0AVX2(dst, w *byte, nb int)

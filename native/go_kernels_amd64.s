@@ -2674,59 +2674,6 @@ GLOBL zerof<>(SB), RODATA|NOPTR, $4
 // func ilRowsQ8_0AVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILA2GROUPS(·ilRowsQ8_0AVX2, 544, zerof<>, ILQ8PF, ILQ8BLOCK)
 
-// func packILQ8_0AVX2(dst, w *byte, nb int)
-// Repacks the nb block columns of an interleaved Q8_0 group at w into
-// gemmPacks at dst for gemmSignedAVX2: the quants flipped back to signed,
-// the scales as floats (the signed kernel reads nothing else).
-TEXT ·packILQ8_0AVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    w+8(FP), SI
-	MOVQ    nb+16(FP), CX
-	VMOVDQU flip8<>(SB), Y12
-il8pack:
-	VPXOR     32(SI), Y12, Y0
-	VPXOR     64(SI), Y12, Y1
-	VPXOR     96(SI), Y12, Y2
-	VPXOR     128(SI), Y12, Y3
-	VPXOR     160(SI), Y12, Y4
-	VPXOR     192(SI), Y12, Y5
-	VPXOR     224(SI), Y12, Y6
-	VPXOR     256(SI), Y12, Y7
-	VMOVDQU   Y0, (DI)
-	VMOVDQU   Y1, 32(DI)
-	VMOVDQU   Y2, 64(DI)
-	VMOVDQU   Y3, 96(DI)
-	VMOVDQU   Y4, 128(DI)
-	VMOVDQU   Y5, 160(DI)
-	VMOVDQU   Y6, 192(DI)
-	VMOVDQU   Y7, 224(DI)
-	VPXOR     288(SI), Y12, Y0
-	VPXOR     320(SI), Y12, Y1
-	VPXOR     352(SI), Y12, Y2
-	VPXOR     384(SI), Y12, Y3
-	VPXOR     416(SI), Y12, Y4
-	VPXOR     448(SI), Y12, Y5
-	VPXOR     480(SI), Y12, Y6
-	VPXOR     512(SI), Y12, Y7
-	VMOVDQU   Y0, 256(DI)
-	VMOVDQU   Y1, 288(DI)
-	VMOVDQU   Y2, 320(DI)
-	VMOVDQU   Y3, 352(DI)
-	VMOVDQU   Y4, 384(DI)
-	VMOVDQU   Y5, 416(DI)
-	VMOVDQU   Y6, 448(DI)
-	VMOVDQU   Y7, 480(DI)
-	VCVTPH2PS (SI), Y0
-	VCVTPH2PS 16(SI), Y1
-	VMOVUPS   Y0, 512(DI)
-	VMOVUPS   Y1, 544(DI)
-	ADDQ      $544, SI
-	ADDQ      $832, DI
-	DECQ      CX
-	JNZ       il8pack
-	VZEROUPPER
-	RET
-
 // Interleaved K-quant decode on AVX2 (the C library's il_rows_k45 on its
 // AVX2 set): the AVX-512 kernels' column layouts (interleave.go), each
 // 16-row vector as two ymm halves, rows 0-7 and 8-15. ILKA2GROUPS is the
@@ -4021,6 +3968,11 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 	ILPKNIB(128+32*(H)+64*(4*(j)+((g)%4)), 4*((g)/4), Y); \
 	VPSHUFB Y, Y7, Y
 
+// Q8_0: chunk g flipped back to signed (quants at 32; one pack a column).
+#define ILPKQ80G(j, H, g, Y) \
+	VMOVDQU (32+32*(H)+64*(g))(SI), Y; \
+	VPXOR   flip8<>(SB), Y, Y
+
 // Q4_0: chunk g's low nibbles for g < 4, chunk g-4's high ones above
 // (quants at 32; one pack a column).
 #define ILPKQ40G(j, H, g, Y) ILPKNIB(32+32*(H)+64*((g)%4), 4*((g)/4), Y)
@@ -4054,7 +4006,7 @@ PKKQUANTS(·packQ6KQuantsAVX2, 210, 0xe0e0e0e0, PKKCONST3, PKQ6K0, PKQ6K1, PKQ6K
 	VSHR   $24, Y, Y
 #define ILZERO(j, H, off) VMOVUPS Y15, (832*(j)+(off)+32*(H))(DI)
 
-// ILSCD: Q4_0's and Q5_0's d (d2 and b zero).
+// ILSCD: Q4_0's, Q5_0's and Q8_0's d (d2 and b zero).
 #define ILSCD(H) \
 	VCVTPH2PS (16*(H))(SI), Y8; \
 	VMOVUPS   Y8, (512+32*(H))(DI); \
@@ -4184,6 +4136,9 @@ ilpack:;                    \
 	RET
 
 #define ILPKXSCONST VMOVDQU iq4nlLevels<>(SB), Y7
+
+// func packILQ8_0AVX2(dst, w *byte, nb int)
+ILPKCOLS(·packILQ8_0AVX2, 544, ILSCD, ILPK0, ILPKQ80G, 0, PKSTORE, NOCONST)
 
 // func packILQ4_0AVX2(dst, w *byte, nb int)
 ILPKCOLS(·packILQ4_0AVX2, 288, ILSCD, ILPK0, ILPKQ40G, 0xf8f8f8f8, PKFIN, NOCONST)

@@ -269,12 +269,14 @@ func (m *matmulTask) runIL(lo, hi int) {
 // quantized ones: rows, the decode product of whole groups by one token's
 // activation blocks (q8a, or q8K for the K-quants), and pack, a group's
 // block columns as gemmPacks for the batch kernels. For F16 and BF16:
-// floatRows, the product of whole groups by one token's floats (batches
-// run as panels: F16 groups widened by packPanel, BF16 ones in place).
+// floatRows, the product of whole groups by one token's floats; batches
+// run as panels, BF16 groups in place, F16 ones widened by panel (a
+// group's float panel, for packPanel).
 type ilKernel struct {
 	rows      func(w *byte, ng, nb int, y *byte, out *float32)
 	pack      func(dst, w *byte, nb int)
 	floatRows func(w *byte, ng, n2 int, x *float32, out *float32)
+	panel     func(dst *float32, w *byte, n2 int)
 }
 
 // ilKernelOf returns the kernels of interleaved type t, the one list of
@@ -307,9 +309,9 @@ func ilKernelOf(t ggml.DType) (ilKernel, bool) {
 		return ilKernel{rows: ilRowsQ6K, pack: packILQ6K}, haveVNNI
 	case ggml.F16:
 		if !haveAVX512 {
-			return ilKernel{floatRows: ilRowsF16AVX2}, haveX86SIMD
+			return ilKernel{floatRows: ilRowsF16AVX2, panel: ilPanelF16AVX2}, haveX86SIMD
 		}
-		return ilKernel{floatRows: ilRowsF16}, true
+		return ilKernel{floatRows: ilRowsF16, panel: ilPanelF16}, true
 	case ggml.BF16:
 		return ilKernel{floatRows: ilRowsBF16}, true
 	}

@@ -100,11 +100,8 @@ func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 	cols := m.w.Cols
 	if m.il { // an interleaved F16 group, rows [r0, r0+16)
 		_ = p[panelRows*cols-1]
-		if haveAVX512 {
-			ilPanelF16(&p[0], &m.w.Data[r0*m.rs], cols/2)
-		} else {
-			ilPanelF16AVX2(&p[0], &m.w.Data[r0*m.rs], cols/2)
-		}
+		k, _ := ilKernelOf(m.w.Type)
+		k.panel(&p[0], &m.w.Data[r0*m.rs], cols/2)
 		return
 	}
 	m.dequantRows(deq, r0, r1)

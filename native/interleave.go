@@ -101,8 +101,7 @@ func ilUnit(t ggml.DType) (elems, size int) {
 // ilCopyLanes copies the blocks of lanes [lo, hi) of the interleaved
 // block column col to or from rows, lane r's block at rows[(r-lo)*stride:],
 // a field's chunk at a time, 2 and 4 bytes a lane (a load of a large
-// model rewrites every weight byte this way, and the AVX2 batches of the
-// Go backend read interleaved groups back through it).
+// model rewrites every weight byte this way).
 func ilCopyLanes(l *ilLayout, col, rows []byte, stride, lo, hi int, toCol bool) {
 	le := binary.LittleEndian
 	for h, src := range l.halves[:l.nhalves] {
@@ -180,7 +179,7 @@ func Interleave16(w Weight) (Weight, error) {
 		copy(group, dst)
 		if bs == 4 {
 			// element pairs: ilCopyLanes's layout as a transpose of 32-bit
-			// words (2.5 GB/s, 5× ilCopyLanes per pair)
+			// words (2.5 GB/s; 5× the per-lane copy it was measured against)
 			for r := range ilRows {
 				row := group[r*rs : (r+1)*rs]
 				for i := range rs / 4 {
