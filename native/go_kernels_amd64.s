@@ -2812,12 +2812,20 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 	VPXOR        Y2, Y2, Y2;   \
 	VPXOR        Y3, Y3, Y3
 
-// K45HALF multiplies half H of chunk c of quant pair p (at QOFF) by the
-// activations broadcast in Y6 (low nibbles: sub-block 2p) and Y7 (high
-// ones: 2p+1), into the int16 sums LO and HI (ACC: K45SET or K45ADD); HB
-// adds Q5_K's fifth bits (K4NOHB for Q4_K).
-#define K45HALF(p, c, H, LO, HI, ACC, QOFF, HB) \
-	VMOVDQU    (QOFF+32*(H)+64*(8*(p)+(c)))(SI), Y8; \
+// Neither kernel unrolls its column whole (5-6 KB of code, as Q6_K's,
+// which streamed slower for it). Q4_K's quant pairs run as a loop of two,
+// pairs 2q and 2q+1: R10 = SI + 1024q (the quants), R11 = R8 + 128q (the
+// activations), R12 = SP + 64q (the scales), R13 = SI + 1152q (the
+// prefetches). Q5_K's loop is over the chunks' halves g, chunks 4g..4g+3
+// of every pair (each pair's fifth bits keep their shifts): R10 = SI +
+// 256g (quants and qh), R11 = R8 + 16g, R12 = SP, R13 = SI + 1408g.
+
+// K45HALF multiplies half H of chunk c of the loop's quant pair i (at
+// QOFF) by the activations broadcast in Y6 (low nibbles: sub-block 2i)
+// and Y7 (high ones: 2i+1), into the int16 sums LO and HI (ACC: K45SET or
+// K45ADD); HB adds Q5_K's fifth bits (K4NOHB for Q4_K).
+#define K45HALF(i, c, H, LO, HI, ACC, QOFF, HB) \
+	VMOVDQU    (QOFF+32*(H)+64*(8*(i)+(c)))(R10), Y8; \
 	VPSRLW     $4, Y8, Y9;  \
 	VPAND      Y15, Y8, Y8; \
 	VPAND      Y15, Y9, Y9; \
@@ -2831,94 +2839,109 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 #define K45ADD(a, b) VPADDW a, b, b
 #define K4NOHB(c, H)
 
-// K45CHUNK multiplies chunk c of pair p by its activations, both halves.
-#define K45CHUNK(p, c, ACC, QOFF, HB) \
-	VPBROADCASTD (4+64*(p)+4*(c))(R8), Y6;  \
-	VPBROADCASTD (36+64*(p)+4*(c))(R8), Y7; \
-	K45HALF(p, c, 0, Y4, Y5, ACC, QOFF, HB); \
-	K45HALF(p, c, 1, Y12, Y13, ACC, QOFF, HB)
+// K45CHUNK multiplies chunk c of the loop's pair i by its activations,
+// both halves.
+#define K45CHUNK(i, c, ACC, QOFF, HB) \
+	VPBROADCASTD (4+64*(i)+4*(c))(R11), Y6;  \
+	VPBROADCASTD (36+64*(i)+4*(c))(R11), Y7; \
+	K45HALF(i, c, 0, Y4, Y5, ACC, QOFF, HB); \
+	K45HALF(i, c, 1, Y12, Y13, ACC, QOFF, HB)
 
 // K45FLUSH adds pair p's int16 sums (Y4, Y5: rows 0-7; Y12, Y13: 8-15)
-// times their sub-blocks' scales to Y2 and Y3 (VPMADDWD widens them).
-#define K45FLUSH(p) \
-	VMOVDQU  (64*((p)/2))(SP), Y6;                        \
-	VPSHUFB  shufw<>+(32*(2*((p)%2)))(SB), Y6, Y7;        \
-	VPMADDWD Y7, Y4, Y4;                                  \
-	VPADDD   Y4, Y2, Y2;                                  \
-	VPSHUFB  shufw<>+(32*(2*((p)%2)+1))(SB), Y6, Y7;      \
-	VPMADDWD Y7, Y5, Y5;                                  \
-	VPADDD   Y5, Y2, Y2;                                  \
-	VMOVDQU  (64*((p)/2)+32)(SP), Y6;                     \
-	VPSHUFB  shufw<>+(32*(2*((p)%2)))(SB), Y6, Y7;        \
-	VPMADDWD Y7, Y12, Y12;                                \
-	VPADDD   Y12, Y3, Y3;                                 \
-	VPSHUFB  shufw<>+(32*(2*((p)%2)+1))(SB), Y6, Y7;      \
-	VPMADDWD Y7, Y13, Y13;                                \
+// times their sub-blocks' scales (at off(R12)) to Y2 and Y3 (VPMADDWD
+// widens them).
+#define K45FLUSH(off, p) \
+	VMOVDQU  (off)(R12), Y6;                        \
+	VPSHUFB  shufw<>+(64*((p)%2))(SB), Y6, Y7;      \
+	VPMADDWD Y7, Y4, Y4;                            \
+	VPADDD   Y4, Y2, Y2;                            \
+	VPSHUFB  shufw<>+(64*((p)%2)+32)(SB), Y6, Y7;   \
+	VPMADDWD Y7, Y5, Y5;                            \
+	VPADDD   Y5, Y2, Y2;                            \
+	VMOVDQU  (off+32)(R12), Y6;                     \
+	VPSHUFB  shufw<>+(64*((p)%2))(SB), Y6, Y7;      \
+	VPMADDWD Y7, Y12, Y12;                          \
+	VPADDD   Y12, Y3, Y3;                           \
+	VPSHUFB  shufw<>+(64*((p)%2)+32)(SB), Y6, Y7;   \
+	VPMADDWD Y7, Y13, Y13;                          \
 	VPADDD   Y13, Y3, Y3
 
-// K4PAIR is Q4_K's quant pair p: its eight chunks' int16 sums (at most
-// 8·2·15·127 = 30480) flushed once, 9 lines prefetched 8 KiB ahead.
-#define K4PAIR(p) \
-	PREFETCHT0 (8192+576*(p))(SI); PREFETCHT0 (8256+576*(p))(SI); PREFETCHT0 (8320+576*(p))(SI); \
-	PREFETCHT0 (8384+576*(p))(SI); PREFETCHT0 (8448+576*(p))(SI); PREFETCHT0 (8512+576*(p))(SI); \
-	PREFETCHT0 (8576+576*(p))(SI); PREFETCHT0 (8640+576*(p))(SI); PREFETCHT0 (8704+576*(p))(SI); \
-	K45CHUNK(p, 0, K45SET, 256, K4NOHB); \
-	K45CHUNK(p, 1, K45ADD, 256, K4NOHB); \
-	K45CHUNK(p, 2, K45ADD, 256, K4NOHB); \
-	K45CHUNK(p, 3, K45ADD, 256, K4NOHB); \
-	K45CHUNK(p, 4, K45ADD, 256, K4NOHB); \
-	K45CHUNK(p, 5, K45ADD, 256, K4NOHB); \
-	K45CHUNK(p, 6, K45ADD, 256, K4NOHB); \
-	K45CHUNK(p, 7, K45ADD, 256, K4NOHB); \
-	K45FLUSH(p)
+// K4PAIR is Q4_K's pair i of the loop: its eight chunks' int16 sums (at
+// most 8·2·15·127 = 30480) flushed once, 9 lines prefetched 8 KiB ahead.
+#define K4PAIR(i) \
+	PREFETCHT0 (8192+576*(i))(R13); PREFETCHT0 (8256+576*(i))(R13); PREFETCHT0 (8320+576*(i))(R13); \
+	PREFETCHT0 (8384+576*(i))(R13); PREFETCHT0 (8448+576*(i))(R13); PREFETCHT0 (8512+576*(i))(R13); \
+	PREFETCHT0 (8576+576*(i))(R13); PREFETCHT0 (8640+576*(i))(R13); PREFETCHT0 (8704+576*(i))(R13); \
+	K45CHUNK(i, 0, K45SET, 256, K4NOHB); \
+	K45CHUNK(i, 1, K45ADD, 256, K4NOHB); \
+	K45CHUNK(i, 2, K45ADD, 256, K4NOHB); \
+	K45CHUNK(i, 3, K45ADD, 256, K4NOHB); \
+	K45CHUNK(i, 4, K45ADD, 256, K4NOHB); \
+	K45CHUNK(i, 5, K45ADD, 256, K4NOHB); \
+	K45CHUNK(i, 6, K45ADD, 256, K4NOHB); \
+	K45CHUNK(i, 7, K45ADD, 256, K4NOHB); \
+	K45FLUSH(0, i)
 
 // K5HB adds to the nibbles Y8 (sub-block 2p) and Y9 (2p+1) their fifth
 // bits from the qh chunk c of half H: bit j of each byte moved to bit 4
 // by VSLO $NLO (sub-block 2p) and VSHI $NHI (2p+1), word shifts of at most
 // 4 left or 3 right, whose bits crossing bytes miss bit 4.
 #define K5HB(c, H, VSLO, NLO, VSHI, NHI) \
-	VMOVDQU (256+32*(H)+64*(c))(SI), Y10; \
-	VSLO    $NLO, Y10, Y11;             \
-	VPAND   m10<>(SB), Y11, Y11;        \
-	VPOR    Y11, Y8, Y8;                \
-	VSHI    $NHI, Y10, Y11;             \
-	VPAND   m10<>(SB), Y11, Y11;        \
+	VMOVDQU (256+32*(H)+64*(c))(R10), Y10; \
+	VSLO    $NLO, Y10, Y11;              \
+	VPAND   m10<>(SB), Y11, Y11;         \
+	VPOR    Y11, Y8, Y8;                 \
+	VSHI    $NHI, Y10, Y11;              \
+	VPAND   m10<>(SB), Y11, Y11;         \
 	VPOR    Y11, Y9, Y9
 #define K5HB0(c, H) K5HB(c, H, VPSLLW, 4, VPSLLW, 3)
 #define K5HB1(c, H) K5HB(c, H, VPSLLW, 2, VPSLLW, 1)
 #define K5HB2(c, H) K5HB(c, H, VPSLLW, 0, VPSRLW, 1)
 #define K5HB3(c, H) K5HB(c, H, VPSRLW, 2, VPSRLW, 3)
 
-// K5PAIR is Q5_K's quant pair p: four chunks' int16 sums at a time (at
-// most 4·2·31·127 = 31496), 11 lines prefetched 8 KiB ahead.
+// K5PAIR is Q5_K's pair p in the loop's half of the chunks: four chunks'
+// int16 sums (at most 4·2·31·127 = 31496), 6 lines prefetched 8 KiB
+// ahead (352 bytes a pair: a pass's 1408, the lines between pairs twice).
 #define K5PAIR(p, HB) \
-	PREFETCHT0 (8192+704*(p))(SI); PREFETCHT0 (8256+704*(p))(SI); PREFETCHT0 (8320+704*(p))(SI); \
-	PREFETCHT0 (8384+704*(p))(SI); PREFETCHT0 (8448+704*(p))(SI); PREFETCHT0 (8512+704*(p))(SI); \
-	PREFETCHT0 (8576+704*(p))(SI); PREFETCHT0 (8640+704*(p))(SI); PREFETCHT0 (8704+704*(p))(SI); \
-	PREFETCHT0 (8768+704*(p))(SI); PREFETCHT0 (8832+704*(p))(SI); \
+	PREFETCHT0 (8192+352*(p))(R13); PREFETCHT0 (8256+352*(p))(R13); PREFETCHT0 (8320+352*(p))(R13); \
+	PREFETCHT0 (8384+352*(p))(R13); PREFETCHT0 (8448+352*(p))(R13); PREFETCHT0 (8512+352*(p))(R13); \
 	K45CHUNK(p, 0, K45SET, 768, HB); \
 	K45CHUNK(p, 1, K45ADD, 768, HB); \
 	K45CHUNK(p, 2, K45ADD, 768, HB); \
 	K45CHUNK(p, 3, K45ADD, 768, HB); \
-	K45FLUSH(p);                     \
-	K45CHUNK(p, 4, K45SET, 768, HB); \
-	K45CHUNK(p, 5, K45ADD, 768, HB); \
-	K45CHUNK(p, 6, K45ADD, 768, HB); \
-	K45CHUNK(p, 7, K45ADD, 768, HB); \
-	K45FLUSH(p)
+	K45FLUSH(64*((p)/2), p)
+
+// K45LOOP sets the loop's registers and K45NEXT steps them.
+#define K45LOOP \
+	MOVQ SI, R10;    \
+	MOVQ R8, R11;    \
+	LEAQ 0(SP), R12; \
+	MOVQ SI, R13;    \
+	MOVQ $2, AX
+#define K45NEXT(q, y, sc, pf, label) \
+	ADDQ $q, R10;   \
+	ADDQ $y, R11;   \
+	ADDQ $sc, R12;  \
+	ADDQ $pf, R13;  \
+	DECQ AX;        \
+	JNZ  label
 
 #define ILK4A2BODY \
-	K45HEAD;   \
-	K4PAIR(0); \
-	K4PAIR(1); \
-	K4PAIR(2); \
-	K4PAIR(3)
+	K45HEAD;            \
+	K45LOOP;            \
+k4pairs:;               \
+	K4PAIR(0);          \
+	K4PAIR(1);          \
+	K45NEXT(1024, 128, 64, 1152, k4pairs)
 #define ILK5A2BODY \
-	K45HEAD;          \
-	K5PAIR(0, K5HB0); \
-	K5PAIR(1, K5HB1); \
-	K5PAIR(2, K5HB2); \
-	K5PAIR(3, K5HB3)
+	K45HEAD;            \
+	K45LOOP;            \
+k5chunks:;              \
+	K5PAIR(0, K5HB0);   \
+	K5PAIR(1, K5HB1);   \
+	K5PAIR(2, K5HB2);   \
+	K5PAIR(3, K5HB3);   \
+	K45NEXT(256, 16, 0, 1408, k5chunks)
 
 // func ilRowsQ4KAVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILKA2GROUPS(·ilRowsQ4KAVX2, 2304, NOCONST, ILK4A2BODY)
@@ -2948,10 +2971,17 @@ DATA iq4xsDW<>+80(SB)/8, $0x0000002000000020
 DATA iq4xsDW<>+88(SB)/8, $0x0000002000000020
 GLOBL iq4xsDW<>(SB), RODATA|NOPTR, $96
 
-// IQ4XA2HALF adds to ACC half H of chunk c of sub-block j times the
-// activations broadcast in Y6 (low nibbles) and Y7 (high ones).
-#define IQ4XA2HALF(j, c, H, ACC) \
-	VMOVDQU (128+32*(H)+64*(4*(j)+(c)))(SI), Y8; \
+// The sub-blocks run as a loop of four, 2q and 2q+1 (unrolled whole the
+// column was 4 KB of code): R10 = SI + 512q (the quants), R11 = R8 + 64q
+// (the activations), R13 = SI + 544q (the prefetches); the rows' scales_l
+// halves at 0(SP) and 32(SP) and their scales_h (Y10, Y11) are shifted
+// right by 8 and 4 bits a pass, so that sub-blocks 2q and 2q+1 find
+// theirs where 0 and 1's are.
+
+// IQ4XA2HALF adds to ACC half H of chunk c of the loop's sub-block i
+// times the activations broadcast in Y6 (low nibbles) and Y7 (high ones).
+#define IQ4XA2HALF(i, c, H, ACC) \
+	VMOVDQU (128+32*(H)+64*(4*(i)+(c)))(R10), Y8; \
 	VPSRLW  $4, Y8, Y9;       \
 	VPAND   Y15, Y8, Y8;      \
 	VPAND   Y15, Y9, Y9;      \
@@ -2962,47 +2992,45 @@ GLOBL iq4xsDW<>(SB), RODATA|NOPTR, $96
 	VPADDD  Y8, ACC, ACC;     \
 	VPADDD  Y9, ACC, ACC
 
-#define IQ4XA2CHUNK(j, c) \
-	VPBROADCASTD (4+32*(j)+4*(c))(R8), Y6;  \
-	VPBROADCASTD (20+32*(j)+4*(c))(R8), Y7; \
-	IQ4XA2HALF(j, c, 0, Y4);                \
-	IQ4XA2HALF(j, c, 1, Y5)
+#define IQ4XA2CHUNK(i, c) \
+	VPBROADCASTD (4+32*(i)+4*(c))(R11), Y6;  \
+	VPBROADCASTD (20+32*(i)+4*(c))(R11), Y7; \
+	IQ4XA2HALF(i, c, 0, Y4);                 \
+	IQ4XA2HALF(i, c, 1, Y5)
 
-// IQ4XA2SCALE adds to SUM the sub-block sums ACC of half H times their
-// 6-bit scales less 32 (SH: the half's scales_h as int32s).
-#define IQ4XA2SCALE(j, H, SH, ACC, SUM) \
-	IQ4XSLS(j, H, SH, Y8, Y9);                   \
-	VPMULLD Y8, ACC, ACC;                        \
+// IQ4XA2SCALE adds to SUM the loop's sub-block i's sums ACC of half H
+// times their 6-bit scales less 32 (SH: the half's scales_h as int32s).
+#define IQ4XA2SCALE(i, H, SH, ACC, SUM) \
+	IQ4XSLSAT((32*(H))(SP), 4*(i), 2*(i), SH, Y8, Y9); \
+	VPMULLD Y8, ACC, ACC;                              \
 	VPADDD  ACC, SUM, SUM
 
 // IQ4XSLS sets LS to sub-block j's scales less 32 of row half H as
 // int32s (SH: the half's scales_h words widened; T a temporary).
+// IQ4XSLSAT is it with the half's scales_l at SRC, shifted right by NL,
+// and SH by NH.
 #define IQ4XSLS(j, H, SH, LS, T) \
-	VMOVDQU (64+32*(H))(SI), LS;                 \
-	VPSRLD  $(8*((j)/2)+4*((j)%2)), LS, LS;      \
-	VPAND   iq4xsDW<>(SB), LS, LS;               \
-	VPSRLD  $(2*(j)), SH, T;                     \
-	VPAND   iq4xsDW<>+32(SB), T, T;              \
-	VPSLLD  $4, T, T;                            \
-	VPOR    T, LS, LS;                           \
+	IQ4XSLSAT((64+32*(H))(SI), 8*((j)/2)+4*((j)%2), 2*(j), SH, LS, T)
+#define IQ4XSLSAT(SRC, NL, NH, SH, LS, T) \
+	VMOVDQU SRC, LS;                 \
+	VPSRLD  $(NL), LS, LS;           \
+	VPAND   iq4xsDW<>(SB), LS, LS;   \
+	VPSRLD  $(NH), SH, T;            \
+	VPAND   iq4xsDW<>+32(SB), T, T;  \
+	VPSLLD  $4, T, T;                \
+	VPOR    T, LS, LS;               \
 	VPSUBD  iq4xsDW<>+64(SB), LS, LS
 
-// IQ4XA2SUB adds sub-block j to Y2 (rows 0-7) and Y3 (8-15).
-#define IQ4XA2SUB(j) \
+// IQ4XA2SUB adds the loop's sub-block i to Y2 (rows 0-7) and Y3 (8-15).
+#define IQ4XA2SUB(i) \
 	VPXOR Y4, Y4, Y4;   \
 	VPXOR Y5, Y5, Y5;   \
-	IQ4XA2CHUNK(j, 0);  \
-	IQ4XA2CHUNK(j, 1);  \
-	IQ4XA2CHUNK(j, 2);  \
-	IQ4XA2CHUNK(j, 3);  \
-	IQ4XA2SCALE(j, 0, Y10, Y4, Y2); \
-	IQ4XA2SCALE(j, 1, Y11, Y5, Y3)
-
-// IQ4XA2PF prefetches the 9 lines from 8 KiB + off past SI.
-#define IQ4XA2PF(off) \
-	PREFETCHT0 (8192+(off))(SI); PREFETCHT0 (8256+(off))(SI); PREFETCHT0 (8320+(off))(SI); \
-	PREFETCHT0 (8384+(off))(SI); PREFETCHT0 (8448+(off))(SI); PREFETCHT0 (8512+(off))(SI); \
-	PREFETCHT0 (8576+(off))(SI); PREFETCHT0 (8640+(off))(SI); PREFETCHT0 (8704+(off))(SI)
+	IQ4XA2CHUNK(i, 0);  \
+	IQ4XA2CHUNK(i, 1);  \
+	IQ4XA2CHUNK(i, 2);  \
+	IQ4XA2CHUNK(i, 3);  \
+	IQ4XA2SCALE(i, 0, Y10, Y4, Y2); \
+	IQ4XA2SCALE(i, 1, Y11, Y5, Y3)
 
 #define IQ4XA2CONST \
 	VMOVDQU ones16<>(SB), Y13; \
@@ -3010,20 +3038,35 @@ GLOBL iq4xsDW<>(SB), RODATA|NOPTR, $96
 #define IQ4XA2BODY \
 	VPMOVZXWD 32(SI), Y10; \
 	VPMOVZXWD 48(SI), Y11; \
+	VMOVDQU   64(SI), Y8;  \
+	VMOVDQU   96(SI), Y9;  \
+	VMOVDQU   Y8, (SP);    \
+	VMOVDQU   Y9, 32(SP);  \
 	VPXOR     Y2, Y2, Y2;  \
 	VPXOR     Y3, Y3, Y3;  \
-	IQ4XA2PF(0);           \
+	MOVQ      SI, R10;     \
+	MOVQ      R8, R11;     \
+	MOVQ      SI, R13;     \
+	MOVQ      $4, AX;      \
+xssubs:;                   \
+	PREFETCHT0 8192(R13); PREFETCHT0 8256(R13); PREFETCHT0 8320(R13); \
+	PREFETCHT0 8384(R13); PREFETCHT0 8448(R13); PREFETCHT0 8512(R13); \
+	PREFETCHT0 8576(R13); PREFETCHT0 8640(R13); PREFETCHT0 8704(R13); \
 	IQ4XA2SUB(0);          \
 	IQ4XA2SUB(1);          \
-	IQ4XA2PF(544);         \
-	IQ4XA2SUB(2);          \
-	IQ4XA2SUB(3);          \
-	IQ4XA2PF(1088);        \
-	IQ4XA2SUB(4);          \
-	IQ4XA2SUB(5);          \
-	IQ4XA2PF(1632);        \
-	IQ4XA2SUB(6);          \
-	IQ4XA2SUB(7)
+	VMOVDQU   (SP), Y8;    \
+	VMOVDQU   32(SP), Y9;  \
+	VPSRLD    $8, Y8, Y8;  \
+	VPSRLD    $8, Y9, Y9;  \
+	VMOVDQU   Y8, (SP);    \
+	VMOVDQU   Y9, 32(SP);  \
+	VPSRLD    $4, Y10, Y10; \
+	VPSRLD    $4, Y11, Y11; \
+	ADDQ      $512, R10;   \
+	ADDQ      $64, R11;    \
+	ADDQ      $544, R13;   \
+	DECQ      AX;          \
+	JNZ       xssubs
 
 // func ilRowsIQ4XSAVX2(w *byte, ng, nb int, y *byte, out *float32)
 ILKA2GROUPS(·ilRowsIQ4XSAVX2, 2176, IQ4XA2CONST, IQ4XA2BODY)

@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -13,7 +14,7 @@ import (
 // past the caches) multiplied in turn by one token on 1 and 2 threads, so
 // every weight comes from memory; MB/s is weight bytes a second. "probe"
 // is the read MeasureReadBandwidth makes, over a buffer of the same size,
-// the bound those rates meet.
+// the bound those rates meet. LITERT_BENCH_ISA picks the C kernel set.
 func BenchmarkMatMulStream(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 5))
 	const n, size = 24, 2048
@@ -35,7 +36,7 @@ func BenchmarkMatMulStream(b *testing.B) {
 			}
 			for _, threads := range []int{1, 2} {
 				backends := []Backend{NewGo(threads)}
-				if c, err := LoadCPU(threads); err == nil {
+				if c, err := LoadCPUWith(CPUOptions{Threads: threads, ISA: os.Getenv("LITERT_BENCH_ISA")}); err == nil {
 					backends = append(backends, c)
 				}
 				for _, be := range backends {
