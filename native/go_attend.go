@@ -260,12 +260,14 @@ func (k f16Group) padded(ng int) int {
 	return (ng + step - 1) / step * step
 }
 
-// f16GroupKernels returns the four-head kernels this CPU runs for head
-// size hd: AVX-512's for multiples of 16, else AVX2's for multiples of 8.
+// f16GroupKernels returns the group kernels (four and three heads) this
+// CPU runs for head size hd: AVX-512's for multiples of 16, else AVX2's for
+// multiples of 8.
 func f16GroupKernels(hd int) (f16Group, bool) {
 	switch {
 	case haveAVX512 && hd%16 == 0:
-		return f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, dots1: dotsF16AVX512, rows: 4}, true
+		return f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, dots3: dotsF16G3AVX512, wsum3: wsumF16G3AVX512,
+			dots1: dotsF16AVX512, rows: 4}, true
 	case haveX86SIMD && hd%8 == 0:
 		return f16Group{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, dots3: dotsF16G3AVX2, wsum3: wsumF16G3AVX2,
 			dots1: dotsF16SIMD, rows: 2}, true

@@ -384,6 +384,7 @@ func TestGroupAttentionKernels(t *testing.T) {
 		heads int
 	}{
 		{"AVX512", haveAVX512, 16, f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, rows: 4}, 4},
+		{"AVX512 three heads", haveAVX512, 16, f16Group{dots: dotsF16G3AVX512, wsum: wsumF16G3AVX512, rows: 4}, 3},
 		{"AVX2", haveX86SIMD, 8, f16Group{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, rows: 2}, 4},
 		{"AVX2 three heads", haveX86SIMD, 8, f16Group{dots: dotsF16G3AVX2, wsum: wsumF16G3AVX2, rows: 2}, 3},
 	}

@@ -276,216 +276,196 @@ done:
 	VZEROUPPER
 	RET
 
-// G4ROW adds to the four heads' sums A(h*4+r) of row r the products of the
-// widened key chunks Z16..Z19 (rows 0-3) with the query chunk q.
-#define G4ROW(q, a0, a1, a2, a3) \
-	VFMADD231PS q, Z16, a0; \
-	VFMADD231PS q, Z17, a1; \
-	VFMADD231PS q, Z18, a2; \
-	VFMADD231PS q, Z19, a3
+// The AVX-512 group kernels: GDOTS512 and GWSUM512 are their skeletons,
+// for the heads listed by HEADS (a per-head op applied to each; G4 four
+// heads, G3 three: GQA groups of 3, as smollm2's, padded to four spent a
+// quarter of the products on a zero query).
+
+// GDOTS512 defines name(s, q *float32, k *byte, kstride, nrows, hd,
+// sstride int): dotsF16AVX512 for the heads of one GQA group at once (hd
+// floats apart in q) against nrows key rows (a multiple of 4), four rows a
+// step: each key chunk is widened once for the heads, and the 16 (head,
+// row) sums (head h's in Z(4h)..Z(4h+3); a missing head's stay zero) are
+// reduced together as in dotsF16AVX512 (STORE). Head h's scores go to s +
+// h*sstride bytes.
+#define GDOTS512(name, HEADS, STORE) \
+TEXT name(SB), NOSPLIT, $0-56; \
+	MOVQ s+0(FP), R8;          \
+	MOVQ q+8(FP), DI;          \
+	MOVQ k+16(FP), SI;         \
+	MOVQ kstride+24(FP), DX;   \
+	MOVQ nrows+32(FP), CX;     \
+	MOVQ hd+40(FP), BX;        \
+	MOVQ sstride+48(FP), R10;  \
+	MOVQ BX, R9;               \
+	SHLQ $2, R9;               \
+	LEAQ (R9)(R9*2), R11;      \
+	SHLQ $1, BX;               \
+	LEAQ (DX)(DX*2), R13;      \
+g4rows:;                       \
+	CMPQ   CX, $4;             \
+	JLT    g4done;             \
+	MOVQ   DX, AX;             \
+	SHLQ   $4, AX;             \
+	ADDQ   SI, AX;             \
+	PF16;                      \
+	ZERO16;                    \
+	MOVQ   SI, R14;            \
+	MOVQ   DI, R12;            \
+	XORQ   AX, AX;             \
+g4cols:;                       \
+	VCVTPH2PS (R14), Z16;         \
+	VCVTPH2PS (R14)(DX*1), Z17;   \
+	VCVTPH2PS (R14)(DX*2), Z18;   \
+	VCVTPH2PS (R14)(R13*1), Z19;  \
+	HEADS(G512DOT);               \
+	ADDQ      $32, R14;           \
+	ADDQ      $64, R12;           \
+	ADDQ      $32, AX;            \
+	CMPQ      AX, BX;             \
+	JLT       g4cols;             \
+	REDUCE16;                     \
+	STORE;                        \
+	ADDQ          $16, R8;        \
+	LEAQ          (SI)(DX*4), SI; \
+	SUBQ          $4, CX;         \
+	JMP           g4rows;         \
+g4done:;                          \
+	VZEROUPPER;                   \
+	RET
+
+// G512DOT adds to head h's sums a0..a3 of rows 0-3 the products of the
+// widened key chunks Z16..Z19 with its query chunk (at Q, into Zq).
+#define G512DOT(Q, Zq, a0, a1, a2, a3) \
+	VMOVUPS     Q, Zq;      \
+	VFMADD231PS Zq, Z16, a0; \
+	VFMADD231PS Zq, Z17, a1; \
+	VFMADD231PS Zq, Z18, a2; \
+	VFMADD231PS Zq, Z19, a3
+#define GDOTS512H3(OP) \
+	OP((R12), Z20, Z0, Z1, Z2, Z3);       \
+	OP((R12)(R9*1), Z21, Z4, Z5, Z6, Z7); \
+	OP((R12)(R9*2), Z22, Z8, Z9, Z10, Z11)
+#define GDOTS512H4(OP) \
+	GDOTS512H3(OP); \
+	OP((R12)(R11*1), Z23, Z12, Z13, Z14, Z15)
+// (REDUCE16 leaves head h's four row sums in Z0's 128-bit lane h)
+#define GSTORE512H3 \
+	VMOVUPS       X0, (R8);        \
+	VEXTRACTF32X4 $1, Z0, X1;      \
+	VMOVUPS       X1, (R8)(R10*1); \
+	VEXTRACTF32X4 $2, Z0, X1;      \
+	VMOVUPS       X1, (R8)(R10*2)
+#define GSTORE512H4 \
+	GSTORE512H3;                   \
+	VEXTRACTF32X4 $3, Z0, X1;      \
+	LEAQ          (R10)(R10*2), R14; \
+	VMOVUPS       X1, (R8)(R14*1)
 
 // func dotsF16G4AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
-//
-// Four query heads of one GQA group (hd floats apart in q) against nrows
-// key rows (a multiple of 4), four rows a step: each key chunk is widened
-// once for all four heads, and the 16 (head, row) sums are reduced
-// together as in dotsF16AVX512. Head h's scores go to s + h*sstride bytes.
-TEXT ·dotsF16G4AVX512(SB), NOSPLIT, $0-56
-	MOVQ s+0(FP), R8
-	MOVQ q+8(FP), DI
-	MOVQ k+16(FP), SI
-	MOVQ kstride+24(FP), DX
-	MOVQ nrows+32(FP), CX
-	MOVQ hd+40(FP), BX
-	MOVQ sstride+48(FP), R10
-	MOVQ BX, R9
-	SHLQ $2, R9              // bytes between the heads' queries
-	LEAQ (R9)(R9*2), R11
-	SHLQ $1, BX              // bytes of a key row
-	LEAQ (DX)(DX*2), R13
+GDOTS512(·dotsF16G4AVX512, GDOTS512H4, GSTORE512H4)
 
-g4rows:
-	CMPQ   CX, $4
-	JLT    g4done
-	MOVQ   DX, AX
-	SHLQ   $4, AX
-	ADDQ   SI, AX            // the rows 16 ahead
-	PF16
-	ZERO16
-	MOVQ   SI, R14
-	MOVQ   DI, R12
-	XORQ   AX, AX
+// func dotsF16G3AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+GDOTS512(·dotsF16G3AVX512, GDOTS512H3, GSTORE512H3)
 
-g4cols:
-	VCVTPH2PS (R14), Z16
-	VCVTPH2PS (R14)(DX*1), Z17
-	VCVTPH2PS (R14)(DX*2), Z18
-	VCVTPH2PS (R14)(R13*1), Z19
-	VMOVUPS   (R12), Z20
-	VMOVUPS   (R12)(R9*1), Z21
-	VMOVUPS   (R12)(R9*2), Z22
-	VMOVUPS   (R12)(R11*1), Z23
-	G4ROW(Z20, Z0, Z1, Z2, Z3)
-	G4ROW(Z21, Z4, Z5, Z6, Z7)
-	G4ROW(Z22, Z8, Z9, Z10, Z11)
-	G4ROW(Z23, Z12, Z13, Z14, Z15)
-	ADDQ      $32, R14
-	ADDQ      $64, R12
-	ADDQ      $32, AX
-	CMPQ      AX, BX
-	JLT       g4cols
-
-	REDUCE16
-	VMOVUPS       X0, (R8)
-	VEXTRACTF32X4 $1, Z0, X1
-	VMOVUPS       X1, (R8)(R10*1)
-	VEXTRACTF32X4 $2, Z0, X1
-	VMOVUPS       X1, (R8)(R10*2)
-	VEXTRACTF32X4 $3, Z0, X1
-	LEAQ          (R10)(R10*2), R14
-	VMOVUPS       X1, (R8)(R14*1)
-	ADDQ          $16, R8
-	LEAQ          (SI)(DX*4), SI
-	SUBQ          $4, CX
-	JMP           g4rows
-
-g4done:
-	VZEROUPPER
+// GWSUM512 defines name(o, w *float32, v *byte, vstride, nrows, hd,
+// wstride int): wsumF16AVX512 for the heads of one GQA group at once: o
+// holds their outputs hd floats apart, w their weights wstride bytes
+// apart, and each value row's chunk is widened once for the heads. Column
+// blocks of 64 elements (head h's 4 sums in Z(4h)..Z(4h+3)), then of 16.
+#define GWSUM512(name, HEADS) \
+TEXT name(SB), NOSPLIT, $0-56; \
+	MOVQ o+0(FP), R8;          \
+	MOVQ w+8(FP), DI;          \
+	MOVQ v+16(FP), SI;         \
+	MOVQ vstride+24(FP), DX;   \
+	MOVQ nrows+32(FP), CX;     \
+	MOVQ hd+40(FP), BX;        \
+	MOVQ wstride+48(FP), R9;   \
+	SHLQ $2, BX;               \
+	LEAQ (BX)(BX*2), R14;      \
+	LEAQ (R9)(R9*2), R10;      \
+	LEAQ (DI)(CX*4), CX;       \
+	XORQ AX, AX;               \
+g4blk64:;                      \
+	LEAQ    256(AX), R13;      \
+	CMPQ    R13, BX;           \
+	JGT     g4blk16;           \
+	LEAQ    (R8)(AX*1), R13;   \
+	HEADS(GW512LOAD64);        \
+	MOVQ    AX, R11;           \
+	SHRQ    $1, R11;           \
+	ADDQ    SI, R11;           \
+	MOVQ    DI, R12;           \
+g4r64:;                        \
+	CMPQ         R12, CX;      \
+	JGE          g4s64;        \
+	PREFETCHT0   (R11)(DX*8);  \
+	PREFETCHT0   64(R11)(DX*8); \
+	VCVTPH2PS    (R11), Z16;   \
+	VCVTPH2PS    32(R11), Z17; \
+	VCVTPH2PS    64(R11), Z18; \
+	VCVTPH2PS    96(R11), Z19; \
+	HEADS(GW512SUM64);         \
+	ADDQ         $4, R12;      \
+	ADDQ         DX, R11;      \
+	JMP          g4r64;        \
+g4s64:;                        \
+	HEADS(GW512STORE64);       \
+	ADDQ    $256, AX;          \
+	JMP     g4blk64;           \
+g4blk16:;                      \
+	CMPQ    AX, BX;            \
+	JGE     g4done16;          \
+	LEAQ    (R8)(AX*1), R13;   \
+	HEADS(GW512LOAD16);        \
+	MOVQ    AX, R11;           \
+	SHRQ    $1, R11;           \
+	ADDQ    SI, R11;           \
+	MOVQ    DI, R12;           \
+g4r16:;                        \
+	CMPQ         R12, CX;      \
+	JGE          g4s16;        \
+	VCVTPH2PS    (R11), Z16;   \
+	HEADS(GW512SUM16);         \
+	ADDQ         $4, R12;      \
+	ADDQ         DX, R11;      \
+	JMP          g4r16;        \
+g4s16:;                        \
+	HEADS(GW512STORE16);       \
+	ADDQ    $64, AX;           \
+	JMP     g4blk16;           \
+g4done16:;                     \
+	VZEROUPPER;                \
 	RET
 
-// G4SUM adds to a head's sums a0..a3 its broadcast weight w times the
-// widened value chunks Z16..Z19.
-#define G4SUM(w, a0, a1, a2, a3) \
-	VFMADD231PS w, Z16, a0; \
-	VFMADD231PS w, Z17, a1; \
-	VFMADD231PS w, Z18, a2; \
-	VFMADD231PS w, Z19, a3
+// The per-head ops of GWSUM512: head h's outputs at O, its weight at W,
+// its sums a0..a3 (a 16-column block: a0), Zw for its broadcast weight.
+#define GW512LOAD64(O, W, Zw, a0, a1, a2, a3) \
+	VMOVUPS O, a0; VMOVUPS 64 O, a1; VMOVUPS 128 O, a2; VMOVUPS 192 O, a3
+#define GW512SUM64(O, W, Zw, a0, a1, a2, a3) \
+	VBROADCASTSS W, Zw;      \
+	VFMADD231PS  Zw, Z16, a0; \
+	VFMADD231PS  Zw, Z17, a1; \
+	VFMADD231PS  Zw, Z18, a2; \
+	VFMADD231PS  Zw, Z19, a3
+#define GW512STORE64(O, W, Zw, a0, a1, a2, a3) \
+	VMOVUPS a0, O; VMOVUPS a1, 64 O; VMOVUPS a2, 128 O; VMOVUPS a3, 192 O
+#define GW512LOAD16(O, W, Zw, a0, a1, a2, a3) VMOVUPS O, a0
+#define GW512SUM16(O, W, Zw, a0, a1, a2, a3) \
+	VBROADCASTSS W, Zw;      \
+	VFMADD231PS  Zw, Z16, a0
+#define GW512STORE16(O, W, Zw, a0, a1, a2, a3) VMOVUPS a0, O
+#define GWSUM512H3(OP) \
+	OP((R13), (R12), Z20, Z0, Z1, Z2, Z3);             \
+	OP((R13)(BX*1), (R12)(R9*1), Z21, Z4, Z5, Z6, Z7); \
+	OP((R13)(BX*2), (R12)(R9*2), Z22, Z8, Z9, Z10, Z11)
+#define GWSUM512H4(OP) \
+	GWSUM512H3(OP); \
+	OP((R13)(R14*1), (R12)(R10*1), Z23, Z12, Z13, Z14, Z15)
 
 // func wsumF16G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-//
-// wsumF16AVX512 for four query heads of one GQA group at once: o holds
-// their outputs hd floats apart, w their weights wstride bytes apart, and
-// each value row's chunk is widened once for the four. Column blocks of
-// 64 elements (16 sums in registers), then of 16.
-TEXT ·wsumF16G4AVX512(SB), NOSPLIT, $0-56
-	MOVQ o+0(FP), R8
-	MOVQ w+8(FP), DI
-	MOVQ v+16(FP), SI
-	MOVQ vstride+24(FP), DX
-	MOVQ nrows+32(FP), CX
-	MOVQ hd+40(FP), BX
-	MOVQ wstride+48(FP), R9
-	SHLQ $2, BX              // bytes of a head's output
-	LEAQ (BX)(BX*2), R14
-	LEAQ (R9)(R9*2), R10
-	LEAQ (DI)(CX*4), CX      // the end of head 0's weights
-	XORQ AX, AX              // byte offset of the column block in o
+GWSUM512(·wsumF16G4AVX512, GWSUM512H4)
 
-g4blk64:
-	LEAQ    256(AX), R13
-	CMPQ    R13, BX
-	JGT     g4blk16
-	LEAQ    (R8)(AX*1), R13
-	VMOVUPS (R13), Z0
-	VMOVUPS 64(R13), Z1
-	VMOVUPS 128(R13), Z2
-	VMOVUPS 192(R13), Z3
-	VMOVUPS (R13)(BX*1), Z4
-	VMOVUPS 64(R13)(BX*1), Z5
-	VMOVUPS 128(R13)(BX*1), Z6
-	VMOVUPS 192(R13)(BX*1), Z7
-	VMOVUPS (R13)(BX*2), Z8
-	VMOVUPS 64(R13)(BX*2), Z9
-	VMOVUPS 128(R13)(BX*2), Z10
-	VMOVUPS 192(R13)(BX*2), Z11
-	VMOVUPS (R13)(R14*1), Z12
-	VMOVUPS 64(R13)(R14*1), Z13
-	VMOVUPS 128(R13)(R14*1), Z14
-	VMOVUPS 192(R13)(R14*1), Z15
-	MOVQ    AX, R11
-	SHRQ    $1, R11
-	ADDQ    SI, R11          // the value rows' column block
-	MOVQ    DI, R12
-
-g4r64:
-	CMPQ         R12, CX
-	JGE          g4s64
-	PREFETCHT0   (R11)(DX*8)
-	PREFETCHT0   64(R11)(DX*8)
-	VCVTPH2PS    (R11), Z16
-	VCVTPH2PS    32(R11), Z17
-	VCVTPH2PS    64(R11), Z18
-	VCVTPH2PS    96(R11), Z19
-	VBROADCASTSS (R12), Z20
-	VBROADCASTSS (R12)(R9*1), Z21
-	VBROADCASTSS (R12)(R9*2), Z22
-	VBROADCASTSS (R12)(R10*1), Z23
-	G4SUM(Z20, Z0, Z1, Z2, Z3)
-	G4SUM(Z21, Z4, Z5, Z6, Z7)
-	G4SUM(Z22, Z8, Z9, Z10, Z11)
-	G4SUM(Z23, Z12, Z13, Z14, Z15)
-	ADDQ         $4, R12
-	ADDQ         DX, R11
-	JMP          g4r64
-
-g4s64:
-	VMOVUPS Z0, (R13)
-	VMOVUPS Z1, 64(R13)
-	VMOVUPS Z2, 128(R13)
-	VMOVUPS Z3, 192(R13)
-	VMOVUPS Z4, (R13)(BX*1)
-	VMOVUPS Z5, 64(R13)(BX*1)
-	VMOVUPS Z6, 128(R13)(BX*1)
-	VMOVUPS Z7, 192(R13)(BX*1)
-	VMOVUPS Z8, (R13)(BX*2)
-	VMOVUPS Z9, 64(R13)(BX*2)
-	VMOVUPS Z10, 128(R13)(BX*2)
-	VMOVUPS Z11, 192(R13)(BX*2)
-	VMOVUPS Z12, (R13)(R14*1)
-	VMOVUPS Z13, 64(R13)(R14*1)
-	VMOVUPS Z14, 128(R13)(R14*1)
-	VMOVUPS Z15, 192(R13)(R14*1)
-	ADDQ    $256, AX
-	JMP     g4blk64
-
-g4blk16:
-	CMPQ    AX, BX
-	JGE     g4done16
-	LEAQ    (R8)(AX*1), R13
-	VMOVUPS (R13), Z0
-	VMOVUPS (R13)(BX*1), Z1
-	VMOVUPS (R13)(BX*2), Z2
-	VMOVUPS (R13)(R14*1), Z3
-	MOVQ    AX, R11
-	SHRQ    $1, R11
-	ADDQ    SI, R11
-	MOVQ    DI, R12
-
-g4r16:
-	CMPQ         R12, CX
-	JGE          g4s16
-	VCVTPH2PS    (R11), Z16
-	VBROADCASTSS (R12), Z20
-	VBROADCASTSS (R12)(R9*1), Z21
-	VBROADCASTSS (R12)(R9*2), Z22
-	VBROADCASTSS (R12)(R10*1), Z23
-	VFMADD231PS  Z20, Z16, Z0
-	VFMADD231PS  Z21, Z16, Z1
-	VFMADD231PS  Z22, Z16, Z2
-	VFMADD231PS  Z23, Z16, Z3
-	ADDQ         $4, R12
-	ADDQ         DX, R11
-	JMP          g4r16
-
-g4s16:
-	VMOVUPS Z0, (R13)
-	VMOVUPS Z1, (R13)(BX*1)
-	VMOVUPS Z2, (R13)(BX*2)
-	VMOVUPS Z3, (R13)(R14*1)
-	ADDQ    $64, AX
-	JMP     g4blk16
-
-g4done16:
-	VZEROUPPER
-	RET
-
+// func wsumF16G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+GWSUM512(·wsumF16G3AVX512, GWSUM512H3)

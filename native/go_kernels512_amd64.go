@@ -222,6 +222,16 @@ func dotsF16G4AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 //go:noescape
 func wsumF16G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 
+// dotsF16G3AVX512 is dotsF16G4AVX512 for three heads (GQA groups of 3).
+//
+//go:noescape
+func dotsF16G3AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
+
+// wsumF16G3AVX512 is wsumF16G4AVX512 for three heads.
+//
+//go:noescape
+func wsumF16G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
 // ilRowsIQ4NL is ilRowsQ4_0 for interleaved IQ4_NL weights.
 //
 //go:noescape
