@@ -2847,6 +2847,14 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 	K45HALF(i, c, 0, Y4, Y5, ACC, QOFF, HB); \
 	K45HALF(i, c, 1, Y12, Y13, ACC, QOFF, HB)
 
+// K45CHUNKS4 is chunks c..c+3 of the pair i, the first ACC'd (K45SET
+// starts its sums), the others added.
+#define K45CHUNKS4(i, c, ACC, QOFF, HB) \
+	K45CHUNK(i, c, ACC, QOFF, HB);         \
+	K45CHUNK(i, (c)+1, K45ADD, QOFF, HB); \
+	K45CHUNK(i, (c)+2, K45ADD, QOFF, HB); \
+	K45CHUNK(i, (c)+3, K45ADD, QOFF, HB)
+
 // K45FLUSH adds pair p's int16 sums (Y4, Y5: rows 0-7; Y12, Y13: 8-15)
 // times their sub-blocks' scales (at off(R12)) to Y2 and Y3 (VPMADDWD
 // widens them).
@@ -2872,14 +2880,8 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 	PREFETCHT0 (8192+576*(i))(R13); PREFETCHT0 (8256+576*(i))(R13); PREFETCHT0 (8320+576*(i))(R13); \
 	PREFETCHT0 (8384+576*(i))(R13); PREFETCHT0 (8448+576*(i))(R13); PREFETCHT0 (8512+576*(i))(R13); \
 	PREFETCHT0 (8576+576*(i))(R13); PREFETCHT0 (8640+576*(i))(R13); PREFETCHT0 (8704+576*(i))(R13); \
-	K45CHUNK(i, 0, K45SET, 256, K4NOHB); \
-	K45CHUNK(i, 1, K45ADD, 256, K4NOHB); \
-	K45CHUNK(i, 2, K45ADD, 256, K4NOHB); \
-	K45CHUNK(i, 3, K45ADD, 256, K4NOHB); \
-	K45CHUNK(i, 4, K45ADD, 256, K4NOHB); \
-	K45CHUNK(i, 5, K45ADD, 256, K4NOHB); \
-	K45CHUNK(i, 6, K45ADD, 256, K4NOHB); \
-	K45CHUNK(i, 7, K45ADD, 256, K4NOHB); \
+	K45CHUNKS4(i, 0, K45SET, 256, K4NOHB); \
+	K45CHUNKS4(i, 4, K45ADD, 256, K4NOHB); \
 	K45FLUSH(0, i)
 
 // K5HB adds to the nibbles Y8 (sub-block 2p) and Y9 (2p+1) their fifth
@@ -2905,10 +2907,7 @@ GLOBL m10<>(SB), RODATA|NOPTR, $32
 #define K5PAIR(p, HB) \
 	PREFETCHT0 (8192+352*(p))(R13); PREFETCHT0 (8256+352*(p))(R13); PREFETCHT0 (8320+352*(p))(R13); \
 	PREFETCHT0 (8384+352*(p))(R13); PREFETCHT0 (8448+352*(p))(R13); PREFETCHT0 (8512+352*(p))(R13); \
-	K45CHUNK(p, 0, K45SET, 768, HB); \
-	K45CHUNK(p, 1, K45ADD, 768, HB); \
-	K45CHUNK(p, 2, K45ADD, 768, HB); \
-	K45CHUNK(p, 3, K45ADD, 768, HB); \
+	K45CHUNKS4(p, 0, K45SET, 768, HB); \
 	K45FLUSH(64*((p)/2), p)
 
 // K45LOOP sets the loop's registers and K45NEXT steps them.
