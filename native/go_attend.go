@@ -231,9 +231,8 @@ func groupSlots(c *KVCache, a Attention) int {
 }
 
 // f16Group is attendGroupsF16's kernels: scores and weighted sums for four
-// query heads (dots takes key rows in multiples of rows), for three where
-// the CPU has them (dots3, wsum3; else nil), and one head's scores for a
-// block's last rows.
+// query heads (dots takes key rows in multiples of rows) and for three
+// (dots3, wsum3), and one head's scores for a block's last rows.
 type f16Group struct {
 	dots  func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 	wsum  func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
@@ -244,11 +243,10 @@ type f16Group struct {
 }
 
 // groupHeads is the query heads a kernel call takes for groups of ng:
-// three where ng is a multiple of 3 but not of 4 and there are
-// three-head kernels (smollm2's groups of 3 padded to 4 spent a quarter of
-// the products on a zero query), else four.
+// three where ng is a multiple of 3 but not of 4 (smollm2's groups of 3
+// padded to 4 spent a quarter of the products on a zero query), else four.
 func (k f16Group) groupHeads(ng int) int {
-	if k.dots3 != nil && ng%3 == 0 && ng%4 != 0 {
+	if ng%3 == 0 && ng%4 != 0 {
 		return 3
 	}
 	return 4
