@@ -276,10 +276,10 @@ done:
 	VZEROUPPER
 	RET
 
-// The AVX-512 group kernels: GDOTS512 and GWSUM512 are their skeletons,
-// for the heads listed by HEADS (a per-head op applied to each; G4 four
-// heads, G3 three: GQA groups of 3, as smollm2's, padded to four spent a
-// quarter of the products on a zero query).
+// The AVX-512 group kernels: GDOTS512 and GWSUM (gwsum_amd64.h) are
+// their skeletons, for the heads listed by HEADS (a per-head op applied
+// to each; G4 four heads, G3 three: GQA groups of 3, as smollm2's, padded
+// to four spent a quarter of the products on a zero query).
 
 // GDOTS512 defines name(s, q *float32, k *byte, kstride, nrows, hd,
 // sstride int): dotsF16AVX512 for the heads of one GQA group at once (hd
@@ -368,78 +368,28 @@ GDOTS512(·dotsF16G4AVX512, GDOTS512H4, GSTORE512H4)
 // func dotsF16G3AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 GDOTS512(·dotsF16G3AVX512, GDOTS512H3, GSTORE512H3)
 
-// GWSUM512 defines name(o, w *float32, v *byte, vstride, nrows, hd,
-// wstride int): wsumF16AVX512 for the heads of one GQA group at once: o
-// holds their outputs hd floats apart, w their weights wstride bytes
-// apart, and each value row's chunk is widened once for the heads. Column
-// blocks of 64 elements (head h's 4 sums in Z(4h)..Z(4h+3)), then of 16.
-#define GWSUM512(name, HEADS) \
-TEXT name(SB), NOSPLIT, $0-56; \
-	MOVQ o+0(FP), R8;          \
-	MOVQ w+8(FP), DI;          \
-	MOVQ v+16(FP), SI;         \
-	MOVQ vstride+24(FP), DX;   \
-	MOVQ nrows+32(FP), CX;     \
-	MOVQ hd+40(FP), BX;        \
-	MOVQ wstride+48(FP), R9;   \
-	SHLQ $2, BX;               \
-	LEAQ (BX)(BX*2), R14;      \
-	LEAQ (R9)(R9*2), R10;      \
-	LEAQ (DI)(CX*4), CX;       \
-	XORQ AX, AX;               \
-g4blk64:;                      \
-	LEAQ    256(AX), R13;      \
-	CMPQ    R13, BX;           \
-	JGT     g4blk16;           \
-	LEAQ    (R8)(AX*1), R13;   \
-	HEADS(GW512LOAD64);        \
-	MOVQ    AX, R11;           \
-	SHRQ    $1, R11;           \
-	ADDQ    SI, R11;           \
-	MOVQ    DI, R12;           \
-g4r64:;                        \
-	CMPQ         R12, CX;      \
-	JGE          g4s64;        \
-	PREFETCHT0   (R11)(DX*8);  \
-	PREFETCHT0   64(R11)(DX*8); \
-	VCVTPH2PS    (R11), Z16;   \
-	VCVTPH2PS    32(R11), Z17; \
-	VCVTPH2PS    64(R11), Z18; \
-	VCVTPH2PS    96(R11), Z19; \
-	HEADS(GW512SUM64);         \
-	ADDQ         $4, R12;      \
-	ADDQ         DX, R11;      \
-	JMP          g4r64;        \
-g4s64:;                        \
-	HEADS(GW512STORE64);       \
-	ADDQ    $256, AX;          \
-	JMP     g4blk64;           \
-g4blk16:;                      \
-	CMPQ    AX, BX;            \
-	JGE     g4done16;          \
-	LEAQ    (R8)(AX*1), R13;   \
-	HEADS(GW512LOAD16);        \
-	MOVQ    AX, R11;           \
-	SHRQ    $1, R11;           \
-	ADDQ    SI, R11;           \
-	MOVQ    DI, R12;           \
-g4r16:;                        \
-	CMPQ         R12, CX;      \
-	JGE          g4s16;        \
-	VCVTPH2PS    (R11), Z16;   \
-	HEADS(GW512SUM16);         \
-	ADDQ         $4, R12;      \
-	ADDQ         DX, R11;      \
-	JMP          g4r16;        \
-g4s16:;                        \
-	HEADS(GW512STORE16);       \
-	ADDQ    $64, AX;           \
-	JMP     g4blk16;           \
-g4done16:;                     \
-	VZEROUPPER;                \
-	RET
+// The AVX-512 group value sums: GWSUM (gwsum_amd64.h) at 16 floats a
+// register. Column blocks of 64 elements (head h's 4 sums in
+// Z(4h)..Z(4h+3)), then of 16.
+#define GW_BIG 256
+#define GW_SMALL 64
+#define GW_WIDEN_BIG \
+	PREFETCHT0 (R11)(DX*8);   \
+	PREFETCHT0 64(R11)(DX*8); \
+	VCVTPH2PS  (R11), Z16;    \
+	VCVTPH2PS  32(R11), Z17;  \
+	VCVTPH2PS  64(R11), Z18;  \
+	VCVTPH2PS  96(R11), Z19
+#define GW_WIDEN_SMALL VCVTPH2PS (R11), Z16
+#define GW_LOAD_BIG GW512LOAD64
+#define GW_SUM_BIG GW512SUM64
+#define GW_STORE_BIG GW512STORE64
+#define GW_LOAD_SMALL GW512LOAD16
+#define GW_SUM_SMALL GW512SUM16
+#define GW_STORE_SMALL GW512STORE16
+#include "gwsum_amd64.h"
 
-// The per-head ops of GWSUM512: head h's outputs at O, its weight at W,
+// The per-head ops of the AVX-512 group value sums: head h's outputs at O, its weight at W,
 // its sums a0..a3 (a 16-column block: a0), Zw for its broadcast weight.
 #define GW512LOAD64(O, W, Zw, a0, a1, a2, a3) \
 	VMOVUPS O, a0; VMOVUPS 64 O, a1; VMOVUPS 128 O, a2; VMOVUPS 192 O, a3
@@ -465,7 +415,7 @@ g4done16:;                     \
 	OP((R13)(R14*1), (R12)(R10*1), Z23, Z12, Z13, Z14, Z15)
 
 // func wsumF16G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-GWSUM512(·wsumF16G4AVX512, GWSUM512H4)
+GWSUM(·wsumF16G4AVX512, GWSUM512H4)
 
 // func wsumF16G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-GWSUM512(·wsumF16G3AVX512, GWSUM512H3)
+GWSUM(·wsumF16G3AVX512, GWSUM512H3)

@@ -519,10 +519,10 @@ q4done:
 	VZEROUPPER
 	RET
 
-// The AVX2 group kernels: GDOTSA2 and GWSUMA2 are their skeletons, for
-// the heads listed by HEADS (a per-head op applied to each; G4 four heads,
-// G3 three: GQA groups of 3, as smollm2's, padded to four spent a quarter
-// of the products on a zero query).
+// The AVX2 group kernels: GDOTSA2 and GWSUM (gwsum_amd64.h) are their
+// skeletons, for the heads listed by HEADS (a per-head op applied to
+// each; G4 four heads, G3 three: GQA groups of 3, as smollm2's, padded to
+// four spent a quarter of the products on a zero query).
 
 // GDOTSA2 defines name(s, q *float32, k *byte, kstride, nrows, hd,
 // sstride int): dotsF16SIMD for the heads of one GQA group at once (hd
@@ -616,76 +616,26 @@ GDOTSA2(·dotsF16G4AVX2, GZERO4, GDOTS4, GSTORE4)
 // func dotsF16G3AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 GDOTSA2(·dotsF16G3AVX2, GDOTS3ZERO, GDOTS3, GSTORE3)
 
-// GWSUMA2 defines name(o, w *float32, v *byte, vstride, nrows, hd,
-// wstride int): wsumF16SIMD for the heads of one GQA group at once: o
-// holds their outputs hd floats apart, w their weights wstride bytes
-// apart, and each value row's chunk is widened once for the heads.
-// Column blocks of 16 elements (head h's sums in Y(2h), Y(2h+1), each FMA
-// chain advancing once per row), then of 8. hd is a multiple of 8.
-#define GWSUMA2(name, HEADS) \
-TEXT name(SB), NOSPLIT, $0-56;    \
-	MOVQ o+0(FP), R8;             \
-	MOVQ w+8(FP), DI;             \
-	MOVQ v+16(FP), SI;            \
-	MOVQ vstride+24(FP), DX;      \
-	MOVQ nrows+32(FP), CX;        \
-	MOVQ hd+40(FP), BX;           \
-	MOVQ wstride+48(FP), R9;      \
-	SHLQ $2, BX;                  \
-	LEAQ (BX)(BX*2), R14;         \
-	LEAQ (R9)(R9*2), R10;         \
-	LEAQ (DI)(CX*4), CX;          \
-	XORQ AX, AX;                  \
-gblk16:;                          \
-	LEAQ    64(AX), R13;          \
-	CMPQ    R13, BX;              \
-	JGT     gblk8;                \
-	LEAQ    (R8)(AX*1), R13;      \
-	HEADS(GWLOAD16);              \
-	MOVQ    AX, R11;              \
-	SHRQ    $1, R11;              \
-	ADDQ    SI, R11;              \
-	MOVQ    DI, R12;              \
-gr16:;                            \
-	CMPQ       R12, CX;           \
-	JGE        gs16;              \
-	PREFETCHT0 (R11)(DX*8);       \
-	VCVTPH2PS  (R11), Y8;         \
-	VCVTPH2PS  16(R11), Y9;       \
-	HEADS(GWSUM16);               \
-	ADDQ       $4, R12;           \
-	ADDQ       DX, R11;           \
-	JMP        gr16;              \
-gs16:;                            \
-	HEADS(GWSTORE16);             \
-	ADDQ    $64, AX;              \
-	JMP     gblk16;               \
-gblk8:;                           \
-	CMPQ    AX, BX;               \
-	JGE     gwdone;               \
-	LEAQ    (R8)(AX*1), R13;      \
-	HEADS(GWLOAD8);               \
-	MOVQ    AX, R11;              \
-	SHRQ    $1, R11;              \
-	ADDQ    SI, R11;              \
-	MOVQ    DI, R12;              \
-gr8:;                             \
-	CMPQ      R12, CX;            \
-	JGE       gs8;                \
-	VCVTPH2PS (R11), Y8;          \
-	HEADS(GWSUM8);                \
-	ADDQ      $4, R12;            \
-	ADDQ      DX, R11;            \
-	JMP       gr8;                \
-gs8:;                             \
-	HEADS(GWSTORE8);              \
-	ADDQ    $32, AX;              \
-	JMP     gblk8;                \
-gwdone:;                          \
-	VZEROUPPER;                   \
-	RET
+// The AVX2 group value sums: GWSUM (gwsum_amd64.h) at 8 floats a
+// register. Column blocks of 16 elements (head h's sums in Y(2h),
+// Y(2h+1), each FMA chain advancing once per row), then of 8. hd is a
+// multiple of 8.
+#define GW_BIG 64
+#define GW_SMALL 32
+#define GW_WIDEN_BIG \
+	PREFETCHT0 (R11)(DX*8); \
+	VCVTPH2PS  (R11), Y8;   \
+	VCVTPH2PS  16(R11), Y9
+#define GW_WIDEN_SMALL VCVTPH2PS (R11), Y8
+#define GW_LOAD_BIG GWLOAD16
+#define GW_SUM_BIG GWSUM16
+#define GW_STORE_BIG GWSTORE16
+#define GW_LOAD_SMALL GWLOAD8
+#define GW_SUM_SMALL GWSUM8
+#define GW_STORE_SMALL GWSTORE8
+#include "gwsum_amd64.h"
 
-// The per-head ops of GWSUMA2: head h's outputs at O, its weight at W,
+// The per-head ops of the AVX2 group value sums: head h's outputs at O, its weight at W,
 // its sums A0, A1, Yw for its broadcast weight.
 #define GWLOAD16(O, W, A0, A1, Yw) VMOVUPS O, A0; VMOVUPS 32 O, A1
 #define GWSUM16(O, W, A0, A1, Yw) \
@@ -709,7 +659,7 @@ gwdone:;                          \
 	OP((R13)(BX*2), (R12)(R9*2), Y4, Y5, Y12)
 
 // func wsumF16G4AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-GWSUMA2(·wsumF16G4AVX2, GWSUMS4)
+GWSUM(·wsumF16G4AVX2, GWSUMS4)
 
 // func wsumF16G3AVX2(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
-GWSUMA2(·wsumF16G3AVX2, GWSUMS3)
+GWSUM(·wsumF16G3AVX2, GWSUMS3)

@@ -1,0 +1,79 @@
+// GWSUM is the skeleton of the group value-sum kernels of go_attn_amd64.s
+// (AVX2) and go_attn512_amd64.s (AVX-512): one control flow at two vector
+// widths. GWSUM(name, HEADS) defines name(o, w *float32, v *byte, vstride,
+// nrows, hd, wstride int): the weighted sum of nrows F16 value rows for
+// the heads of one GQA group at once. o holds the heads' outputs hd floats
+// apart, w their weights wstride bytes apart, and each value row's chunk
+// is widened once for all the heads. HEADS(OP) applies a per-head op to
+// every head; the including file defines, for its width:
+//
+//	GW_BIG, GW_SMALL         bytes of output in a big and a small column
+//	                         block (hd*4 is a multiple of GW_SMALL)
+//	GW_WIDEN_BIG, _SMALL     prefetch and widen row R11's chunk of a block
+//	GW_LOAD_BIG, _SMALL      per-head ops: load the block's sums from O,
+//	GW_SUM_BIG, _SMALL       add the row times the head's weight at W,
+//	GW_STORE_BIG, _SMALL     store the sums back to O
+//
+// Registers: R8 o, DI w, SI v, DX vstride, CX the end of w, BX hd*4,
+// R14 3*hd*4, R9 wstride, R10 3*wstride, AX the block's byte column,
+// R13 the block's outputs, R11 the row's chunk, R12 the row's weight.
+#define GWSUM(name, HEADS) \
+TEXT name(SB), NOSPLIT, $0-56;   \
+	MOVQ o+0(FP), R8;            \
+	MOVQ w+8(FP), DI;            \
+	MOVQ v+16(FP), SI;           \
+	MOVQ vstride+24(FP), DX;     \
+	MOVQ nrows+32(FP), CX;       \
+	MOVQ hd+40(FP), BX;          \
+	MOVQ wstride+48(FP), R9;     \
+	SHLQ $2, BX;                 \
+	LEAQ (BX)(BX*2), R14;        \
+	LEAQ (R9)(R9*2), R10;        \
+	LEAQ (DI)(CX*4), CX;         \
+	XORQ AX, AX;                 \
+gblkbig:;                        \
+	LEAQ    GW_BIG(AX), R13;     \
+	CMPQ    R13, BX;             \
+	JGT     gblksmall;           \
+	LEAQ    (R8)(AX*1), R13;     \
+	HEADS(GW_LOAD_BIG);          \
+	MOVQ    AX, R11;             \
+	SHRQ    $1, R11;             \
+	ADDQ    SI, R11;             \
+	MOVQ    DI, R12;             \
+growbig:;                        \
+	CMPQ    R12, CX;             \
+	JGE     gstorebig;           \
+	GW_WIDEN_BIG;                \
+	HEADS(GW_SUM_BIG);           \
+	ADDQ    $4, R12;             \
+	ADDQ    DX, R11;             \
+	JMP     growbig;             \
+gstorebig:;                      \
+	HEADS(GW_STORE_BIG);         \
+	ADDQ    $GW_BIG, AX;         \
+	JMP     gblkbig;             \
+gblksmall:;                      \
+	CMPQ    AX, BX;              \
+	JGE     gwdone;              \
+	LEAQ    (R8)(AX*1), R13;     \
+	HEADS(GW_LOAD_SMALL);        \
+	MOVQ    AX, R11;             \
+	SHRQ    $1, R11;             \
+	ADDQ    SI, R11;             \
+	MOVQ    DI, R12;             \
+growsmall:;                      \
+	CMPQ    R12, CX;             \
+	JGE     gstoresmall;         \
+	GW_WIDEN_SMALL;              \
+	HEADS(GW_SUM_SMALL);         \
+	ADDQ    $4, R12;             \
+	ADDQ    DX, R11;             \
+	JMP     growsmall;           \
+gstoresmall:;                    \
+	HEADS(GW_STORE_SMALL);       \
+	ADDQ    $GW_SMALL, AX;       \
+	JMP     gblksmall;           \
+gwdone:;                         \
+	VZEROUPPER;                  \
+	RET
