@@ -15,7 +15,7 @@ import (
 // near, and stay in L1 for each GQA group's other heads.
 const attBlock = 64
 
-// groupBlock is attBlock for attendGroupsF16: its blocks go through
+// groupBlock is attBlock for attendGroups: its blocks go through
 // every cache head's rows in turn as well, and shorter blocks keep the
 // cache's rows in order in memory more nearly (decode at depth 576,
 // SmolLM2 Q8_0, one thread: 16 rows 199-204 tok/s against 187-199 for 64).
@@ -148,11 +148,11 @@ func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
 
 // attnScratch is one attention job's room: the row's maxima and sums and
 // its scores (a row of a span's keys per head, or per slot of
-// attendGroupsF16's padded groups), carved from one buffer f so that a
+// attendGroups' padded groups), carved from one buffer f so that a
 // fresh scratch costs few allocations; for a quantized cache the queries
 // as Q8_0 blocks (qb) and either as q8a activations (qa, the SIMD kernels)
 // or as their float values (qr, with a value row vr); for
-// attendGroupsF16 the padded queries and outputs (qp, op).
+// attendGroups the padded queries and outputs (qp, op).
 type attnScratch struct {
 	f       []float32
 	m, l, s []float32
@@ -192,7 +192,7 @@ func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p
 		return
 	}
 	if groupSlots(c, a) > 0 {
-		w.attendGroupsF16(c, a, o, m, l, q, p0, n)
+		w.attendGroups(c, a, o, m, l, q, p0, n)
 		return
 	}
 	if c.quantized() {
@@ -216,24 +216,26 @@ func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p
 	}
 }
 
-// groupSlots is, where attendGroupsF16 serves a, the score rows it uses:
+// groupSlots is, where attendGroups serves a, the score rows it uses:
 // each cache head's group of query heads padded to a multiple of the
-// kernels' heads (groupHeads); 0 elsewhere. It serves F16 caches where
-// this CPU has group kernels for the head size, for GQA (a group of one
-// gains nothing from sharing a widened key).
+// kernels' heads (groupHeads); 0 elsewhere. It serves the caches this CPU
+// has group kernels for (groupKernelsFor), for GQA (a group of one gains
+// nothing from sharing a widened row).
 func groupSlots(c *KVCache, a Attention) int {
 	ng := a.NHeads / a.NKVHeads
-	kern, ok := f16GroupKernels(a.HeadDim)
-	if !ok || c.typ != ggml.F16 || ng < 2 {
+	kern, ok := groupKernelsFor(c.typ, a.HeadDim)
+	if !ok || ng < 2 {
 		return 0
 	}
 	return a.NKVHeads * kern.padded(ng)
 }
 
-// f16Group is attendGroupsF16's kernels: scores and weighted sums for four
-// query heads (dots takes key rows in multiples of rows) and for three
-// (dots3, wsum3), and one head's scores for a block's last rows.
-type f16Group struct {
+// groupKernels is attendGroups' kernels: weighted sums of value rows for
+// four query heads and for three (wsum, wsum3), and for an F16 cache the
+// scores likewise (dots takes key rows in multiples of rows) and one
+// head's scores for a block's last rows. A quantized cache's scores are
+// the per-head integer dots of keyDots (dots is nil).
+type groupKernels struct {
 	dots  func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 	wsum  func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 	dots3 func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
@@ -245,7 +247,7 @@ type f16Group struct {
 // groupHeads is the query heads a kernel call takes for groups of ng:
 // three where ng is a multiple of 3 but not of 4 (smollm2's groups of 3
 // padded to 4 spent a quarter of the products on a zero query), else four.
-func (k f16Group) groupHeads(ng int) int {
+func (k groupKernels) groupHeads(ng int) int {
 	if ng%3 == 0 && ng%4 != 0 {
 		return 3
 	}
@@ -253,52 +255,110 @@ func (k f16Group) groupHeads(ng int) int {
 }
 
 // padded is ng rounded up to a multiple of groupHeads(ng).
-func (k f16Group) padded(ng int) int {
+func (k groupKernels) padded(ng int) int {
 	step := k.groupHeads(ng)
 	return (ng + step - 1) / step * step
 }
 
-// f16GroupKernels returns the group kernels (four and three heads) this
-// CPU runs for head size hd: AVX-512's for multiples of 16, else AVX2's for
-// multiples of 8.
-func f16GroupKernels(hd int) (f16Group, bool) {
+// groupKernelsFor returns the group kernels (four and three heads) this
+// CPU runs for a cache of type typ and head size hd: for F16, AVX-512's
+// for multiples of 16, else AVX2's for multiples of 8; for Q8_0 and Q4_0,
+// AVX-512's value sums (head sizes are whole blocks).
+func groupKernelsFor(typ ggml.DType, hd int) (groupKernels, bool) {
 	switch {
-	case haveAVX512 && hd%16 == 0:
-		return f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, dots3: dotsF16G3AVX512, wsum3: wsumF16G3AVX512,
+	case typ == ggml.F16 && haveAVX512 && hd%16 == 0:
+		return groupKernels{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, dots3: dotsF16G3AVX512, wsum3: wsumF16G3AVX512,
 			dots1: dotsF16AVX512, rows: 4}, true
-	case haveX86SIMD && hd%8 == 0:
-		return f16Group{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, dots3: dotsF16G3AVX2, wsum3: wsumF16G3AVX2,
+	case typ == ggml.F16 && haveX86SIMD && hd%8 == 0:
+		return groupKernels{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, dots3: dotsF16G3AVX2, wsum3: wsumF16G3AVX2,
 			dots1: dotsF16SIMD, rows: 2}, true
+	case typ == ggml.Q8_0 && haveAVX512 && hd%qk == 0:
+		return groupKernels{wsum: wsumQ8_0G4AVX512, wsum3: wsumQ8_0G3AVX512}, true
+	case typ == ggml.Q4_0 && haveAVX512 && hd%qk == 0:
+		return groupKernels{wsum: wsumQ4_0G4AVX512, wsum3: wsumQ4_0G3AVX512}, true
 	}
-	return f16Group{}, false
+	return groupKernels{}, false
 }
 
-// attendGroupsF16 is attendRow for an F16 cache on the group kernels:
-// each cache head's group of query heads, padded with zero queries to a
-// multiple of the kernels' heads (copied to w.qp, their outputs summed in
-// w.op), meets every key and value chunk once per three or four heads
-// rather than once per head. The blocks of groupBlock positions go through every cache head in
-// turn, as attendRow's do.
-func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []float32, p0, n int) {
+// attendGroups is attendRow on the group kernels: each cache head's group
+// of query heads, padded to a multiple of the kernels' heads (zero
+// queries and weights in w.qp and the scores, outputs summed in w.op),
+// meets every value chunk (and every F16 key chunk) once per three or four
+// heads rather than once per head. The blocks of groupBlock positions go
+// through every cache head in turn, as attendRow's do.
+func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32, p0, n int) {
 	hd := a.HeadDim
 	ng := a.NHeads / a.NKVHeads
-	kern, _ := f16GroupKernels(hd) // groupSlots found them
+	kern, _ := groupKernelsFor(c.typ, hd) // groupSlots found them
 	nkv, ngp, step := len(q)/hd/ng, kern.padded(ng), kern.groupHeads(ng)
 	dots, wsum := kern.dots, kern.wsum
 	if step == 3 {
 		dots, wsum = kern.dots3, kern.wsum3
 	}
 	slot := func(h int) int { return h/ng*ngp + h%ng }
-	w.qp, w.op = grow(w.qp, nkv*ngp*hd), grow(w.op, nkv*ngp*hd)
-	clear(w.qp)
-	clear(w.op)
-	for h := range len(q) / hd {
-		copy(w.qp[slot(h)*hd:][:hd], q[h*hd:(h+1)*hd])
-	}
 	s := w.s[:nkv*ngp*n]
+	w.op = grow(w.op, nkv*ngp*hd)
+	clear(w.op)
+	if c.quantized() {
+		w.quantizeQueries(q, hd)
+		for g := range nkv * ngp {
+			if g%ngp >= ng { // a padding slot: zero weights
+				clear(s[g*n : (g+1)*n])
+			}
+		}
+		for j := 0; j < n; j += groupBlock {
+			nb := min(groupBlock, n-j)
+			for h := range len(q) / hd {
+				w.keyDots(c, s[slot(h)*n+j:][:nb], q[h*hd:(h+1)*hd], h, h/ng, p0+j)
+			}
+		}
+	} else {
+		w.qp = grow(w.qp, nkv*ngp*hd)
+		clear(w.qp)
+		for h := range len(q) / hd {
+			copy(w.qp[slot(h)*hd:][:hd], q[h*hd:(h+1)*hd])
+		}
+		w.groupDotsF16(c, kern, dots, step, s, nkv, ngp, hd, p0, n)
+	}
+	for h := range len(q) / hd {
+		l[h], m[h] = softmaxScores(s[slot(h)*n:][:n], a.Scale, a.SoftCap, true)
+	}
+	// the value rows: position p's for cache head kvh at row(p, kvh),
+	// vstride bytes apart
+	var row func(p, kvh int) unsafe.Pointer
+	var vstride int
+	if c.quantized() {
+		hb := hd / qk * c.typ.TypeSize()
+		_ = c.vq[(p0+n-1)*c.rowBytes+nkv*hb-1]
+		row = func(p, kvh int) unsafe.Pointer { return unsafe.Pointer(&c.vq[p*c.rowBytes+kvh*hb]) }
+		vstride = c.rowBytes
+	} else {
+		_ = c.v16[(p0+n-1)*c.width+nkv*hd-1]
+		row = func(p, kvh int) unsafe.Pointer { return unsafe.Pointer(&c.v16[p*c.width+kvh*hd]) }
+		vstride = 2 * c.width
+	}
+	for j := 0; j < n; j += groupBlock {
+		nb := min(groupBlock, n-j)
+		for kvh := range nkv {
+			v := (*byte)(row(p0+j, kvh))
+			for g := kvh * ngp; g < (kvh+1)*ngp; g += step {
+				wsum(&w.op[g*hd], &s[g*n+j], v, vstride, nb, hd, 4*n)
+			}
+		}
+	}
+	for h := range len(q) / hd {
+		copy(o[h*hd:(h+1)*hd], w.op[slot(h)*hd:][:hd])
+	}
+}
+
+// groupDotsF16 sets the scores s (n per slot, ngp slots for each of nkv
+// cache heads) of the padded queries w.qp (hd floats a slot) against the
+// F16 keys at positions [p0, p0+n): dots takes step heads, kern.dots1 a
+// block's last rows head by head.
+func (w *attnScratch) groupDotsF16(c *KVCache, kern groupKernels, dots func(s, q *float32, k *byte, kstride, nrows, hd, sstride int),
+	step int, s []float32, nkv, ngp, hd, p0, n int) {
 	stride := 2 * c.width // bytes between positions
 	_ = c.k16[(p0+n-1)*c.width+nkv*hd-1]
-	_ = c.v16[(p0+n-1)*c.width+nkv*hd-1]
 	for j := 0; j < n; j += groupBlock {
 		nb := min(groupBlock, n-j)
 		n4 := nb - nb%kern.rows
@@ -315,21 +375,6 @@ func (w *attnScratch) attendGroupsF16(c *KVCache, a Attention, o, m, l, q []floa
 				}
 			}
 		}
-	}
-	for h := range len(q) / hd {
-		l[h], m[h] = softmaxScores(s[slot(h)*n:][:n], a.Scale, a.SoftCap, true)
-	}
-	for j := 0; j < n; j += groupBlock {
-		nb := min(groupBlock, n-j)
-		for kvh := range nkv {
-			v := unsafe.Pointer(&c.v16[(p0+j)*c.width+kvh*hd])
-			for g := kvh * ngp; g < (kvh+1)*ngp; g += step {
-				wsum(&w.op[g*hd], &s[g*n+j], (*byte)(v), stride, nb, hd, 4*n)
-			}
-		}
-	}
-	for h := range len(q) / hd {
-		copy(o[h*hd:(h+1)*hd], w.op[slot(h)*hd:][:hd])
 	}
 }
 

@@ -380,13 +380,13 @@ func TestGroupAttentionKernels(t *testing.T) {
 		name  string
 		ok    bool
 		hdOf  int // the head sizes it takes: multiples of hdOf
-		kern  f16Group
+		kern  groupKernels
 		heads int
 	}{
-		{"AVX512", haveAVX512, 16, f16Group{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, rows: 4}, 4},
-		{"AVX512 three heads", haveAVX512, 16, f16Group{dots: dotsF16G3AVX512, wsum: wsumF16G3AVX512, rows: 4}, 3},
-		{"AVX2", haveX86SIMD, 8, f16Group{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, rows: 2}, 4},
-		{"AVX2 three heads", haveX86SIMD, 8, f16Group{dots: dotsF16G3AVX2, wsum: wsumF16G3AVX2, rows: 2}, 3},
+		{"AVX512", haveAVX512, 16, groupKernels{dots: dotsF16G4AVX512, wsum: wsumF16G4AVX512, rows: 4}, 4},
+		{"AVX512 three heads", haveAVX512, 16, groupKernels{dots: dotsF16G3AVX512, wsum: wsumF16G3AVX512, rows: 4}, 3},
+		{"AVX2", haveX86SIMD, 8, groupKernels{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, rows: 2}, 4},
+		{"AVX2 three heads", haveX86SIMD, 8, groupKernels{dots: dotsF16G3AVX2, wsum: wsumF16G3AVX2, rows: 2}, 3},
 	}
 	ran := 0
 	r := rand.New(rand.NewPCG(43, 44))
@@ -477,6 +477,60 @@ func TestWsumQuantized(t *testing.T) {
 				}
 				for i := range got {
 					require.InDelta(t, want[i], got[i], 1e-6*mag*float64(nrows), "%s nb=%d rows=%d element %d", typ, nb, nrows, i)
+				}
+			}
+		}
+	}
+}
+
+// TestGroupWsumQuantized checks the group value sums over Q8_0 and Q4_0
+// rows (three and four heads) against each head's dequantized rows summed
+// in float64 onto its outputs, for block counts that take each column step
+// (one and two blocks) and row counts past a block's; outputs past the
+// call's heads are left as they were.
+func TestGroupWsumQuantized(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("no AVX-512 group kernels on this CPU or build")
+	}
+	type wsumFn = func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+	sets := []struct {
+		typ   ggml.DType
+		heads int
+		wsum  wsumFn
+	}{
+		{ggml.Q8_0, 4, wsumQ8_0G4AVX512}, {ggml.Q8_0, 3, wsumQ8_0G3AVX512},
+		{ggml.Q4_0, 4, wsumQ4_0G4AVX512}, {ggml.Q4_0, 3, wsumQ4_0G3AVX512},
+	}
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, set := range sets {
+		for _, nb := range []int{1, 2, 3, 4, 8} {
+			for _, nrows := range []int{1, 3, 17, 64} {
+				hd := nb * qk
+				v, vstride := cacheRows(t, r, set.typ, nrows, nb, 5)
+				const wstride = 70 // floats between the heads' weights
+				w := randFloats(r, 4*wstride, 1)
+				base := randFloats(r, 4*hd, 1) // the kernels add to o
+				got := append([]float32(nil), base...)
+				set.wsum(&got[0], &w[0], &v[0], vstride, nrows, hd, 4*wstride)
+				require.Equal(t, base[set.heads*hd:], got[set.heads*hd:], "%s G%d nb=%d rows=%d: an output past the heads", set.typ, set.heads, nb, nrows)
+				row := make([]float32, hd)
+				for h := range set.heads {
+					var mag float64
+					want := make([]float64, hd)
+					for i, x := range base[h*hd : (h+1)*hd] {
+						want[i] = float64(x)
+					}
+					for j := range nrows {
+						require.NoError(t, ggml.DequantizeRow(set.typ, v[j*vstride:], row))
+						for i, x := range row {
+							p := float64(w[h*wstride+j]) * float64(x)
+							want[i] += p
+							mag = max(mag, math.Abs(p))
+						}
+					}
+					for i := range hd {
+						require.InDelta(t, want[i], got[h*hd+i], 1e-6*mag*float64(nrows)+1e-6, "%s G%d head %d nb=%d rows=%d element %d", set.typ, set.heads, h, nb, nrows, i)
+					}
 				}
 			}
 		}

@@ -381,6 +381,11 @@ GDOTS512(·dotsF16G3AVX512, GDOTS512H3, GSTORE512H3)
 	VCVTPH2PS  64(R11), Z18;  \
 	VCVTPH2PS  96(R11), Z19
 #define GW_WIDEN_SMALL VCVTPH2PS (R11), Z16
+#define GW_CHUNK \
+	MOVQ AX, R11; \
+	SHRQ $1, R11; \
+	ADDQ SI, R11
+#define GW_SETUP
 #define GW_LOAD_BIG GW512LOAD64
 #define GW_SUM_BIG GW512SUM64
 #define GW_STORE_BIG GW512STORE64
@@ -419,3 +424,111 @@ GWSUM(·wsumF16G4AVX512, GWSUM512H4)
 
 // func wsumF16G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 GWSUM(·wsumF16G3AVX512, GWSUM512H3)
+
+// The AVX-512 group value sums of quantized caches: GWSUM over rows of
+// Q8_0 or Q4_0 blocks, each block of 32 widened to two registers of its
+// values (d·q, or d·(q-8)) before the heads' FMAs, so that a head adds
+// w·(d·q) as dequantizing a row and adding it (axpy) does. Column blocks
+// of 64 elements (two cache blocks), then of 32 (one); Z24, Z25 hold the
+// blocks' scales.
+#undef GW_BIG
+#undef GW_SMALL
+#undef GW_CHUNK
+#undef GW_WIDEN_BIG
+#undef GW_WIDEN_SMALL
+#undef GW_LOAD_SMALL
+#undef GW_SUM_SMALL
+#undef GW_STORE_SMALL
+#define GW_BIG 256
+#define GW_SMALL 128
+#define GW_LOAD_SMALL GW512LOAD32
+#define GW_SUM_SMALL GW512SUM32
+#define GW_STORE_SMALL GW512STORE32
+#define GW512LOAD32(O, W, Zw, a0, a1, a2, a3) VMOVUPS O, a0; VMOVUPS 64 O, a1
+#define GW512SUM32(O, W, Zw, a0, a1, a2, a3) \
+	VBROADCASTSS W, Zw;      \
+	VFMADD231PS  Zw, Z16, a0; \
+	VFMADD231PS  Zw, Z17, a1
+#define GW512STORE32(O, W, Zw, a0, a1, a2, a3) VMOVUPS a0, O; VMOVUPS a1, 64 O
+
+// GWSCALE(off, Yd, Zd) sets Zd to the F16 scale at off(R11), broadcast.
+#define GWSCALE(off, Yd, Zd) \
+	VPBROADCASTW off(R11), Yd; \
+	VCVTPH2PS    Yd, Zd
+
+// Q8_0: block AX/128 of a row is at 34 bytes a block; its 32 signed
+// quants are widened a half at a time.
+#define GW_CHUNK \
+	MOVQ   AX, R11;       \
+	SHRQ   $6, R11;       \
+	IMUL3Q $17, R11, R11; \
+	ADDQ   SI, R11
+#define GW_WIDEN_SMALL \
+	GWSCALE(0, Y24, Z24);         \
+	VPMOVSXBD 2(R11), Z16;   \
+	VPMOVSXBD 18(R11), Z17;  \
+	VCVTDQ2PS Z16, Z16;      \
+	VCVTDQ2PS Z17, Z17;      \
+	VMULPS    Z24, Z16, Z16; \
+	VMULPS    Z24, Z17, Z17
+#define GW_WIDEN_BIG \
+	PREFETCHT0 (R11)(DX*8);   \
+	PREFETCHT0 64(R11)(DX*8); \
+	GWSCALE(34, Y25, Z25);         \
+	VPMOVSXBD  36(R11), Z18;  \
+	VPMOVSXBD  52(R11), Z19;  \
+	VCVTDQ2PS  Z18, Z18;      \
+	VCVTDQ2PS  Z19, Z19;      \
+	VMULPS     Z25, Z18, Z18; \
+	VMULPS     Z25, Z19, Z19; \
+	GW_WIDEN_SMALL
+
+// func wsumQ8_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+GWSUM(·wsumQ8_0G4AVX512, GWSUM512H4)
+
+// func wsumQ8_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+GWSUM(·wsumQ8_0G3AVX512, GWSUM512H3)
+
+// Q4_0: block AX/128 of a row is at 18 bytes a block; its 16 bytes hold
+// quants 0-15 in their low nibbles and 16-31 in their high ones, each
+// less 8 (Z26 = 0x0f, Z27 = 8 in every dword).
+#undef GW_SETUP
+#undef GW_CHUNK
+#undef GW_WIDEN_BIG
+#undef GW_WIDEN_SMALL
+#define GW_SETUP \
+	MOVL         $0x0f, R13; \
+	VMOVD        R13, X26;   \
+	VPBROADCASTD X26, Z26;   \
+	MOVL         $8, R13;    \
+	VMOVD        R13, X27;   \
+	VPBROADCASTD X27, Z27
+#define GW_CHUNK \
+	MOVQ   AX, R11;      \
+	SHRQ   $6, R11;      \
+	IMUL3Q $9, R11, R11; \
+	ADDQ   SI, R11
+// GWQ4(off, Yd, Zd, Z0, Z1) sets Z0, Z1 to the values of the block at
+// off(R11) (Zd its scale).
+#define GWQ4(off, Yd, Zd, Z0, Z1) \
+	GWSCALE(off, Yd, Zd);         \
+	VPMOVZXBD off+2(R11), Z0; \
+	VPSRLD    $4, Z0, Z1;     \
+	VPANDD    Z26, Z0, Z0;    \
+	VPSUBD    Z27, Z0, Z0;    \
+	VPSUBD    Z27, Z1, Z1;    \
+	VCVTDQ2PS Z0, Z0;         \
+	VCVTDQ2PS Z1, Z1;         \
+	VMULPS    Zd, Z0, Z0;     \
+	VMULPS    Zd, Z1, Z1
+#define GW_WIDEN_SMALL GWQ4(0, Y24, Z24, Z16, Z17)
+#define GW_WIDEN_BIG \
+	PREFETCHT0 (R11)(DX*8); \
+	GWQ4(18, Y25, Z25, Z18, Z19); \
+	GW_WIDEN_SMALL
+
+// func wsumQ4_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+GWSUM(·wsumQ4_0G4AVX512, GWSUM512H4)
+
+// func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+GWSUM(·wsumQ4_0G3AVX512, GWSUM512H3)

@@ -232,6 +232,28 @@ func dotsF16G3AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 //go:noescape
 func wsumF16G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 
+// wsumQ8_0G4AVX512 is wsumF16G4AVX512 for value rows of Q8_0 blocks (hd a
+// multiple of 32): each block widened to its values d·q once for the four
+// heads.
+//
+//go:noescape
+func wsumQ8_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
+// wsumQ8_0G3AVX512 is wsumQ8_0G4AVX512 for three heads.
+//
+//go:noescape
+func wsumQ8_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
+// wsumQ4_0G4AVX512 is wsumQ8_0G4AVX512 for Q4_0 blocks (values d·(q-8)).
+//
+//go:noescape
+func wsumQ4_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
+// wsumQ4_0G3AVX512 is wsumQ4_0G4AVX512 for three heads.
+//
+//go:noescape
+func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+
 // ilRowsIQ4NL is ilRowsQ4_0 for interleaved IQ4_NL weights.
 //
 //go:noescape

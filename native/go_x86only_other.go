@@ -66,6 +66,18 @@ func dotsF16G3AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int) {
 func wsumF16G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 	panic("unreachable")
 }
+func wsumQ8_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
+	panic("unreachable")
+}
+func wsumQ8_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
+	panic("unreachable")
+}
+func wsumQ4_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
+	panic("unreachable")
+}
+func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
+	panic("unreachable")
+}
 
 func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILIQ4NL(dst, w *byte, nb int)                       { panic("unreachable") }

@@ -1,14 +1,18 @@
 // GWSUM is the skeleton of the group value-sum kernels of go_attn_amd64.s
 // (AVX2) and go_attn512_amd64.s (AVX-512): one control flow at two vector
-// widths. GWSUM(name, HEADS) defines name(o, w *float32, v *byte, vstride,
-// nrows, hd, wstride int): the weighted sum of nrows F16 value rows for
+// widths and for three cache types. GWSUM(name, HEADS) defines name(o, w
+// *float32, v *byte, vstride, nrows, hd, wstride int): the weighted sum of
+// nrows value rows (vstride bytes apart; F16, or Q8_0 or Q4_0 blocks) for
 // the heads of one GQA group at once. o holds the heads' outputs hd floats
 // apart, w their weights wstride bytes apart, and each value row's chunk
 // is widened once for all the heads. HEADS(OP) applies a per-head op to
-// every head; the including file defines, for its width:
+// every head; the including file defines, for its width and type:
 //
 //	GW_BIG, GW_SMALL         bytes of output in a big and a small column
 //	                         block (hd*4 is a multiple of GW_SMALL)
+//	GW_SETUP                 load the widening's constants, if any
+//	GW_CHUNK                 set R11 to the row's chunk for the block at
+//	                         AX (SI the first row, AX the byte column)
 //	GW_WIDEN_BIG, _SMALL     prefetch and widen row R11's chunk of a block
 //	GW_LOAD_BIG, _SMALL      per-head ops: load the block's sums from O,
 //	GW_SUM_BIG, _SMALL       add the row times the head's weight at W,
@@ -31,15 +35,14 @@ TEXT name(SB), NOSPLIT, $0-56;   \
 	LEAQ (R9)(R9*2), R10;        \
 	LEAQ (DI)(CX*4), CX;         \
 	XORQ AX, AX;                 \
+	GW_SETUP;                    \
 gblkbig:;                        \
 	LEAQ    GW_BIG(AX), R13;     \
 	CMPQ    R13, BX;             \
 	JGT     gblksmall;           \
 	LEAQ    (R8)(AX*1), R13;     \
 	HEADS(GW_LOAD_BIG);          \
-	MOVQ    AX, R11;             \
-	SHRQ    $1, R11;             \
-	ADDQ    SI, R11;             \
+	GW_CHUNK;                    \
 	MOVQ    DI, R12;             \
 growbig:;                        \
 	CMPQ    R12, CX;             \
@@ -58,9 +61,7 @@ gblksmall:;                      \
 	JGE     gwdone;              \
 	LEAQ    (R8)(AX*1), R13;     \
 	HEADS(GW_LOAD_SMALL);        \
-	MOVQ    AX, R11;             \
-	SHRQ    $1, R11;             \
-	ADDQ    SI, R11;             \
+	GW_CHUNK;                    \
 	MOVQ    DI, R12;             \
 growsmall:;                      \
 	CMPQ    R12, CX;             \
