@@ -57,6 +57,23 @@ type attendTask struct {
 	a      Attention
 	spans  int       // key spans per (row, cache head)
 	part   []float32 // spans > 1: per job, each head's max and sum, then outputs
+	// spans > 1 over a quantized cache: each row's queries, quantized
+	// once for its spans (prepare)
+	rows []rowQueries
+}
+
+// prepare quantizes the query rows for their spans where the spans of a
+// row would otherwise each quantize them (a quantized cache, split
+// rows).
+func (at *attendTask) prepare() {
+	if at.spans == 1 || !at.c.quantized() {
+		return
+	}
+	nh, hd := at.a.NHeads, at.a.HeadDim
+	at.rows = grow(at.rows, at.n)
+	for t := range at.n {
+		at.rows[t].set(at.c, at.a, at.q[t*nh*hd:][:nh*hd])
+	}
 }
 
 // keys returns the cache positions [first, last] query row t sees.
@@ -94,16 +111,24 @@ func (at *attendTask) run(lo, hi int) {
 		nk := last - first + 1
 		p0, p1 := first+span*nk/at.spans, first+(span+1)*nk/at.spans
 		q := at.q[t*nh*hd:][:nh*hd]
+		var rq *rowQueries // a quantized cache's queries
+		switch {
+		case len(at.rows) > 0:
+			rq = &at.rows[t]
+		case at.c.quantized():
+			rq = &w.rq
+			rq.set(at.c, a, q)
+		}
 		if at.spans == 1 {
 			o := at.out[t*nh*hd:][:nh*hd]
-			w.attendRow(at.c, a, o, w.m, w.l, q, p0, p1)
+			w.attendRow(at.c, a, o, w.m, w.l, q, rq, p0, p1)
 			for h := range nh {
 				at.normalize(o[h*hd:(h+1)*hd], w.l[h], w.m[h], h)
 			}
 			continue
 		}
 		p := at.part[i*at.partSize():][:at.partSize()]
-		w.attendRow(at.c, a, p[2*nh:], p[:nh], p[nh:2*nh], q, p0, p1)
+		w.attendRow(at.c, a, p[2*nh:], p[:nh], p[nh:2*nh], q, rq, p0, p1)
 	}
 }
 
@@ -149,15 +174,14 @@ func (at *attendTask) normalize(o []float32, sum, m float32, h int) {
 // attnScratch is one attention job's room: the row's maxima and sums and
 // its scores (a row of a span's keys per head, or per slot of
 // attendGroups' padded groups), carved from one buffer f so that a
-// fresh scratch costs few allocations; for a quantized cache the queries
-// as Q8_0 blocks (qb) and either as q8a activations (qa, the SIMD kernels)
-// or as their float values (qr, with a value row vr); for
+// fresh scratch costs few allocations; for a quantized cache a row's
+// quantized queries (rq) and a value row (vr, without SIMD kernels); for
 // attendGroups the padded queries and outputs (qp, op).
 type attnScratch struct {
 	f       []float32
 	m, l, s []float32
-	qb, qa  []byte
-	qr, vr  []float32
+	rq      rowQueries
+	vr      []float32
 	qp, op  []float32
 }
 
@@ -180,8 +204,9 @@ func (w *attnScratch) reserve(nh, slots, keys int) {
 // o (nh heads of hd). Both passes walk the positions in blocks of
 // attBlock, each block through every head (head h reads cache head
 // h/(a.NHeads/a.NKVHeads)). With no positions, o is 0, l 0 and m -∞.
-// w.reserve must have made room for nh heads of p1-p0 keys.
-func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p0, p1 int) {
+// w.reserve must have made room for nh heads of p1-p0 keys; rq holds the
+// queries quantized (set) for a quantized cache.
+func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, rq *rowQueries, p0, p1 int) {
 	hd, n := a.HeadDim, p1-p0
 	nh, ng := len(q)/hd, a.NHeads/a.NKVHeads
 	clear(o)
@@ -192,17 +217,14 @@ func (w *attnScratch) attendRow(c *KVCache, a Attention, o, m, l, q []float32, p
 		return
 	}
 	if groupSlots(c, a) > 0 {
-		w.attendGroups(c, a, o, m, l, q, p0, n)
+		w.attendGroups(c, a, o, m, l, q, rq, p0, n)
 		return
-	}
-	if c.quantized() {
-		w.quantizeQueries(q, hd)
 	}
 	simd := haveSIMD && hd%8 == 0
 	for j := 0; j < n; j += attBlock {
 		nb := min(attBlock, n-j)
 		for h := range nh {
-			w.keyDots(c, w.s[h*n+j:][:nb], q[h*hd:(h+1)*hd], h, h/ng, p0+j)
+			keyDots(c, w.s[h*n+j:][:nb], q[h*hd:(h+1)*hd], rq, h, h/ng, p0+j)
 		}
 	}
 	for h := range nh {
@@ -234,7 +256,8 @@ func groupSlots(c *KVCache, a Attention) int {
 // four query heads and for three (wsum, wsum3), and for an F16 cache the
 // scores likewise (dots takes key rows in multiples of rows) and one
 // head's scores for a block's last rows. A quantized cache's scores are
-// the per-head integer dots of keyDots (dots is nil).
+// those of dotsQ and dotsQ3 where this CPU has them, the per-head integer
+// dots of keyDots for the rest.
 type groupKernels struct {
 	dots  func(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 	wsum  func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
@@ -242,6 +265,9 @@ type groupKernels struct {
 	wsum3 func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 	dots1 func(s, q *float32, k *byte, kstride, nrows, hd int)
 	rows  int
+	// a quantized cache's scores on VNNI (hd a multiple of 64): the
+	// queries as packGroupQuery lays them out, rows in multiples of 4
+	dotsQ, dotsQ3 func(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
 }
 
 // groupHeads is the query heads a kernel call takes for groups of ng:
@@ -263,7 +289,8 @@ func (k groupKernels) padded(ng int) int {
 // groupKernelsFor returns the group kernels (four and three heads) this
 // CPU runs for a cache of type typ and head size hd: for F16, AVX-512's
 // for multiples of 16, else AVX2's for multiples of 8; for Q8_0 and Q4_0,
-// AVX-512's value sums (head sizes are whole blocks).
+// AVX-512's value sums (head sizes are whole blocks) and, with VNNI and
+// head sizes a multiple of 64, its scores.
 func groupKernelsFor(typ ggml.DType, hd int) (groupKernels, bool) {
 	switch {
 	case typ == ggml.F16 && haveAVX512 && hd%16 == 0:
@@ -273,9 +300,17 @@ func groupKernelsFor(typ ggml.DType, hd int) (groupKernels, bool) {
 		return groupKernels{dots: dotsF16G4AVX2, wsum: wsumF16G4AVX2, dots3: dotsF16G3AVX2, wsum3: wsumF16G3AVX2,
 			dots1: dotsF16SIMD, rows: 2}, true
 	case typ == ggml.Q8_0 && haveAVX512 && hd%qk == 0:
-		return groupKernels{wsum: wsumQ8_0G4AVX512, wsum3: wsumQ8_0G3AVX512}, true
+		k := groupKernels{wsum: wsumQ8_0G4AVX512, wsum3: wsumQ8_0G3AVX512}
+		if haveVNNI && hd%64 == 0 {
+			k.dotsQ, k.dotsQ3 = dotsQ8_0G4VNNI, dotsQ8_0G3VNNI
+		}
+		return k, true
 	case typ == ggml.Q4_0 && haveAVX512 && hd%qk == 0:
-		return groupKernels{wsum: wsumQ4_0G4AVX512, wsum3: wsumQ4_0G3AVX512}, true
+		k := groupKernels{wsum: wsumQ4_0G4AVX512, wsum3: wsumQ4_0G3AVX512}
+		if haveVNNI && hd%64 == 0 {
+			k.dotsQ, k.dotsQ3 = dotsQ4_0G4VNNI, dotsQ4_0G3VNNI
+		}
+		return k, true
 	}
 	return groupKernels{}, false
 }
@@ -286,7 +321,7 @@ func groupKernelsFor(typ ggml.DType, hd int) (groupKernels, bool) {
 // meets every value chunk (and every F16 key chunk) once per three or four
 // heads rather than once per head. The blocks of groupBlock positions go
 // through every cache head in turn, as attendRow's do.
-func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32, p0, n int) {
+func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32, rq *rowQueries, p0, n int) {
 	hd := a.HeadDim
 	ng := a.NHeads / a.NKVHeads
 	kern, _ := groupKernelsFor(c.typ, hd) // groupSlots found them
@@ -300,18 +335,12 @@ func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32
 	w.op = grow(w.op, nkv*ngp*hd)
 	clear(w.op)
 	if c.quantized() {
-		w.quantizeQueries(q, hd)
 		for g := range nkv * ngp {
 			if g%ngp >= ng { // a padding slot: zero weights
 				clear(s[g*n : (g+1)*n])
 			}
 		}
-		for j := 0; j < n; j += groupBlock {
-			nb := min(groupBlock, n-j)
-			for h := range len(q) / hd {
-				w.keyDots(c, s[slot(h)*n+j:][:nb], q[h*hd:(h+1)*hd], h, h/ng, p0+j)
-			}
-		}
+		groupDotsQuantized(c, kern, step, s, ng, ngp, hd, q, rq, p0, n)
 	} else {
 		w.qp = grow(w.qp, nkv*ngp*hd)
 		clear(w.qp)
@@ -351,6 +380,49 @@ func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32
 	}
 }
 
+// groupDotsQuantized sets the scores s (n per slot, ngp slots for each
+// cache head's ng heads) of the row's queries q (quantized in rq) against
+// the quantized keys at positions [p0, p0+n): with kern.dotsQ, step heads
+// at once over each block's rows in fours (rq.qg, packed by slot), else
+// and for a block's last rows head by head (keyDots).
+func groupDotsQuantized(c *KVCache, kern groupKernels, step int, s []float32, ng, ngp, hd int, q []float32, rq *rowQueries, p0, n int) {
+	nh := len(q) / hd
+	slot := func(h int) int { return h/ng*ngp + h%ng }
+	dots := kern.dotsQ
+	if step == 3 {
+		dots = kern.dotsQ3
+	}
+	if dots == nil { // head by head
+		for j := 0; j < n; j += groupBlock {
+			nb := min(groupBlock, n-j)
+			for h := range nh {
+				keyDots(c, s[slot(h)*n+j:][:nb], q[h*hd:(h+1)*hd], rq, h, h/ng, p0+j)
+			}
+		}
+		return
+	}
+	nkv, qbytes := nh/ng, groupQueryBytes(hd)
+	kb := hd / qk * c.typ.TypeSize() // a cache head's bytes in a row
+	_ = c.kq[(p0+n-1)*c.rowBytes+nkv*kb-1]
+	_ = rq.qg[nkv*ngp*qbytes-1]
+	for j := 0; j < n; j += groupBlock {
+		nb := min(groupBlock, n-j)
+		n4 := nb - nb%4
+		for kvh := range nkv {
+			for g := kvh * ngp; g < (kvh+1)*ngp; g += step {
+				if n4 > 0 {
+					dots(&s[g*n+j], &rq.qg[g*qbytes], &c.kq[(p0+j)*c.rowBytes+kvh*kb], c.rowBytes, n4, hd, 4*n)
+				}
+			}
+			if nb > n4 { // the block's last rows, head by head
+				for h := kvh * ng; h < (kvh+1)*ng; h++ {
+					keyDots(c, s[slot(h)*n+j+n4:][:nb-n4], q[h*hd:(h+1)*hd], rq, h, kvh, p0+j+n4)
+				}
+			}
+		}
+	}
+}
+
 // groupDotsF16 sets the scores s (n per slot, ngp slots for each of nkv
 // cache heads) of the padded queries w.qp (hd floats a slot) against the
 // F16 keys at positions [p0, p0+n): dots takes step heads, kern.dots1 a
@@ -378,40 +450,106 @@ func (w *attnScratch) groupDotsF16(c *KVCache, kern groupKernels, dots func(s, q
 	}
 }
 
-// quantizeQueries rounds the row's queries to Q8_0 blocks, K's
-// vec_dot_type as llama.cpp's CPU flash attention over a quantized cache
-// has it, as q8a activations for the SIMD kernels or as float values.
-func (w *attnScratch) quantizeQueries(q []float32, hd int) {
+// rowQueries is a query row's heads quantized for a quantized cache:
+// rounded to Q8_0 blocks (qb, every head's), K's vec_dot_type as
+// llama.cpp's CPU flash attention over a quantized cache has it; as q8a
+// activations for the SIMD kernels (qa) or as float values (qr); and,
+// where attendGroups has group dots for the cache, packed by slot for them
+// (qg, padding slots zero).
+type rowQueries struct {
+	qb, qa, qg []byte
+	qr         []float32
+}
+
+// set quantizes the row's queries q for cache c and attention a.
+func (rq *rowQueries) set(c *KVCache, a Attention, q []float32) {
+	hd := a.HeadDim
 	nb := hd / qk
-	ng := len(q) / hd
-	w.qb = grow(w.qb, nb*ggml.Q8_0.TypeSize())
+	nh := len(q) / hd
+	hb := nb * ggml.Q8_0.TypeSize()
+	rq.qb = grow(rq.qb, nh*hb)
 	if haveSIMD {
-		w.qa = grow(w.qa, ng*nb*sizeQ8a)
+		rq.qa = grow(rq.qa, nh*nb*sizeQ8a)
 	} else {
-		w.qr, w.vr = grow(w.qr, ng*hd), grow(w.vr, hd)
+		rq.qr = grow(rq.qr, nh*hd)
 	}
-	for g := range ng {
-		_ = ggml.Quantize(ggml.Q8_0, q[g*hd:(g+1)*hd], w.qb)
+	for h := range nh {
+		qb := rq.qb[h*hb : (h+1)*hb]
+		_ = ggml.Quantize(ggml.Q8_0, q[h*hd:(h+1)*hd], qb)
 		if haveSIMD {
-			q8aFromQ8_0(w.qa[g*nb*sizeQ8a:(g+1)*nb*sizeQ8a], w.qb)
+			q8aFromQ8_0(rq.qa[h*nb*sizeQ8a:(h+1)*nb*sizeQ8a], qb)
 		} else {
 			// the query as Q8_0 values d·q: the blocks' products are
 			// then those of ggml's integer dot, up to float rounding
-			_ = dequantRow(ggml.Q8_0, w.qb, w.qr[g*hd:(g+1)*hd])
+			_ = dequantRow(ggml.Q8_0, qb, rq.qr[h*hd:(h+1)*hd])
+		}
+	}
+	kern, _ := groupKernelsFor(c.typ, hd)
+	if kern.dotsQ == nil || groupSlots(c, a) == 0 {
+		return
+	}
+	ng := a.NHeads / a.NKVHeads
+	ngp, qbytes := kern.padded(ng), groupQueryBytes(hd)
+	rq.qg = grow(rq.qg, nh/ng*ngp*qbytes)
+	clear(rq.qg)
+	for h := range nh {
+		packGroupQuery(rq.qg[(h/ng*ngp+h%ng)*qbytes:][:qbytes], rq.qb[h*hb:(h+1)*hb], c.typ)
+	}
+}
+
+// groupQueryBytes is the bytes of one head's query of hd elements as
+// packGroupQuery lays it out.
+func groupQueryBytes(hd int) int { return 3 * hd }
+
+// packGroupQuery lays out a head's query, its Q8_0 blocks qb, for the
+// group dots kernels over a cache of type typ (dotsQ8_0G4VNNI and the
+// rest): per pair of blocks, 64 query bytes in the order the kernel reads
+// the key chunk's (Q8_0: block 0's quants, block 1's; Q4_0: quants 0-15 of
+// block 0, of block 1, quants 16-31 of block 0, of block 1), then per
+// dword lane of those bytes the int32 correction of the key's unsigned
+// bytes (a Q8_0 key byte is its quant+128, so -16·Σq of the lane's block;
+// a Q4_0 nibble its quant+8, so -Σq) and the float32 scale dq.
+func packGroupQuery(dst, qb []byte, typ ggml.DType) {
+	bs := ggml.Q8_0.TypeSize()
+	for p := range len(qb) / bs / 2 {
+		out := dst[p*192 : (p+1)*192]
+		blocks := [2][]byte{qb[2*p*bs : (2*p+1)*bs], qb[(2*p+1)*bs : (2*p+2)*bs]}
+		var sums [2]int32
+		for b, blk := range blocks {
+			for _, x := range blk[2:] {
+				sums[b] += int32(int8(x))
+			}
+		}
+		for j := range 64 {
+			blk, e := j/32, j%32 // Q8_0
+			if typ == ggml.Q4_0 {
+				blk, e = j/16%2, j%16+16*(j/32)
+			}
+			out[j] = blocks[blk][2+e]
+		}
+		for i := range 16 {
+			blk, corr := i/8, -16*sums[i/8]
+			if typ == ggml.Q4_0 {
+				blk, corr = i/4%2, -sums[i/4%2]
+			}
+			d := ggml.F16ToF32(binary.LittleEndian.Uint16(blocks[blk]))
+			binary.LittleEndian.PutUint32(out[64+4*i:], uint32(corr))
+			binary.LittleEndian.PutUint32(out[128+4*i:], math.Float32bits(d))
 		}
 	}
 }
 
 // keyDots sets s[j] = q·k for the len(s) keys of cache head kvh from
-// position p; h is q's head in the row (its quantized copy).
-func (w *attnScratch) keyDots(c *KVCache, s, q []float32, h, kvh, p int) {
+// position p; h is q's head in the row (its quantized copy in rq, for a
+// quantized cache).
+func keyDots(c *KVCache, s, q []float32, rq *rowQueries, h, kvh, p int) {
 	hd := len(q)
 	if c.quantized() {
 		nb := hd / qk
 		hb := nb * c.typ.TypeSize() // bytes of a head in a row
 		base := p*c.rowBytes + kvh*hb
 		if haveSIMD {
-			qa := w.qa[h*nb*sizeQ8a : (h+1)*nb*sizeQ8a]
+			qa := rq.qa[h*nb*sizeQ8a : (h+1)*nb*sizeQ8a]
 			_ = c.kq[base+(len(s)-1)*c.rowBytes+hb-1]
 			if c.typ == ggml.Q8_0 {
 				dotsQ8_0SIMD(&s[0], &qa[0], &c.kq[base], c.rowBytes, len(s), nb)
@@ -422,7 +560,7 @@ func (w *attnScratch) keyDots(c *KVCache, s, q []float32, h, kvh, p int) {
 		}
 		for j := range s {
 			b := base + j*c.rowBytes
-			s[j] = dotRow(c.typ, c.kq[b:b+hb], w.qr[h*hd:(h+1)*hd])
+			s[j] = dotRow(c.typ, c.kq[b:b+hb], rq.qr[h*hd:(h+1)*hd])
 		}
 		return
 	}
@@ -468,6 +606,7 @@ func (w *attnScratch) valueSum(c *KVCache, o, s []float32, kvh, p int) {
 			}
 			return
 		}
+		w.vr = grow(w.vr, hd)
 		for j, x := range s {
 			b := base + j*c.rowBytes
 			_ = dequantRow(c.typ, c.vq[b:b+hb], w.vr)

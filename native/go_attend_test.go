@@ -537,6 +537,63 @@ func TestGroupWsumQuantized(t *testing.T) {
 	}
 }
 
+// TestGroupDotsQuantized checks the VNNI group scores over Q8_0 and Q4_0
+// keys (three and four heads, queries packed by packGroupQuery) against
+// the float64 products of each head's Q8_0 query values with the
+// dequantized keys, for head sizes of one to four chunks and row counts in
+// fours; nothing past the call's heads and rows is written.
+func TestGroupDotsQuantized(t *testing.T) {
+	if !haveVNNI {
+		t.Skip("no AVX-512 VNNI group kernels on this CPU or build")
+	}
+	type dotsFn = func(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+	sets := []struct {
+		typ   ggml.DType
+		heads int
+		dots  dotsFn
+	}{
+		{ggml.Q8_0, 4, dotsQ8_0G4VNNI}, {ggml.Q8_0, 3, dotsQ8_0G3VNNI},
+		{ggml.Q4_0, 4, dotsQ4_0G4VNNI}, {ggml.Q4_0, 3, dotsQ4_0G3VNNI},
+	}
+	r := rand.New(rand.NewPCG(47, 48))
+	for _, set := range sets {
+		for _, hd := range []int{64, 128, 192, 256} {
+			for _, nrows := range []int{4, 8, 16, 68} {
+				nb := hd / qk
+				k, kstride := cacheRows(t, r, set.typ, nrows, nb, 7)
+				qbytes := groupQueryBytes(hd)
+				qg := make([]byte, 4*qbytes)
+				qv := make([][]float32, set.heads) // the queries' Q8_0 values
+				for h := range set.heads {
+					qb := make([]byte, nb*ggml.Q8_0.TypeSize())
+					require.NoError(t, ggml.Quantize(ggml.Q8_0, randFloats(r, hd, 1), qb))
+					packGroupQuery(qg[h*qbytes:][:qbytes], qb, set.typ)
+					qv[h] = make([]float32, hd)
+					require.NoError(t, ggml.DequantizeRow(ggml.Q8_0, qb, qv[h]))
+				}
+				const sstride = 70 // floats between the heads' scores
+				got := make([]float32, 4*sstride+1)
+				set.dots(&got[0], &qg[0], &k[0], kstride, nrows, hd, 4*sstride)
+				require.Zero(t, got[set.heads*sstride], "%s G%d hd %d rows %d: a score past the heads", set.typ, set.heads, hd, nrows)
+				row := make([]float32, hd)
+				for h := range set.heads {
+					for j := range nrows {
+						require.NoError(t, ggml.DequantizeRow(set.typ, k[j*kstride:], row))
+						var want, mag float64
+						for i, x := range row {
+							p := float64(x) * float64(qv[h][i])
+							want += p
+							mag += math.Abs(p)
+						}
+						require.InDelta(t, want, got[h*sstride+j], 1e-6*mag+1e-6, "%s G%d head %d hd %d rows %d: row %d", set.typ, set.heads, h, hd, nrows, j)
+					}
+					require.Zero(t, got[h*sstride+nrows], "%s G%d head %d hd %d rows %d: a score past the rows", set.typ, set.heads, h, hd, nrows)
+				}
+			}
+		}
+	}
+}
+
 // TestDotsQuantized checks the attention score kernels over a quantized
 // cache (four rows reduced together, then single rows) against the float64
 // products of the dequantized keys and the query's Q8_0 values, for row

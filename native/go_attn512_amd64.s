@@ -281,13 +281,21 @@ done:
 // to each; G4 four heads, G3 three: GQA groups of 3, as smollm2's, padded
 // to four spent a quarter of the products on a zero query).
 
-// GDOTS512 defines name(s, q *float32, k *byte, kstride, nrows, hd,
-// sstride int): dotsF16AVX512 for the heads of one GQA group at once (hd
-// floats apart in q) against nrows key rows (a multiple of 4), four rows a
-// step: each key chunk is widened once for the heads, and the 16 (head,
-// row) sums (head h's in Z(4h)..Z(4h+3); a missing head's stay zero) are
-// reduced together as in dotsF16AVX512 (STORE). Head h's scores go to s +
-// h*sstride bytes.
+// GDOTS512 defines name(s, q, k *byte, kstride, nrows, hd, sstride int):
+// the scores of the heads of one GQA group at once against nrows key rows
+// (a multiple of 4), four rows a step: each key chunk is read (and
+// widened) once for the heads, and the 16 (head, row) sums (head h's in
+// Z(4h)..Z(4h+3); a missing head's stay zero) are reduced together as in
+// dotsF16AVX512 (STORE). Head h's scores go to s + h*sstride bytes. The
+// including code defines, for the cache type:
+//
+//	GD_SETUP        R9 = the bytes between heads in q, R11 = 3*R9, BX =
+//	                a key row's bytes (the column loop's end); constants
+//	GD_ROWS         read the 4 rows' chunk at R14 (DX bytes apart, R13 =
+//	                3*DX) into Z16..Z23
+//	GD_DOT          per head: add its products with that chunk (its
+//	                queries' chunk at Q) to its sums a0..a3
+//	GD_KSTEP        the key bytes of a chunk, GD_QSTEP a head's query bytes
 #define GDOTS512(name, HEADS, STORE) \
 TEXT name(SB), NOSPLIT, $0-56; \
 	MOVQ s+0(FP), R8;          \
@@ -297,10 +305,7 @@ TEXT name(SB), NOSPLIT, $0-56; \
 	MOVQ nrows+32(FP), CX;     \
 	MOVQ hd+40(FP), BX;        \
 	MOVQ sstride+48(FP), R10;  \
-	MOVQ BX, R9;               \
-	SHLQ $2, R9;               \
-	LEAQ (R9)(R9*2), R11;      \
-	SHLQ $1, BX;               \
+	GD_SETUP;                  \
 	LEAQ (DX)(DX*2), R13;      \
 g4rows:;                       \
 	CMPQ   CX, $4;             \
@@ -314,14 +319,11 @@ g4rows:;                       \
 	MOVQ   DI, R12;            \
 	XORQ   AX, AX;             \
 g4cols:;                       \
-	VCVTPH2PS (R14), Z16;         \
-	VCVTPH2PS (R14)(DX*1), Z17;   \
-	VCVTPH2PS (R14)(DX*2), Z18;   \
-	VCVTPH2PS (R14)(R13*1), Z19;  \
-	HEADS(G512DOT);               \
-	ADDQ      $32, R14;           \
-	ADDQ      $64, R12;           \
-	ADDQ      $32, AX;            \
+	GD_ROWS;                      \
+	HEADS(GD_DOT);                \
+	ADDQ      $GD_KSTEP, R14;     \
+	ADDQ      $GD_QSTEP, R12;     \
+	ADDQ      $GD_KSTEP, AX;      \
 	CMPQ      AX, BX;             \
 	JLT       g4cols;             \
 	REDUCE16;                     \
@@ -333,6 +335,22 @@ g4cols:;                       \
 g4done:;                          \
 	VZEROUPPER;                   \
 	RET
+
+// F16 keys (q: float32 queries, hd floats apart): chunks of 16 elements
+// widened into Z16..Z19.
+#define GD_SETUP \
+	MOVQ BX, R9;          \
+	SHLQ $2, R9;          \
+	LEAQ (R9)(R9*2), R11; \
+	SHLQ $1, BX
+#define GD_ROWS \
+	VCVTPH2PS (R14), Z16;        \
+	VCVTPH2PS (R14)(DX*1), Z17;  \
+	VCVTPH2PS (R14)(DX*2), Z18;  \
+	VCVTPH2PS (R14)(R13*1), Z19
+#define GD_DOT G512DOT
+#define GD_KSTEP 32
+#define GD_QSTEP 64
 
 // G512DOT adds to head h's sums a0..a3 of rows 0-3 the products of the
 // widened key chunks Z16..Z19 with its query chunk (at Q, into Zq).
@@ -532,3 +550,111 @@ GWSUM(·wsumQ4_0G4AVX512, GWSUM512H4)
 
 // func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 GWSUM(·wsumQ4_0G3AVX512, GWSUM512H3)
+
+// The AVX-512 VNNI group scores of quantized caches: GDOTS512 over rows
+// of Q8_0 or Q4_0 keys, two blocks (64 elements) a chunk, against queries
+// the Go code packs for them (packGroupQueries): per head and pair of
+// blocks, 64 query bytes in the order the chunk's key bytes are read, 16
+// int32 corrections, then 16 float scales dq, one per dword lane. A row's
+// key bytes become unsigned u (Q8_0: q+128; Q4_0: the nibbles), so that
+// VPDPBUSD's lanes hold Σu·q; with the query's correction (-16·Σq a lane
+// for Q8_0, -Σq for Q4_0) that is Σ(key quant)·q exactly, and each lane
+// adds its int sum times dq times the key block's dk (Z20..Z23) to the
+// (head, row) sums. Head sizes are a multiple of 64; Z28 is the key
+// bytes' mask or offset, Z24..Z27 and Z29 temporaries.
+#undef GD_SETUP
+#undef GD_ROWS
+#undef GD_DOT
+#undef GD_KSTEP
+#undef GD_QSTEP
+#define GD_QSTEP 192
+#define GD_DOT GQDOT
+// GQDOT adds to head h's sums a0..a3 of rows 0-3 its query chunk's (at Q)
+// products with the rows' unsigned bytes Z16..Z19, scaled by its dq and
+// the rows' dk (Z20..Z23).
+#define GQDOT(Q, Zq, a0, a1, a2, a3) \
+	VMOVDQU32   64 Q, Z24;      \
+	VMOVDQU32   64 Q, Z25;      \
+	VMOVDQU32   64 Q, Z26;      \
+	VMOVDQU32   64 Q, Z27;      \
+	VPDPBUSD    Q, Z16, Z24;    \
+	VPDPBUSD    Q, Z17, Z25;    \
+	VPDPBUSD    Q, Z18, Z26;    \
+	VPDPBUSD    Q, Z19, Z27;    \
+	VCVTDQ2PS   Z24, Z24;       \
+	VCVTDQ2PS   Z25, Z25;       \
+	VCVTDQ2PS   Z26, Z26;       \
+	VCVTDQ2PS   Z27, Z27;       \
+	VMULPS      128 Q, Z24, Z24; \
+	VMULPS      128 Q, Z25, Z25; \
+	VMULPS      128 Q, Z26, Z26; \
+	VMULPS      128 Q, Z27, Z27; \
+	VFMADD231PS Z20, Z24, a0;   \
+	VFMADD231PS Z21, Z25, a1;   \
+	VFMADD231PS Z22, Z26, a2;   \
+	VFMADD231PS Z23, Z27, a3
+// GDQSETUP(BSIZE, MASK): q's heads 3*hd bytes apart (192 a chunk), BX =
+// hd/32 blocks of BSIZE bytes, Z28 = MASK in every dword.
+#define GDQSETUP(BSIZE, MASK) \
+	LEAQ         (BX)(BX*2), R9;    \
+	LEAQ         (R9)(R9*2), R11;   \
+	SHRQ         $5, BX;            \
+	IMUL3Q       $BSIZE, BX, BX;    \
+	MOVL         $MASK, AX;         \
+	VMOVD        AX, X28;           \
+	VPBROADCASTD X28, Z28
+
+// Q8_0: a chunk is two blocks of 34 bytes; its u bytes are block 0's 32
+// quants then block 1's, each +128, and Zd is [dk0 ×8, dk1 ×8].
+#define GQ8ROW(B, Y, Z, Xd, Yd, Zd) \
+	VMOVDQU32     2 B, Y;         \
+	VINSERTI64X4  $1, 36 B, Z, Z;  \
+	VPXORD        Z28, Z, Z;      \
+	VPBROADCASTW  B, Xd;          \
+	VPBROADCASTW  34 B, X29;      \
+	VINSERTI32X4  $1, X29, Yd, Yd; \
+	VCVTPH2PS     Yd, Zd
+#define GD_SETUP GDQSETUP(34, 0x80808080)
+#define GD_ROWS \
+	GQ8ROW((R14), Y16, Z16, X20, Y20, Z20);       \
+	GQ8ROW((R14)(DX*1), Y17, Z17, X21, Y21, Z21); \
+	GQ8ROW((R14)(DX*2), Y18, Z18, X22, Y22, Z22); \
+	GQ8ROW((R14)(R13*1), Y19, Z19, X23, Y23, Z23)
+#define GD_KSTEP 68
+
+// func dotsQ8_0G4VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+GDOTS512(·dotsQ8_0G4VNNI, GDOTS512H4, GSTORE512H4)
+
+// func dotsQ8_0G3VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+GDOTS512(·dotsQ8_0G3VNNI, GDOTS512H3, GSTORE512H3)
+
+// Q4_0: a chunk is two blocks of 18 bytes; its u bytes are block 0's 16
+// low nibbles (quants 0-15), block 1's, block 0's high nibbles (quants
+// 16-31), block 1's, and Zd is [dk0 ×4, dk1 ×4, dk0 ×4, dk1 ×4].
+#undef GD_SETUP
+#undef GD_ROWS
+#undef GD_KSTEP
+#define GQ4ROW(B, X, Y, Z, Xd, Yd, Zd) \
+	VMOVDQU32     2 B, X;          \
+	VINSERTI32X4  $1, 20 B, Y, Y;   \
+	VPSRLW        $4, Y, Y29;      \
+	VINSERTI64X4  $1, Y29, Z, Z;   \
+	VPANDD        Z28, Z, Z;       \
+	VPBROADCASTW  B, Xd;           \
+	VPBROADCASTW  18 B, X29;       \
+	VPUNPCKLQDQ   X29, Xd, Xd;     \
+	VINSERTI32X4  $1, Xd, Yd, Yd;  \
+	VCVTPH2PS     Yd, Zd
+#define GD_SETUP GDQSETUP(18, 0x0f0f0f0f)
+#define GD_ROWS \
+	GQ4ROW((R14), X16, Y16, Z16, X20, Y20, Z20);       \
+	GQ4ROW((R14)(DX*1), X17, Y17, Z17, X21, Y21, Z21); \
+	GQ4ROW((R14)(DX*2), X18, Y18, Z18, X22, Y22, Z22); \
+	GQ4ROW((R14)(R13*1), X19, Y19, Z19, X23, Y23, Z23)
+#define GD_KSTEP 36
+
+// func dotsQ4_0G4VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+GDOTS512(·dotsQ4_0G4VNNI, GDOTS512H4, GSTORE512H4)
+
+// func dotsQ4_0G3VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+GDOTS512(·dotsQ4_0G3VNNI, GDOTS512H3, GSTORE512H3)

@@ -254,6 +254,30 @@ func wsumQ4_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 //go:noescape
 func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 
+// dotsQ8_0G4VNNI sets the scores of four query heads of a GQA group at
+// once against nrows (a multiple of 4) key rows of Q8_0 blocks, each key
+// chunk read once for the four: q is the heads' queries as
+// packGroupQueries lays them out (3*hd bytes a head), head h's scores go
+// to s + h*sstride bytes; hd is a multiple of 64.
+//
+//go:noescape
+func dotsQ8_0G4VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+
+// dotsQ8_0G3VNNI is dotsQ8_0G4VNNI for three heads.
+//
+//go:noescape
+func dotsQ8_0G3VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+
+// dotsQ4_0G4VNNI is dotsQ8_0G4VNNI for Q4_0 keys.
+//
+//go:noescape
+func dotsQ4_0G4VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+
+// dotsQ4_0G3VNNI is dotsQ4_0G4VNNI for three heads.
+//
+//go:noescape
+func dotsQ4_0G3VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
+
 // ilRowsIQ4NL is ilRowsQ4_0 for interleaved IQ4_NL weights.
 //
 //go:noescape

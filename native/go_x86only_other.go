@@ -78,6 +78,18 @@ func wsumQ4_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int) {
 	panic("unreachable")
 }
+func dotsQ8_0G4VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int) {
+	panic("unreachable")
+}
+func dotsQ8_0G3VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int) {
+	panic("unreachable")
+}
+func dotsQ4_0G4VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int) {
+	panic("unreachable")
+}
+func dotsQ4_0G3VNNI(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int) {
+	panic("unreachable")
+}
 
 func ilRowsIQ4NL(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable") }
 func packILIQ4NL(dst, w *byte, nb int)                       { panic("unreachable") }

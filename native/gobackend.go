@@ -473,17 +473,19 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
 	at := g.attends.Get().(*attendTask)
-	part := at.part
+	part, rows := at.part, at.rows
 	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a, spans: 1}
 	first, last := at.keys(0) // the fewest keys a row sees
 	if at.spans = attendSpans(g.pool.n, nTokens, last-first+1); at.spans > 1 {
 		at.part = grow(part, nTokens*at.spans*at.partSize())
+		at.rows = rows[:0]
+		at.prepare()
 	}
 	g.pool.run(nTokens*at.spans, max(1, minWork/max(1, 2*a.NHeads*hd*(pos0+nTokens)/at.spans)), at)
 	if at.spans > 1 {
 		at.combine()
 	}
-	*at = attendTask{part: at.part}
+	*at = attendTask{part: at.part, rows: at.rows}
 	g.attends.Put(at)
 }
 
