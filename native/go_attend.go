@@ -252,6 +252,9 @@ func groupSlots(c *KVCache, a Attention) int {
 	return a.NKVHeads * kern.padded(ng)
 }
 
+// groupSlot is query head h's slot in groups of ng heads padded to ngp.
+func groupSlot(h, ng, ngp int) int { return h/ng*ngp + h%ng }
+
 // groupKernels is attendGroups' kernels: weighted sums of value rows for
 // four query heads and for three (wsum, wsum3), and for an F16 cache the
 // scores likewise (dots takes key rows in multiples of rows) and one
@@ -330,7 +333,7 @@ func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32
 	if step == 3 {
 		dots, wsum = kern.dots3, kern.wsum3
 	}
-	slot := func(h int) int { return h/ng*ngp + h%ng }
+	slot := func(h int) int { return groupSlot(h, ng, ngp) }
 	s := w.s[:nkv*ngp*n]
 	w.op = grow(w.op, nkv*ngp*hd)
 	clear(w.op)
@@ -387,7 +390,7 @@ func (w *attnScratch) attendGroups(c *KVCache, a Attention, o, m, l, q []float32
 // and for a block's last rows head by head (keyDots).
 func groupDotsQuantized(c *KVCache, kern groupKernels, step int, s []float32, ng, ngp, hd int, q []float32, rq *rowQueries, p0, n int) {
 	nh := len(q) / hd
-	slot := func(h int) int { return h/ng*ngp + h%ng }
+	slot := func(h int) int { return groupSlot(h, ng, ngp) }
 	dots := kern.dotsQ
 	if step == 3 {
 		dots = kern.dotsQ3
@@ -493,7 +496,7 @@ func (rq *rowQueries) set(c *KVCache, a Attention, q []float32) {
 	rq.qg = grow(rq.qg, nh/ng*ngp*qbytes)
 	clear(rq.qg)
 	for h := range nh {
-		packGroupQuery(rq.qg[(h/ng*ngp+h%ng)*qbytes:][:qbytes], rq.qb[h*hb:(h+1)*hb], c.typ)
+		packGroupQuery(rq.qg[groupSlot(h, ng, ngp)*qbytes:][:qbytes], rq.qb[h*hb:(h+1)*hb], c.typ)
 	}
 }
 
