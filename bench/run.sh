@@ -22,7 +22,8 @@
 # A second table is decode at depth: tg$GEN after DEPTH (4096) tokens of
 # context, llama-bench's -d, for each KV cache type of DEPTH_KV on the
 # DEPTH_TYPES files of the first shape (llama-bench runs with flash
-# attention, which its quantized V cache needs). DEPTH=0 skips it.
+# attention, which its quantized V cache needs). DEPTH=0 skips it, TABLE=0
+# the first.
 # Rates are the best of REPS repetitions, llama-bench's as ours; ROUNDS
 # (default 1) repeats each row's runs, llama.cpp's and each backend's in
 # turn, and keeps each column's best.
@@ -45,6 +46,7 @@ DEPTH_TYPES=${DEPTH_TYPES:-"q8_0"}
 DEPTH_KV=${DEPTH_KV:-"f16 q8_0 q4_0"}
 DEPTH_REPS=${DEPTH_REPS:-2}
 ROUNDS=${ROUNDS:-1}
+TABLE=${TABLE:-1}
 # ISA picks the C library's kernel set for the cpu backend (--isa), such
 # as avx2 on an AVX-512 machine beside a llama-bench built for AVX2
 # (the go backend's kernels are picked at build time: with ISA=avx2 its
@@ -175,6 +177,10 @@ for type in $DEPTH_TYPES; do
 done
 }
 
-{ table; depth_table; } | tee "$OUT_DIR/results.md"
+{ if [ "$TABLE" != 0 ]; then table; fi; depth_table; } | tee "$OUT_DIR/results.md"
+if [ "$TABLE" = 0 ]; then
+  echo "wrote $OUT_DIR/results.md" >&2
+  exit 0
+fi
 go run ./bench/chart -o "$OUT_DIR/chart.svg" < "$OUT_DIR/results.md"
 echo "wrote $OUT_DIR/results.md and $OUT_DIR/chart.svg" >&2
