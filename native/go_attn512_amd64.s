@@ -473,6 +473,13 @@ GWSUM(·wsumF16G3AVX512, GWSUM512H3)
 #define GWSCALE(off, Yd, Zd) \
 	VPBROADCASTW off(R11), Yd; \
 	VCVTPH2PS    Yd, Zd
+// GWVALUES(Zd, Z0, Z1) turns the int32 quants Z0, Z1 into values, times
+// the scale Zd.
+#define GWVALUES(Zd, Z0, Z1) \
+	VCVTDQ2PS Z0, Z0;     \
+	VCVTDQ2PS Z1, Z1;     \
+	VMULPS    Zd, Z0, Z0; \
+	VMULPS    Zd, Z1, Z1
 
 // Q8_0: block AX/128 of a row is at 34 bytes a block; its 32 signed
 // quants are widened a half at a time.
@@ -481,24 +488,18 @@ GWSUM(·wsumF16G3AVX512, GWSUM512H3)
 	SHRQ   $6, R11;       \
 	IMUL3Q $17, R11, R11; \
 	ADDQ   SI, R11
-#define GW_WIDEN_SMALL \
-	GWSCALE(0, Y24, Z24);         \
-	VPMOVSXBD 2(R11), Z16;   \
-	VPMOVSXBD 18(R11), Z17;  \
-	VCVTDQ2PS Z16, Z16;      \
-	VCVTDQ2PS Z17, Z17;      \
-	VMULPS    Z24, Z16, Z16; \
-	VMULPS    Z24, Z17, Z17
+// GWQ8(off, Yd, Zd, Z0, Z1) sets Z0, Z1 to the values of the block at
+// off(R11) (Zd its scale).
+#define GWQ8(off, Yd, Zd, Z0, Z1) \
+	GWSCALE(off, Yd, Zd);      \
+	VPMOVSXBD off+2(R11), Z0;  \
+	VPMOVSXBD off+18(R11), Z1; \
+	GWVALUES(Zd, Z0, Z1)
+#define GW_WIDEN_SMALL GWQ8(0, Y24, Z24, Z16, Z17)
 #define GW_WIDEN_BIG \
-	PREFETCHT0 (R11)(DX*8);   \
-	PREFETCHT0 64(R11)(DX*8); \
-	GWSCALE(34, Y25, Z25);         \
-	VPMOVSXBD  36(R11), Z18;  \
-	VPMOVSXBD  52(R11), Z19;  \
-	VCVTDQ2PS  Z18, Z18;      \
-	VCVTDQ2PS  Z19, Z19;      \
-	VMULPS     Z25, Z18, Z18; \
-	VMULPS     Z25, Z19, Z19; \
+	PREFETCHT0 (R11)(DX*8);    \
+	PREFETCHT0 64(R11)(DX*8);  \
+	GWQ8(34, Y25, Z25, Z18, Z19); \
 	GW_WIDEN_SMALL
 
 // func wsumQ8_0G4AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
@@ -535,10 +536,7 @@ GWSUM(·wsumQ8_0G3AVX512, GWSUM512H3)
 	VPANDD    Z26, Z0, Z0;    \
 	VPSUBD    Z27, Z0, Z0;    \
 	VPSUBD    Z27, Z1, Z1;    \
-	VCVTDQ2PS Z0, Z0;         \
-	VCVTDQ2PS Z1, Z1;         \
-	VMULPS    Zd, Z0, Z0;     \
-	VMULPS    Zd, Z1, Z1
+	GWVALUES(Zd, Z0, Z1)
 #define GW_WIDEN_SMALL GWQ4(0, Y24, Z24, Z16, Z17)
 #define GW_WIDEN_BIG \
 	PREFETCHT0 (R11)(DX*8); \
