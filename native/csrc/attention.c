@@ -108,6 +108,28 @@ static void quant_q8_0_ref(const float *x, block_q8a *y, int n) {
   }
 }
 
+/* att_pack_qg writes a query head's hd/QK blocks q as att_scores_qg reads
+ * them over a cache of type t (internal.h, ATT_QG_BYTES). */
+static void att_pack_qg(const block_q8a *q, int hd, int32_t t, uint8_t *dst) {
+  for (int p = 0; p < hd / 64; p++, dst += 192) {
+    const block_q8a *b = q + 2 * p;
+    int32_t sum[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+      for (int e = 0; e < QK; e++) sum[i] += b[i].qs[e];
+    for (int j = 0; j < 64; j++) {
+      const int blk = t == LRT_Q4_0 ? j / 16 % 2 : j / 32;
+      const int e = t == LRT_Q4_0 ? j % 16 + 16 * (j / 32) : j % 32;
+      dst[j] = (uint8_t)b[blk].qs[e];
+    }
+    for (int l = 0; l < 16; l++) {
+      const int blk = t == LRT_Q4_0 ? l / 4 % 2 : l / 8;
+      const int32_t corr = t == LRT_Q4_0 ? -sum[blk] : -16 * sum[blk];
+      memcpy(dst + 64 + 4 * l, &corr, sizeof corr);
+      memcpy(dst + 128 + 4 * l, &b[blk].d, sizeof b[blk].d);
+    }
+  }
+}
+
 /* att_scores_q sets s[g*ss + j] = q_g . k_j for the ng query rows of
  * block_q8a blocks at q (qs bytes apart) and the nk key rows of type t
  * blocks at k (ks bytes apart), hd elements: the matmul's tiles (each key
@@ -132,9 +154,12 @@ static void att_scores_q(const kernels *kn, int32_t t, const void *q, size_t qs,
 
 /* att_slot_bytes is the working memory of a thread running att_rows: per
  * query head an accumulator [hd], scores [ATT_BLOCK], max and sum, then
- * the queries as Q8_0 blocks for a quantized cache; whole cache lines. */
+ * for a quantized cache the queries as Q8_0 blocks and packed for
+ * att_scores_qg; whole cache lines. */
 static size_t att_slot_bytes(const lrt_attn_params *a) {
-  const size_t qbs = kv_quantized(a->kv_type) ? (size_t)(a->head_dim / QK) * sizeof(block_q8a) : 0;
+  const size_t qbs = kv_quantized(a->kv_type)
+                         ? (size_t)(a->head_dim / QK) * sizeof(block_q8a) + ATT_QG_BYTES(a->head_dim)
+                         : 0;
   const size_t n = sizeof(float) * (size_t)a->n_heads * (size_t)(a->head_dim + ATT_BLOCK + 2) + (size_t)a->n_heads * qbs;
   return (n + 63) & ~(size_t)63;
 }
@@ -175,12 +200,18 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
   }
   float *s = mem + (size_t)nh * hd;
   block_q8a *qb = (block_q8a *)(mem + nf);
+  /* the queries packed for the group scores, where the set has them */
+  const int qg = quant && k->att_scores_qg[a->kv_type] && hd % 64 == 0;
+  uint8_t *qgp = (uint8_t *)(qb + (size_t)nh * (hd / QK));
   for (int64_t item = lo_item; item < hi_item; item++) {
     const int64_t t = item / at->spans;
     const int span = (int)(item % at->spans);
     const float *q = a->q + t * nh * hd;
     if (quant)
-      for (int h = 0; h < nh; h++) quant_q8_0_ref(q + (size_t)h * hd, qb + (size_t)h * (hd / QK), hd);
+      for (int h = 0; h < nh; h++) {
+        quant_q8_0_ref(q + (size_t)h * hd, qb + (size_t)h * (hd / QK), hd);
+        if (qg) att_pack_qg(qb + (size_t)h * (hd / QK), hd, a->kv_type, qgp + (size_t)h * ATT_QG_BYTES(hd));
+      }
     /* this span's keys: [lo, hi) */
     int64_t lo, hi;
     att_visible(a, t, &lo, &hi);
@@ -216,10 +247,13 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
           const int h0 = kvh * ng; /* the group's first query head */
           float *sk = s + (size_t)h0 * ATT_BLOCK + j1;
           const size_t off = (size_t)(j0 + j1) * a->kv_stride + (size_t)kvh * hd;
-          if (quant)
-            att_scores_q(k, a->kv_type, qb + (size_t)h0 * (hd / QK), qbs, ng,
-                         (const uint8_t *)a->k + (size_t)(j0 + j1) * rowb + (size_t)kvh * headb, rowb, ns, hd, sk,
-                         ATT_BLOCK);
+          const uint8_t *kq = (const uint8_t *)a->k + (size_t)(j0 + j1) * rowb + (size_t)kvh * headb;
+          if (qg)
+            for (int g0 = 0; g0 < ng; g0 += 4)
+              k->att_scores_qg[a->kv_type](qgp + (size_t)(h0 + g0) * ATT_QG_BYTES(hd), ng - g0 < 4 ? ng - g0 : 4, kq,
+                                           rowb, ns, hd, sk + (size_t)g0 * ATT_BLOCK, ATT_BLOCK);
+          else if (quant)
+            att_scores_q(k, a->kv_type, qb + (size_t)h0 * (hd / QK), qbs, ng, kq, rowb, ns, hd, sk, ATT_BLOCK);
           else
             k->att_scores(q + (size_t)h0 * hd, hd, ng, f16 ? (const void *)((const uint16_t *)a->k + off) : (const void *)((const float *)a->k + off),
                           a->kv_stride, f16, ns, hd, sk, ATT_BLOCK);

@@ -275,7 +275,24 @@ typedef struct {
    * elements long, each block dequantized in registers as it is summed. */
   void (*att_accum_q[LRT_NTYPES])(float *acc, size_t as, int ng, const float *p, size_t ps,
                                   const void *v, size_t vs, int nk, int hd);
+  /* att_scores_qg[t], where the set has it (AVX-512 VNNI, t = Q8_0 and
+   * Q4_0), sets s[g*ss + j] for g < ng (1..4) query heads, packed by
+   * att_pack_qg at qp (ATT_QG_BYTES(hd) bytes a head), against nk key
+   * rows of blocks k_j = k + j*ks (ks in bytes), hd a multiple of 64. */
+  void (*att_scores_qg[LRT_NTYPES])(const uint8_t *qp, int ng, const void *k, size_t ks, int nk, int hd,
+                                    float *s, size_t ss);
 } kernels;
+
+/* ATT_QG_BYTES is the bytes of one query head of hd elements as
+ * att_pack_qg lays it out for att_scores_qg: per pair of blocks, 64 query
+ * bytes in the order the kernel reads the keys' (Q8_0: block 0's quants,
+ * block 1's; Q4_0: quants 0-15 of block 0, of block 1, quants 16-31 of
+ * block 0, of block 1), then per 4-byte lane of those the int32
+ * correction of the key bytes' offset (a Q8_0 key byte is read as its
+ * quant+128: -16 times the lane's block's query sum; a Q4_0 nibble is its
+ * quant+8: minus that sum) and the float32 query scale. The Go backend's
+ * packGroupQuery writes the same layout. */
+#define ATT_QG_BYTES(hd) ((size_t)3 * (size_t)(hd))
 
 /* lrt_kernels returns the kernel set named isa, or the best one this CPU
  * runs for NULL or ""; NULL if that set is not available here. The tables
