@@ -46,6 +46,7 @@ typedef struct {
   const kernels *k;
   int spans;          /* key spans per token job */
   float *part;        /* spans > 1: per item, the heads' maxima, sums, then outputs */
+  uint8_t *qrows;     /* spans > 1 over a quantized cache: each token's queries, quantized once (att_quant_row) */
   char *slots;        /* per-thread working memory in the pool's scratch, */
   size_t slot_bytes;  /* slot_bytes each, */
   _Atomic uint64_t free_slots; /* a set bit per free one */
@@ -152,16 +153,39 @@ static void att_scores_q(const kernels *kn, int32_t t, const void *q, size_t qs,
   }
 }
 
+/* att_qrow_bytes is a token's queries quantized for a quantized cache
+ * (att_quant_row): every head's Q8_0 blocks, then every head packed for
+ * att_scores_qg; 0 for other caches. */
+static size_t att_qrow_bytes(const lrt_attn_params *a) {
+  if (!kv_quantized(a->kv_type)) return 0;
+  return (size_t)a->n_heads * ((size_t)(a->head_dim / QK) * sizeof(block_q8a) + ATT_QG_BYTES(a->head_dim));
+}
+
+/* att_quant_row quantizes token t's queries into dst (att_qrow_bytes),
+ * packing them for att_scores_qg where the set has it (qg). */
+static void att_quant_row(const lrt_attn_params *a, int64_t t, int qg, uint8_t *dst) {
+  const int hd = a->head_dim, nh = a->n_heads;
+  block_q8a *qb = (block_q8a *)dst;
+  uint8_t *qgp = (uint8_t *)(qb + (size_t)nh * (hd / QK));
+  const float *q = a->q + t * nh * hd;
+  for (int h = 0; h < nh; h++) {
+    quant_q8_0_ref(q + (size_t)h * hd, qb + (size_t)h * (hd / QK), hd);
+    if (qg) att_pack_qg(qb + (size_t)h * (hd / QK), hd, a->kv_type, qgp + (size_t)h * ATT_QG_BYTES(hd));
+  }
+}
+
 /* att_slot_bytes is the working memory of a thread running att_rows: per
  * query head an accumulator [hd], scores [ATT_BLOCK], max and sum, then
- * for a quantized cache the queries as Q8_0 blocks and packed for
- * att_scores_qg; whole cache lines. */
+ * for a quantized cache a token's quantized queries; whole cache lines. */
 static size_t att_slot_bytes(const lrt_attn_params *a) {
-  const size_t qbs = kv_quantized(a->kv_type)
-                         ? (size_t)(a->head_dim / QK) * sizeof(block_q8a) + ATT_QG_BYTES(a->head_dim)
-                         : 0;
-  const size_t n = sizeof(float) * (size_t)a->n_heads * (size_t)(a->head_dim + ATT_BLOCK + 2) + (size_t)a->n_heads * qbs;
+  const size_t n = sizeof(float) * (size_t)a->n_heads * (size_t)(a->head_dim + ATT_BLOCK + 2) + att_qrow_bytes(a);
   return (n + 63) & ~(size_t)63;
+}
+
+/* att_qg reports whether kernel set k scores a's quantized cache by
+ * att_scores_qg. */
+static int att_qg(const lrt_attn_params *a, const kernels *k) {
+  return kv_quantized(a->kv_type) && k->att_scores_qg[a->kv_type] && a->head_dim % 64 == 0;
 }
 
 /* att_rows runs items [lo_item, hi_item): item = token t * spans + span,
@@ -199,19 +223,21 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
     return;
   }
   float *s = mem + (size_t)nh * hd;
-  block_q8a *qb = (block_q8a *)(mem + nf);
   /* the queries packed for the group scores, where the set has them */
-  const int qg = quant && k->att_scores_qg[a->kv_type] && hd % 64 == 0;
-  uint8_t *qgp = (uint8_t *)(qb + (size_t)nh * (hd / QK));
+  const int qg = att_qg(a, k);
   for (int64_t item = lo_item; item < hi_item; item++) {
     const int64_t t = item / at->spans;
     const int span = (int)(item % at->spans);
     const float *q = a->q + t * nh * hd;
-    if (quant)
-      for (int h = 0; h < nh; h++) {
-        quant_q8_0_ref(q + (size_t)h * hd, qb + (size_t)h * (hd / QK), hd);
-        if (qg) att_pack_qg(qb + (size_t)h * (hd / QK), hd, a->kv_type, qgp + (size_t)h * ATT_QG_BYTES(hd));
-      }
+    /* a quantized cache's queries: quantized for the token's spans
+     * (qrows), else here */
+    uint8_t *qrow = (uint8_t *)(mem + nf);
+    if (at->qrows)
+      qrow = at->qrows + (size_t)t * att_qrow_bytes(a);
+    else if (quant)
+      att_quant_row(a, t, qg, qrow);
+    const block_q8a *qb = (const block_q8a *)qrow;
+    const uint8_t *qgp = (const uint8_t *)(qb + (size_t)nh * (hd / QK));
     /* this span's keys: [lo, hi) */
     int64_t lo, hi;
     att_visible(a, t, &lo, &hi);
@@ -361,8 +387,9 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   at.slot_bytes = att_slot_bytes(a);
   const size_t ps = (size_t)a->n_heads * (a->head_dim + 2);
   const size_t part_floats = at.spans > 1 ? (size_t)(njobs * at.spans) * ps + (size_t)a->head_dim : 0;
+  const size_t qrows_bytes = at.spans > 1 ? (size_t)njobs * att_qrow_bytes(a) : 0;
   pool_begin(p);
-  at.slots = pool_scratch(p, (size_t)nslots * at.slot_bytes + sizeof(float) * part_floats);
+  at.slots = pool_scratch(p, (size_t)nslots * at.slot_bytes + sizeof(float) * part_floats + qrows_bytes);
   if (!at.slots) {
     pool_end(p);
     return LRT_ENOMEM;
@@ -372,6 +399,10 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   if (at.spans > 1) {
     at.part = (float *)(at.slots + (size_t)nslots * at.slot_bytes);
     tmp = at.part + (size_t)(njobs * at.spans) * ps;
+    if (qrows_bytes) { /* each token's queries quantized once for its spans */
+      at.qrows = (uint8_t *)(tmp + a->head_dim);
+      for (int64_t t = 0; t < njobs; t++) att_quant_row(a, t, att_qg(a, at.k), at.qrows + (size_t)t * att_qrow_bytes(a));
+    }
   }
   /* (token[, span]) items, one at a time: costs grow along a causal batch */
   pool_run(p, att_rows, &at, njobs * at.spans, 1);
