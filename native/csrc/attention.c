@@ -16,9 +16,11 @@
  * unnormalized output) are merged afterwards, the combine of flash
  * decoding (the Go backend's attendSpans has the same rule). A Q8_0 or
  * Q4_0 cache is read as blocks, as llama.cpp's CPU flash attention reads
- * it: the queries are quantized once per job to Q8_0 and scored by the
- * matmul's integer dots, and the value blocks are widened in registers as
- * they are summed (att_accum_q). A head's sink logit (gpt-oss), if given,
+ * it: the queries are quantized to Q8_0 once per token (for a split, once
+ * for all its spans) and scored by integer dots, a GQA group's heads at
+ * once where the set has att_scores_qg (each key pair read once as
+ * unsigned bytes for the group), else by the matmul's tiles; the value
+ * blocks are widened in registers as they are summed (att_accum_q). A head's sink logit (gpt-oss), if given,
  * joins its softmax's denominator at the end, relative to the running max
  * as the scores are. */
 #include <math.h>
