@@ -481,13 +481,17 @@ GWSUM(·wsumF16G3AVX512, GWSUM512H3)
 	VMULPS    Zd, Z0, Z0; \
 	VMULPS    Zd, Z1, Z1
 
-// Q8_0: block AX/128 of a row is at 34 bytes a block; its 32 signed
-// quants are widened a half at a time.
-#define GW_CHUNK \
-	MOVQ   AX, R11;       \
-	SHRQ   $6, R11;       \
-	IMUL3Q $17, R11, R11; \
+// GWBLOCK(HALF) sets R11 to block AX/128 of the row at SI, its blocks
+// 2*HALF bytes each.
+#define GWBLOCK(HALF) \
+	MOVQ   AX, R11;         \
+	SHRQ   $6, R11;         \
+	IMUL3Q $HALF, R11, R11; \
 	ADDQ   SI, R11
+
+// Q8_0: blocks of 34 bytes; its 32 signed quants are widened a half at a
+// time.
+#define GW_CHUNK GWBLOCK(17)
 // GWQ8(off, Yd, Zd, Z0, Z1) sets Z0, Z1 to the values of the block at
 // off(R11) (Zd its scale).
 #define GWQ8(off, Yd, Zd, Z0, Z1) \
@@ -508,7 +512,7 @@ GWSUM(·wsumQ8_0G4AVX512, GWSUM512H4)
 // func wsumQ8_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 GWSUM(·wsumQ8_0G3AVX512, GWSUM512H3)
 
-// Q4_0: block AX/128 of a row is at 18 bytes a block; its 16 bytes hold
+// Q4_0: blocks of 18 bytes; a block's 16 bytes hold
 // quants 0-15 in their low nibbles and 16-31 in their high ones, each
 // less 8 (Z26 = 0x0f, Z27 = 8 in every dword).
 #undef GW_SETUP
@@ -522,11 +526,7 @@ GWSUM(·wsumQ8_0G3AVX512, GWSUM512H3)
 	MOVL         $8, R13;    \
 	VMOVD        R13, X27;   \
 	VPBROADCASTD X27, Z27
-#define GW_CHUNK \
-	MOVQ   AX, R11;      \
-	SHRQ   $6, R11;      \
-	IMUL3Q $9, R11, R11; \
-	ADDQ   SI, R11
+#define GW_CHUNK GWBLOCK(9)
 // GWQ4(off, Yd, Zd, Z0, Z1) sets Z0, Z1 to the values of the block at
 // off(R11) (Zd its scale).
 #define GWQ4(off, Yd, Zd, Z0, Z1) \
