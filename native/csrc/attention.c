@@ -20,9 +20,9 @@
  * for all its spans) and scored by integer dots, a GQA group's heads at
  * once where the set has att_scores_qg (each key pair read once as
  * unsigned bytes for the group), else by the matmul's tiles; the value
- * blocks are widened in registers as they are summed (att_accum_q). A head's sink logit (gpt-oss), if given,
- * joins its softmax's denominator at the end, relative to the running max
- * as the scores are. */
+ * blocks are widened in registers as they are summed (att_accum_q). A
+ * head's sink logit (gpt-oss), if given, joins its softmax's denominator
+ * at the end, relative to the running max as the scores are. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
