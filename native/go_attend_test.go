@@ -483,23 +483,27 @@ func TestWsumQuantized(t *testing.T) {
 	}
 }
 
-// TestGroupWsumQuantized checks the group value sums over Q8_0 and Q4_0
-// rows (three and four heads) against each head's dequantized rows summed
-// in float64 onto its outputs, for block counts that take each column step
-// (one and two blocks) and row counts past a block's; outputs past the
-// call's heads are left as they were.
-func TestGroupWsumQuantized(t *testing.T) {
+// TestGroupQuantizedKernels checks the AVX-512 group kernels over Q8_0
+// and Q4_0 caches, three and four heads. The value sums, against each
+// head's dequantized rows summed in float64 onto its outputs, for block
+// counts that take each column step (one and two blocks) and row counts
+// past a block's; outputs past the call's heads are left as they were.
+// With VNNI, the scores (queries packed by packGroupQuery), against the
+// float64 products of each head's Q8_0 query values with the dequantized
+// keys, for head sizes of one to four chunks and row counts in fours;
+// nothing past the call's heads and rows is written.
+func TestGroupQuantizedKernels(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512 group kernels on this CPU or build")
 	}
-	type wsumFn = func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 	sets := []struct {
 		typ   ggml.DType
 		heads int
-		wsum  wsumFn
+		wsum  func(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
+		dots  func(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
 	}{
-		{ggml.Q8_0, 4, wsumQ8_0G4AVX512}, {ggml.Q8_0, 3, wsumQ8_0G3AVX512},
-		{ggml.Q4_0, 4, wsumQ4_0G4AVX512}, {ggml.Q4_0, 3, wsumQ4_0G3AVX512},
+		{ggml.Q8_0, 4, wsumQ8_0G4AVX512, dotsQ8_0G4VNNI}, {ggml.Q8_0, 3, wsumQ8_0G3AVX512, dotsQ8_0G3VNNI},
+		{ggml.Q4_0, 4, wsumQ4_0G4AVX512, dotsQ4_0G4VNNI}, {ggml.Q4_0, 3, wsumQ4_0G3AVX512, dotsQ4_0G3VNNI},
 	}
 	r := rand.New(rand.NewPCG(45, 46))
 	for _, set := range sets {
@@ -535,27 +539,11 @@ func TestGroupWsumQuantized(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestGroupDotsQuantized checks the VNNI group scores over Q8_0 and Q4_0
-// keys (three and four heads, queries packed by packGroupQuery) against
-// the float64 products of each head's Q8_0 query values with the
-// dequantized keys, for head sizes of one to four chunks and row counts in
-// fours; nothing past the call's heads and rows is written.
-func TestGroupDotsQuantized(t *testing.T) {
 	if !haveVNNI {
-		t.Skip("no AVX-512 VNNI group kernels on this CPU or build")
+		t.Log("no VNNI: the group scores are not checked")
+		return
 	}
-	type dotsFn = func(s *float32, q *byte, k *byte, kstride, nrows, hd, sstride int)
-	sets := []struct {
-		typ   ggml.DType
-		heads int
-		dots  dotsFn
-	}{
-		{ggml.Q8_0, 4, dotsQ8_0G4VNNI}, {ggml.Q8_0, 3, dotsQ8_0G3VNNI},
-		{ggml.Q4_0, 4, dotsQ4_0G4VNNI}, {ggml.Q4_0, 3, dotsQ4_0G3VNNI},
-	}
-	r := rand.New(rand.NewPCG(47, 48))
+	r = rand.New(rand.NewPCG(47, 48))
 	for _, set := range sets {
 		for _, hd := range []int{64, 128, 192, 256} {
 			for _, nrows := range []int{4, 8, 16, 68} {

@@ -7,6 +7,7 @@
 // sizes.
 
 #include "textflag.h"
+#include "gattn_amd64.h"
 
 // PF16 prefetches the first 128 bytes of the 4 rows at AX, DX bytes apart
 // (R13 = 3*DX), and moves AX 4 rows on.
@@ -276,7 +277,7 @@ done:
 	VZEROUPPER
 	RET
 
-// The AVX-512 group kernels: GDOTS512 and GWSUM (gwsum_amd64.h) are
+// The AVX-512 group kernels: GDOTS512 and GWSUM (gattn_amd64.h) are
 // their skeletons, for the heads listed by HEADS (a per-head op applied
 // to each; G4 four heads, G3 three: GQA groups of 3, as smollm2's, padded
 // to four spent a quarter of the products on a zero query).
@@ -298,13 +299,7 @@ done:
 //	GD_KSTEP        the key bytes of a chunk, GD_QSTEP a head's query bytes
 #define GDOTS512(name, HEADS, STORE) \
 TEXT name(SB), NOSPLIT, $0-56; \
-	MOVQ s+0(FP), R8;          \
-	MOVQ q+8(FP), DI;          \
-	MOVQ k+16(FP), SI;         \
-	MOVQ kstride+24(FP), DX;   \
-	MOVQ nrows+32(FP), CX;     \
-	MOVQ hd+40(FP), BX;        \
-	MOVQ sstride+48(FP), R10;  \
+	GDOTS_ARGS;                \
 	GD_SETUP;                  \
 	LEAQ (DX)(DX*2), R13;      \
 g4rows:;                       \
@@ -338,11 +333,7 @@ g4done:;                          \
 
 // F16 keys (q: float32 queries, hd floats apart): chunks of 16 elements
 // widened into Z16..Z19.
-#define GD_SETUP \
-	MOVQ BX, R9;          \
-	SHLQ $2, R9;          \
-	LEAQ (R9)(R9*2), R11; \
-	SHLQ $1, BX
+#define GD_SETUP GDF16SETUP
 #define GD_ROWS \
 	VCVTPH2PS (R14), Z16;        \
 	VCVTPH2PS (R14)(DX*1), Z17;  \
@@ -386,7 +377,7 @@ GDOTS512(·dotsF16G4AVX512, GDOTS512H4, GSTORE512H4)
 // func dotsF16G3AVX512(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 GDOTS512(·dotsF16G3AVX512, GDOTS512H3, GSTORE512H3)
 
-// The AVX-512 group value sums: GWSUM (gwsum_amd64.h) at 16 floats a
+// The AVX-512 group value sums: GWSUM (gattn_amd64.h) at 16 floats a
 // register. Column blocks of 64 elements (head h's 4 sums in
 // Z(4h)..Z(4h+3)), then of 16.
 #define GW_BIG 256
@@ -410,7 +401,6 @@ GDOTS512(·dotsF16G3AVX512, GDOTS512H3, GSTORE512H3)
 #define GW_LOAD_SMALL GW512LOAD16
 #define GW_SUM_SMALL GW512SUM16
 #define GW_STORE_SMALL GW512STORE16
-#include "gwsum_amd64.h"
 
 // The per-head ops of the AVX-512 group value sums: head h's outputs at O, its weight at W,
 // its sums a0..a3 (a 16-column block: a0), Zw for its broadcast weight.
@@ -469,6 +459,12 @@ GWSUM(·wsumF16G3AVX512, GWSUM512H3)
 	VFMADD231PS  Zw, Z17, a1
 #define GW512STORE32(O, W, Zw, a0, a1, a2, a3) VMOVUPS a0, O; VMOVUPS a1, 64 O
 
+// GBCASTD(IMM, R, X, Z) sets every dword of Z to IMM (through R and X).
+#define GBCASTD(IMM, R, X, Z) \
+	MOVL         $IMM, R; \
+	VMOVD        R, X;    \
+	VPBROADCASTD X, Z
+
 // GWSCALE(off, Yd, Zd) sets Zd to the F16 scale at off(R11), broadcast.
 #define GWSCALE(off, Yd, Zd) \
 	VPBROADCASTW off(R11), Yd; \
@@ -520,12 +516,8 @@ GWSUM(·wsumQ8_0G3AVX512, GWSUM512H3)
 #undef GW_WIDEN_BIG
 #undef GW_WIDEN_SMALL
 #define GW_SETUP \
-	MOVL         $0x0f, R13; \
-	VMOVD        R13, X26;   \
-	VPBROADCASTD X26, Z26;   \
-	MOVL         $8, R13;    \
-	VMOVD        R13, X27;   \
-	VPBROADCASTD X27, Z27
+	GBCASTD(0x0f, R13, X26, Z26); \
+	GBCASTD(8, R13, X27, Z27)
 #define GW_CHUNK GWBLOCK(9)
 // GWQ4(off, Yd, Zd, Z0, Z1) sets Z0, Z1 to the values of the block at
 // off(R11) (Zd its scale).
@@ -551,7 +543,7 @@ GWSUM(·wsumQ4_0G3AVX512, GWSUM512H3)
 
 // The AVX-512 VNNI group scores of quantized caches: GDOTS512 over rows
 // of Q8_0 or Q4_0 keys, two blocks (64 elements) a chunk, against queries
-// the Go code packs for them (packGroupQueries): per head and pair of
+// the Go code packs for them (packGroupQuery): per head and pair of
 // blocks, 64 query bytes in the order the chunk's key bytes are read, 16
 // int32 corrections, then 16 float scales dq, one per dword lane. A row's
 // key bytes become unsigned u (Q8_0: q+128; Q4_0: the nibbles), so that
@@ -598,9 +590,7 @@ GWSUM(·wsumQ4_0G3AVX512, GWSUM512H3)
 	LEAQ         (R9)(R9*2), R11;   \
 	SHRQ         $5, BX;            \
 	IMUL3Q       $BSIZE, BX, BX;    \
-	MOVL         $MASK, AX;         \
-	VMOVD        AX, X28;           \
-	VPBROADCASTD X28, Z28
+	GBCASTD(MASK, AX, X28, Z28)
 
 // Q8_0: a chunk is two blocks of 34 bytes; its u bytes are block 0's 32
 // quants then block 1's, each +128, and Zd is [dk0 ×8, dk1 ×8].

@@ -5,6 +5,7 @@
 // values. Contracts are in go_kernels_simd.go.
 
 #include "textflag.h"
+#include "gattn_amd64.h"
 
 // PREFETCH4ROWS prefetches the first 128 bytes of the 4 rows at R12, DX
 // bytes apart (R13 = 3*DX).
@@ -519,7 +520,7 @@ q4done:
 	VZEROUPPER
 	RET
 
-// The AVX2 group kernels: GDOTSA2 and GWSUM (gwsum_amd64.h) are their
+// The AVX2 group kernels: GDOTSA2 and GWSUM (gattn_amd64.h) are their
 // skeletons, for the heads listed by HEADS (a per-head op applied to
 // each; G4 four heads, G3 three: GQA groups of 3, as smollm2's, padded to
 // four spent a quarter of the products on a zero query).
@@ -532,17 +533,8 @@ q4done:
 // bytes. hd is a multiple of 8. Head h sums in Y(2h), Y(2h+1).
 #define GDOTSA2(name, ZERO, HEADS, STORE) \
 TEXT name(SB), NOSPLIT, $0-56;  \
-	MOVQ s+0(FP), R8;           \
-	MOVQ q+8(FP), DI;           \
-	MOVQ k+16(FP), SI;          \
-	MOVQ kstride+24(FP), DX;    \
-	MOVQ nrows+32(FP), CX;      \
-	MOVQ hd+40(FP), BX;         \
-	MOVQ sstride+48(FP), R10;   \
-	MOVQ BX, R9;                \
-	SHLQ $2, R9;                \
-	LEAQ (R9)(R9*2), R11;       \
-	SHLQ $1, BX;                \
+	GDOTS_ARGS;                 \
+	GDF16SETUP;                 \
 	LEAQ (R10)(R10*2), R13;     \
 g2rows:;                        \
 	CMPQ       CX, $2;          \
@@ -616,7 +608,7 @@ GDOTSA2(·dotsF16G4AVX2, GZERO4, GDOTS4, GSTORE4)
 // func dotsF16G3AVX2(s, q *float32, k *byte, kstride, nrows, hd, sstride int)
 GDOTSA2(·dotsF16G3AVX2, GDOTS3ZERO, GDOTS3, GSTORE3)
 
-// The AVX2 group value sums: GWSUM (gwsum_amd64.h) at 8 floats a
+// The AVX2 group value sums: GWSUM (gattn_amd64.h) at 8 floats a
 // register. Column blocks of 16 elements (head h's sums in Y(2h),
 // Y(2h+1), each FMA chain advancing once per row), then of 8. hd is a
 // multiple of 8.
@@ -638,7 +630,6 @@ GDOTSA2(·dotsF16G3AVX2, GDOTS3ZERO, GDOTS3, GSTORE3)
 #define GW_LOAD_SMALL GWLOAD8
 #define GW_SUM_SMALL GWSUM8
 #define GW_STORE_SMALL GWSTORE8
-#include "gwsum_amd64.h"
 
 // The per-head ops of the AVX2 group value sums: head h's outputs at O, its weight at W,
 // its sums A0, A1, Yw for its broadcast weight.

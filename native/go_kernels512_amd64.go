@@ -257,7 +257,7 @@ func wsumQ4_0G3AVX512(o, w *float32, v *byte, vstride, nrows, hd, wstride int)
 // dotsQ8_0G4VNNI sets the scores of four query heads of a GQA group at
 // once against nrows (a multiple of 4) key rows of Q8_0 blocks, each key
 // chunk read once for the four: q is the heads' queries as
-// packGroupQueries lays them out (3*hd bytes a head), head h's scores go
+// packGroupQuery lays them out (3*hd bytes a head), head h's scores go
 // to s + h*sstride bytes; hd is a multiple of 64.
 //
 //go:noescape

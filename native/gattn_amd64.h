@@ -1,3 +1,27 @@
+// The skeletons shared by the group attention kernels of go_attn_amd64.s
+// (AVX2) and go_attn512_amd64.s (AVX-512): the scores' argument loads and
+// F16 setup (GDOTS_ARGS, GDF16SETUP) and the value sums (GWSUM).
+
+// GDOTS_ARGS loads the arguments of a group scores kernel name(s, q, k
+// *T, kstride, nrows, hd, sstride int): s R8, q DI, k SI, kstride DX,
+// nrows CX, hd BX, sstride R10.
+#define GDOTS_ARGS \
+	MOVQ s+0(FP), R8;         \
+	MOVQ q+8(FP), DI;         \
+	MOVQ k+16(FP), SI;        \
+	MOVQ kstride+24(FP), DX;  \
+	MOVQ nrows+32(FP), CX;    \
+	MOVQ hd+40(FP), BX;       \
+	MOVQ sstride+48(FP), R10
+
+// GDF16SETUP is the F16 scores' setup: float32 queries hd apart (R9 =
+// hd*4 bytes, R11 = 3*R9), BX = a key row's hd*2 bytes.
+#define GDF16SETUP \
+	MOVQ BX, R9;          \
+	SHLQ $2, R9;          \
+	LEAQ (R9)(R9*2), R11; \
+	SHLQ $1, BX
+
 // GWSUM is the skeleton of the group value-sum kernels of go_attn_amd64.s
 // (AVX2) and go_attn512_amd64.s (AVX-512): one control flow at two vector
 // widths and for three cache types. GWSUM(name, HEADS) defines name(o, w
