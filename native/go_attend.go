@@ -60,7 +60,21 @@ type attendTask struct {
 	// spans > 1 over a quantized cache: each row's queries, quantized
 	// once for its spans (prepare)
 	rows []rowQueries
+	// tiles (go_attend_tile.go): the phase run does, the packed keys and
+	// values of positions [kf, kf+nkp)
+	phase   attendPhase
+	kf, nkp int
+	kp, vp  []float32
 }
+
+// attendPhase is what attendTask.run does with its jobs.
+type attendPhase int
+
+const (
+	phaseRows  attendPhase = iota // (query row, key span) jobs: attendRow
+	phasePack                     // packing jobs of the tiles: packRange
+	phaseTiles                    // tile jobs: tileRange
+)
 
 // prepare quantizes the query rows for their spans where the spans of a
 // row would otherwise each quantize them (a quantized cache, split
@@ -96,6 +110,14 @@ func (at *attendTask) partSize() int {
 }
 
 func (at *attendTask) run(lo, hi int) {
+	switch at.phase {
+	case phasePack:
+		at.packRange(lo, hi)
+		return
+	case phaseTiles:
+		at.tileRange(lo, hi)
+		return
+	}
 	a, hd, nh := at.a, at.a.HeadDim, at.a.NHeads
 	w := at.g.attnWork.Get().(*attnScratch)
 	defer at.g.attnWork.Put(w)
@@ -183,6 +205,10 @@ type attnScratch struct {
 	rq      rowQueries
 	vr      []float32
 	qp, op  []float32
+	// a tile's (go_attend_tile.go): packing rows (tk, tv), queries (tq,
+	// tqb rounded), scores, outputs, maxima and sums
+	tk, tv, tq, ts, to, tm, tl []float32
+	tqb                        []byte
 }
 
 // reserve makes room for nh heads over spans of up to keys keys, with

@@ -57,7 +57,13 @@ func (m *matmulTask) runPanels(lo, hi int) {
 			p0 := r0
 			for ; p0+panelRows < r1; p0 += 2 * panelRows {
 				nr := min(2*panelRows, r1-p0)
-				panelMul12AVX512(&(*pan)[(p0-r0)*cols], cols, &m.x[t0*cols], 4*cols, &o512)
+				p := &(*pan)[(p0-r0)*cols]
+				if nr == 2*panelRows { // into the output rows
+					_ = m.out[(t0+panelTokens512-1)*rows+p0+nr-1]
+					panelMul12AVX512(p, cols, 4*panelRows*cols, &m.x[t0*cols], 4*cols, &m.out[t0*rows+p0], 4*rows)
+					continue
+				}
+				panelMul12AVX512(p, cols, 4*panelRows*cols, &m.x[t0*cols], 4*cols, &o512[0], 4*2*panelRows)
 				for t := range panelTokens512 {
 					copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o512[t*2*panelRows:t*2*panelRows+nr])
 				}

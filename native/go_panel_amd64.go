@@ -18,12 +18,13 @@ var (
 //go:noescape
 func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32)
 
-// panelMul12AVX512 sets o[32*t+r] = Σ_k p'[16*k+r%16]*y_t[k] over k < n
-// for the 32 rows of the two adjacent panels p and p+16n (p' the one row r
-// falls in) and the 12 activation rows y_t at y + t*ys bytes.
+// panelMul12AVX512 sets o_t[r] = Σ_k p'[16*k+r%16]*y_t[k] over k < n for
+// the 32 rows of the two panels p and p+ps bytes (p' the one row r falls
+// in) and the 12 activation rows y_t at y + t*ys bytes, writing o_t's 32
+// floats at o + t*os bytes.
 //
 //go:noescape
-func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[2 * panelRows * panelTokens512]float32)
+func panelMul12AVX512(p *float32, n, ps int, y *float32, ys int, o *float32, os int)
 
 // transpose8SIMD sets dst[16*k+r] = src[r*stride/4+k] for 8 rows of src
 // (stride bytes apart) and k < n, n a multiple of 8.

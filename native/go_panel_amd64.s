@@ -192,46 +192,36 @@ tdone:
 	VPXORD Z22, Z22, Z22; \
 	VPXORD Z23, Z23, Z23
 
+// PANEL512STORE writes token t's accumulators Z(2t), Z(2t+1) (32 floats)
+// at AX + t*BX.
 #define PANEL512STORE \
-	VMOVUPS Z0, 0(AX); \
-	VMOVUPS Z1, 64(AX); \
-	VMOVUPS Z2, 128(AX); \
-	VMOVUPS Z3, 192(AX); \
-	VMOVUPS Z4, 256(AX); \
-	VMOVUPS Z5, 320(AX); \
-	VMOVUPS Z6, 384(AX); \
-	VMOVUPS Z7, 448(AX); \
-	VMOVUPS Z8, 512(AX); \
-	VMOVUPS Z9, 576(AX); \
-	VMOVUPS Z10, 640(AX); \
-	VMOVUPS Z11, 704(AX); \
-	VMOVUPS Z12, 768(AX); \
-	VMOVUPS Z13, 832(AX); \
-	VMOVUPS Z14, 896(AX); \
-	VMOVUPS Z15, 960(AX); \
-	VMOVUPS Z16, 1024(AX); \
-	VMOVUPS Z17, 1088(AX); \
-	VMOVUPS Z18, 1152(AX); \
-	VMOVUPS Z19, 1216(AX); \
-	VMOVUPS Z20, 1280(AX); \
-	VMOVUPS Z21, 1344(AX); \
-	VMOVUPS Z22, 1408(AX); \
-	VMOVUPS Z23, 1472(AX)
+	VMOVUPS Z0, 0(AX); VMOVUPS Z1, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z2, 0(AX); VMOVUPS Z3, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z4, 0(AX); VMOVUPS Z5, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z6, 0(AX); VMOVUPS Z7, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z8, 0(AX); VMOVUPS Z9, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z10, 0(AX); VMOVUPS Z11, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z12, 0(AX); VMOVUPS Z13, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z14, 0(AX); VMOVUPS Z15, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z16, 0(AX); VMOVUPS Z17, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z18, 0(AX); VMOVUPS Z19, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z20, 0(AX); VMOVUPS Z21, 64(AX); ADDQ BX, AX; \
+	VMOVUPS Z22, 0(AX); VMOVUPS Z23, 64(AX)
 
-// func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[384]float32)
-// o[32*t+r] = Σ_k p'[16*k+r%16] * y_t[k] over k < n, for the 32 rows r of
-// the panels p and p+16n (p' the one r falls in) and the 12 activation
-// rows y_t at y + t*ys bytes: 24 accumulators, each FMA adding one column
-// of 16 rows times one broadcast activation, in k order (the C library's
-// AVX-512 panel_mul). The rows are addressed from two bases, y and y+8*ys,
-// and the multiples ys, 3ys, 5ys and 7ys.
-TEXT ·panelMul12AVX512(SB), NOSPLIT, $0-40
+// func panelMul12AVX512(p *float32, n, ps int, y *float32, ys int, o *float32, os int)
+// o_t[r] = Σ_k p'[16*k+r%16] * y_t[k] over k < n, for the 32 rows r of
+// the panels p and p+ps bytes (p' the one r falls in) and the 12
+// activation rows y_t at y + t*ys bytes, written at o_t = o + t*os bytes:
+// 24 accumulators, each FMA adding one column of 16 rows times one
+// broadcast activation, in k order (the C library's AVX-512 panel_mul).
+// The rows are addressed from two bases, y and y+8*ys, and the multiples
+// ys, 3ys, 5ys and 7ys.
+TEXT ·panelMul12AVX512(SB), NOSPLIT, $0-56
 	MOVQ   p+0(FP), SI
 	MOVQ   n+8(FP), CX
-	MOVQ   y+16(FP), R8
-	MOVQ   ys+24(FP), R9
-	MOVQ   CX, DI
-	SHLQ   $6, DI              // 16 floats a column: the second panel is 64n bytes on
+	MOVQ   ps+16(FP), DI       // the second panel
+	MOVQ   y+24(FP), R8
+	MOVQ   ys+32(FP), R9
 	LEAQ   (R9)(R9*2), R10     // 3ys
 	LEAQ   (R9)(R9*4), R11     // 5ys
 	LEAQ   (R10)(R9*4), R12    // 7ys
@@ -262,7 +252,8 @@ p512loop:
 	JNZ     p512loop
 
 p512done:
-	MOVQ    o+32(FP), AX
+	MOVQ    o+40(FP), AX
+	MOVQ    os+48(FP), BX
 	PANEL512STORE
 	VZEROUPPER
 	RET
@@ -345,6 +336,7 @@ pbf16loop:
 
 pbf16done:
 	MOVQ    o+32(FP), AX
+	MOVQ    $128, BX          // o's tokens are 32 floats apart
 	PANEL512STORE
 	VZEROUPPER
 	RET

@@ -12,7 +12,7 @@ const (
 
 func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32) { panic("unreachable") }
 
-func panelMul12AVX512(p *float32, n int, y *float32, ys int, o *[2 * panelRows * panelTokens512]float32) {
+func panelMul12AVX512(p *float32, n, ps int, y *float32, ys int, o *float32, os int) {
 	panic("unreachable")
 }
 

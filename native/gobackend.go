@@ -41,6 +41,9 @@ type Go struct {
 	// noPanels512 keeps float batches off the AVX-512 panel kernel
 	// (go_panel.go), for tests of the AVX2 one
 	noPanels512 bool
+	// noTiles keeps prefill attention off the tiles (go_attend_tile.go),
+	// for tests of attendRow
+	noTiles bool
 	// float keeps the activations float32 in every product (NewGoFloat)
 	float bool
 }
@@ -473,8 +476,16 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 			nTokens, pos0, a.NHeads, a.NKVHeads, hd, c.ctxLen, c.width, len(q), len(out)))
 	}
 	at := g.attends.Get().(*attendTask)
-	part, rows := at.part, at.rows
-	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a, spans: 1}
+	part, rows, kp, vp := at.part, at.rows, at.kp, at.vp
+	*at = attendTask{g: g, q: q, out: out, c: c, pos0: pos0, n: nTokens, a: a, spans: 1, kp: kp, vp: vp}
+	defer func() {
+		*at = attendTask{part: at.part, rows: at.rows, kp: at.kp, vp: at.vp}
+		g.attends.Put(at)
+	}()
+	if at.tiled() {
+		at.attendTiles()
+		return
+	}
 	first, last := at.keys(0) // the fewest keys a row sees
 	if at.spans = attendSpans(g.pool.n, nTokens, last-first+1); at.spans > 1 {
 		at.part = grow(part, nTokens*at.spans*at.partSize())
@@ -485,8 +496,6 @@ func (g *Go) Attend(out, q []float32, c *KVCache, pos0, nTokens int, a Attention
 	if at.spans > 1 {
 		at.combine()
 	}
-	*at = attendTask{part: at.part, rows: at.rows}
-	g.attends.Put(at)
 }
 
 func dot(a, b []float32) float32 {

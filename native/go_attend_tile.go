@@ -1,0 +1,217 @@
+package native
+
+import (
+	"unsafe"
+
+	"github.com/litert-go/litert-go/models/ggml"
+)
+
+// Prefill attention in tiles (AVX-512: tiled). A batch's rows each meet
+// every key they see once per query head in attendRow; here a tile of
+// rows and one cache head's group of query heads (tileHeads query heads
+// in all) meet the keys together as two panel products, the kernel of
+// the float batches (panelMul12AVX512): scores S = Q·Kᵀ with 32 keys a
+// column pair against 12 query heads, then, after each row's softmax,
+// O = P·V with 32 of a head's elements against 12 query heads. No
+// horizontal sums, each key and value element widened once per Attend
+// rather than once per row and head: the call first packs every key it
+// reads as panels of 16 keys (transposed: element-major) and every value
+// as panels of 16 elements (position-major), as float32, whatever the
+// cache type, and the tiles share them. A quantized cache's queries are
+// rounded to Q8_0 first, as attendRow's integer dots take them.
+
+const (
+	// tileHeads is the query heads of a tile (its rows × the group, the
+	// last ones padded to the kernel's 12).
+	tileHeads = 48
+	// tileMinRows is the fewest query rows a batch takes tiles for.
+	tileMinRows = 16
+	// tilePackKeys is the positions of one packing job (a multiple of 32).
+	tilePackKeys = 128
+	// tileMaxFloats bounds the packed keys and values of one call (64
+	// MB); a longer context (or a wider cache) takes attendRow.
+	tileMaxFloats = 1 << 24
+)
+
+// tileRows is the query rows of a tile for groups of ng query heads.
+func tileRows(ng int) int { return max(1, tileHeads/ng) }
+
+// tiled reports whether Attend takes tiles for at, and sets up the packed
+// key range (at.kf, at.nkp) if so.
+func (at *attendTask) tiled() bool {
+	a, hd := at.a, at.a.HeadDim
+	if !havePanels512 || at.g.noTiles || at.n < tileMinRows || hd%16 != 0 {
+		return false
+	}
+	first, _ := at.keys(0)
+	_, last := at.keys(at.n - 1)
+	nkp := (last - first + 32) / 32 * 32
+	if a.NKVHeads*nkp*(hd+tileDims(hd)) > tileMaxFloats {
+		return false
+	}
+	at.kf, at.nkp = first, nkp
+	return true
+}
+
+// tileDims is hd padded to the kernel's 32 elements a call.
+func tileDims(hd int) int { return (hd + 31) / 32 * 32 }
+
+// attendTiles is Attend in tiles: pack the keys and values, then run the
+// tiles (tileRows rows × one cache head each).
+func (at *attendTask) attendTiles() {
+	a, hd := at.a, at.a.HeadDim
+	nkv := a.NKVHeads
+	at.kp = grow(at.kp, nkv*at.nkp*hd)
+	at.vp = grow(at.vp, nkv*at.nkp*tileDims(hd))
+	at.phase = phasePack
+	jobs := (at.nkp + tilePackKeys - 1) / tilePackKeys
+	at.g.pool.run(nkv*jobs, 1, at)
+	at.phase = phaseTiles
+	tiles := (at.n + tileRows(a.NHeads/nkv) - 1) / tileRows(a.NHeads/nkv)
+	at.g.pool.run(nkv*tiles, 1, at)
+}
+
+// packRange packs the keys and values of the jobs [lo, hi): job i is cache
+// head i/jobs's positions [at.kf+j*tilePackKeys, +tilePackKeys), j =
+// i%jobs; positions past the batch's last pack as zeros. Keys go to at.kp
+// as panels of 16 positions, element-major (panel j of head g at
+// (g*nkp+16j)*hd, element d of its position r at +16d+r); values to at.vp
+// as panels of 16 elements, position-major (head g's elements [16i,
+// 16i+16) at (g*dp+16i)*nkp, position p's at +16p), dp = tileDims(hd), the
+// elements past hd zero.
+func (at *attendTask) packRange(lo, hi int) {
+	hd, dp, nkp := at.a.HeadDim, tileDims(at.a.HeadDim), at.nkp
+	jobs := (nkp + tilePackKeys - 1) / tilePackKeys
+	_, last := at.keys(at.n - 1)
+	w := at.g.attnWork.Get().(*attnScratch)
+	defer at.g.attnWork.Put(w)
+	w.tk = grow(w.tk, 16*hd)
+	w.tv = grow(w.tv, dp)
+	clear(w.tv[hd:])
+	for i := lo; i < hi; i++ {
+		g, j := i/jobs, i%jobs
+		kp := at.kp[g*nkp*hd:][:nkp*hd]
+		vp := at.vp[g*nkp*dp:][:nkp*dp]
+		for p0 := j * tilePackKeys; p0 < min(nkp, (j+1)*tilePackKeys); p0 += 16 {
+			for r := range 16 {
+				p, k := p0+r, w.tk[r*hd:][:hd]
+				if at.kf+p > last {
+					clear(k)
+					clear(w.tv[:hd])
+				} else {
+					at.c.headRow(k, false, at.kf+p, g)
+					at.c.headRow(w.tv[:hd], true, at.kf+p, g)
+				}
+				for e := 0; e < dp; e += 16 {
+					copy(vp[e*nkp+16*p:][:16], w.tv[e:e+16])
+				}
+			}
+			transpose8SIMD(&kp[p0*hd], &w.tk[0], 4*hd, hd)
+			transpose8SIMD(&kp[p0*hd+8], &w.tk[8*hd], 4*hd, hd)
+		}
+	}
+}
+
+// tileRange runs the tile jobs [lo, hi): job i is tile i/nkv (query rows
+// [T·R, T·R+R), R = tileRows) over cache head i%nkv and the query heads
+// of its group.
+func (at *attendTask) tileRange(lo, hi int) {
+	a, hd, nh, nkv := at.a, at.a.HeadDim, at.a.NHeads, at.a.NKVHeads
+	ng, dp, nkp := nh/nkv, tileDims(hd), at.nkp
+	rows := tileRows(ng)
+	w := at.g.attnWork.Get().(*attnScratch)
+	defer at.g.attnWork.Put(w)
+	for i := lo; i < hi; i++ {
+		g := i % nkv
+		t0 := i / nkv * rows
+		t1 := min(at.n, t0+rows)
+		nq := (t1 - t0) * ng       // query heads
+		nqp := (nq + 11) / 12 * 12 // padded to the kernel's 12
+		f0, _ := at.keys(t0)
+		_, l1 := at.keys(t1 - 1)
+		c0 := (f0 - at.kf) / 32 * 32 // the tile's packed positions [c0, c1)
+		c1 := (l1 - at.kf + 32) / 32 * 32
+		ns := c1 - c0
+		w.tq = grow(w.tq, nqp*hd)
+		w.ts = grow(w.ts, nqp*ns)
+		w.to = grow(w.to, nqp*dp)
+		w.tm, w.tl = grow(w.tm, nq), grow(w.tl, nq)
+		clear(w.tq[nq*hd:])
+		for t := t0; t < t1; t++ {
+			for x := range ng {
+				q := at.q[(t*nh+g*ng+x)*hd:][:hd]
+				dst := w.tq[((t-t0)*ng+x)*hd:][:hd]
+				if at.c.quantized() { // Q8_0 values, as the integer dots see them
+					w.tqb = grow(w.tqb, hd/qk*sizeQ8_0)
+					_ = ggml.Quantize(ggml.Q8_0, q, w.tqb)
+					_ = dequantRow(ggml.Q8_0, w.tqb, dst)
+				} else {
+					copy(dst, q)
+				}
+			}
+		}
+		// the scores: 32 positions by 12 query heads a call
+		kp := at.kp[g*nkp*hd:][:nkp*hd]
+		for c := c0; c < c1; c += 32 {
+			for r := 0; r < nqp; r += 12 {
+				panelMul12AVX512(&kp[c*hd], hd, 4*16*hd, &w.tq[r*hd], 4*hd, &w.ts[r*ns+c-c0], 4*ns)
+			}
+		}
+		// each row's softmax over the positions it sees, the rest zero
+		for t := t0; t < t1; t++ {
+			f, l := at.keys(t)
+			lo, hi := f-at.kf-c0, l-at.kf-c0+1
+			for x := range ng {
+				row := (t-t0)*ng + x
+				s := w.ts[row*ns:][:ns]
+				clear(s[:lo])
+				w.tl[row], w.tm[row] = softmaxScores(s[lo:hi], a.Scale, a.SoftCap, haveSIMD)
+				clear(s[hi:])
+			}
+		}
+		clear(w.ts[nq*ns : nqp*ns])
+		// the weighted values: 32 elements by 12 query heads a call
+		vp := at.vp[g*nkp*dp:][:nkp*dp]
+		for e := 0; e < dp; e += 32 {
+			for r := 0; r < nqp; r += 12 {
+				panelMul12AVX512(&vp[e*nkp+16*c0], ns, 4*16*nkp, &w.ts[r*ns], 4*ns, &w.to[r*dp+e], 4*dp)
+			}
+		}
+		for t := t0; t < t1; t++ {
+			for x := range ng {
+				row, h := (t-t0)*ng+x, g*ng+x
+				o := at.out[(t*nh+h)*hd:][:hd]
+				copy(o, w.to[row*dp:][:hd])
+				at.normalize(o, w.tl[row], w.tm[row], h)
+			}
+		}
+	}
+}
+
+// headRow writes cache head kvh's keys (its values, if v) at position p
+// to dst, len(dst) of them, as float32.
+func (c *KVCache) headRow(dst []float32, v bool, p, kvh int) {
+	hd := len(dst)
+	switch {
+	case c.quantized():
+		hb := hd / qk * c.typ.TypeSize()
+		b := c.kq
+		if v {
+			b = c.vq
+		}
+		_ = dequantRow(c.typ, b[p*c.rowBytes+kvh*hb:][:hb], dst)
+	case c.typ == ggml.F16:
+		h := c.k16
+		if v {
+			h = c.v16
+		}
+		h = h[p*c.width+kvh*hd:][:hd]
+		_ = dequantRow(ggml.F16, unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), 2*hd), dst)
+	default:
+		f := c.k32
+		if v {
+			f = c.v32
+		}
+		copy(dst, f[p*c.width+kvh*hd:][:hd])
+	}
+}
