@@ -1,6 +1,7 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -11,22 +12,36 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// TestAttendTiles runs prefill batches through the tiles (AVX-512) and
-// through attendRow (noTiles) for every cache type, GQA groups that fill
-// a tile's 48 query heads and groups that leave padding (5, 7), one query
-// head a group, head sizes that take a padded last 32 (16, 80), windows
-// that start the tile's keys past the batch's first, a soft cap, sinks, a
-// non-causal batch, batches not a multiple of the tile rows and batches
-// deep in the context; the two must agree within float rounding, and
-// with an F32 cache both must match the float64 attention.
+// TestAttendTiles runs prefill batches through the tiles (the Go
+// backend's on AVX-512, the C backend's on every kernel set with panels)
+// and through the Go backend's attendRow (noTiles), for every cache type,
+// GQA groups that fill a tile's 48 query heads and groups that leave
+// padding (5, 7), one query head a group, head sizes that take a half
+// panel pair (16, 80), windows that start the tile's keys past the
+// batch's first, a soft cap, sinks, a non-causal batch, batches not a
+// multiple of the tile rows and batches deep in the context; they must
+// agree within float rounding, and with an F32 cache match the float64
+// attention.
 func TestAttendTiles(t *testing.T) {
-	if !havePanels512 {
-		t.Skip("the tiles need AVX-512")
-	}
 	tiles, rows := NewGo(2), NewGo(2)
 	defer tiles.Close()
 	defer rows.Close()
 	rows.noTiles = true
+	var bs []Backend
+	if havePanels512 {
+		bs = append(bs, tiles)
+	}
+	if c, err := LoadCPU(2); err == nil {
+		c.Close()
+		for _, c := range cpuKernelSets(t, 2) {
+			bs = append(bs, c)
+		}
+	} else if !errors.Is(err, ErrUnavailable) {
+		require.NoError(t, err)
+	}
+	if len(bs) == 0 {
+		t.Skip("no tiles here: the Go ones need AVX-512, the C ones the native library")
+	}
 	for i, a := range []Attention{
 		{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
 		{NHeads: 32, NKVHeads: 8, HeadDim: 64, Scale: 0.125},
@@ -50,13 +65,16 @@ func TestAttendTiles(t *testing.T) {
 					rows.StoreKV(c, 0, k, v, pos0+n)
 					q := randVec(r, n*a.NHeads*a.HeadDim)
 					at := attendTask{g: tiles, c: c, pos0: pos0, n: n, a: a}
-					require.True(t, at.tiled(), "the batch takes tiles")
-					want, got := make([]float32, len(q)), make([]float32, len(q))
+					require.Equal(t, havePanels512, at.tiled(), "the batch takes tiles where the CPU has them")
+					want := make([]float32, len(q))
 					rows.Attend(want, q, c, pos0, n, a)
-					tiles.Attend(got, q, c, pos0, n, a)
-					assertClose(t, want, got, 2e-5, "tiles against rows")
-					if kv == ggml.F32 {
-						assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, "tiles against float64")
+					for _, b := range bs {
+						got := make([]float32, len(q))
+						b.Attend(got, q, c, pos0, n, a)
+						assertClose(t, want, got, 2e-5, b.Name()+": tiles against rows")
+						if kv == ggml.F32 {
+							assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, b.Name()+": tiles against float64")
+						}
 					}
 				})
 			}

@@ -53,6 +53,10 @@ typedef struct {
   size_t slot_bytes;  /* slot_bytes each, */
   _Atomic uint64_t free_slots; /* a set bit per free one */
   _Atomic int failed; /* a job could not allocate its buffers */
+  /* tiles (att_tiled): the packed keys (kp) and values (vp) of positions
+   * [kf, kf + nkp) */
+  int64_t kf, nkp;
+  float *kp, *vp;
 } att_task;
 
 /* att_spans is how many spans to split the keys of each of jobs jobs into
@@ -362,6 +366,239 @@ static void att_combine(const att_task *at, float *tmp) {
   }
 }
 
+/* Prefill in tiles. A batch's rows each meet every key they see once per
+ * query head in att_rows; here a tile of rows and one cache head's group
+ * of query heads (ATT_TILE_HEADS query heads in all) meet the keys
+ * together as two panel products, the kernel of the float batches
+ * (kernels.panel_mul): scores S = Q.K^T with a panel call's keys against
+ * its tokens' query heads, then, after each row's softmax, O = P.V with a
+ * panel call's head elements against the query heads. No horizontal
+ * sums, and each key and value element widened once per call rather than
+ * once per row and head: the call first packs every key it reads as
+ * panels of PANEL_ROWS positions (element-major: kernels.panel) and every
+ * value as panels of PANEL_ROWS head elements (position-major), as F32
+ * whatever the cache type, and the tiles share them. A quantized cache's
+ * queries are rounded to Q8_0 first, as the integer dots take them. The
+ * Go backend's go_attend_tile.go is the same design. */
+#define ATT_TILE_HEADS 48
+#define ATT_TILE_MIN_ROWS 16
+#define ATT_TILE_PACK 128 /* positions of one packing job, a multiple of 32 */
+#define ATT_TILE_MAX_FLOATS ((size_t)1 << 24) /* the packs' bound (64 MB); longer takes att_rows */
+
+/* att_tile_rows is the query rows of a tile for groups of ng heads. */
+static int att_tile_rows(int ng) { return ATT_TILE_HEADS / ng > 1 ? ATT_TILE_HEADS / ng : 1; }
+
+/* att_tiled reports whether a call runs in tiles on kernel set k, and sets
+ * the packed positions [*kf, *kf + *nkp) if so. */
+static int att_tiled(const lrt_attn_params *a, const kernels *k, int64_t *kf, int64_t *nkp) {
+  if (!k->panel_mul || !k->panel[LRT_F32] || a->ntok < ATT_TILE_MIN_ROWS || a->head_dim % PANEL_ROWS != 0) return 0;
+  int64_t lo0, hi0, lo1, hi1;
+  att_visible(a, 0, &lo0, &hi0);
+  att_visible(a, a->ntok - 1, &lo1, &hi1);
+  if (hi1 <= lo0) return 0;
+  *kf = lo0;
+  *nkp = (hi1 - lo0 + 31) / 32 * 32;
+  return (size_t)a->n_kv_heads * (size_t)*nkp * 2 * (size_t)a->head_dim <= ATT_TILE_MAX_FLOATS;
+}
+
+/* att_tile_slot_bytes is a thread's room in tiles: 16 key rows and a value
+ * row to pack, or a tile's queries, scores, outputs, maxima and sums and a
+ * query's Q8_0 blocks. */
+static size_t att_tile_slot_bytes(const lrt_attn_params *a, int64_t nkp) {
+  const size_t hd = (size_t)a->head_dim, ng = (size_t)(a->n_heads / a->n_kv_heads);
+  const size_t nq = (size_t)att_tile_rows((int)ng) * ng;
+  size_t n = nq * (2 * hd + (size_t)nkp + 2);
+  if (n < 17 * hd) n = 17 * hd;
+  n = sizeof(float) * n + (hd / QK + 1) * sizeof(block_q8a);
+  return (n + 63) & ~(size_t)63;
+}
+
+/* att_row_f32 widens cache head kvh's row at position pos of kv (a->k or
+ * a->v) to F32 in dst: F16 and blocks by the accumulate kernels with
+ * weight 1 (exact). */
+static void att_row_f32(const lrt_attn_params *a, const kernels *k, const void *kv, int64_t pos, int kvh, float *dst) {
+  const int hd = a->head_dim;
+  if (a->kv_type == LRT_F32) {
+    memcpy(dst, (const float *)kv + pos * a->kv_stride + (int64_t)kvh * hd, sizeof(float) * (size_t)hd);
+    return;
+  }
+  memset(dst, 0, sizeof(float) * (size_t)hd);
+  if (a->kv_type == LRT_F16) {
+    k->axpy_f16(dst, 1.0f, (const uint16_t *)kv + pos * a->kv_stride + (int64_t)kvh * hd, hd);
+    return;
+  }
+  const size_t rowb = (size_t)(a->kv_stride / QK) * kv_block_bytes(a->kv_type);
+  const size_t headb = (size_t)(hd / QK) * kv_block_bytes(a->kv_type);
+  const float one = 1.0f;
+  k->att_accum_q[a->kv_type](dst, (size_t)hd, 1, &one, 1, (const uint8_t *)kv + (size_t)pos * rowb + (size_t)kvh * headb,
+                             rowb, 1, hd);
+}
+
+/* att_slot returns a free slot of at's scratch, or memory of its own
+ * (*own set) where there are more threads than slots; NULL (failed set)
+ * when out of memory. */
+static char *att_slot(att_task *at, int *slot) {
+  *slot = slot_take(&at->free_slots);
+  if (*slot >= 0) return at->slots + (size_t)*slot * at->slot_bytes;
+  char *mem = malloc(at->slot_bytes);
+  if (!mem) atomic_store(&at->failed, 1);
+  return mem;
+}
+
+static void att_slot_done(att_task *at, int slot, char *mem) {
+  if (slot >= 0)
+    slot_give(&at->free_slots, slot);
+  else
+    free(mem);
+}
+
+/* att_pack packs the jobs [lo, hi): job i is cache head i/jobs's
+ * positions [kf + j*ATT_TILE_PACK, +ATT_TILE_PACK), j = i%jobs; positions
+ * the batch does not see pack as zeros. Keys go to kp as panels of
+ * PANEL_ROWS positions (head g's panel j at (g*nkp + 16j)*hd), values to
+ * vp as panels of PANEL_ROWS elements (head g's elements [16i, 16i+16)
+ * at (g*hd + 16i)*nkp, position p's at +16p). */
+static void att_pack(void *arg, int64_t lo, int64_t hi) {
+  att_task *at = arg;
+  const lrt_attn_params *a = at->a;
+  const int hd = a->head_dim;
+  const int64_t nkp = at->nkp, jobs = (nkp + ATT_TILE_PACK - 1) / ATT_TILE_PACK;
+  int64_t l1, end;
+  att_visible(a, a->ntok - 1, &l1, &end);
+  int slot;
+  float *tk = (float *)att_slot(at, &slot);
+  if (!tk) return;
+  float *tv = tk + (size_t)PANEL_ROWS * hd;
+  for (int64_t i = lo; i < hi; i++) {
+    const int g = (int)(i / jobs);
+    const int64_t j = i % jobs;
+    float *kp = at->kp + (size_t)g * nkp * hd, *vp = at->vp + (size_t)g * nkp * hd;
+    const int64_t p1 = (j + 1) * ATT_TILE_PACK < nkp ? (j + 1) * ATT_TILE_PACK : nkp;
+    for (int64_t p0 = j * ATT_TILE_PACK; p0 < p1; p0 += PANEL_ROWS) {
+      for (int r = 0; r < PANEL_ROWS; r++) {
+        const int64_t p = p0 + r;
+        float *kr = tk + (size_t)r * hd;
+        if (at->kf + p < end) {
+          att_row_f32(a, at->k, a->k, at->kf + p, g, kr);
+          att_row_f32(a, at->k, a->v, at->kf + p, g, tv);
+        } else {
+          memset(kr, 0, sizeof(float) * (size_t)hd);
+          memset(tv, 0, sizeof(float) * (size_t)hd);
+        }
+        for (int e = 0; e < hd; e += PANEL_ROWS)
+          memcpy(vp + (size_t)e * nkp + (size_t)PANEL_ROWS * p, tv + e, sizeof(float) * PANEL_ROWS);
+      }
+      at->k->panel[LRT_F32](tk, sizeof(float) * (size_t)hd, PANEL_ROWS, hd, kp + (size_t)p0 * hd);
+    }
+  }
+  att_slot_done(at, slot, (char *)tk);
+}
+
+/* att_tile runs the tile jobs [lo, hi): job i is tile i/n_kv_heads (query
+ * rows [T*R, T*R + R), R = att_tile_rows) over cache head i%n_kv_heads and
+ * its group's query heads. */
+static void att_tile(void *arg, int64_t lo, int64_t hi) {
+  att_task *at = arg;
+  const lrt_attn_params *a = at->a;
+  const kernels *k = at->k;
+  const int hd = a->head_dim, nh = a->n_heads, nkv = a->n_kv_heads, ng = nh / nkv;
+  const int rows = att_tile_rows(ng), pr = k->panel_rows, pt = k->panel_tokens;
+  const int64_t nkp = at->nkp;
+  int slot;
+  char *mem = att_slot(at, &slot);
+  if (!mem) return;
+  const size_t nqmax = (size_t)rows * ng;
+  float *qt = (float *)mem, *ot = qt + nqmax * hd, *m = ot + nqmax * hd, *l = m + nqmax, *s = l + nqmax;
+  block_q8a *qb = (block_q8a *)(s + nqmax * (size_t)nkp);
+  for (int64_t i = lo; i < hi; i++) {
+    const int g = (int)(i % nkv);
+    const int64_t t0 = i / nkv * rows, t1 = t0 + rows < a->ntok ? t0 + rows : a->ntok;
+    const int nq = (int)(t1 - t0) * ng;
+    int64_t f0, e0, f1, e1;
+    att_visible(a, t0, &f0, &e0);
+    att_visible(a, t1 - 1, &f1, &e1);
+    const int64_t c0 = (f0 - at->kf) / 32 * 32, c1 = (e1 - at->kf + 31) / 32 * 32, ns = c1 - c0;
+    for (int64_t t = t0; t < t1; t++)
+      for (int x = 0; x < ng; x++) {
+        const float *q = a->q + (t * nh + g * ng + x) * hd;
+        float *dst = qt + ((t - t0) * ng + x) * hd;
+        if (!kv_quantized(a->kv_type)) {
+          memcpy(dst, q, sizeof(float) * (size_t)hd);
+          continue;
+        }
+        quant_q8_0_ref(q, qb, hd); /* the Q8_0 values the integer dots see */
+        for (int b = 0; b < hd / QK; b++)
+          for (int j = 0; j < QK; j++) dst[b * QK + j] = qb[b].d * (float)qb[b].qs[j];
+      }
+    /* the scores: pr positions by pt query heads a call */
+    const float *kp = at->kp + (size_t)g * nkp * hd;
+    for (int64_t c = c0; c < c1; c += pr)
+      for (int r = 0; r < nq; r += pt)
+        k->panel_mul(hd, kp + (size_t)c * hd, (size_t)PANEL_ROWS * hd, qt + (size_t)r * hd, sizeof(float) * (size_t)hd,
+                     nq - r < pt ? nq - r : pt, s + (size_t)r * ns + (c - c0), (size_t)ns, pr);
+    /* each row's softmax over the positions it sees, the rest zero */
+    for (int64_t t = t0; t < t1; t++) {
+      int64_t f, e;
+      att_visible(a, t, &f, &e);
+      const int64_t vlo = f - at->kf - c0, vhi = e - at->kf - c0;
+      for (int x = 0; x < ng; x++) {
+        const int row = (int)(t - t0) * ng + x;
+        float *sg = s + (size_t)row * ns;
+        memset(sg, 0, sizeof(float) * (size_t)vlo);
+        memset(sg + vhi, 0, sizeof(float) * (size_t)(ns - vhi));
+        float *sv = sg + vlo;
+        const int64_t nv = vhi - vlo;
+        float bm = -INFINITY;
+        if (a->softcap > 0) {
+          for (int64_t j = 0; j < nv; j++) {
+            sv[j] = a->softcap * tanhf(sv[j] * a->scale / a->softcap);
+            bm = sv[j] > bm ? sv[j] : bm;
+          }
+        } else {
+          bm = k->scale_max(sv, nv, a->scale);
+        }
+        m[row] = bm;
+        l[row] = k->exp_sum(sv, nv, bm);
+      }
+    }
+    /* the weighted values: pr elements by pt query heads a call */
+    const float *vp = at->vp + (size_t)g * nkp * hd + (size_t)PANEL_ROWS * c0;
+    for (int e = 0; e < hd; e += pr)
+      for (int r = 0; r < nq; r += pt)
+        k->panel_mul(ns, vp + (size_t)e * nkp, (size_t)PANEL_ROWS * nkp, s + (size_t)r * ns, sizeof(float) * (size_t)ns,
+                     nq - r < pt ? nq - r : pt, ot + (size_t)r * hd + e, (size_t)hd, hd - e < pr ? hd - e : pr);
+    for (int64_t t = t0; t < t1; t++)
+      for (int x = 0; x < ng; x++) {
+        const int row = (int)(t - t0) * ng + x, h = g * ng + x;
+        att_norm(a, h, ot + (size_t)row * hd, m[row], l[row], a->out + (t * nh + h) * hd);
+      }
+  }
+  att_slot_done(at, slot, mem);
+}
+
+/* att_tiles runs a call in tiles (att_tiled said so): the packs, then the
+ * tiles, in the pool's scratch. */
+static int32_t att_tiles(lrt_pool *p, att_task *at) {
+  const lrt_attn_params *a = at->a;
+  const int nslots = lrt_pool_threads(p) < 64 ? lrt_pool_threads(p) : 64;
+  at->slot_bytes = att_tile_slot_bytes(a, at->nkp);
+  const size_t pack = (size_t)a->n_kv_heads * (size_t)at->nkp * (size_t)a->head_dim;
+  pool_begin(p);
+  at->slots = pool_scratch(p, (size_t)nslots * at->slot_bytes + 2 * sizeof(float) * pack);
+  if (!at->slots) {
+    pool_end(p);
+    return LRT_ENOMEM;
+  }
+  at->free_slots = nslots == 64 ? ~0ULL : (1ULL << nslots) - 1;
+  at->kp = (float *)(at->slots + (size_t)nslots * at->slot_bytes);
+  at->vp = at->kp + pack;
+  pool_run(p, att_pack, at, a->n_kv_heads * ((at->nkp + ATT_TILE_PACK - 1) / ATT_TILE_PACK), 1);
+  const int rows = att_tile_rows(a->n_heads / a->n_kv_heads);
+  if (!atomic_load(&at->failed)) pool_run(p, att_tile, at, a->n_kv_heads * ((a->ntok + rows - 1) / rows), 1);
+  pool_end(p);
+  return atomic_load(&at->failed) ? LRT_ENOMEM : LRT_OK;
+}
+
 int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   if (!p || !a) return LRT_EINVAL;
   if (a->ntok < 0 || a->n_kv < 0 || a->n_heads <= 0 || a->n_kv_heads <= 0 || a->head_dim <= 0)
@@ -375,6 +612,7 @@ int32_t lrt_attention(lrt_pool *p, const lrt_attn_params *a) {
   if (a->pos0 < 0) return LRT_EINVAL;
   if (!a->q || !a->out || (a->n_kv > 0 && (!a->k || !a->v))) return LRT_EINVAL;
   att_task at = {.a = a, .k = pool_kernels(p), .spans = 1};
+  if (att_tiled(a, at.k, &at.kf, &at.nkp)) return att_tiles(p, &at);
   const int64_t njobs = a->ntok;
   /* the fewest keys a row of the call sees: its first row's (causal) or
    * last row's (a window) */

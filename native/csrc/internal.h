@@ -230,22 +230,23 @@ typedef struct {
    * r], rows nr and up zero. panel_mul multiplies a panel by nt
    * (1..panel_tokens) F32 activation rows x, x+xs, ... (xs in bytes):
    * out[t*os + r] for r < nr. Where set, matmul.c runs batches of type t
-   * as panels. */
+   * as panels (and attention.c its tiles). Panels are 64-byte aligned. */
   void (*panel[LRT_NTYPES])(const void *w, size_t ws, int nr, int64_t n, float *p);
-  void (*panel_mul)(int64_t n, const float *p, const void *x, size_t xs, int nt, float *out,
+  void (*panel_mul)(int64_t n, const float *p, size_t ps, const void *x, size_t xs, int nt, float *out,
                     size_t os, int nr);
   /* panel_rows is the rows one panel_mul call covers: PANEL_ROWS, or a
-   * multiple of it where the kernel takes the next panels too (they follow
-   * at p + PANEL_ROWS*n); nr may then be up to panel_rows. panel_tokens is
-   * the most tokens of one call (its register tile's width). */
+   * multiple of it where the kernel takes the next panels too (the second
+   * at p + ps floats: PANEL_ROWS*n where they follow each other); nr may
+   * then be up to panel_rows. panel_tokens is the most tokens of one call
+   * (its register tile's width). */
   int panel_rows, panel_tokens;
   /* panel_mul_bf16, where set (AVX512_BF16), is panel_mul for BF16 weights
    * by BF16 activation rows x (ACT_BF16, xs bytes apart), n even: the
    * panels hold element pairs, pair k of row r as one 32-bit word at
    * p[k*PANEL_ROWS + r] (panel[LRT_F32] of the rows read as n/2 words), and
    * one vdpbf16ps adds a pair's two products for 16 rows. */
-  void (*panel_mul_bf16)(int64_t n, const float *p, const void *x, size_t xs, int nt, float *out,
-                         size_t os, int nr);
+  void (*panel_mul_bf16)(int64_t n, const float *p, size_t ps, const void *x, size_t xs, int nt,
+                         float *out, size_t os, int nr);
   quant_fn quant_q8a;
   quant_fn quant_q8K;
   /* dot_f32 returns sum a[i]*b[i]; axpy does y += a*x. */

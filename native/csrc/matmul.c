@@ -215,8 +215,8 @@ void panels_mul(const kernels *k, int32_t wtype, int il, const char *w, int64_t 
     const int nt = ntok - t0 < k->panel_tokens ? (int)(ntok - t0) : k->panel_tokens;
     for (int64_t r = 0; r < nrows; r += k->panel_rows) {
       const int nr = nrows - r < k->panel_rows ? (int)(nrows - r) : k->panel_rows;
-      (pairs ? k->panel_mul_bf16 : k->panel_mul)(n, base + r * pn, x + (size_t)t0 * xs, xs, nt,
-                                                 out + (size_t)t0 * os + r, os, nr);
+      (pairs ? k->panel_mul_bf16 : k->panel_mul)(n, base + r * pn, (size_t)PANEL_ROWS * pn, x + (size_t)t0 * xs,
+                                                 xs, nt, out + (size_t)t0 * os + r, os, nr);
     }
   }
 }
