@@ -6,23 +6,25 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// Prefill attention in tiles (AVX-512: tiled). A batch's rows each meet
-// every key they see once per query head in attendRow; here a tile of
-// rows and one cache head's group of query heads (tileHeads query heads
-// in all) meet the keys together as two panel products, the kernel of
-// the float batches (panelMul12AVX512): scores S = Q·Kᵀ with 32 keys a
-// column pair against 12 query heads, then, after each row's softmax,
-// O = P·V with 32 of a head's elements against 12 query heads. No
-// horizontal sums, each key and value element widened once per Attend
-// rather than once per row and head: the call first packs every key it
-// reads as panels of 16 keys (transposed: element-major) and every value
-// as panels of 16 elements (position-major), as float32, whatever the
-// cache type, and the tiles share them. A quantized cache's queries are
-// rounded to Q8_0 first, as attendRow's integer dots take them.
+// Prefill attention in tiles (tileKernelFor: AVX-512, or AVX2). A batch's
+// rows each meet every key they see once per query head in attendRow;
+// here a tile of rows and one cache head's group of query heads
+// (tileHeads query heads in all) meet the keys together as two panel
+// products, the kernels of the float batches (panelMul12AVX512: 32 lanes
+// by 12 rows; panelMul6SIMD: 16 by 6): scores S = Q·Kᵀ with a call's keys
+// against its query heads, then, after each row's softmax, O = P·V with a
+// call's head elements against the query heads. No horizontal sums, each
+// key and value element widened once per Attend rather than once per row
+// and head: the call first packs every key it reads as panels of 16 keys
+// (transposed: element-major) and every value as panels of 16 elements
+// (position-major), as float32, whatever the cache type, and the tiles
+// share them. A quantized cache's queries are rounded to Q8_0 first, as
+// attendRow's integer dots take them. The C library's attention.c does
+// the same with its panel_mul.
 
 const (
 	// tileHeads is the query heads of a tile (its rows × the group, the
-	// last ones padded to the kernel's 12).
+	// last ones padded to the kernel's rows).
 	tileHeads = 48
 	// tileMinRows is the fewest query rows a batch takes tiles for.
 	tileMinRows = 16
@@ -33,6 +35,35 @@ const (
 	tileMaxFloats = 1 << 24
 )
 
+// tileKernel is a panel product of the tiles: o_t[r] = Σ_k p'[16k+r%16] ·
+// y_t[k] over k < n for lanes rows r (16 a panel, the second at p+ps
+// bytes) and rows activation rows y_t at y + t·ys bytes, o_t's lanes
+// floats written at o + t·os bytes.
+type tileKernel struct {
+	mul         func(p *float32, n, ps int, y *float32, ys int, o *float32, os int)
+	lanes, rows int
+}
+
+// tileKernelFor returns g's tile kernel, if this CPU has one.
+func tileKernelFor(g *Go) (tileKernel, bool) {
+	switch {
+	case havePanels512 && !g.noPanels512:
+		return tileKernel{mul: panelMul12AVX512, lanes: 2 * panelRows, rows: panelTokens512}, true
+	case havePanels:
+		return tileKernel{mul: panelMul6Strided, lanes: panelRows, rows: panelTokens}, true
+	}
+	return tileKernel{}, false
+}
+
+// panelMul6Strided is panelMul6SIMD as a tileKernel (one panel: ps unused).
+func panelMul6Strided(p *float32, n, _ int, y *float32, ys int, o *float32, os int) {
+	var yp [panelTokens]*float32
+	for t := range yp {
+		yp[t] = (*float32)(unsafe.Add(unsafe.Pointer(y), t*ys))
+	}
+	panelMul6SIMD(p, n, &yp, o, os)
+}
+
 // tileRows is the query rows of a tile for groups of ng query heads.
 func tileRows(ng int) int { return max(1, tileHeads/ng) }
 
@@ -40,29 +71,31 @@ func tileRows(ng int) int { return max(1, tileHeads/ng) }
 // key range (at.kf, at.nkp) if so.
 func (at *attendTask) tiled() bool {
 	a, hd := at.a, at.a.HeadDim
-	if !havePanels512 || at.g.noTiles || at.n < tileMinRows || hd%16 != 0 {
+	kern, ok := tileKernelFor(at.g)
+	if !ok || at.g.noTiles || at.n < tileMinRows || hd%16 != 0 {
 		return false
 	}
 	first, _ := at.keys(0)
 	_, last := at.keys(at.n - 1)
 	nkp := (last - first + 32) / 32 * 32
-	if a.NKVHeads*nkp*(hd+tileDims(hd)) > tileMaxFloats {
+	if a.NKVHeads*nkp*(hd+tileDims(hd, kern)) > tileMaxFloats {
 		return false
 	}
 	at.kf, at.nkp = first, nkp
 	return true
 }
 
-// tileDims is hd padded to the kernel's 32 elements a call.
-func tileDims(hd int) int { return (hd + 31) / 32 * 32 }
+// tileDims is hd padded to the kernel's lanes.
+func tileDims(hd int, kern tileKernel) int { return (hd + kern.lanes - 1) / kern.lanes * kern.lanes }
 
 // attendTiles is Attend in tiles: pack the keys and values, then run the
 // tiles (tileRows rows × one cache head each).
 func (at *attendTask) attendTiles() {
 	a, hd := at.a, at.a.HeadDim
 	nkv := a.NKVHeads
+	kern, _ := tileKernelFor(at.g) // tiled found it
 	at.kp = grow(at.kp, nkv*at.nkp*hd)
-	at.vp = grow(at.vp, nkv*at.nkp*tileDims(hd))
+	at.vp = grow(at.vp, nkv*at.nkp*tileDims(hd, kern))
 	at.phase = phasePack
 	jobs := (at.nkp + tilePackKeys - 1) / tilePackKeys
 	at.g.pool.run(nkv*jobs, 1, at)
@@ -77,10 +110,11 @@ func (at *attendTask) attendTiles() {
 // as panels of 16 positions, element-major (panel j of head g at
 // (g*nkp+16j)*hd, element d of its position r at +16d+r); values to at.vp
 // as panels of 16 elements, position-major (head g's elements [16i,
-// 16i+16) at (g*dp+16i)*nkp, position p's at +16p), dp = tileDims(hd), the
+// 16i+16) at (g*dp+16i)*nkp, position p's at +16p), dp = tileDims, the
 // elements past hd zero.
 func (at *attendTask) packRange(lo, hi int) {
-	hd, dp, nkp := at.a.HeadDim, tileDims(at.a.HeadDim), at.nkp
+	kern, _ := tileKernelFor(at.g)
+	hd, dp, nkp := at.a.HeadDim, tileDims(at.a.HeadDim, kern), at.nkp
 	jobs := (nkp + tilePackKeys - 1) / tilePackKeys
 	_, last := at.keys(at.n - 1)
 	w := at.g.attnWork.Get().(*attnScratch)
@@ -117,16 +151,17 @@ func (at *attendTask) packRange(lo, hi int) {
 // of its group.
 func (at *attendTask) tileRange(lo, hi int) {
 	a, hd, nh, nkv := at.a, at.a.HeadDim, at.a.NHeads, at.a.NKVHeads
-	ng, dp, nkp := nh/nkv, tileDims(hd), at.nkp
-	rows := tileRows(ng)
+	kern, _ := tileKernelFor(at.g)
+	ng, dp, nkp := nh/nkv, tileDims(hd, kern), at.nkp
+	rows, kr, kl := tileRows(ng), kern.rows, kern.lanes
 	w := at.g.attnWork.Get().(*attnScratch)
 	defer at.g.attnWork.Put(w)
 	for i := lo; i < hi; i++ {
 		g := i % nkv
 		t0 := i / nkv * rows
 		t1 := min(at.n, t0+rows)
-		nq := (t1 - t0) * ng       // query heads
-		nqp := (nq + 11) / 12 * 12 // padded to the kernel's 12
+		nq := (t1 - t0) * ng           // query heads
+		nqp := (nq + kr - 1) / kr * kr // padded to the kernel's rows
 		f0, _ := at.keys(t0)
 		_, l1 := at.keys(t1 - 1)
 		c0 := (f0 - at.kf) / 32 * 32 // the tile's packed positions [c0, c1)
@@ -150,11 +185,12 @@ func (at *attendTask) tileRange(lo, hi int) {
 				}
 			}
 		}
-		// the scores: 32 positions by 12 query heads a call
+		// the scores: the kernel's lanes of positions by its rows of query
+		// heads a call
 		kp := at.kp[g*nkp*hd:][:nkp*hd]
-		for c := c0; c < c1; c += 32 {
-			for r := 0; r < nqp; r += 12 {
-				panelMul12AVX512(&kp[c*hd], hd, 4*16*hd, &w.tq[r*hd], 4*hd, &w.ts[r*ns+c-c0], 4*ns)
+		for c := c0; c < c1; c += kl {
+			for r := 0; r < nqp; r += kr {
+				kern.mul(&kp[c*hd], hd, 4*16*hd, &w.tq[r*hd], 4*hd, &w.ts[r*ns+c-c0], 4*ns)
 			}
 		}
 		// each row's softmax over the positions it sees, the rest zero
@@ -170,11 +206,12 @@ func (at *attendTask) tileRange(lo, hi int) {
 			}
 		}
 		clear(w.ts[nq*ns : nqp*ns])
-		// the weighted values: 32 elements by 12 query heads a call
+		// the weighted values: lanes head elements by rows query heads a
+		// call
 		vp := at.vp[g*nkp*dp:][:nkp*dp]
-		for e := 0; e < dp; e += 32 {
-			for r := 0; r < nqp; r += 12 {
-				panelMul12AVX512(&vp[e*nkp+16*c0], ns, 4*16*nkp, &w.ts[r*ns], 4*ns, &w.to[r*dp+e], 4*dp)
+		for e := 0; e < dp; e += kl {
+			for r := 0; r < nqp; r += kr {
+				kern.mul(&vp[e*nkp+16*c0], ns, 4*16*nkp, &w.ts[r*ns], 4*ns, &w.to[r*dp+e], 4*dp)
 			}
 		}
 		for t := t0; t < t1; t++ {

@@ -13,8 +13,9 @@ import (
 )
 
 // TestAttendTiles runs prefill batches through the tiles (the Go
-// backend's on AVX-512, the C backend's on every kernel set with panels)
-// and through the Go backend's attendRow (noTiles), for every cache type,
+// backend's with the AVX-512 and the AVX2 kernel, the C backend's on every
+// kernel set with panels) and through the Go backend's attendRow
+// (noTiles), for every cache type,
 // GQA groups that fill a tile's 48 query heads and groups that leave
 // padding (5, 7), one query head a group, head sizes that take a half
 // panel pair (16, 80), windows that start the tile's keys past the
@@ -23,13 +24,18 @@ import (
 // agree within float rounding, and with an F32 cache match the float64
 // attention.
 func TestAttendTiles(t *testing.T) {
-	tiles, rows := NewGo(2), NewGo(2)
+	tiles, tiles2, rows := NewGo(2), NewGo(2), NewGo(2)
 	defer tiles.Close()
+	defer tiles2.Close()
 	defer rows.Close()
 	rows.noTiles = true
+	tiles2.noPanels512 = true // the AVX2 kernel's tiles
 	var bs []Backend
-	if havePanels512 {
+	if havePanels {
 		bs = append(bs, tiles)
+	}
+	if havePanels512 {
+		bs = append(bs, tiles2)
 	}
 	if c, err := LoadCPU(2); err == nil {
 		c.Close()
@@ -40,7 +46,7 @@ func TestAttendTiles(t *testing.T) {
 		require.NoError(t, err)
 	}
 	if len(bs) == 0 {
-		t.Skip("no tiles here: the Go ones need AVX-512, the C ones the native library")
+		t.Skip("no tiles here: the Go ones need AVX2, the C ones the native library")
 	}
 	for i, a := range []Attention{
 		{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
@@ -65,15 +71,16 @@ func TestAttendTiles(t *testing.T) {
 					rows.StoreKV(c, 0, k, v, pos0+n)
 					q := randVec(r, n*a.NHeads*a.HeadDim)
 					at := attendTask{g: tiles, c: c, pos0: pos0, n: n, a: a}
-					require.Equal(t, havePanels512, at.tiled(), "the batch takes tiles where the CPU has them")
+					require.Equal(t, havePanels, at.tiled(), "the batch takes tiles where the CPU has them")
 					want := make([]float32, len(q))
 					rows.Attend(want, q, c, pos0, n, a)
-					for _, b := range bs {
+					for j, b := range bs {
 						got := make([]float32, len(q))
 						b.Attend(got, q, c, pos0, n, a)
-						assertClose(t, want, got, 2e-5, b.Name()+": tiles against rows")
+						name := fmt.Sprintf("%s (backend %d)", b.Name(), j)
+						assertClose(t, want, got, 2e-5, name+": tiles against rows")
 						if kv == ggml.F32 {
-							assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, b.Name()+": tiles against float64")
+							assertClose(t, naiveAttention(q, k, v, pos0, n, a), got, 1e-5, name+": tiles against float64")
 						}
 					}
 				})

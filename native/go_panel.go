@@ -93,7 +93,7 @@ func (m *matmulTask) mulPanel6(o *[panelRows * panelTokens]float32, p []float32,
 		y[t] = &m.x[(t0+min(t, nt-1))*cols]
 	}
 	nr := min(panelRows, r1-p0)
-	panelMul6SIMD(&p[0], cols, &y, o)
+	panelMul6SIMD(&p[0], cols, &y, &o[0], 4*panelRows)
 	for t := range nt {
 		copy(m.out[(t0+t)*rows+p0:(t0+t)*rows+p0+nr], o[t*panelRows:t*panelRows+nr])
 	}

@@ -12,11 +12,12 @@ var (
 	havePanels512 = haveAVX512
 )
 
-// panelMul6SIMD sets o[16*t+r] = Σ_k p[16*k+r]*y[t][k] over k < n for the
-// 16 rows of the panel p and 6 activation rows.
+// panelMul6SIMD sets o_t[r] = Σ_k p[16*k+r]*y[t][k] over k < n for the
+// 16 rows of the panel p and 6 activation rows, writing o_t's 16 floats at
+// o + t*os bytes.
 //
 //go:noescape
-func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32)
+func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *float32, os int)
 
 // panelMul12AVX512 sets o_t[r] = Σ_k p'[16*k+r%16]*y_t[k] over k < n for
 // the 32 rows of the two panels p and p+ps bytes (p' the one row r falls

@@ -27,12 +27,12 @@
 	VFMADD231PS  Y15, Y12, Y10;                \
 	VFMADD231PS  Y15, Y13, Y11
 
-// func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32)
-// o[16*t+r] = Σ_k p[16*k+r] * y[t][k] over k < n, for the 16 rows r of
-// the panel p and the 6 activation rows y[t]: 12 accumulators, each FMA
-// adding one column of 8 rows times one broadcast activation, in k order
-// (the C library's panel_mul).
-TEXT ·panelMul6SIMD(SB), NOSPLIT, $0-32
+// func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *float32, os int)
+// o_t[r] = Σ_k p[16*k+r] * y[t][k] over k < n, for the 16 rows r of the
+// panel p and the 6 activation rows y[t], written at o_t = o + t*os bytes:
+// 12 accumulators, each FMA adding one column of 8 rows times one
+// broadcast activation, in k order (the C library's panel_mul).
+TEXT ·panelMul6SIMD(SB), NOSPLIT, $0-40
 	MOVQ   p+0(FP), SI
 	MOVQ   n+8(FP), CX
 	MOVQ   y+16(FP), AX
@@ -73,18 +73,13 @@ tail:
 
 done:
 	MOVQ    o+24(FP), AX
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
-	VMOVUPS Y8, 256(AX)
-	VMOVUPS Y9, 288(AX)
-	VMOVUPS Y10, 320(AX)
-	VMOVUPS Y11, 352(AX)
+	MOVQ    os+32(FP), BX
+	VMOVUPS Y0, (AX); VMOVUPS Y1, 32(AX); ADDQ BX, AX
+	VMOVUPS Y2, (AX); VMOVUPS Y3, 32(AX); ADDQ BX, AX
+	VMOVUPS Y4, (AX); VMOVUPS Y5, 32(AX); ADDQ BX, AX
+	VMOVUPS Y6, (AX); VMOVUPS Y7, 32(AX); ADDQ BX, AX
+	VMOVUPS Y8, (AX); VMOVUPS Y9, 32(AX); ADDQ BX, AX
+	VMOVUPS Y10, (AX); VMOVUPS Y11, 32(AX)
 	VZEROUPPER
 	RET
 

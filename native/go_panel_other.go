@@ -10,7 +10,7 @@ const (
 	havePanelsBF16 = false
 )
 
-func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *[96]float32) { panic("unreachable") }
+func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *float32, os int) { panic("unreachable") }
 
 func panelMul12AVX512(p *float32, n, ps int, y *float32, ys int, o *float32, os int) {
 	panic("unreachable")
