@@ -1,6 +1,7 @@
 package native
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -60,8 +61,8 @@ func quantizeGemm(dst []byte, x []float32, flip bool) {
 	quantQ8aSIMD(&dst[0], &x[0], nb)
 	for i := 0; i < nb && flip; i++ {
 		q := dst[i*sizeQ8a+8 : (i+1)*sizeQ8a]
-		for j := range q {
-			q[j] ^= 0x80
+		for j := 0; j < qk; j += 8 { // eight quants a word
+			binary.LittleEndian.PutUint64(q[j:], binary.LittleEndian.Uint64(q[j:])^0x8080808080808080)
 		}
 	}
 }

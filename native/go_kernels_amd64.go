@@ -66,6 +66,12 @@ func dotRowsF16SIMD(w *byte, rs, nrows int, x *float32, n int, out *float32)
 // which haveSIMD's arm64 twin lacks.
 var haveX86SIMD = haveSIMD
 
+// f16FromF32SIMD rounds n float32 values to binary16 (to nearest even, as
+// ggml.F32ToF16 but for NaN payloads); n is a multiple of 8.
+//
+//go:noescape
+func f16FromF32SIMD(dst *uint16, src *float32, n int)
+
 // dotRowsIQ4NLQ8SIMD is dotRowsQ8_0Q8SIMD for IQ4_NL blocks and q8a
 // activations.
 //

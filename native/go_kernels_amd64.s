@@ -356,6 +356,29 @@ done:
 	VZEROUPPER
 	RET
 
+// func f16FromF32SIMD(dst *uint16, src *float32, n int)
+// Rounds n float32 values to binary16, to nearest even (F16C, as ggml's
+// GGML_FP32_TO_FP16 on x86); n is a multiple of 8.
+TEXT ·f16FromF32SIMD(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+f16loop:
+	CMPQ      CX, $8
+	JLT       f16done
+	VMOVUPS   (SI), Y4
+	VCVTPS2PH $0, Y4, X5
+	VMOVDQU   X5, (DI)
+	ADDQ      $32, SI
+	ADDQ      $16, DI
+	SUBQ      $8, CX
+	JMP       f16loop
+
+f16done:
+	VZEROUPPER
+	RET
+
 // WIDEN16x2 sign-extends the 16 bytes of lo and the 16 bytes of hi to
 // float32 in Y7, Y8 (lo) and Y9, Y10 (hi). lo and hi are clobbered.
 #define WIDEN16x2(lo, hi) \

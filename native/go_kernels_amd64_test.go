@@ -47,3 +47,36 @@ func TestBlockKernelSets(t *testing.T) {
 		}
 	}
 }
+
+// TestF16FromF32 checks the F16C rounding of F16 KV cache rows against
+// ggml.F32ToF16 (ggml's fp16 rounding, nearest even) over every float32
+// exponent, the halfway cases between binary16 neighbours, subnormals,
+// overflow, infinities and zeros; a NaN stays a NaN.
+func TestF16FromF32(t *testing.T) {
+	if !haveSIMD {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	r := rand.New(rand.NewPCG(61, 62))
+	var x []float32
+	for range 1 << 16 { // every exponent, random mantissas and signs
+		x = append(x, math.Float32frombits(r.Uint32()&^(0xFF<<23)|uint32(r.IntN(255))<<23))
+	}
+	for h := range uint32(0x7C00) { // each binary16 value and the point halfway to the next
+		lo := ggml.F16ToF32(uint16(h))
+		hi := ggml.F16ToF32(uint16(h + 1))
+		x = append(x, lo, -lo, (lo+hi)/2, -(lo+hi)/2)
+	}
+	x = append(x, 65504, 65520, 65519.99, 1e9, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 5.96e-8, 2.98e-8, 2.99e-8)
+	for len(x)%8 != 0 {
+		x = append(x, 1)
+	}
+	got := make([]uint16, len(x))
+	f16FromF32SIMD(&got[0], &x[0], len(x))
+	for i, v := range x {
+		require.Equal(t, ggml.F32ToF16(v), got[i], "%g (bits %#08x)", v, math.Float32bits(v))
+	}
+	nan := []float32{float32(math.NaN()), float32(math.NaN()), 1, 2, 3, 4, 5, 6}
+	h := make([]uint16, 8)
+	f16FromF32SIMD(&h[0], &nan[0], 8)
+	require.True(t, math.IsNaN(float64(ggml.F16ToF32(h[0]))), "NaN stays NaN")
+}

@@ -103,6 +103,8 @@ func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable"
 // stubs here.
 const haveX86SIMD = false
 
+func f16FromF32SIMD(dst *uint16, src *float32, n int) { panic("unreachable") }
+
 func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
 func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
 func dotRowsIQ4XSQ8KSIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }

@@ -91,7 +91,8 @@ func (c *KVCache) quantized() bool { return c.rowBytes > 0 }
 
 // storeRows writes the rows [lo, hi) of k and v at positions pos0+lo …
 // pos0+hi-1 of a quantized or F16 cache: quantized as ggml's reference
-// quantizers do, or rounded to F16.
+// quantizers do, or rounded to F16 (by F16C where the CPU has it, as
+// ggml's CPU backend rounds).
 func (c *KVCache) storeRows(pos0 int, k, v []float32, lo, hi int) {
 	w := c.width
 	if c.quantized() {
@@ -105,7 +106,15 @@ func (c *KVCache) storeRows(pos0 int, k, v []float32, lo, hi int) {
 		return
 	}
 	off := pos0 * w
-	for i := lo * w; i < hi*w; i++ {
+	i := lo * w
+	if n := (hi - lo) * w &^ 7; haveX86SIMD && n > 0 {
+		_, _ = c.k16[off+i+n-1], c.v16[off+i+n-1]
+		_, _ = k[i+n-1], v[i+n-1]
+		f16FromF32SIMD(&c.k16[off+i], &k[i], n)
+		f16FromF32SIMD(&c.v16[off+i], &v[i], n)
+		i += n
+	}
+	for ; i < hi*w; i++ {
 		c.k16[off+i] = ggml.F32ToF16(k[i])
 		c.v16[off+i] = ggml.F32ToF16(v[i])
 	}
