@@ -19,8 +19,9 @@
 # native build's decode runs, over weights its AMX buffer repacks at load,
 # while its prefill and depth tests crash).
 #
-# A second table is decode at depth: tg$GEN after DEPTH (4096) tokens of
-# context, llama-bench's -d, for each KV cache type of DEPTH_KV on the
+# A second table is prefill and decode at depth: pp$PROMPT and tg$GEN, each
+# after DEPTH (4096) tokens of context, llama-bench's -d, for each KV cache
+# type of DEPTH_KV on the
 # DEPTH_TYPES files of the first shape (llama-bench runs with flash
 # attention, which its quantized V cache needs). DEPTH=0 skips it, TABLE=0
 # the first.
@@ -73,11 +74,11 @@ mkdir -p "$BENCH_DIR" "$OUT_DIR"
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" | head -1 | tr -d '"'; }
 # best A B: the larger of two rates to one decimal ("-" for none)
 best() { python3 -c 'import sys; v=[float(x) for x in sys.argv[1:] if x not in ("-", "")]; print("%.1f" % max(v) if v else "-")' "$@"; }
-llama() { # llama() PROMPT GEN [ARGS...]: the best repetition's tokens/s of llama-bench's one test (of LLAMA_BIN, default LLAMA_BENCH), as ours report the best
+llama() { # llama() PROMPT GEN [ARGS...]: the best repetition's tokens/s of each of llama-bench's tests (of LLAMA_BIN, default LLAMA_BENCH: prefill, then decode, where both run), as ours report the best
   local p=$1 n=$2 reps=$REPS; shift 2
   [ "${1:-}" = "-r" ] && { reps=$2; shift 2; }
   "${LLAMA_BIN:-$LLAMA_BENCH}" -m "$model" -p "$p" -n "$n" -t "$t" -r "$reps" "$@" -o json 2>/dev/null |
-    python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; print("%.1f" % max(d.get("samples_ts") or [d["avg_ts"]]))' 2>/dev/null || echo "-"
+    python3 -c 'import json,sys; print(" ".join("%.1f" % max(d.get("samples_ts") or [d["avg_ts"]]) for d in json.load(sys.stdin)))' 2>/dev/null || echo "-"
 }
 
 table() {
@@ -146,11 +147,11 @@ depth_table() {
 shape=${SHAPES%% *}
 echo
 if [ -n "${LLAMA_BENCH:-}" ]; then
-  echo "| model | type | threads | backend | KV | tg$GEN at depth $DEPTH | llama.cpp tg$GEN at depth $DEPTH |"
-  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  echo "| model | type | threads | backend | KV | pp$PROMPT at depth $DEPTH | llama.cpp pp$PROMPT at depth $DEPTH | tg$GEN at depth $DEPTH | llama.cpp tg$GEN at depth $DEPTH |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 else
-  echo "| model | type | threads | backend | KV | tg$GEN at depth $DEPTH |"
-  echo "| --- | --- | --- | --- | --- | --- |"
+  echo "| model | type | threads | backend | KV | pp$PROMPT at depth $DEPTH | tg$GEN at depth $DEPTH |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
 fi
 for type in $DEPTH_TYPES; do
   model="$BENCH_DIR/$shape-$type.gguf"
@@ -158,18 +159,21 @@ for type in $DEPTH_TYPES; do
   for t in $THREADS; do
     for kv in $DEPTH_KV; do
       if [ -n "${LLAMA_BENCH:-}" ]; then
-        llama_tg=$(llama 0 "$GEN" -r "$DEPTH_REPS" -d "$DEPTH" -fa 1 -ctk "$kv" -ctv "$kv")
+        read -r llama_pp llama_tg < <(llama "$PROMPT" "$GEN" -r "$DEPTH_REPS" -d "$DEPTH" -fa 1 -ctk "$kv" -ctv "$kv")
+        llama_tg=${llama_tg:--}
       fi
       for be in $BACKENDS; do
-        tg=$(ours "$be" -m "$model" -p 1 -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" -c $((DEPTH + GEN + 16)) \
-          --kv "$kv" --bw=false)
-        ours_tg=$(printf '%.1f' "$(echo "$tg" | field decode_tps)")
-        backend=$(echo "$tg" | field backend)
+        # the prompt and the decode each after DEPTH tokens (llama-bench -d)
+        res=$(ours "$be" -m "$model" -p "$PROMPT" -n "$GEN" -t "$t" -r "$DEPTH_REPS" --depth "$DEPTH" \
+          -c $((DEPTH + PROMPT + GEN + 16)) --kv "$kv" --bw=false)
+        ours_pp=$(printf '%.1f' "$(echo "$res" | field prefill_tps)")
+        ours_tg=$(printf '%.1f' "$(echo "$res" | field decode_tps)")
+        backend=$(echo "$res" | field backend)
         [ "$be" = go ] && [ -n "$GO_NAME" ] && backend=$GO_NAME
         if [ -n "${LLAMA_BENCH:-}" ]; then
-          echo "| $shape | $type | $t | $backend | $kv | $ours_tg | $llama_tg |"
+          echo "| $shape | $type | $t | $backend | $kv | $ours_pp | $llama_pp | $ours_tg | $llama_tg |"
         else
-          echo "| $shape | $type | $t | $backend | $kv | $ours_tg |"
+          echo "| $shape | $type | $t | $backend | $kv | $ours_pp | $ours_tg |"
         fi
       done
     done
