@@ -1,7 +1,6 @@
 package native
 
 import (
-	"encoding/binary"
 	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -58,13 +57,11 @@ func quantizeGemm(dst []byte, x []float32, flip bool) {
 		return
 	}
 	_ = dst[nb*sizeQ8a-1]
-	quantQ8aSIMD(&dst[0], &x[0], nb)
-	for i := 0; i < nb && flip; i++ {
-		q := dst[i*sizeQ8a+8 : (i+1)*sizeQ8a]
-		for j := 0; j < qk; j += 8 { // eight quants a word
-			binary.LittleEndian.PutUint64(q[j:], binary.LittleEndian.Uint64(q[j:])^0x8080808080808080)
-		}
+	var x80 byte
+	if flip {
+		x80 = 0x80
 	}
+	quantQ8aSIMD(&dst[0], &x[0], nb, x80)
 }
 
 // runGemm multiplies the row groups [lo, hi) (gemmRows rows each, the

@@ -1294,15 +1294,17 @@ GLOBL c1<>(SB), RODATA|NOPTR, $4
 skip:;                            \
 	VBROADCASTSS X3, Y3
 
-// func quantQ8aSIMD(dst *byte, x *float32, nb int)
+// func quantQ8aSIMD(dst *byte, x *float32, nb int, flip byte)
 // Quantizes 32*nb floats to nb q8a blocks: d = max|x|/127, q =
-// round(x*127/max|x|), as the C library's quant_q8a.
-TEXT ·quantQ8aSIMD(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    nb+16(FP), CX
-	VMOVDQU absmask<>(SB), Y15
-	VMOVDQU packperm<>(SB), Y14
+// round(x*127/max|x|), as the C library's quant_q8a; the quants are
+// stored XORed with flip (0x80: offset by 128, for the gemm kernels).
+TEXT ·quantQ8aSIMD(SB), NOSPLIT, $0-25
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         nb+16(FP), CX
+	VPBROADCASTB flip+24(FP), Y13
+	VMOVDQU      absmask<>(SB), Y15
+	VMOVDQU      packperm<>(SB), Y14
 
 loop:
 	CMPQ CX, $0
@@ -1312,6 +1314,8 @@ loop:
 	HMAX
 	INVSCALE(nonzero)
 	QUANT32(0, 8)
+	VPXOR        Y13, Y5, Y5
+	VMOVDQU      Y5, 8(DI)
 	VPADDD       Y9, Y8, Y8
 	VPADDD       Y11, Y10, Y10
 	VPADDD       Y10, Y8, Y8

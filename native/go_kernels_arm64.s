@@ -381,13 +381,16 @@ done:
 	VSQXTN  V12.H8, V9.B8;        \
 	VSQXTN2 V13.H8, V9.B16
 
-// func quantQ8aSIMD(dst *byte, x *float32, nb int)
+// func quantQ8aSIMD(dst *byte, x *float32, nb int, flip byte)
 // Quantizes 32*nb floats to nb q8a blocks: d = max|x|/127, q =
-// round(x*127/max|x|), as the C library's quant_q8a.
-TEXT ·quantQ8aSIMD(SB), NOSPLIT, $0-24
+// round(x*127/max|x|), as the C library's quant_q8a; the quants are
+// stored XORed with flip.
+TEXT ·quantQ8aSIMD(SB), NOSPLIT, $0-25
 	MOVD  dst+0(FP), R0
 	MOVD  x+8(FP), R1
 	MOVD  nb+16(FP), R2
+	MOVBU flip+24(FP), R5
+	VDUP  R5, V20.B16
 	FMOVS $127.0, F19
 
 loop:
@@ -411,6 +414,8 @@ loop:
 	FMOVS   F18, (R0)
 	FMOVS   F1, 4(R0)
 	ADD     $8, R0
+	VEOR    V20.B16, V8.B16, V8.B16
+	VEOR    V20.B16, V9.B16, V9.B16
 	VST1.P  [V8.B16, V9.B16], 32(R0)
 	SUB     $1, R2
 	B       loop

@@ -46,7 +46,7 @@ func dotQ5_1SIMD(w *byte, x *float32, nb int) float32 { panic("unreachable") }
 func deqQ4_1SIMD(dst *float32, w *byte, nb int)       { panic("unreachable") }
 func deqQ5_1SIMD(dst *float32, w *byte, nb int)       { panic("unreachable") }
 
-func quantQ8aSIMD(dst *byte, x *float32, nb int)                              { panic("unreachable") }
+func quantQ8aSIMD(dst *byte, x *float32, nb int, flip byte)                   { panic("unreachable") }
 func quantQ8KSIMD(dst *byte, x *float32, nb int)                              { panic("unreachable") }
 func dotRowsQ8_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }
 func dotRowsQ4_0Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32) { panic("unreachable") }

@@ -129,10 +129,12 @@ func deqQ4_1SIMD(dst *float32, w *byte, nb int)
 //go:noescape
 func deqQ5_1SIMD(dst *float32, w *byte, nb int)
 
-// quantQ8aSIMD quantizes 32*nb floats to nb q8a blocks at dst.
+// quantQ8aSIMD quantizes 32*nb floats to nb q8a blocks at dst, their
+// quants XORed with flip (0, or 0x80 for the gemm kernels' unsigned
+// activations).
 //
 //go:noescape
-func quantQ8aSIMD(dst *byte, x *float32, nb int)
+func quantQ8aSIMD(dst *byte, x *float32, nb int, flip byte)
 
 // quantQ8KSIMD quantizes 256*nb floats to nb q8K blocks at dst.
 //

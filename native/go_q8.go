@@ -43,7 +43,7 @@ func quantizeQ8(t ggml.DType, dst []byte, x []float32) {
 		quantQ8KSIMD(&dst[0], &x[0], nb)
 		return
 	}
-	quantQ8aSIMD(&dst[0], &x[0], nb)
+	quantQ8aSIMD(&dst[0], &x[0], nb, 0)
 }
 
 // dotRowQ8 returns the dot product of nb blocks of a weight row of type t

@@ -77,7 +77,8 @@ func dequantizeQ8(elems, size int, xq []byte) []float32 {
 }
 
 // TestQuantizeQ8MatchesScalar checks the activation quantizers bit for bit
-// against their scalar specification, all-zero blocks included.
+// against their scalar specification, all-zero blocks included, and the
+// q8a quants flipped by 0x80 for the gemm kernels.
 func TestQuantizeQ8MatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, typ := range []ggml.DType{ggml.Q8_0, ggml.Q4_K} {
@@ -95,7 +96,17 @@ func TestQuantizeQ8MatchesScalar(t *testing.T) {
 			}
 			got := make([]byte, nb*size)
 			quantizeQ8(typ, got, misalignF(x))
-			require.Equal(t, quantizeQ8Scalar(elems, size, x), got, "%s, %d blocks", typ, nb)
+			want := quantizeQ8Scalar(elems, size, x)
+			require.Equal(t, want, got, "%s, %d blocks", typ, nb)
+			if typ == ggml.Q8_0 { // and flipped: each quant XORed with 0x80, d and s as they were
+				quantQ8aSIMD(&got[0], &misalignF(x)[0], nb, 0x80)
+				for i := range want {
+					if i%sizeQ8a >= 8 {
+						want[i] ^= 0x80
+					}
+				}
+				require.Equal(t, want, got, "flipped, %d blocks", nb)
+			}
 		}
 	}
 }
