@@ -72,6 +72,11 @@ var haveX86SIMD = haveSIMD
 //go:noescape
 func f16FromF32SIMD(dst *uint16, src *float32, n int)
 
+// addSIMD sets dst[i] += src[i] for i < n, n a multiple of 8.
+//
+//go:noescape
+func addSIMD(dst, src *float32, n int)
+
 // dotRowsIQ4NLQ8SIMD is dotRowsQ8_0Q8SIMD for IQ4_NL blocks and q8a
 // activations.
 //

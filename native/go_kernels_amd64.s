@@ -379,6 +379,48 @@ f16done:
 	VZEROUPPER
 	RET
 
+// func addSIMD(dst, src *float32, n int)
+// dst[i] += src[i] for i < n, n a multiple of 8.
+TEXT ·addSIMD(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+add32:
+	CMPQ    CX, $32
+	JLT     add8
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VADDPS  (SI), Y0, Y0
+	VADDPS  32(SI), Y1, Y1
+	VADDPS  64(SI), Y2, Y2
+	VADDPS  96(SI), Y3, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DI
+	SUBQ    $32, CX
+	JMP     add32
+
+add8:
+	CMPQ    CX, $8
+	JLT     adddone
+	VMOVUPS (DI), Y0
+	VADDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     add8
+
+adddone:
+	VZEROUPPER
+	RET
+
 // WIDEN16x2 sign-extends the 16 bytes of lo and the 16 bytes of hi to
 // float32 in Y7, Y8 (lo) and Y9, Y10 (hi). lo and hi are clobbered.
 #define WIDEN16x2(lo, hi) \

@@ -652,7 +652,13 @@ func (g *Go) Add(dst, src []float32) {
 
 // add sets dst[i] += src[i] on one goroutine.
 func add(dst, src []float32) {
-	for i := range dst {
+	src = src[:len(dst)]
+	i := 0
+	if n := len(dst) &^ 7; haveX86SIMD && n > 0 {
+		addSIMD(&dst[0], &src[0], n)
+		i = n
+	}
+	for ; i < len(dst); i++ {
 		dst[i] += src[i]
 	}
 }

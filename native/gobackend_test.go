@@ -266,3 +266,19 @@ func TestGoSharedRowOps(t *testing.T) {
 		require.Equal(t, caches[0], caches[1], "StoreKV %s", typ)
 	}
 }
+
+// TestAddKernel checks add (the residual sums; SIMD on x86) against the
+// plain loop, bit for bit, over lengths that end in every tail and
+// misaligned rows.
+func TestAddKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for n := range 75 {
+		x, y := randFloats(r, n, 2), misalignF(randFloats(r, n, 2))
+		want := make([]float32, n)
+		for i := range want {
+			want[i] = x[i] + y[i]
+		}
+		add(x, y)
+		require.Equal(t, want, x, "%d elements", n)
+	}
+}
