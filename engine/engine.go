@@ -78,7 +78,7 @@ type Settings struct {
 	// the executable, its prefix's lib/), never the working directory.
 	NativeLib string
 	// CPUKernels is the native library's kernel set for the cpu backend,
-	// one of native.CPU's ISAs ("avx512vnni", "avx2", "neon", "generic"):
+	// one of native.CPU's ISAs ("avx512vnni", "avx512bf16", "avx2", "neon", "generic"):
 	// "" picks the best this CPU runs. A set the CPU cannot run is an
 	// error, and so is a set for another backend (the go backend's kernels
 	// follow the CPU, capped at AVX2 in a build with -tags avx2only).

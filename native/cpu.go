@@ -90,14 +90,16 @@ func LoadCPUWith(o CPUOptions) (*CPU, error) {
 }
 
 // ISAs returns the kernel sets this CPU can run, best first, such as
-// ["avx512vnni", "avx2", "generic"].
+// ["avx512vnni", "avx512bf16", "avx2", "generic"] (avx512bf16 is the
+// AVX-512 set with BF16 batches as vdpbf16ps pair panels, the best on
+// AMD's cores and not on Intel's).
 func (c *CPU) ISAs() []string { return slices.Clone(c.lib.isas) }
 
 // Name returns "cpu-" and the kernel set in use, such as "cpu-avx2".
 func (c *CPU) Name() string { return "cpu-" + c.isa }
 
-// ISA is the kernel set chosen for this CPU: "avx512vnni", "avx2", "neon"
-// or "generic".
+// ISA is the kernel set chosen for this CPU: "avx512vnni", "avx512bf16",
+// "avx2", "neon" or "generic".
 func (c *CPU) ISA() string { return c.isa }
 
 // Path is the file the library was loaded from.
@@ -211,7 +213,7 @@ func (c *CPU) MatMuls(ps []Product, x []float32, nTokens int) {
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): the AVX-512 VNNI kernel set's
 // Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS and F16, and BF16
-// where batches run as pair panels; the AVX2 set's Q4_0, Q5_0, Q8_0, Q4_K,
+// in the avx512bf16 set (batches as pair panels); the AVX2 set's Q4_0, Q5_0, Q8_0, Q4_K,
 // Q5_K, Q6_K and F16.
 func (c *CPU) Interleaves(t ggml.DType) bool {
 	return int(t) < len(c.il16) && c.il16[t]

@@ -72,6 +72,12 @@ var haveX86SIMD = haveSIMD
 //go:noescape
 func f16FromF32SIMD(dst *uint16, src *float32, n int)
 
+// roundBF16SIMD sets dst[i] to src[i] rounded to BF16 (as roundBF16) for
+// i < n, n a multiple of 8.
+//
+//go:noescape
+func roundBF16SIMD(dst, src *float32, n int)
+
 // addSIMD sets dst[i] += src[i] for i < n, n a multiple of 8.
 //
 //go:noescape

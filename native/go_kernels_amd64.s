@@ -421,6 +421,56 @@ adddone:
 	VZEROUPPER
 	RET
 
+// func roundBF16SIMD(dst, src *float32, n int)
+// dst[i] = src[i] rounded to BF16 (to nearest even; a NaN made quiet), as
+// ggml.F32ToBF16 then back; n is a multiple of 8.
+TEXT ·roundBF16SIMD(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVL         $0x7fff, AX
+	VMOVD        AX, X8
+	VPBROADCASTD X8, Y8
+	MOVL         $1, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Y9
+	MOVL         $0xffff0000, AX
+	VMOVD        AX, X10
+	VPBROADCASTD X10, Y10
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X11
+	VPBROADCASTD X11, Y11
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X12
+	VPBROADCASTD X12, Y12
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X13
+	VPBROADCASTD X13, Y13
+
+bf16loop:
+	CMPQ      CX, $8
+	JLT       bf16done
+	VMOVDQU   (SI), Y0
+	VPSRLD    $16, Y0, Y1
+	VPAND     Y9, Y1, Y1
+	VPADDD    Y8, Y1, Y1
+	VPADDD    Y0, Y1, Y1
+	VPAND     Y10, Y1, Y1 // rounded to nearest even
+	VPAND     Y11, Y0, Y2
+	VPCMPGTD  Y12, Y2, Y3 // NaN lanes
+	VPOR      Y13, Y0, Y4
+	VPAND     Y10, Y4, Y4 // a quiet NaN
+	VPBLENDVB Y3, Y4, Y1, Y1
+	VMOVDQU   Y1, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+	JMP       bf16loop
+
+bf16done:
+	VZEROUPPER
+	RET
+
 // WIDEN16x2 sign-extends the 16 bytes of lo and the 16 bytes of hi to
 // float32 in Y7, Y8 (lo) and Y9, Y10 (hi). lo and hi are clobbered.
 #define WIDEN16x2(lo, hi) \

@@ -5,6 +5,8 @@ package native
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,4 +81,45 @@ func TestF16FromF32(t *testing.T) {
 	h := make([]uint16, 8)
 	f16FromF32SIMD(&h[0], &nan[0], 8)
 	require.True(t, math.IsNaN(float64(ggml.F16ToF32(h[0]))), "NaN stays NaN")
+}
+
+// TestCPUVendor checks cpuIsAMD (which picks the BF16 batch kernels)
+// against the kernel's /proc/cpuinfo.
+func TestCPUVendor(t *testing.T) {
+	info, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Skipf("no /proc/cpuinfo: %v", err)
+	}
+	amd := strings.Contains(string(info), "vendor_id\t: AuthenticAMD")
+	intel := strings.Contains(string(info), "vendor_id\t: GenuineIntel")
+	require.True(t, amd || intel, "a vendor_id line")
+	require.Equal(t, amd, cpuIsAMD())
+}
+
+// TestRoundBF16 checks the AVX2 rounding of activations to BF16 against
+// ggml.F32ToBF16 bit for bit: every exponent, the halfway cases between
+// BF16 neighbours (ties to even), infinities, zeros and NaNs (made quiet).
+func TestRoundBF16(t *testing.T) {
+	if !haveSIMD {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	r := rand.New(rand.NewPCG(63, 64))
+	var x []float32
+	for range 1 << 16 {
+		x = append(x, math.Float32frombits(r.Uint32()))
+	}
+	for range 1 << 12 { // halfway: the low 16 bits 0x8000, either parity
+		x = append(x, math.Float32frombits(r.Uint32()&^0xffff|0x8000))
+	}
+	x = append(x, float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		math.Float32frombits(0x7f800001), math.Float32frombits(0xffc00000), math.Float32frombits(0x7f7fffff))
+	for len(x)%8 != 0 {
+		x = append(x, 1)
+	}
+	got := make([]float32, len(x))
+	roundBF16SIMD(&got[0], &x[0], len(x))
+	for i, v := range x {
+		want := ggml.BF16ToF32(ggml.F32ToBF16(v))
+		require.Equal(t, math.Float32bits(want), math.Float32bits(got[i]), "%g (bits %#08x)", v, math.Float32bits(v))
+	}
 }

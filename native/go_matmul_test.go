@@ -30,15 +30,21 @@ func TestGoMatMulPaths(t *testing.T) {
 			for _, off := range []int{0, 1} {
 				wm := w
 				wm.Data = misalign(w.Data, off)
-				for _, run := range []struct {
+				type variant struct {
 					threads int
 					noGemm  bool
-				}{{1, false}, {3, false}, {1, true}} {
+					pairs   bool // BF16 as pair panels, where the CPU has them
+				}
+				runs := []variant{{1, false, bf16PairsPay}, {3, false, bf16PairsPay}, {1, true, bf16PairsPay}}
+				if typ == ggml.BF16 && haveBF16Pairs {
+					runs = append(runs, variant{3, false, !bf16PairsPay})
+				}
+				for _, run := range runs {
 					threads := run.threads
 					g := NewGo(threads)
-					g.noGemm = run.noGemm
+					g.noGemm, g.pairsBF16 = run.noGemm, run.pairs
 					for _, ntok := range []int{1, 2, 3, 4, 5, 8, 13} {
-						name := fmt.Sprintf("%s %d×%d offset %d, %d threads (gemm off %v), %d tokens", typ, rows, cols, off, threads, run.noGemm, ntok)
+						name := fmt.Sprintf("%s %d×%d offset %d, %d threads (gemm off %v, BF16 pairs %v), %d tokens", typ, rows, cols, off, threads, run.noGemm, run.pairs, ntok)
 						x := randFloats(r, ntok*cols, 2)
 						got := make([]float32, ntok*rows)
 						g.MatMul(got, wm, x, ntok)

@@ -127,7 +127,7 @@ func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 }
 
 // runPanelsBF16 multiplies the BF16 rows of the panel pairs [lo, hi) (32
-// rows each) by every token as pair panels (havePanelsBF16; the C
+// rows each) by every token as pair panels (pairsBF16; the C
 // library's panels_mul_bf16): a block of rows, the matrix's last pair
 // padded with zero rows, is packed once (pairs of interleaved groups are
 // multiplied in place), and each 12-token tile of BF16 activations (the

@@ -5,9 +5,10 @@ package native
 // havePanels and havePanels512 are false: the panel kernels are amd64
 // assembly.
 const (
-	havePanels     = false
-	havePanels512  = false
-	havePanelsBF16 = false
+	havePanels    = false
+	havePanels512 = false
+	haveBF16Pairs = false
+	bf16PairsPay  = false
 )
 
 func panelMul6SIMD(p *float32, n int, y *[6]*float32, o *float32, os int) { panic("unreachable") }

@@ -46,6 +46,9 @@ type Go struct {
 	noTiles bool
 	// float keeps the activations float32 in every product (NewGoFloat)
 	float bool
+	// pairsBF16 batches BF16 weights as pair panels (panelMul12BF16):
+	// bf16PairsPay, or set by tests where the CPU has them
+	pairsBF16 bool
 }
 
 // NewGo returns a pure-Go backend that runs each operation on up to threads
@@ -54,7 +57,7 @@ func NewGo(threads int) *Go {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	g := &Go{pool: newPool(threads)}
+	g := &Go{pool: newPool(threads), pairsBF16: bf16PairsPay}
 	g.matmuls.New = func() any { return new(matmulTask) }
 	g.multis.New = func() any { return new(multiTask) }
 	g.attends.New = func() any { return new(attendTask) }
@@ -241,7 +244,7 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 			}
 		}
 	}
-	if w.Type == ggml.BF16 && !g.float && havePanelsBF16 && !g.noPanels512 && nTokens >= panelMinTokens && w.Cols%2 == 0 {
+	if w.Type == ggml.BF16 && !g.float && g.pairsBF16 && !g.noPanels512 && nTokens >= panelMinTokens && w.Cols%2 == 0 {
 		// BF16 weights multiply activations rounded to BF16, as ggml's do;
 		// batches as pair panels take them as BF16
 		buf := m.takeBytes()
@@ -306,8 +309,14 @@ func toBF16(dst []uint16, x []float32) {
 
 // roundBF16 sets dst[i] to x[i] rounded to BF16.
 func roundBF16(dst, x []float32) {
-	for i, v := range x {
-		dst[i] = ggml.BF16ToF32(ggml.F32ToBF16(v))
+	dst = dst[:len(x)]
+	i := 0
+	if n := len(x) &^ 7; haveX86SIMD && n > 0 {
+		roundBF16SIMD(&dst[0], &x[0], n)
+		i = n
+	}
+	for ; i < len(x); i++ {
+		dst[i] = ggml.BF16ToF32(ggml.F32ToBF16(x[i]))
 	}
 }
 
@@ -316,14 +325,14 @@ func roundBF16(dst, x []float32) {
 // Q4_K, Q5_K, Q6_K and IQ4_XS on AVX-512 VNNI, with 8-bit activations;
 // the same but IQ4_NL on AVX2; F16 on AVX-512 and AVX2 (its batches as
 // panels of either width); BF16 where batches run as pair panels
-// (AVX512_BF16).
+// (pairsBF16).
 func (g *Go) Interleaves(t ggml.DType) bool {
 	k, ok := ilKernelOf(t)
 	switch {
 	case !ok || g.float:
 		return false
 	case t == ggml.BF16:
-		return havePanels512 && !g.noPanels512 && havePanelsBF16
+		return havePanels512 && !g.noPanels512 && g.pairsBF16
 	case k.floatRows != nil:
 		return havePanels
 	}

@@ -70,6 +70,11 @@ func TestInterleaveRefuses(t *testing.T) {
 func TestInterleavedMatMul(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	backends := []Backend{NewGo(1), NewGo(3)}
+	if haveBF16Pairs && !bf16PairsPay { // the pair panels where they are not the default
+		g := NewGo(2)
+		g.pairsBF16 = true
+		backends = append(backends, g)
+	}
 	if cpus := loadCPUsOrNil(t, 2); cpus != nil {
 		for _, c := range cpus {
 			backends = append(backends, c)

@@ -50,7 +50,7 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 		kv:      fs.String("kv", "f32", "KV cache type: f32, f16, q8_0 or q4_0"),
 		nativeLib: fs.String("native-lib", "", "native kernel library `FILE` (default $"+native.LibEnv+
 			", else liblitert.so beside the executable or in its prefix's lib/; never the working directory)"),
-		isa: fs.String("isa", "", "the native library's kernel set `NAME` (avx512vnni, avx2, neon or generic; default: the best this CPU runs; `info` lists them)"),
+		isa: fs.String("isa", "", "the native library's kernel set `NAME` (avx512vnni, avx512bf16, avx2, neon or generic; default: the best this CPU runs; `info` lists them)"),
 		load: fs.String("load", "auto", "how the weights are held: mmap (map the file), read (a private copy in huge pages: faster CPU decode) "+
 			"or auto (read for the CPU backends when the file takes at most half the available memory)"),
 		stderr: fs.Output(),

@@ -305,6 +305,7 @@ void lrt_fill_generic(kernels *k);
 #if defined(__x86_64__) || defined(_M_X64)
 void lrt_fill_avx2(kernels *k);
 void lrt_fill_avx512(kernels *k);
+void lrt_fill_avx512bf16(kernels *k);
 #endif
 #if defined(__aarch64__)
 void lrt_fill_neon(kernels *k);

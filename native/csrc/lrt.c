@@ -41,6 +41,18 @@ static void choose(void) {
         __builtin_cpu_supports("avx512dq")) {
       sets[n_sets] = sets[n_sets - 1];
       lrt_fill_avx512(&sets[n_sets++]);
+      /* the BF16 pair panels: the default only where they beat BF16
+       * widened to float panels (AMD's cores; not Intel's: see
+       * lrt_fill_avx512bf16), listed wherever they run */
+      if (__builtin_cpu_supports("avx512bf16")) {
+        sets[n_sets] = sets[n_sets - 1];
+        lrt_fill_avx512bf16(&sets[n_sets++]);
+        if (!__builtin_cpu_is("amd")) { /* the plain set stays the best */
+          const kernels t = sets[n_sets - 1];
+          sets[n_sets - 1] = sets[n_sets - 2];
+          sets[n_sets - 2] = t;
+        }
+      }
     }
   }
 #elif defined(__aarch64__)
