@@ -90,6 +90,13 @@ func (mt *multiTask) run(lo, hi int) {
 	}
 }
 
+// panelPairs reports whether the batch runs as float panels on AVX-512
+// (runPanels), whose iterations are then pairs of panels.
+func (m *matmulTask) panelPairs() bool {
+	return havePanels512 && !m.g.noPanels512 && m.nTokens >= panelMinTokens && !m.gemm && m.xbf == nil &&
+		(m.il && m.w.Type == ggml.F16 || !m.il && havePanels)
+}
+
 func (m *matmulTask) run(lo, hi int) {
 	if m.gemm {
 		m.runGemm(lo, hi)
@@ -97,6 +104,10 @@ func (m *matmulTask) run(lo, hi int) {
 	}
 	if m.xbf != nil {
 		m.runPanelsBF16(lo, hi)
+		return
+	}
+	if m.panelPairs() {
+		m.runPanels(lo*2*panelRows, min(hi*2*panelRows, m.w.Rows))
 		return
 	}
 	if m.il {

@@ -278,9 +278,13 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 		}
 	}
 	// iterations: rows, or groups of gemmRows rows for the gemm kernels,
-	// or pairs of panels for the BF16 ones (a chunk pads its last pair)
+	// or pairs of panels for the AVX-512 panel kernels (a chunk of whole
+	// pairs: an odd panel goes through the AVX2 kernel) and the BF16 ones
+	// (a chunk pads its last pair)
 	iters, work := w.Rows, w.Cols*nTokens
-	if m.xbf != nil {
+	if m.panelPairs() {
+		iters, work = (w.Rows+2*panelRows-1)/(2*panelRows), 2*panelRows*w.Cols*nTokens
+	} else if m.xbf != nil {
 		iters, work = (w.Rows+2*panelRows-1)/(2*panelRows), 2*panelRows*w.Cols*nTokens
 	} else if m.gemm || il {
 		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
