@@ -125,15 +125,23 @@ func BenchmarkCallOverhead(b *testing.B) {
 }
 
 // BenchmarkAttend times attention of SmolLM2's shape (9 query heads over 3
-// cache heads of 64) at context 512: one decode token, and a 64-token
-// prefill batch ending there.
+// cache heads of 64) at context 512: one decode token, and 64- and
+// 512-token prefill batches ending there; and at depth 4096 one decode
+// token and a 512-token batch. The Go backend runs twice for batches: in
+// tiles (go) and row by row (go-rows, noTiles).
 func BenchmarkAttend(b *testing.B) {
 	threads := runtime.NumCPU()
-	g := NewGo(threads)
+	g, rows := NewGo(threads), NewGo(threads)
 	defer g.Close()
-	backends := []Backend{g}
+	defer rows.Close()
+	rows.noTiles = true
+	type named struct {
+		name string
+		be   Backend
+	}
+	backends := []named{{"go", g}, {"go-rows", rows}}
 	for _, c := range loadCPUsOrNil(b, threads) { // every kernel set, closed at cleanup
-		backends = append(backends, c)
+		backends = append(backends, named{c.Name(), c})
 	}
 	a := Attention{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125}
 	r := rand.New(rand.NewPCG(2, 2))
@@ -145,17 +153,20 @@ func BenchmarkAttend(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			backends[0].StoreKV(cache, 0, randFloats(r, ctx*192, 1), randFloats(r, ctx*192, 1), ctx)
-			for _, ntok := range []int{1, 64} {
-				if ctx > 512 && ntok > 1 {
+			g.StoreKV(cache, 0, randFloats(r, ctx*192, 1), randFloats(r, ctx*192, 1), ctx)
+			for _, ntok := range []int{1, 64, 512} {
+				if ctx > 512 && ntok == 64 {
 					continue
 				}
 				q := randFloats(r, ntok*9*64, 1)
 				out := make([]float32, len(q))
 				for _, be := range backends {
-					b.Run(fmt.Sprintf("%s/ctx%d/b%d/%s", typ, ctx, ntok, be.Name()), func(b *testing.B) {
+					if ntok == 1 && be.name == "go-rows" {
+						continue // decode takes no tiles
+					}
+					b.Run(fmt.Sprintf("%s/ctx%d/b%d/%s", typ, ctx, ntok, be.name), func(b *testing.B) {
 						for b.Loop() {
-							be.Attend(out, q, cache, ctx-ntok, ntok, a)
+							be.be.Attend(out, q, cache, ctx-ntok, ntok, a)
 						}
 						b.ReportMetric(float64(ntok*b.N)/b.Elapsed().Seconds(), "tok/s")
 					})
