@@ -63,6 +63,7 @@ type attendTask struct {
 	// tiles (go_attend_tile.go): the phase run does, the packed keys and
 	// values of positions [kf, kf+nkp)
 	phase   attendPhase
+	tile    tileKernel
 	kf, nkp int
 	kp, vp  []float32
 }

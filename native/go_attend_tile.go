@@ -67,8 +67,8 @@ func panelMul6Strided(p *float32, n, _ int, y *float32, ys int, o *float32, os i
 // tileRows is the query rows of a tile for groups of ng query heads.
 func tileRows(ng int) int { return max(1, tileHeads/ng) }
 
-// tiled reports whether Attend takes tiles for at, and sets up the packed
-// key range (at.kf, at.nkp) if so.
+// tiled reports whether Attend takes tiles for at, and sets up the kernel
+// (at.tile) and the packed key range (at.kf, at.nkp) if so.
 func (at *attendTask) tiled() bool {
 	a, hd := at.a, at.a.HeadDim
 	kern, ok := tileKernelFor(at.g)
@@ -81,7 +81,7 @@ func (at *attendTask) tiled() bool {
 	if a.NKVHeads*nkp*(hd+tileDims(hd, kern)) > tileMaxFloats {
 		return false
 	}
-	at.kf, at.nkp = first, nkp
+	at.tile, at.kf, at.nkp = kern, first, nkp
 	return true
 }
 
@@ -93,9 +93,8 @@ func tileDims(hd int, kern tileKernel) int { return (hd + kern.lanes - 1) / kern
 func (at *attendTask) attendTiles() {
 	a, hd := at.a, at.a.HeadDim
 	nkv := a.NKVHeads
-	kern, _ := tileKernelFor(at.g) // tiled found it
 	at.kp = grow(at.kp, nkv*at.nkp*hd)
-	at.vp = grow(at.vp, nkv*at.nkp*tileDims(hd, kern))
+	at.vp = grow(at.vp, nkv*at.nkp*tileDims(hd, at.tile))
 	at.phase = phasePack
 	jobs := (at.nkp + tilePackKeys - 1) / tilePackKeys
 	at.g.pool.run(nkv*jobs, 1, at)
@@ -113,8 +112,7 @@ func (at *attendTask) attendTiles() {
 // 16i+16) at (g*dp+16i)*nkp, position p's at +16p), dp = tileDims, the
 // elements past hd zero.
 func (at *attendTask) packRange(lo, hi int) {
-	kern, _ := tileKernelFor(at.g)
-	hd, dp, nkp := at.a.HeadDim, tileDims(at.a.HeadDim, kern), at.nkp
+	hd, dp, nkp := at.a.HeadDim, tileDims(at.a.HeadDim, at.tile), at.nkp
 	jobs := (nkp + tilePackKeys - 1) / tilePackKeys
 	_, last := at.keys(at.n - 1)
 	w := at.g.attnWork.Get().(*attnScratch)
@@ -151,7 +149,7 @@ func (at *attendTask) packRange(lo, hi int) {
 // of its group.
 func (at *attendTask) tileRange(lo, hi int) {
 	a, hd, nh, nkv := at.a, at.a.HeadDim, at.a.NHeads, at.a.NKVHeads
-	kern, _ := tileKernelFor(at.g)
+	kern := at.tile
 	ng, dp, nkp := nh/nkv, tileDims(hd, kern), at.nkp
 	rows, kr, kl := tileRows(ng), kern.rows, kern.lanes
 	w := at.g.attnWork.Get().(*attnScratch)
@@ -171,13 +169,13 @@ func (at *attendTask) tileRange(lo, hi int) {
 		w.ts = grow(w.ts, nqp*ns)
 		w.to = grow(w.to, nqp*dp)
 		w.tm, w.tl = grow(w.tm, nq), grow(w.tl, nq)
+		w.tqb = grow(w.tqb, hd/qk*sizeQ8_0)
 		clear(w.tq[nq*hd:])
 		for t := t0; t < t1; t++ {
 			for x := range ng {
 				q := at.q[(t*nh+g*ng+x)*hd:][:hd]
 				dst := w.tq[((t-t0)*ng+x)*hd:][:hd]
 				if at.c.quantized() { // Q8_0 values, as the integer dots see them
-					w.tqb = grow(w.tqb, hd/qk*sizeQ8_0)
 					_ = ggml.Quantize(ggml.Q8_0, q, w.tqb)
 					_ = dequantRow(ggml.Q8_0, w.tqb, dst)
 				} else {

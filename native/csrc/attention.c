@@ -194,6 +194,25 @@ static int att_qg(const lrt_attn_params *a, const kernels *k) {
   return kv_quantized(a->kv_type) && k->att_scores_qg[a->kv_type] && a->head_dim % 64 == 0;
 }
 
+/* att_slot returns a thread's working memory (at->slot_bytes): a free
+ * slot of at's scratch (*slot its index), or memory of its own where there
+ * are more threads than slots (*slot -1); NULL, with at->failed set, when
+ * out of memory. att_slot_done gives it back. */
+static char *att_slot(att_task *at, int *slot) {
+  *slot = slot_take(&at->free_slots);
+  if (*slot >= 0) return at->slots + (size_t)*slot * at->slot_bytes;
+  char *mem = malloc(at->slot_bytes);
+  if (!mem) atomic_store(&at->failed, 1);
+  return mem;
+}
+
+static void att_slot_done(att_task *at, int slot, char *mem) {
+  if (slot >= 0)
+    slot_give(&at->free_slots, slot);
+  else
+    free(mem);
+}
+
 /* att_rows runs items [lo_item, hi_item): item = token t * spans + span,
  * the span a share of the token's visible keys. The keys go by in blocks
  * of ATT_BLOCK, each block through every cache head in turn: the group of
@@ -221,13 +240,9 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
   /* per query head: accumulator [hd], scores [ATT_BLOCK], max, sum; then
    * the query blocks (a block_q8a is 10 floats) */
   const size_t nf = (size_t)nh * (hd + ATT_BLOCK + 2);
-  /* a slot of the scratch (more threads than slots: their own memory) */
-  const int slot = slot_take(&at->free_slots);
-  float *mem = slot >= 0 ? (float *)(at->slots + (size_t)slot * at->slot_bytes) : malloc(att_slot_bytes(a));
-  if (!mem) {
-    atomic_store(&at->failed, 1);
-    return;
-  }
+  int slot;
+  float *mem = (float *)att_slot(at, &slot);
+  if (!mem) return;
   float *s = mem + (size_t)nh * hd;
   /* the queries packed for the group scores, where the set has them */
   const int qg = att_qg(a, k);
@@ -335,10 +350,7 @@ static void att_rows(void *arg, int64_t lo_item, int64_t hi_item) {
     if (at->spans == 1)
       for (int h = 0; h < nh; h++) att_norm(a, h, acc + (size_t)h * hd, m[h], l[h], a->out + (t * nh + h) * hd);
   }
-  if (slot >= 0)
-    slot_give(&at->free_slots, slot);
-  else
-    free(mem);
+  att_slot_done(at, slot, (char *)mem);
 }
 
 /* att_combine merges the spans' partial results of the tokens into out:
@@ -432,24 +444,6 @@ static void att_row_f32(const lrt_attn_params *a, const kernels *k, const void *
   const float one = 1.0f;
   k->att_accum_q[a->kv_type](dst, (size_t)hd, 1, &one, 1, (const uint8_t *)kv + (size_t)pos * rowb + (size_t)kvh * headb,
                              rowb, 1, hd);
-}
-
-/* att_slot returns a free slot of at's scratch, or memory of its own
- * (*own set) where there are more threads than slots; NULL (failed set)
- * when out of memory. */
-static char *att_slot(att_task *at, int *slot) {
-  *slot = slot_take(&at->free_slots);
-  if (*slot >= 0) return at->slots + (size_t)*slot * at->slot_bytes;
-  char *mem = malloc(at->slot_bytes);
-  if (!mem) atomic_store(&at->failed, 1);
-  return mem;
-}
-
-static void att_slot_done(att_task *at, int slot, char *mem) {
-  if (slot >= 0)
-    slot_give(&at->free_slots, slot);
-  else
-    free(mem);
 }
 
 /* att_pack packs the jobs [lo, hi): job i is cache head i/jobs's
