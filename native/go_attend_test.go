@@ -134,7 +134,7 @@ func maxAbsDiff(a, b []float32) float64 {
 // TestSoftmaxScores checks the SIMD softmax of scores against math.Exp.
 func TestSoftmaxScores(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	for _, n := range []int{1, 7, 8, 9, 16, 100, 513} {
+	for _, n := range []int{1, 7, 8, 9, 16, 24, 41, 100, 513} {
 		for _, spread := range []float32{0.1, 5, 100} {
 			s := randFloats(r, n, spread)
 			want := append([]float32(nil), s...)
