@@ -78,6 +78,12 @@ func f16FromF32SIMD(dst *uint16, src *float32, n int)
 //go:noescape
 func roundBF16SIMD(dst, src *float32, n int)
 
+// toBF16SIMD sets dst[i] = ggml.F32ToBF16(src[i]) for i < n, n a multiple
+// of 8.
+//
+//go:noescape
+func toBF16SIMD(dst *uint16, src *float32, n int)
+
 // addSIMD sets dst[i] += src[i] for i < n, n a multiple of 8.
 //
 //go:noescape

@@ -421,53 +421,88 @@ adddone:
 	VZEROUPPER
 	RET
 
-// func roundBF16SIMD(dst, src *float32, n int)
-// dst[i] = src[i] rounded to BF16 (to nearest even; a NaN made quiet), as
-// ggml.F32ToBF16 then back; n is a multiple of 8.
-TEXT ·roundBF16SIMD(SB), NOSPLIT, $0-24
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
-	MOVQ         n+16(FP), CX
-	MOVL         $0x7fff, AX
-	VMOVD        AX, X8
-	VPBROADCASTD X8, Y8
-	MOVL         $1, AX
-	VMOVD        AX, X9
-	VPBROADCASTD X9, Y9
-	MOVL         $0xffff0000, AX
-	VMOVD        AX, X10
-	VPBROADCASTD X10, Y10
-	MOVL         $0x7fffffff, AX
-	VMOVD        AX, X11
-	VPBROADCASTD X11, Y11
-	MOVL         $0x7f800000, AX
-	VMOVD        AX, X12
-	VPBROADCASTD X12, Y12
-	MOVL         $0x00400000, AX
-	VMOVD        AX, X13
+// BF16CONST loads BF16ROUND's constants into Y8-Y13.
+#define BF16CONST \
+	MOVL         $0x7fff, AX;     \
+	VMOVD        AX, X8;          \
+	VPBROADCASTD X8, Y8;          \
+	MOVL         $1, AX;          \
+	VMOVD        AX, X9;          \
+	VPBROADCASTD X9, Y9;          \
+	MOVL         $0xffff0000, AX; \
+	VMOVD        AX, X10;         \
+	VPBROADCASTD X10, Y10;        \
+	MOVL         $0x7fffffff, AX; \
+	VMOVD        AX, X11;         \
+	VPBROADCASTD X11, Y11;        \
+	MOVL         $0x7f800000, AX; \
+	VMOVD        AX, X12;         \
+	VPBROADCASTD X12, Y12;        \
+	MOVL         $0x00400000, AX; \
+	VMOVD        AX, X13;         \
 	VPBROADCASTD X13, Y13
 
-bf16loop:
-	CMPQ      CX, $8
-	JLT       bf16done
-	VMOVDQU   (SI), Y0
-	VPSRLD    $16, Y0, Y1
-	VPAND     Y9, Y1, Y1
-	VPADDD    Y8, Y1, Y1
-	VPADDD    Y0, Y1, Y1
-	VPAND     Y10, Y1, Y1 // rounded to nearest even
-	VPAND     Y11, Y0, Y2
-	VPCMPGTD  Y12, Y2, Y3 // NaN lanes
-	VPOR      Y13, Y0, Y4
-	VPAND     Y10, Y4, Y4 // a quiet NaN
+// BF16ROUND sets Y1 to the 8 floats at (SI) rounded to BF16 (to nearest
+// even; a NaN made quiet), as ggml.F32ToBF16 then back: the BF16 value in
+// each lane's high half, zeros below. Y0, Y2-Y4 are clobbered.
+#define BF16ROUND \
+	VMOVDQU   (SI), Y0;       \
+	VPSRLD    $16, Y0, Y1;    \
+	VPAND     Y9, Y1, Y1;     \
+	VPADDD    Y8, Y1, Y1;     \
+	VPADDD    Y0, Y1, Y1;     \
+	VPAND     Y10, Y1, Y1;    \
+	VPAND     Y11, Y0, Y2;    \
+	VPCMPGTD  Y12, Y2, Y3;    \
+	VPOR      Y13, Y0, Y4;    \
+	VPAND     Y10, Y4, Y4;    \
 	VPBLENDVB Y3, Y4, Y1, Y1
-	VMOVDQU   Y1, (DI)
-	ADDQ      $32, SI
-	ADDQ      $32, DI
-	SUBQ      $8, CX
-	JMP       bf16loop
+
+// func roundBF16SIMD(dst, src *float32, n int)
+// dst[i] = src[i] rounded to BF16 (BF16ROUND); n is a multiple of 8.
+TEXT ·roundBF16SIMD(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	BF16CONST
+
+bf16loop:
+	CMPQ    CX, $8
+	JLT     bf16done
+	BF16ROUND
+	VMOVDQU Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     bf16loop
 
 bf16done:
+	VZEROUPPER
+	RET
+
+// func toBF16SIMD(dst *uint16, src *float32, n int)
+// dst[i] = ggml.F32ToBF16(src[i]) (BF16ROUND's high halves); n is a
+// multiple of 8.
+TEXT ·toBF16SIMD(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	BF16CONST
+
+tobf16loop:
+	CMPQ         CX, $8
+	JLT          tobf16done
+	BF16ROUND
+	VPSRLD       $16, Y1, Y1
+	VEXTRACTI128 $1, Y1, X2
+	VPACKUSDW    X2, X1, X1
+	VMOVDQU      X1, (DI)
+	ADDQ         $32, SI
+	ADDQ         $16, DI
+	SUBQ         $8, CX
+	JMP          tobf16loop
+
+tobf16done:
 	VZEROUPPER
 	RET
 

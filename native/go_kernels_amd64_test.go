@@ -96,8 +96,9 @@ func TestCPUVendor(t *testing.T) {
 	require.Equal(t, amd, cpuIsAMD())
 }
 
-// TestRoundBF16 checks the AVX2 rounding of activations to BF16 against
-// ggml.F32ToBF16 bit for bit: every exponent, the halfway cases between
+// TestRoundBF16 checks the AVX2 rounding of activations to BF16
+// (roundBF16SIMD, and toBF16SIMD's words) against ggml.F32ToBF16 bit for
+// bit: every exponent, the halfway cases between
 // BF16 neighbours (ties to even), infinities, zeros and NaNs (made quiet).
 func TestRoundBF16(t *testing.T) {
 	if !haveSIMD {
@@ -118,8 +119,11 @@ func TestRoundBF16(t *testing.T) {
 	}
 	got := make([]float32, len(x))
 	roundBF16SIMD(&got[0], &x[0], len(x))
+	words := make([]uint16, len(x))
+	toBF16SIMD(&words[0], &x[0], len(x))
 	for i, v := range x {
-		want := ggml.BF16ToF32(ggml.F32ToBF16(v))
-		require.Equal(t, math.Float32bits(want), math.Float32bits(got[i]), "%g (bits %#08x)", v, math.Float32bits(v))
+		want := ggml.F32ToBF16(v)
+		require.Equal(t, math.Float32bits(ggml.BF16ToF32(want)), math.Float32bits(got[i]), "%g (bits %#08x)", v, math.Float32bits(v))
+		require.Equal(t, want, words[i], "toBF16SIMD: %g (bits %#08x)", v, math.Float32bits(v))
 	}
 }

@@ -106,6 +106,7 @@ const haveX86SIMD = false
 func f16FromF32SIMD(dst *uint16, src *float32, n int) { panic("unreachable") }
 func addSIMD(dst, src *float32, n int)                { panic("unreachable") }
 func roundBF16SIMD(dst, src *float32, n int)          { panic("unreachable") }
+func toBF16SIMD(dst *uint16, src *float32, n int)     { panic("unreachable") }
 
 func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
 func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }

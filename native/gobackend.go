@@ -306,8 +306,14 @@ func (g *Go) endMatMul(m *matmulTask) {
 
 // toBF16 sets dst[i] to x[i] as BF16 (ggml's rounding).
 func toBF16(dst []uint16, x []float32) {
-	for i, v := range x {
-		dst[i] = ggml.F32ToBF16(v)
+	dst = dst[:len(x)]
+	i := 0
+	if n := len(x) &^ 7; haveX86SIMD && n > 0 {
+		toBF16SIMD(&dst[0], &x[0], n)
+		i = n
+	}
+	for ; i < len(x); i++ {
+		dst[i] = ggml.F32ToBF16(x[i])
 	}
 }
 
