@@ -14,7 +14,10 @@ import (
 // that one VPDPBUSD per 4 quants advances all 16 rows of; every tile of 4
 // tokens then streams over the group's packs, which stay in L1/L2.
 // K-quants become 32-element columns with per-column scales (and biases
-// for the mins), as in the C kernels.
+// for the mins), as in the C kernels. CPUs without VNNI multiply the same
+// packs, built in Go: AVX2 (go_gemm_avx2.go) and arm64 with the dot
+// product instructions (go_gemm_arm64.go, SDOT by element: 4 rows' 4
+// quants by one token's 4 a step, the activations not flipped).
 
 // gemmRows is the number of weight rows packed together.
 const gemmRows = 16
@@ -32,14 +35,14 @@ const gemmPackSize = 832
 type gemmKernel func(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
 // hasGemm reports whether row-major weights of type t have a batch kernel
-// on this CPU (VNNI's, or the AVX2 ones of go_gemm_avx2.go), for cols
-// columns.
+// on this CPU (VNNI's, or the AVX2 ones of go_gemm_avx2.go, or arm64's
+// SDOT ones), for cols columns.
 func hasGemm(t ggml.DType, cols int) bool {
 	if cols%t.BlockSize() != 0 {
 		return false
 	}
 	if !haveVNNI {
-		return avx2GemmKernel(t) != nil
+		return otherGemmKernel(t) != nil
 	}
 	switch t {
 	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS:
@@ -64,8 +67,17 @@ func quantizeGemm(dst []byte, x []float32, flip bool) {
 	quantQ8aSIMD(&dst[0], &x[0], nb, x80)
 }
 
+// otherGemmKernel is the gemm kernel of type t on a CPU without VNNI:
+// AVX2's or arm64's, nil for none.
+func otherGemmKernel(t ggml.DType) gemmKernel {
+	if k := avx2GemmKernel(t); k != nil {
+		return k
+	}
+	return sdotGemmKernel(t)
+}
+
 // runGemm multiplies the row groups [lo, hi) (gemmRows rows each, the
-// last maybe fewer) by every token with the VNNI kernels.
+// last maybe fewer) by every token with the gemm kernels.
 func (m *matmulTask) runGemm(lo, hi int) {
 	cols, rows := m.w.Cols, m.w.Rows
 	nb := cols / qk
@@ -76,14 +88,14 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	p := (*buf)[off : off+nb*gemmPackSize]
 	var kernel gemmKernel = gemmPlain
 	switch {
-	case !haveVNNI: // AVX2 (go_gemm_avx2.go): row-major or interleaved
-		kernel = avx2GemmKernel(m.w.Type)
+	case !haveVNNI: // AVX2 (go_gemm_avx2.go; row-major or interleaved), arm64 (row-major)
+		kernel = otherGemmKernel(m.w.Type)
 	case m.w.Type == ggml.Q4_K, m.w.Type == ggml.Q5_K:
 		kernel = gemmBias
 	case m.w.Type == ggml.Q3_K, m.w.Type == ggml.Q6_K:
 		kernel = gemmSplit
 	}
-	var part [4 * gemmRows]float32 // the AVX2 kernels' 16 rows of a last, short group
+	var part [4 * gemmRows]float32 // the AVX2 and arm64 kernels' 16 rows of a last, short group
 	for gi := lo; gi < hi; gi++ {
 		r0 := gi * gemmRows
 		nr := min(gemmRows, rows-r0)

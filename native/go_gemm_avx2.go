@@ -72,8 +72,11 @@ func signedQuants(t ggml.DType) bool {
 }
 
 // signedGemm reports whether row-major weights of type t multiply in
-// batches by gemmSignedAVX2, whose activations are not flipped.
-func signedGemm(t ggml.DType) bool { return avx2GemmKernel(t) != nil && signedQuants(t) }
+// batches by a kernel whose activations are not flipped: gemmSignedAVX2,
+// or any of arm64's (signed by signed).
+func signedGemm(t ggml.DType) bool {
+	return avx2GemmKernel(t) != nil && signedQuants(t) || sdotGemmKernel(t) != nil
+}
 
 // packRowsGo repacks the nr (at most gemmRows) rows at w, rs bytes apart,
 // of type t into the gemmPacks p of their nb 32-element block columns, as

@@ -11,7 +11,8 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// gemmTypes are the weight types with VNNI batch kernels.
+// gemmTypes are the weight types with gemm batch kernels (VNNI, AVX2,
+// arm64's SDOT).
 var gemmTypes = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_XS}
 
 // kernelActs returns the activations x (ntok tokens of cols) as g's
@@ -59,15 +60,16 @@ func gemmRef(t *testing.T, w Weight, x []float32, ntok int) (want, mag []float64
 	return want, mag
 }
 
-// TestGemmMatchesScalar checks the VNNI batch products against the float64
+// TestGemmMatchesScalar checks the gemm batch products (VNNI, or AVX2, or
+// arm64's SDOT: whichever this CPU and build run) against the float64
 // product of the dequantized weights with the q8a-rounded activations, and
 // against the C library's batch products where it is built (they round
 // the activations alike), over row counts that leave partial groups of 16,
 // 4 to 9 tokens (partial tiles of 4), block and super-block multiples of
 // columns, weights at odd addresses, and 1 and 3 threads.
 func TestGemmMatchesScalar(t *testing.T) {
-	if !haveVNNI {
-		t.Skip("no AVX-512 VNNI")
+	if !hasGemm(ggml.Q8_0, qk) {
+		t.Skip("no gemm kernels on this CPU (AVX-512 VNNI, AVX2, or arm64 with the dot product)")
 	}
 	var c *CPU
 	if _, err := LoadCPU(1); err == nil {
@@ -112,12 +114,12 @@ func TestGemmMatchesScalar(t *testing.T) {
 }
 
 // TestGemmOffMatchesOn checks that the float batch path (noGemm, as on
-// CPUs without VNNI) and the gemm path agree within the activations'
+// CPUs without a gemm kernel) and the gemm path agree within the activations'
 // rounding (q8K blocks for K-quants on the float path), so turning the
 // kernels off changes no result beyond it.
 func TestGemmOffMatchesOn(t *testing.T) {
-	if !haveVNNI {
-		t.Skip("no AVX-512 VNNI")
+	if !hasGemm(ggml.Q8_0, qk) {
+		t.Skip("no gemm kernels on this CPU (AVX-512 VNNI, AVX2, or arm64 with the dot product)")
 	}
 	r := rand.New(rand.NewPCG(33, 34))
 	on, off := NewGo(2), NewGo(2)
