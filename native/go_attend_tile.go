@@ -6,12 +6,12 @@ import (
 	"github.com/litert-go/litert-go/models/ggml"
 )
 
-// Prefill attention in tiles (tileKernelFor: AVX-512, or AVX2). A batch's
+// Prefill attention in tiles (tileKernelFor: AVX-512, AVX2 or NEON). A batch's
 // rows each meet every key they see once per query head in attendRow;
 // here a tile of rows and one cache head's group of query heads
 // (tileHeads query heads in all) meet the keys together as two panel
 // products, the kernels of the float batches (panelMul12AVX512: 32 lanes
-// by 12 rows; panelMul6SIMD: 16 by 6): scores S = Q·Kᵀ with a call's keys
+// by 12 rows; panelMul6SIMD: 16 by 6; panelMul4NEON: 16 by 4): scores S = Q·Kᵀ with a call's keys
 // against its query heads, then, after each row's softmax, O = P·V with a
 // call's head elements against the query heads. No horizontal sums, each
 // key and value element widened once per Attend rather than once per row
@@ -51,8 +51,30 @@ func tileKernelFor(g *Go) (tileKernel, bool) {
 		return tileKernel{mul: panelMul12AVX512, lanes: 2 * panelRows, rows: panelTokens512}, true
 	case havePanels:
 		return tileKernel{mul: panelMul6Strided, lanes: panelRows, rows: panelTokens}, true
+	case haveNEONTiles:
+		return tileKernel{mul: panelMul4NEON, lanes: panelRows, rows: 4}, true
 	}
 	return tileKernel{}, false
+}
+
+// haveTiles reports whether this CPU has a tile kernel (tileKernelFor).
+var haveTiles = havePanels || haveNEONTiles
+
+// transpose8 sets dst[16*k+r] = src[r*stride/4+k] for 8 rows of src
+// (stride bytes apart) and k < n, n a multiple of 8: transpose8SIMD on
+// amd64, a loop elsewhere.
+func transpose8(dst, src *float32, stride, n int) {
+	if havePanels {
+		transpose8SIMD(dst, src, stride, n)
+		return
+	}
+	d := unsafe.Slice(dst, 16*(n-1)+8)
+	for r := range 8 {
+		row := unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(src), r*stride)), n)
+		for k, v := range row {
+			d[16*k+r] = v
+		}
+	}
 }
 
 // panelMul6Strided is panelMul6SIMD as a tileKernel (one panel: ps unused).
@@ -138,8 +160,8 @@ func (at *attendTask) packRange(lo, hi int) {
 					copy(vp[e*nkp+16*p:][:16], w.tv[e:e+16])
 				}
 			}
-			transpose8SIMD(&kp[p0*hd], &w.tk[0], 4*hd, hd)
-			transpose8SIMD(&kp[p0*hd+8], &w.tk[8*hd], 4*hd, hd)
+			transpose8(&kp[p0*hd], &w.tk[0], 4*hd, hd)
+			transpose8(&kp[p0*hd+8], &w.tk[8*hd], 4*hd, hd)
 		}
 	}
 }

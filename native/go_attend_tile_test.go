@@ -12,7 +12,7 @@ import (
 )
 
 // TestAttendTiles runs prefill batches through the tiles (the Go
-// backend's with the AVX-512 and the AVX2 kernel, the C backend's on every
+// backend's with the AVX-512 and the AVX2 kernel, or NEON's on arm64, the C backend's on every
 // kernel set with panels) and through the Go backend's attendRow
 // (noTiles), for every cache type,
 // GQA groups that fill a tile's 48 query heads and groups that leave
@@ -30,7 +30,7 @@ func TestAttendTiles(t *testing.T) {
 	rows.noTiles = true
 	tiles2.noPanels512 = true // the AVX2 kernel's tiles
 	var bs []Backend
-	if havePanels {
+	if haveTiles {
 		bs = append(bs, tiles)
 	}
 	if havePanels512 {
@@ -40,7 +40,7 @@ func TestAttendTiles(t *testing.T) {
 		bs = append(bs, c)
 	}
 	if len(bs) == 0 {
-		t.Skip("no tiles here: the Go ones need AVX2, the C ones the native library")
+		t.Skip("no tiles here: the Go ones need AVX2 or arm64, the C ones the native library")
 	}
 	for i, a := range []Attention{
 		{NHeads: 9, NKVHeads: 3, HeadDim: 64, Scale: 0.125},
@@ -65,7 +65,7 @@ func TestAttendTiles(t *testing.T) {
 					rows.StoreKV(c, 0, k, v, pos0+n)
 					q := randVec(r, n*a.NHeads*a.HeadDim)
 					at := attendTask{g: tiles, c: c, pos0: pos0, n: n, a: a}
-					require.Equal(t, havePanels, at.tiled(), "the batch takes tiles where the CPU has them")
+					require.Equal(t, haveTiles, at.tiled(), "the batch takes tiles where the CPU has them")
 					want := make([]float32, len(q))
 					rows.Attend(want, q, c, pos0, n, a)
 					for j, b := range bs {

@@ -5,7 +5,7 @@ package native
 import "github.com/litert-go/litert-go/models/ggml"
 
 // sdotGemmKernel returns the arm64 gemm kernel of weight type t
-// (go_gemm_arm64.s), nil where the CPU lacks the dot product instructions
+// (go_batch_arm64.s), nil where the CPU lacks the dot product instructions
 // (haveDotProd) or t has no gemmPacks: the kind of its packs, plain,
 // split (Q3_K, Q6_K: each half of a block its own scale) or bias (Q4_K,
 // Q5_K: the mins), all multiplied by activations as quantized (not
@@ -46,3 +46,13 @@ func gemmSplitSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, _ int) {
 func gemmBiasSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, _ int) {
 	gemmSDOT(p, nb, y, ys, out, os, 2)
 }
+
+// haveNEONTiles is true: the prefill attention tiles (go_attend_tile.go)
+// run on panelMul4NEON, which needs nothing beyond ARMv8.0.
+const haveNEONTiles = true
+
+// panelMul4NEON is the tiles' panel product on NEON: 16 lanes by 4 rows
+// (tileKernel; ps unused), n a multiple of 4.
+//
+//go:noescape
+func panelMul4NEON(p *float32, n, ps int, y *float32, ys int, o *float32, os int)

@@ -1,6 +1,9 @@
 //go:build arm64 && !purego
 
-// The arm64 batch products of quantized weights (go_gemm_arm64.go): the
+// The arm64 batch kernels: the gemm of quantized weights, and the panel
+// product of the prefill attention tiles (go_attend_tile.go).
+//
+// The gemm (go_gemm_arm64.go) multiplies the
 // gemmPacks of go_gemm.go (16 rows' quants four to an int32 lane, built
 // by packRowsScalar) against q8a activations as quantized (signed, not
 // flipped), with the Armv8.2 dot product's by-element form: one SDOT
@@ -158,4 +161,82 @@ store:
 	ADD  R5<<1, R4, R4
 	SUB  $1, R7
 	CBNZ R7, pass
+	RET
+
+// PSTEP adds panel step j (16 lanes: V16-V19, loaded from R0) times
+// element j of the 4 rows' y (V20-V23) to their sums V0-V3, V4-V7,
+// V8-V11, V12-V15.
+#define PSTEP(j) \
+	VLD1.P 64(R0), [V16.S4, V17.S4, V18.S4, V19.S4]; \
+	FMLAE(0, 16, 20, j);                             \
+	FMLAE(1, 17, 20, j);                             \
+	FMLAE(2, 18, 20, j);                             \
+	FMLAE(3, 19, 20, j);                             \
+	FMLAE(4, 16, 21, j);                             \
+	FMLAE(5, 17, 21, j);                             \
+	FMLAE(6, 18, 21, j);                             \
+	FMLAE(7, 19, 21, j);                             \
+	FMLAE(8, 16, 22, j);                             \
+	FMLAE(9, 17, 22, j);                             \
+	FMLAE(10, 18, 22, j);                            \
+	FMLAE(11, 19, 22, j);                            \
+	FMLAE(12, 16, 23, j);                            \
+	FMLAE(13, 17, 23, j);                            \
+	FMLAE(14, 18, 23, j);                            \
+	FMLAE(15, 19, 23, j)
+
+// func panelMul4NEON(p *float32, n, ps int, y *float32, ys int, o *float32, os int)
+//
+// The tiles' panel product on NEON: o_t[r] = sum over k < n of p[16k+r] *
+// y_t[k] for the panel's 16 lanes r and 4 rows t (y_t at y + t*ys bytes,
+// o_t at o + t*os bytes); n is a multiple of 4, ps unused (one panel).
+// Four y elements a row load at once and feed four steps by element.
+TEXT ·panelMul4NEON(SB), NOSPLIT, $0-56
+	MOVD p+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD y+24(FP), R2
+	MOVD ys+32(FP), R3
+	MOVD o+40(FP), R4
+	MOVD os+48(FP), R5
+	ADD  R3, R2, R6
+	ADD  R3, R6, R7
+	ADD  R3, R7, R8
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+
+ploop:
+	CBZ    R1, pstore
+	VLD1.P 16(R2), [V20.S4]
+	VLD1.P 16(R6), [V21.S4]
+	VLD1.P 16(R7), [V22.S4]
+	VLD1.P 16(R8), [V23.S4]
+	PSTEP(0)
+	PSTEP(1)
+	PSTEP(2)
+	PSTEP(3)
+	SUB    $4, R1
+	B      ploop
+
+pstore:
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R4)
+	ADD  R5, R4
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R4)
+	ADD  R5, R4
+	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R4)
+	ADD  R5, R4
+	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R4)
 	RET
