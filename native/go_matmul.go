@@ -118,7 +118,7 @@ func (m *matmulTask) run(lo, hi int) {
 		m.runIL(lo, hi)
 		return
 	}
-	if havePanels && m.nTokens >= panelMinTokens {
+	if panelsFor(m.w.Cols) && m.nTokens >= panelMinTokens {
 		m.runPanels(lo, hi)
 		return
 	}

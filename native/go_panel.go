@@ -15,7 +15,8 @@ import (
 // load and a broadcast activation. With AVX-512 (havePanels512) pairs of
 // panels go by panelTokens512 tokens through panelMul12AVX512, 24
 // accumulators of 16 rows; the rest (a block's last odd panel, a batch's
-// last tokens) through panelMul6SIMD.
+// last tokens) through panelMul6SIMD. On arm64 the tiles' NEON kernel
+// (panelMul4NEON, 16 rows by 4 tokens) multiplies the same panels.
 
 const (
 	panelRows      = 16
@@ -25,6 +26,11 @@ const (
 	// ones take the 2×4 tiles (a 6-token tile would idle).
 	panelMinTokens = 2 * tileTokens
 )
+
+// panelsFor reports whether float batches of cols columns run as panels
+// here: on AVX2 (havePanels), or on NEON by 4 tokens (cols a multiple of
+// 4).
+func panelsFor(cols int) bool { return havePanels || haveNEONTiles && cols%4 == 0 }
 
 // runPanels multiplies the rows [lo, hi) by every token a block of whole
 // panels at a time (at least one panel — a pair with AVX-512 — else about
@@ -74,12 +80,33 @@ func (m *matmulTask) runPanels(lo, hi int) {
 				}
 			}
 		}
+		if !havePanels { // NEON
+			for ; t0 < m.nTokens; t0 += 4 {
+				for p0 := r0; p0 < r1; p0 += panelRows {
+					m.mulPanel4(&o, (*pan)[(p0-r0)*cols:], t0, p0, r1)
+				}
+			}
+			continue
+		}
 		for ; t0 < m.nTokens; t0 += panelTokens {
 			nt := min(panelTokens, m.nTokens-t0)
 			for p0 := r0; p0 < r1; p0 += panelRows {
 				m.mulPanel6(&o, (*pan)[(p0-r0)*cols:], t0, nt, p0, r1)
 			}
 		}
+	}
+}
+
+// mulPanel4 is mulPanel6 on NEON (panelMul4NEON): the panel by the tokens
+// [t0, t0+4) (a batch's last tile, of fewer, redoes some of the one before:
+// batches of panels have at least panelMinTokens).
+func (m *matmulTask) mulPanel4(o *[panelRows * panelTokens]float32, p []float32, t0, p0, r1 int) {
+	cols, rows := m.w.Cols, m.w.Rows
+	t := min(t0, m.nTokens-4)
+	nr := min(panelRows, r1-p0)
+	panelMul4NEON(&p[0], cols, 0, &m.x[t*cols], 4*cols, &o[0], 4*panelRows)
+	for k := t0; k < min(t+4, m.nTokens); k++ {
+		copy(m.out[k*rows+p0:k*rows+p0+nr], o[(k-t)*panelRows:(k-t)*panelRows+nr])
 	}
 }
 
@@ -116,8 +143,8 @@ func (m *matmulTask) packPanel(p, deq []float32, r0, r1 int) {
 	}
 	n8 := cols &^ 7
 	if n8 > 0 {
-		transpose8SIMD(&p[0], &deq[0], 4*cols, n8)
-		transpose8SIMD(&p[8], &deq[8*cols], 4*cols, n8)
+		transpose8(&p[0], &deq[0], 4*cols, n8)
+		transpose8(&p[8], &deq[8*cols], 4*cols, n8)
 	}
 	for r := range panelRows {
 		for k := n8; k < cols; k++ {
