@@ -10,6 +10,10 @@ import "github.com/litert-go/litert-go/models/ggml"
 // haveNEONTiles is false: the NEON tile kernel is arm64 assembly.
 const haveNEONTiles = false
 
+// gemmMinTokens is the batch from which quantized weights take the gemm
+// (a tile of 4 tokens: the AVX2 packers are assembly, the VNNI ones too).
+const gemmMinTokens = tileTokens
+
 // sdotGemmKernel is nil: the SDOT gemm is arm64 assembly.
 func sdotGemmKernel(ggml.DType) gemmKernel { return nil }
 

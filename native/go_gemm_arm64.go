@@ -25,6 +25,13 @@ func sdotGemmKernel(t ggml.DType) gemmKernel {
 	return nil
 }
 
+// gemmMinTokens is the batch from which quantized weights take the gemm
+// here: its packs are built in Go per MatMul (packRowsScalar, about 0.4
+// µs a block column of 16 rows on an x86 core), which a batch of 32
+// tokens repays against the float path (dequantized rows by NEON's 2×4
+// float tiles); smaller batches keep to that path.
+const gemmMinTokens = 32
+
 // gemmSDOT sets out[t*os/4+r] for the 16 rows r of the nb gemmPacks at p
 // and 4 tokens t (q8a blocks at y + t*ys bytes): kind 0 plain, 1 split, 2
 // bias (sdotGemmKernel).

@@ -20,7 +20,7 @@ var gemmTypes = []ggml.DType{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q3_K, ggml.Q4
 // the gemm kernels, to the blocks of q8Layout for the other 8-bit kernels,
 // else as they are.
 func kernelActs(g *Go, typ ggml.DType, cols, ntok int, x []float32) []float32 {
-	if ntok >= tileTokens && !g.float && !g.noGemm && hasGemm(typ, cols) {
+	if ntok >= gemmMinTokens && !g.float && !g.noGemm && hasGemm(typ, cols) {
 		return dequantizeQ8(qk, sizeQ8a, quantizeQ8Scalar(qk, sizeQ8a, x[:ntok*cols]))
 	}
 	if typ == ggml.BF16 && !g.float { // rounded to BF16, as ggml's vec_dot_type
@@ -35,6 +35,10 @@ func kernelActs(g *Go, typ ggml.DType, cols, ntok int, x []float32) []float32 {
 	}
 	return x
 }
+
+// gemmTestTokens are the batches the gemm tests take: its first six
+// (gemmMinTokens on: 4 to 9 on amd64), partial tiles of 4 among them.
+var gemmTestTokens = []int{gemmMinTokens, gemmMinTokens + 1, gemmMinTokens + 2, gemmMinTokens + 3, gemmMinTokens + 4, gemmMinTokens + 5}
 
 // gemmRef returns the product of w with the q8a-rounded tokens of x, the
 // activations the gemm kernels multiply, summed in float64, and the scale
@@ -65,7 +69,7 @@ func gemmRef(t *testing.T, w Weight, x []float32, ntok int) (want, mag []float64
 // product of the dequantized weights with the q8a-rounded activations, and
 // against the C library's batch products where it is built (they round
 // the activations alike), over row counts that leave partial groups of 16,
-// 4 to 9 tokens (partial tiles of 4), block and super-block multiples of
+// the first six batches that take the gemm (gemmTestTokens: 4 to 9 on amd64, partial tiles of 4), block and super-block multiples of
 // columns, weights at odd addresses, and 1 and 3 threads.
 func TestGemmMatchesScalar(t *testing.T) {
 	if !hasGemm(ggml.Q8_0, qk) {
@@ -87,7 +91,7 @@ func TestGemmMatchesScalar(t *testing.T) {
 				require.True(t, hasGemm(typ, nc))
 				for _, threads := range []int{1, 3} {
 					g := NewGo(threads)
-					for ntok := 4; ntok <= 9; ntok++ {
+					for _, ntok := range gemmTestTokens {
 						name := fmt.Sprintf("%s %d×%d, %d threads, %d tokens", typ, rows, nc, threads, ntok)
 						x := randFloats(r, ntok*nc, 2)
 						want, mag := gemmRef(t, w, x, ntok)
@@ -128,11 +132,12 @@ func TestGemmOffMatchesOn(t *testing.T) {
 	off.noGemm = true
 	for _, typ := range gemmTypes {
 		w := randWeight(t, r, typ, 40, 512)
-		x := randFloats(r, 7*512, 2)
-		a, b := make([]float32, 7*40), make([]float32, 7*40)
-		on.MatMul(a, w, x, 7)
-		off.MatMul(b, w, x, 7)
-		require.LessOrEqual(t, dotErr(t, a, b, w, x, 7), matmulTol(typ), typ.String())
+		ntok := gemmMinTokens + 3
+		x := randFloats(r, ntok*512, 2)
+		a, b := make([]float32, ntok*40), make([]float32, ntok*40)
+		on.MatMul(a, w, x, ntok)
+		off.MatMul(b, w, x, ntok)
+		require.LessOrEqual(t, dotErr(t, a, b, w, x, ntok), matmulTol(typ), typ.String())
 	}
 }
 

@@ -209,7 +209,7 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 		k, _ := ilKernelOf(w.Type)
 		gemm = k.pack != nil
 	}
-	if nTokens >= tileTokens && !g.float && !g.noGemm && gemm {
+	if nTokens >= gemmMinTokens && !g.float && !g.noGemm && gemm {
 		// the gemm kernels take q8a blocks for every type, and iterate
 		// over groups of gemmRows rows
 		buf := m.takeBytes()
