@@ -69,8 +69,9 @@ func gemmRef(t *testing.T, w Weight, x []float32, ntok int) (want, mag []float64
 // product of the dequantized weights with the q8a-rounded activations, and
 // against the C library's batch products where it is built (they round
 // the activations alike), over row counts that leave partial groups of 16,
-// the first six batches that take the gemm (gemmTestTokens: 4 to 9 on amd64, partial tiles of 4), block and super-block multiples of
-// columns, weights at odd addresses, and 1 and 3 threads.
+// the first six batches that take the gemm (gemmTestTokens: 4 to 9 on
+// amd64, partial tiles of 4), block and super-block multiples of columns,
+// weights at odd addresses, and 1 and 3 threads.
 func TestGemmMatchesScalar(t *testing.T) {
 	if !hasGemm(ggml.Q8_0, qk) {
 		t.Skip("no gemm kernels on this CPU (AVX-512 VNNI, AVX2, or arm64 with the dot product)")
