@@ -37,16 +37,19 @@
 	SDOTE(6, 18, tb, i);                                  \
 	SDOTE(7, 19, tb, i)
 
+// ZERO8 clears 8 vector registers.
+#define ZERO8(a, b, c, d, e, f, g, h) \
+	VEOR a.B16, a.B16, a.B16; \
+	VEOR b.B16, b.B16, b.B16; \
+	VEOR c.B16, c.B16, c.B16; \
+	VEOR d.B16, d.B16, d.B16; \
+	VEOR e.B16, e.B16, e.B16; \
+	VEOR f.B16, f.B16, f.B16; \
+	VEOR g.B16, g.B16, g.B16; \
+	VEOR h.B16, h.B16, h.B16
+
 // ZEROSUMS clears the int32 sums V0-V7.
-#define ZEROSUMS \
-	VEOR V0.B16, V0.B16, V0.B16; \
-	VEOR V1.B16, V1.B16, V1.B16; \
-	VEOR V2.B16, V2.B16, V2.B16; \
-	VEOR V3.B16, V3.B16, V3.B16; \
-	VEOR V4.B16, V4.B16, V4.B16; \
-	VEOR V5.B16, V5.B16, V5.B16; \
-	VEOR V6.B16, V6.B16, V6.B16; \
-	VEOR V7.B16, V7.B16, V7.B16
+#define ZEROSUMS ZERO8(V0, V1, V2, V3, V4, V5, V6, V7)
 
 // FOLDROWS adds rows 4g..4g+3's int32 sums (ia for token a, ib for token
 // b: numbered ian, ibn) times their scales sc and the tokens' d (V28
@@ -87,14 +90,7 @@ TEXT ·gemmSDOT(SB), NOSPLIT, $0-56
 	MOVD $2, R7
 
 pass:
-	VEOR V8.B16, V8.B16, V8.B16
-	VEOR V9.B16, V9.B16, V9.B16
-	VEOR V10.B16, V10.B16, V10.B16
-	VEOR V11.B16, V11.B16, V11.B16
-	VEOR V12.B16, V12.B16, V12.B16
-	VEOR V13.B16, V13.B16, V13.B16
-	VEOR V14.B16, V14.B16, V14.B16
-	VEOR V15.B16, V15.B16, V15.B16
+	ZERO8(V8, V9, V10, V11, V12, V13, V14, V15)
 	MOVD R0, R8       // the pack
 	MOVD R2, R9       // token a's blocks
 	ADD  R3, R2, R10  // token b's
@@ -201,22 +197,8 @@ TEXT ·panelMul4NEON(SB), NOSPLIT, $0-56
 	ADD  R3, R2, R6
 	ADD  R3, R6, R7
 	ADD  R3, R7, R8
-	VEOR V0.B16, V0.B16, V0.B16
-	VEOR V1.B16, V1.B16, V1.B16
-	VEOR V2.B16, V2.B16, V2.B16
-	VEOR V3.B16, V3.B16, V3.B16
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
-	VEOR V8.B16, V8.B16, V8.B16
-	VEOR V9.B16, V9.B16, V9.B16
-	VEOR V10.B16, V10.B16, V10.B16
-	VEOR V11.B16, V11.B16, V11.B16
-	VEOR V12.B16, V12.B16, V12.B16
-	VEOR V13.B16, V13.B16, V13.B16
-	VEOR V14.B16, V14.B16, V14.B16
-	VEOR V15.B16, V15.B16, V15.B16
+	ZERO8(V0, V1, V2, V3, V4, V5, V6, V7)
+	ZERO8(V8, V9, V10, V11, V12, V13, V14, V15)
 
 ploop:
 	CBZ    R1, pstore
