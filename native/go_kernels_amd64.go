@@ -78,6 +78,17 @@ func f16FromF32SIMD(dst *uint16, src *float32, n int)
 //go:noescape
 func roundBF16SIMD(dst, src *float32, n int)
 
+// sumSquaresSIMD returns Σ x[i]*x[i] over i < n, n a multiple of 8: the
+// squares in float32, their sum in float64 (rmsNormRows' rule).
+//
+//go:noescape
+func sumSquaresSIMD(x *float32, n int) float64
+
+// scaleMulSIMD sets dst[i] = x[i]*scale*w[i] for i < n, n a multiple of 8.
+//
+//go:noescape
+func scaleMulSIMD(dst, x, w *float32, n int, scale float32)
+
 // toBF16SIMD sets dst[i] = ggml.F32ToBF16(src[i]) for i < n, n a multiple
 // of 8.
 //

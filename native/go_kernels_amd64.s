@@ -4356,3 +4356,62 @@ ILPKCOLS(·packILQ6KAVX2, 3360, ILSCQ6, ILPK7, ILPKQ6KG, 0xe0e0e0e0, PKFIN, NOCO
 
 // func packILIQ4XSAVX2(dst, w *byte, nb int)
 ILPKCOLS(·packILIQ4XSAVX2, 2176, ILSCXS, ILPK7, ILPKXSG, 0, PKSTORE, ILPKXSCONST)
+
+// func sumSquaresSIMD(x *float32, n int) float64
+// Returns the sum of x[i]*x[i] for i < n (n a multiple of 8): each square
+// rounded to float32, as the scalar loop squares, and summed in float64
+// (8 partial sums, then folded).
+TEXT ·sumSquaresSIMD(SB), NOSPLIT, $0-24
+	MOVQ   x+0(FP), SI
+	MOVQ   n+8(FP), CX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+
+sq8:
+	CMPQ         CX, $8
+	JLT          sqdone
+	VMOVUPS      (SI), Y0
+	VMULPS       Y0, Y0, Y1
+	VCVTPS2PD    X1, Y2
+	VEXTRACTF128 $1, Y1, X3
+	VCVTPS2PD    X3, Y3
+	VADDPD       Y2, Y4, Y4
+	VADDPD       Y3, Y5, Y5
+	ADDQ         $32, SI
+	SUBQ         $8, CX
+	JMP          sq8
+
+sqdone:
+	VADDPD       Y5, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VADDPD       X5, X4, X4
+	VPERMILPD    $1, X4, X5
+	VADDSD       X5, X4, X4
+	VZEROUPPER
+	MOVSD        X4, ret+16(FP)
+	RET
+
+// func scaleMulSIMD(dst, x, w *float32, n int, scale float32)
+// dst[i] = x[i]*scale*w[i] (in that order) for i < n, n a multiple of 8.
+TEXT ·scaleMulSIMD(SB), NOSPLIT, $0-36
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         w+16(FP), DX
+	MOVQ         n+24(FP), CX
+	VBROADCASTSS scale+32(FP), Y7
+
+sm8:
+	CMPQ    CX, $8
+	JLT     smdone
+	VMULPS  (SI), Y7, Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     sm8
+
+smdone:
+	VZEROUPPER
+	RET

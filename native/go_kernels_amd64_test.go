@@ -127,3 +127,42 @@ func TestRoundBF16(t *testing.T) {
 		require.Equal(t, want, words[i], "toBF16SIMD: %g (bits %#08x)", v, math.Float32bits(v))
 	}
 }
+
+// TestRMSNormKernels checks sumSquaresSIMD against the float64 sum of the
+// float32 squares taken in order (to float64 rounding: the sums' order
+// differs), scaleMulSIMD bit for bit against x*scale*w, and rmsNormRows
+// with them against the scalar rule, over row lengths with and without an
+// 8-element tail.
+func TestRMSNormKernels(t *testing.T) {
+	if !haveX86SIMD {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	r := rand.New(rand.NewPCG(71, 72))
+	for _, n := range []int{8, 24, 64, 576, 580, 2051} {
+		x, w := randFloats(r, 3*n, 30), randFloats(r, n, 2)
+		k := n &^ 7
+		var want float64
+		for _, v := range x[:k] {
+			want += float64(v * v)
+		}
+		require.InEpsilon(t, want, sumSquaresSIMD(&x[0], k), 1e-14, "n=%d: sum of squares", n)
+		got := make([]float32, k)
+		scaleMulSIMD(&got[0], &x[0], &w[0], k, 0.37)
+		for i := range got {
+			require.Equal(t, x[i]*0.37*w[i], got[i], "n=%d: scaleMul %d", n, i)
+		}
+		out := make([]float32, 3*n)
+		rmsNormRows(out, x, w, n, 1e-6)
+		for row := range 3 {
+			xs := x[row*n : (row+1)*n]
+			var sum float64
+			for _, v := range xs {
+				sum += float64(v * v)
+			}
+			scale := float32(1 / math.Sqrt(float64(float32(sum/float64(n))+1e-6)))
+			for i, v := range xs {
+				require.InEpsilon(t, v*scale*w[i], out[row*n+i], 2e-7, "n=%d row %d: element %d", n, row, i)
+			}
+		}
+	}
+}

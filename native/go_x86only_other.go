@@ -103,10 +103,12 @@ func ilRowsQ3K(w *byte, ng, nb int, y *byte, out *float32) { panic("unreachable"
 // stubs here.
 const haveX86SIMD = false
 
-func f16FromF32SIMD(dst *uint16, src *float32, n int) { panic("unreachable") }
-func addSIMD(dst, src *float32, n int)                { panic("unreachable") }
-func roundBF16SIMD(dst, src *float32, n int)          { panic("unreachable") }
-func toBF16SIMD(dst *uint16, src *float32, n int)     { panic("unreachable") }
+func f16FromF32SIMD(dst *uint16, src *float32, n int)       { panic("unreachable") }
+func addSIMD(dst, src *float32, n int)                      { panic("unreachable") }
+func roundBF16SIMD(dst, src *float32, n int)                { panic("unreachable") }
+func toBF16SIMD(dst *uint16, src *float32, n int)           { panic("unreachable") }
+func sumSquaresSIMD(x *float32, n int) float64              { panic("unreachable") }
+func scaleMulSIMD(dst, x, w *float32, n int, scale float32) { panic("unreachable") }
 
 func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }
 func dotRowsMXFP4Q8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }

@@ -392,10 +392,17 @@ func (g *Go) RMSNorm(out, x, weight []float32, n int, eps float32) {
 
 // rmsNormRows is RMSNorm of the rows of x (n floats each) into out.
 func rmsNormRows(out, x, weight []float32, n int, eps float32) {
+	k := 0 // the elements of a row done by the SIMD kernels
+	if haveX86SIMD {
+		k = n &^ 7
+	}
 	for r := 0; r < len(x); r += n {
 		xs, os := x[r:r+n], out[r:r+n]
 		var sum float64
-		for _, v := range xs {
+		if k > 0 {
+			sum = sumSquaresSIMD(&xs[0], k)
+		}
+		for _, v := range xs[k:] {
 			sum += float64(v * v)
 		}
 		scale := float32(1 / math.Sqrt(float64(float32(sum/float64(n))+eps)))
@@ -405,8 +412,13 @@ func rmsNormRows(out, x, weight []float32, n int, eps float32) {
 			}
 			continue
 		}
-		for i, v := range xs {
-			os[i] = v * scale * weight[i]
+		i := 0
+		if k > 0 {
+			scaleMulSIMD(&os[0], &xs[0], &weight[0], k, scale)
+			i = k
+		}
+		for ; i < n; i++ {
+			os[i] = xs[i] * scale * weight[i]
 		}
 	}
 }
