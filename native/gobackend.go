@@ -710,7 +710,12 @@ func (g *Go) AddRows(x, row []float32) {
 
 // Scale sets x *= c.
 func (g *Go) Scale(x []float32, c float32) {
-	for i := range x {
+	i := 0
+	if k := len(x) &^ 7; haveSIMD && k > 0 {
+		_ = scaleMaxSIMD(&x[0], k, c) // (its maximum unused)
+		i = k
+	}
+	for ; i < len(x); i++ {
 		x[i] *= c
 	}
 }

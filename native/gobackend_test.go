@@ -282,3 +282,19 @@ func TestAddKernel(t *testing.T) {
 		require.Equal(t, want, x, "%d elements", n)
 	}
 }
+
+// TestGoScale checks Scale bit for bit against x*c on every length to 40
+// (the SIMD prefix and the scalar tail).
+func TestGoScale(t *testing.T) {
+	g := NewGo(1)
+	defer g.Close()
+	r := rand.New(rand.NewPCG(73, 74))
+	for n := 1; n <= 40; n++ {
+		x := randFloats(r, n, 10)
+		got := append([]float32(nil), x...)
+		g.Scale(got, 0.3)
+		for i, v := range x {
+			require.Equal(t, v*0.3, got[i], "n=%d element %d", n, i)
+		}
+	}
+}
