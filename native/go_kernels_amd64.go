@@ -89,6 +89,20 @@ func sumSquaresSIMD(x *float32, n int) float64
 //go:noescape
 func scaleMulSIMD(dst, x, w *float32, n int, scale float32)
 
+// ropePairsSIMD rotates the pairs (v[2i], v[2i+1]), i < n/2 (n a multiple
+// of 8), by c (each pair's cosine twice) and s (its sine as -sin, sin),
+// with the scalar rotation's operations.
+//
+//go:noescape
+func ropePairsSIMD(v, c, s *float32, n int)
+
+// ropeHalvesSIMD rotates the NeoX pairs (v[i], v[i+half]), half a
+// multiple of 8, by cosines c and sines s, with the scalar rotation's
+// operations.
+//
+//go:noescape
+func ropeHalvesSIMD(v, c, s *float32, half int)
+
 // toBF16SIMD sets dst[i] = ggml.F32ToBF16(src[i]) for i < n, n a multiple
 // of 8.
 //

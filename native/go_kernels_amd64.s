@@ -4415,3 +4415,69 @@ sm8:
 smdone:
 	VZEROUPPER
 	RET
+
+// func ropePairsSIMD(v, c, s *float32, n int)
+// Rotates the n/2 pairs (v[2i], v[2i+1]) of v (n a multiple of 8) by c and
+// s, which hold each pair's cosine twice and its sine as (-sin, sin):
+// v = v*c + swap(v)*s, the scalar loop's products and sums (no FMA), so
+// the results are its own.
+TEXT ·ropePairsSIMD(SB), NOSPLIT, $0-32
+	MOVQ v+0(FP), DI
+	MOVQ c+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ n+24(FP), CX
+
+rp8:
+	CMPQ      CX, $8
+	JLT       rpdone
+	VMOVUPS   (DI), Y0
+	VPERMILPS $0xB1, Y0, Y1
+	VMULPS    (SI), Y0, Y0
+	VMULPS    (DX), Y1, Y1
+	VADDPS    Y1, Y0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	SUBQ      $8, CX
+	JMP       rp8
+
+rpdone:
+	VZEROUPPER
+	RET
+
+// func ropeHalvesSIMD(v, c, s *float32, half int)
+// Rotates the pairs (v[i], v[i+half]) (NeoX's; half a multiple of 8) by
+// cosines c and sines s: lo*c - hi*s and lo*s + hi*c, as the scalar loop.
+TEXT ·ropeHalvesSIMD(SB), NOSPLIT, $0-32
+	MOVQ v+0(FP), DI
+	MOVQ c+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ half+24(FP), CX
+	LEAQ (DI)(CX*4), BX
+
+rh8:
+	CMPQ    CX, $8
+	JLT     rhdone
+	VMOVUPS (DI), Y0
+	VMOVUPS (BX), Y1
+	VMOVUPS (SI), Y2
+	VMOVUPS (DX), Y3
+	VMULPS  Y2, Y0, Y4
+	VMULPS  Y3, Y1, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMULPS  Y3, Y0, Y6
+	VMULPS  Y2, Y1, Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y6, (BX)
+	ADDQ    $32, DI
+	ADDQ    $32, BX
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	SUBQ    $8, CX
+	JMP     rh8
+
+rhdone:
+	VZEROUPPER
+	RET

@@ -166,3 +166,45 @@ func TestRMSNormKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestRoPEKernels checks the AVX2 rotations (ropePairsSIMD,
+// ropeHalvesSIMD) through ropeRows bit for bit against the rotation's
+// operations rounded one at a time (float32 products, then their sum or
+// difference), both pairings, over head sizes whose rotated part is and is
+// not a multiple of the kernels' steps (the scalar loop takes the latter).
+func TestRoPEKernels(t *testing.T) {
+	if !haveX86SIMD {
+		t.Skip("CPU without AVX2, FMA and F16C")
+	}
+	r := rand.New(rand.NewPCG(75, 76))
+	for _, neox := range []bool{false, true} {
+		for _, dims := range [][2]int{{64, 64}, {128, 128}, {32, 64}, {24, 24}, {8, 16}} {
+			dim, hd := dims[0], dims[1]
+			rope := NewRoPE(dim, 10000, 1, nil, neox)
+			const heads, n, pos0 = 3, 5, 37
+			x := randFloats(r, n*heads*hd, 3)
+			got := append([]float32(nil), x...)
+			ropeRows(got, heads, hd, pos0, 0, n, rope)
+			half := dim / 2
+			for tk := range n {
+				for h := range heads {
+					v := x[(tk*heads+h)*hd:][:hd]
+					g := got[(tk*heads+h)*hd:][:hd]
+					for i := range half {
+						s, c := math.Sincos(float64(pos0+tk) * float64(rope.InvFreq[i]))
+						cs, sn := float32(c), float32(s)
+						a, b := 2*i, 2*i+1
+						if neox {
+							a, b = i, i+half
+						}
+						wa := float32(v[a]*cs) - float32(v[b]*sn)
+						wb := float32(v[a]*sn) + float32(v[b]*cs)
+						require.Equal(t, wa, g[a], "neox %v dim %d: token %d head %d pair %d", neox, dim, tk, h, i)
+						require.Equal(t, wb, g[b], "neox %v dim %d: token %d head %d pair %d", neox, dim, tk, h, i)
+					}
+					require.Equal(t, v[dim:], g[dim:], "the elements past the rotated ones")
+				}
+			}
+		}
+	}
+}

@@ -108,6 +108,8 @@ func addSIMD(dst, src *float32, n int)                      { panic("unreachable
 func roundBF16SIMD(dst, src *float32, n int)                { panic("unreachable") }
 func toBF16SIMD(dst *uint16, src *float32, n int)           { panic("unreachable") }
 func sumSquaresSIMD(x *float32, n int) float64              { panic("unreachable") }
+func ropePairsSIMD(v, c, s *float32, n int)                 { panic("unreachable") }
+func ropeHalvesSIMD(v, c, s *float32, half int)             { panic("unreachable") }
 func scaleMulSIMD(dst, x, w *float32, n int, scale float32) { panic("unreachable") }
 
 func dotRowsIQ4NLQ8SIMD(w *byte, rs, nrows int, y *byte, nb int, out *float32)  { panic("unreachable") }

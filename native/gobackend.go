@@ -446,27 +446,51 @@ func ropeRows(x []float32, nHeads, headDim, pos0, lo, hi int, r RoPE) {
 		cs, sn = make([]float32, 0, half), make([]float32, 0, half)
 	}
 	cs, sn = cs[:half], sn[:half]
+	// On AVX2 the heads rotate 8 elements a step: NeoX's halves by cs and
+	// sn, interleaved pairs by cd (each cosine twice) and sd (-sin, sin).
+	simd := haveX86SIMD && (r.Neox && half%8 == 0 || !r.Neox && r.Dim%8 == 0)
+	var cdBuf, sdBuf [512]float32
+	var cd, sd []float32
+	if simd && !r.Neox {
+		cd, sd = cdBuf[:0], sdBuf[:0]
+		if r.Dim > len(cdBuf) {
+			cd, sd = make([]float32, 0, r.Dim), make([]float32, 0, r.Dim)
+		}
+		cd, sd = cd[:r.Dim], sd[:r.Dim]
+	}
 	for t := lo; t < hi; t++ {
 		pos := float64(pos0 + t)
 		for i, f := range r.InvFreq {
 			s, c := math.Sincos(pos * float64(f))
 			cs[i], sn[i] = float32(c), float32(s)
 		}
+		for i := range cd {
+			cd[i] = cs[i/2]
+			sd[i] = sn[i/2]
+			if i%2 == 0 {
+				sd[i] = -sd[i]
+			}
+		}
 		row := x[t*nHeads*headDim : (t+1)*nHeads*headDim]
 		for h := range nHeads {
 			v := row[h*headDim : h*headDim+r.Dim]
-			if r.Neox {
+			switch {
+			case simd && r.Neox:
+				ropeHalvesSIMD(&v[0], &cs[0], &sn[0], half)
+			case simd:
+				ropePairsSIMD(&v[0], &cd[0], &sd[0], r.Dim)
+			case r.Neox:
 				for i := range half {
 					x0, x1 := v[i], v[i+half]
 					v[i] = x0*cs[i] - x1*sn[i]
 					v[i+half] = x0*sn[i] + x1*cs[i]
 				}
-				continue
-			}
-			for i := range half {
-				x0, x1 := v[2*i], v[2*i+1]
-				v[2*i] = x0*cs[i] - x1*sn[i]
-				v[2*i+1] = x0*sn[i] + x1*cs[i]
+			default:
+				for i := range half {
+					x0, x1 := v[2*i], v[2*i+1]
+					v[2*i] = x0*cs[i] - x1*sn[i]
+					v[2*i+1] = x0*sn[i] + x1*cs[i]
+				}
 			}
 		}
 	}
