@@ -1,6 +1,7 @@
 package native
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/litert-go/litert-go/models/ggml"
@@ -213,15 +214,28 @@ func (at *attendTask) tileRange(lo, hi int) {
 				kern.mul(&kp[c*hd], hd, 4*16*hd, &w.tq[r*hd], 4*hd, &w.ts[r*ns+c-c0], 4*ns)
 			}
 		}
-		// each row's softmax over the positions it sees, the rest zero
+		// each row's softmax over the positions it sees, the rest zero;
+		// where the tile's scores leave room, a row's last few positions
+		// pad to the SIMD kernels' 8 with -Inf (weight e^-87 at most, which
+		// the sum, at least 1, does not see; cleared after), so no row
+		// ends in the scalar loop
 		for t := t0; t < t1; t++ {
 			f, l := at.keys(t)
 			lo, hi := f-at.kf-c0, l-at.kf-c0+1
+			hp := hi
+			if a.SoftCap == 0 && a.Scale > 0 {
+				if p := lo + (hi-lo+7)&^7; p <= ns {
+					hp = p
+				}
+			}
 			for x := range ng {
 				row := (t-t0)*ng + x
 				s := w.ts[row*ns:][:ns]
 				clear(s[:lo])
-				w.tl[row], w.tm[row] = softmaxScores(s[lo:hi], a.Scale, a.SoftCap, haveSIMD)
+				for j := hi; j < hp; j++ {
+					s[j] = float32(math.Inf(-1))
+				}
+				w.tl[row], w.tm[row] = softmaxScores(s[lo:hp], a.Scale, a.SoftCap, haveSIMD)
 				clear(s[hi:])
 			}
 		}
