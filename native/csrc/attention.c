@@ -539,9 +539,8 @@ static void att_tile(void *arg, int64_t lo, int64_t hi) {
         const int row = (int)(t - t0) * ng + x;
         float *sg = s + (size_t)row * ns;
         memset(sg, 0, sizeof(float) * (size_t)vlo);
-        memset(sg + vhi, 0, sizeof(float) * (size_t)(ns - vhi));
         float *sv = sg + vlo;
-        const int64_t nv = vhi - vlo;
+        int64_t nv = vhi - vlo;
         float bm = -INFINITY;
         if (a->softcap > 0) {
           for (int64_t j = 0; j < nv; j++) {
@@ -549,10 +548,19 @@ static void att_tile(void *arg, int64_t lo, int64_t hi) {
             bm = sv[j] > bm ? sv[j] : bm;
           }
         } else {
+          /* where the tile's scores leave room, the row's last positions
+           * pad to 16 with -INFINITY (exp_sum's vector steps give them 0;
+           * cleared after), so none ends in scalar expf */
+          const int64_t np = (nv + 15) & ~(int64_t)15;
+          if (a->scale > 0 && vlo + np <= ns) {
+            for (int64_t j = nv; j < np; j++) sv[j] = -INFINITY;
+            nv = np;
+          }
           bm = k->scale_max(sv, nv, a->scale);
         }
         m[row] = bm;
         l[row] = k->exp_sum(sv, nv, bm);
+        memset(sg + vhi, 0, sizeof(float) * (size_t)(ns - vhi));
       }
     }
     /* the weighted values: pr elements by pt query heads a call */
