@@ -212,9 +212,9 @@ func (c *CPU) MatMuls(ps []Product, x []float32, nTokens int) {
 
 // Interleaves reports whether MatMul has kernels for weights of type t
 // laid out Interleaved16 (Interleaver): the AVX-512 VNNI kernel set's
-// Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS and F16, and BF16
-// in the avx512bf16 set (batches as pair panels); the AVX2 set's Q4_0, Q5_0, Q8_0, Q4_K,
-// Q5_K, Q6_K and F16.
+// Q4_0, IQ4_NL, Q5_0, Q8_0, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS and F16, and
+// BF16 in the avx512bf16 set (batches as pair panels); the AVX2 set's
+// Q4_0, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K and F16.
 func (c *CPU) Interleaves(t ggml.DType) bool {
 	return int(t) < len(c.il16) && c.il16[t]
 }

@@ -58,9 +58,6 @@ func tileKernelFor(g *Go) (tileKernel, bool) {
 	return tileKernel{}, false
 }
 
-// haveTiles reports whether this CPU has a tile kernel (tileKernelFor).
-var haveTiles = havePanels || haveNEONTiles
-
 // transpose8 sets dst[16*k+r] = src[r*stride/4+k] for 8 rows of src
 // (stride bytes apart) and k < n, n a multiple of 8: transpose8SIMD on
 // amd64, a loop elsewhere.

@@ -30,6 +30,7 @@ func TestAttendTiles(t *testing.T) {
 	rows.noTiles = true
 	tiles2.noPanels512 = true // the AVX2 kernel's tiles
 	var bs []Backend
+	_, haveTiles := tileKernelFor(tiles)
 	if haveTiles {
 		bs = append(bs, tiles)
 	}

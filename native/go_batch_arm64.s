@@ -71,12 +71,12 @@
 	FOLDROWS(V2, V6, V26, 2, 6, 10, 14);          \
 	FOLDROWS(V3, V7, V27, 3, 7, 11, 15)
 
-// func gemmSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, kind int)
+// func gemmSDOT(p *byte, nb int, y *byte, ys int, out *float32, os int, kind gemmKind)
 //
 // For the 16 rows of the nb gemmPacks at p and 4 tokens (q8a blocks at y
 // + t*ys bytes), sets out[t*os/4 + r] to row r's product with token t.
-// kind 0 (plain): row r's value j is d[r]*q[j]; 1 (split): d2[r] for j >=
-// 16; 2 (bias): d[r]*q[j] + b[r], whose sum over a block is b[r] times the
+// kind (gemmKind) 0, plain: row r's value j is d[r]*q[j]; 1, split: d2[r]
+// for j >= 16; 2, bias: d[r]*q[j] + b[r], whose sum over a block is b[r] times the
 // activations' s. Tokens go two at a time: V8-V11 and V12-V15 hold their
 // float sums.
 TEXT ·gemmSDOT(SB), NOSPLIT, $0-56

@@ -34,6 +34,28 @@ const gemmPackSize = 832
 // gemmKernel is one of gemmPlain, gemmBias, gemmSplit.
 type gemmKernel func(p *byte, nb int, y *byte, ys int, out *float32, os, mask int)
 
+// gemmKind is how a type's gemmPacks give its values: plain (d·q),
+// split (d·q for a column's first 16 quants, d2·q for the rest: Q3_K and
+// Q6_K's 16-element scales) or bias (d·q + b: Q4_K and Q5_K's mins).
+type gemmKind int
+
+const (
+	gemmKindPlain gemmKind = iota
+	gemmKindSplit
+	gemmKindBias
+)
+
+// gemmKindOf returns the kind of type t's gemmPacks.
+func gemmKindOf(t ggml.DType) gemmKind {
+	switch t {
+	case ggml.Q3_K, ggml.Q6_K:
+		return gemmKindSplit
+	case ggml.Q4_K, ggml.Q5_K:
+		return gemmKindBias
+	}
+	return gemmKindPlain
+}
+
 // hasGemm reports whether row-major weights of type t have a batch kernel
 // on this CPU (VNNI's, or the AVX2 ones of go_gemm_avx2.go, or arm64's
 // SDOT ones), for cols columns.
@@ -86,14 +108,9 @@ func (m *matmulTask) runGemm(lo, hi int) {
 	*buf = grow(*buf, nb*gemmPackSize+64)
 	off := int((64 - uintptr(unsafe.Pointer(&(*buf)[0]))%64) % 64)
 	p := (*buf)[off : off+nb*gemmPackSize]
-	var kernel gemmKernel = gemmPlain
-	switch {
-	case !haveVNNI: // AVX2 (go_gemm_avx2.go; row-major or interleaved), arm64 (row-major)
+	kernel := [...]gemmKernel{gemmPlain, gemmSplit, gemmBias}[gemmKindOf(m.w.Type)]
+	if !haveVNNI { // AVX2 (go_gemm_avx2.go; row-major or interleaved), arm64 (row-major)
 		kernel = otherGemmKernel(m.w.Type)
-	case m.w.Type == ggml.Q4_K, m.w.Type == ggml.Q5_K:
-		kernel = gemmBias
-	case m.w.Type == ggml.Q3_K, m.w.Type == ggml.Q6_K:
-		kernel = gemmSplit
 	}
 	var part [4 * gemmRows]float32 // the AVX2 and arm64 kernels' 16 rows of a last, short group
 	for gi := lo; gi < hi; gi++ {

@@ -5,22 +5,17 @@ package native
 import "github.com/litert-go/litert-go/models/ggml"
 
 // sdotGemmKernel returns the arm64 gemm kernel of weight type t
-// (go_batch_arm64.s), nil where the CPU lacks the dot product instructions
-// (haveDotProd) or t has no gemmPacks: the kind of its packs, plain,
-// split (Q3_K, Q6_K: each half of a block its own scale) or bias (Q4_K,
-// Q5_K: the mins), all multiplied by activations as quantized (not
-// flipped: signedGemm).
+// (go_batch_arm64.s) for the kind of its packs (gemmKindOf), nil where the
+// CPU lacks the dot product instructions (haveDotProd) or t has no
+// gemmPacks; all multiply activations as quantized (not flipped:
+// signedGemm).
 func sdotGemmKernel(t ggml.DType) gemmKernel {
 	if !haveDotProd {
 		return nil
 	}
 	switch t {
-	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.IQ4_NL, ggml.IQ4_XS:
-		return gemmPlainSDOT
-	case ggml.Q3_K, ggml.Q6_K:
-		return gemmSplitSDOT
-	case ggml.Q4_K, ggml.Q5_K:
-		return gemmBiasSDOT
+	case ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.IQ4_NL, ggml.IQ4_XS, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K:
+		return [...]gemmKernel{gemmPlainSDOT, gemmSplitSDOT, gemmBiasSDOT}[gemmKindOf(t)]
 	}
 	return nil
 }
@@ -33,25 +28,24 @@ func sdotGemmKernel(t ggml.DType) gemmKernel {
 const gemmMinTokens = 32
 
 // gemmSDOT sets out[t*os/4+r] for the 16 rows r of the nb gemmPacks at p
-// and 4 tokens t (q8a blocks at y + t*ys bytes): kind 0 plain, 1 split, 2
-// bias (sdotGemmKernel).
+// and 4 tokens t (q8a blocks at y + t*ys bytes), packs of the given kind.
 //
 //go:noescape
-func gemmSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, kind int)
+func gemmSDOT(p *byte, nb int, y *byte, ys int, out *float32, os int, kind gemmKind)
 
 // gemmPlainSDOT, gemmSplitSDOT and gemmBiasSDOT are gemmSDOT's kinds as
 // gemmKernels: all 16 rows written (runGemm gives a short group's to a
 // scratch tile), the mask unused.
 func gemmPlainSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, _ int) {
-	gemmSDOT(p, nb, y, ys, out, os, 0)
+	gemmSDOT(p, nb, y, ys, out, os, gemmKindPlain)
 }
 
 func gemmSplitSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, _ int) {
-	gemmSDOT(p, nb, y, ys, out, os, 1)
+	gemmSDOT(p, nb, y, ys, out, os, gemmKindSplit)
 }
 
 func gemmBiasSDOT(p *byte, nb int, y *byte, ys int, out *float32, os, _ int) {
-	gemmSDOT(p, nb, y, ys, out, os, 2)
+	gemmSDOT(p, nb, y, ys, out, os, gemmKindBias)
 }
 
 // haveNEONTiles is true: the prefill attention tiles (go_attend_tile.go)

@@ -90,8 +90,8 @@ func sumSquaresSIMD(x *float32, n int) float64
 func scaleMulSIMD(dst, x, w *float32, n int, scale float32)
 
 // ropePairsSIMD rotates the pairs (v[2i], v[2i+1]), i < n/2 (n a multiple
-// of 8), by c (each pair's cosine twice) and s (its sine as -sin, sin),
-// with the scalar rotation's operations.
+// of 8), by cosines c[i] and sines s[i], with the scalar rotation's
+// operations.
 //
 //go:noescape
 func ropePairsSIMD(v, c, s *float32, n int)

@@ -4416,29 +4416,41 @@ smdone:
 	VZEROUPPER
 	RET
 
+// ropeDup indexes VPERMPS to repeat each of 4 floats twice.
+DATA ropeDup<>+0(SB)/8, $0x0000000000000000
+DATA ropeDup<>+8(SB)/8, $0x0000000100000001
+DATA ropeDup<>+16(SB)/8, $0x0000000200000002
+DATA ropeDup<>+24(SB)/8, $0x0000000300000003
+GLOBL ropeDup<>(SB), RODATA|NOPTR, $32
+
 // func ropePairsSIMD(v, c, s *float32, n int)
-// Rotates the n/2 pairs (v[2i], v[2i+1]) of v (n a multiple of 8) by c and
-// s, which hold each pair's cosine twice and its sine as (-sin, sin):
-// v = v*c + swap(v)*s, the scalar loop's products and sums (no FMA), so
-// the results are its own.
+// Rotates the n/2 pairs (v[2i], v[2i+1]) of v (n a multiple of 8) by
+// cosines c[i] and sines s[i]: v*c - swap(v)*s in even lanes, + in odd
+// ones (VADDSUBPS), the scalar loop's products and sums (no FMA), so the
+// results are its own.
 TEXT ·ropePairsSIMD(SB), NOSPLIT, $0-32
-	MOVQ v+0(FP), DI
-	MOVQ c+8(FP), SI
-	MOVQ s+16(FP), DX
-	MOVQ n+24(FP), CX
+	MOVQ    v+0(FP), DI
+	MOVQ    c+8(FP), SI
+	MOVQ    s+16(FP), DX
+	MOVQ    n+24(FP), CX
+	VMOVUPS ropeDup<>(SB), Y8
 
 rp8:
 	CMPQ      CX, $8
 	JLT       rpdone
 	VMOVUPS   (DI), Y0
 	VPERMILPS $0xB1, Y0, Y1
-	VMULPS    (SI), Y0, Y0
-	VMULPS    (DX), Y1, Y1
-	VADDPS    Y1, Y0, Y0
+	VMOVUPS   (SI), X2
+	VPERMPS   Y2, Y8, Y2
+	VMOVUPS   (DX), X3
+	VPERMPS   Y3, Y8, Y3
+	VMULPS    Y2, Y0, Y0
+	VMULPS    Y3, Y1, Y1
+	VADDSUBPS Y1, Y0, Y0
 	VMOVUPS   Y0, (DI)
 	ADDQ      $32, DI
-	ADDQ      $32, SI
-	ADDQ      $32, DX
+	ADDQ      $16, SI
+	ADDQ      $16, DX
 	SUBQ      $8, CX
 	JMP       rp8
 

@@ -282,9 +282,7 @@ func (g *Go) newMatMul(out []float32, w Weight, x []float32, nTokens int) (m *ma
 	// pairs: an odd panel goes through the AVX2 kernel) and the BF16 ones
 	// (a chunk pads its last pair)
 	iters, work := w.Rows, w.Cols*nTokens
-	if m.panelPairs() {
-		iters, work = (w.Rows+2*panelRows-1)/(2*panelRows), 2*panelRows*w.Cols*nTokens
-	} else if m.xbf != nil {
+	if m.panelPairs() || m.xbf != nil {
 		iters, work = (w.Rows+2*panelRows-1)/(2*panelRows), 2*panelRows*w.Cols*nTokens
 	} else if m.gemm || il {
 		iters, work = (w.Rows+gemmRows-1)/gemmRows, gemmRows*w.Cols*nTokens
@@ -446,30 +444,13 @@ func ropeRows(x []float32, nHeads, headDim, pos0, lo, hi int, r RoPE) {
 		cs, sn = make([]float32, 0, half), make([]float32, 0, half)
 	}
 	cs, sn = cs[:half], sn[:half]
-	// On AVX2 the heads rotate 8 elements a step: NeoX's halves by cs and
-	// sn, interleaved pairs by cd (each cosine twice) and sd (-sin, sin).
+	// on AVX2 the heads rotate 8 elements a step
 	simd := haveX86SIMD && (r.Neox && half%8 == 0 || !r.Neox && r.Dim%8 == 0)
-	var cdBuf, sdBuf [512]float32
-	var cd, sd []float32
-	if simd && !r.Neox {
-		cd, sd = cdBuf[:0], sdBuf[:0]
-		if r.Dim > len(cdBuf) {
-			cd, sd = make([]float32, 0, r.Dim), make([]float32, 0, r.Dim)
-		}
-		cd, sd = cd[:r.Dim], sd[:r.Dim]
-	}
 	for t := lo; t < hi; t++ {
 		pos := float64(pos0 + t)
 		for i, f := range r.InvFreq {
 			s, c := math.Sincos(pos * float64(f))
 			cs[i], sn[i] = float32(c), float32(s)
-		}
-		for i := range cd {
-			cd[i] = cs[i/2]
-			sd[i] = sn[i/2]
-			if i%2 == 0 {
-				sd[i] = -sd[i]
-			}
 		}
 		row := x[t*nHeads*headDim : (t+1)*nHeads*headDim]
 		for h := range nHeads {
@@ -478,7 +459,7 @@ func ropeRows(x []float32, nHeads, headDim, pos0, lo, hi int, r RoPE) {
 			case simd && r.Neox:
 				ropeHalvesSIMD(&v[0], &cs[0], &sn[0], half)
 			case simd:
-				ropePairsSIMD(&v[0], &cd[0], &sd[0], r.Dim)
+				ropePairsSIMD(&v[0], &cs[0], &sn[0], r.Dim)
 			case r.Neox:
 				for i := range half {
 					x0, x1 := v[i], v[i+half]
