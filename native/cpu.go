@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -27,6 +29,8 @@ type CPU struct {
 	fallback *Go
 	il16     [40]bool // weight types the pool's kernels multiply Interleaved16, by ggml id
 	once     sync.Once
+	epoch    time.Time
+	yielded  atomic.Int64 // time.Since(epoch) at the last yieldDue yield, ns
 	ssm      ssmSyms // cpu_ssm.go
 	moe      moeSyms // cpu_moe.go
 }
@@ -80,7 +84,7 @@ func LoadCPUWith(o CPUOptions) (*CPU, error) {
 	}
 	var buf [64]byte
 	n, _, _ := purego.SyscallN(l.poolISA, p, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-	c := &CPU{lib: l, pool: p, threads: threads, isa: string(buf[:min(int(n), len(buf))]),
+	c := &CPU{lib: l, epoch: time.Now(), pool: p, threads: threads, isa: string(buf[:min(int(n), len(buf))]),
 		fallback: NewGo(threads)}
 	for t := range c.il16 {
 		r, _, _ := purego.SyscallN(l.poolIL16, p, uintptr(t))
@@ -160,10 +164,29 @@ func (c *CPU) MatMul(out []float32, w Weight, x []float32, nTokens int) {
 			fn = c.lib.matmulIL16
 		}
 	}
+	c.yieldDue()
 	rc, _, _ := purego.SyscallN(fn, c.pool, uintptr(w.Type),
 		uintptr(unsafe.Pointer(&w.Data[0])), uintptr(w.Rows), uintptr(w.Cols),
 		uintptr(unsafe.Pointer(&x[0])), uintptr(nTokens), uintptr(unsafe.Pointer(&out[0])))
 	must("MatMul", rc)
+}
+
+// yieldPeriod is how often yieldDue lets the scheduler run.
+const yieldPeriod = 2 * time.Millisecond
+
+// yieldDue yields the processor (runtime.Gosched) if yieldPeriod has passed
+// since the last yield. A goroutine that calls C back to back never passes
+// through the scheduler, and after 10 ms on one time slice the runtime's
+// monitor (sysmon) takes its P away in the middle of a call and then polls
+// every 20 µs for a millisecond or more: on a machine whose cores all run
+// the pool's threads, each poll preempts one of them (tens of thousands of
+// context switches a second). A yield every few milliseconds starts a new
+// time slice, so the monitor sleeps.
+func (c *CPU) yieldDue() {
+	now := int64(time.Since(c.epoch))
+	if last := c.yielded.Load(); now-last >= int64(yieldPeriod) && c.yielded.CompareAndSwap(last, now) {
+		runtime.Gosched()
+	}
 }
 
 // product is lrt_product.
@@ -202,6 +225,7 @@ func (c *CPU) MatMuls(ps []Product, x []float32, nTokens int) {
 	if n == 0 {
 		return
 	}
+	c.yieldDue()
 	rc, _, _ := purego.SyscallN(c.lib.matmuls, c.pool, uintptr(unsafe.Pointer(&cp[0])), uintptr(n),
 		uintptr(ps[0].W.Cols), uintptr(unsafe.Pointer(&x[0])), uintptr(nTokens))
 	// the heap does not move; the weights and outputs must outlive the call

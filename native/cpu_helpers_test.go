@@ -4,7 +4,9 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/litert-go/litert-go/models/ggml"
 	"github.com/stretchr/testify/require"
@@ -94,4 +96,28 @@ func finite(x []float32) bool {
 		}
 	}
 	return true
+}
+
+// TestYieldDue checks the gate of the C backend's periodic yield: nothing
+// before yieldPeriod has passed, one yield when it has, then nothing until
+// the next period, and concurrent callers take a due yield once.
+func TestYieldDue(t *testing.T) {
+	c := &CPU{epoch: time.Now()}
+	c.yieldDue()
+	require.Zero(t, c.yielded.Load(), "yielded before a period passed")
+
+	c.epoch = time.Now().Add(-3 * yieldPeriod)
+	c.yieldDue()
+	first := c.yielded.Load()
+	require.GreaterOrEqual(t, first, int64(3*yieldPeriod))
+	c.yieldDue()
+	require.Equal(t, first, c.yielded.Load(), "yielded twice in one period")
+
+	c.epoch = c.epoch.Add(-2 * yieldPeriod) // the next period is due
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(c.yieldDue)
+	}
+	wg.Wait()
+	require.GreaterOrEqual(t, c.yielded.Load(), first+int64(2*yieldPeriod))
 }
