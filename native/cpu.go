@@ -31,8 +31,8 @@ type CPU struct {
 	once     sync.Once
 	epoch    time.Time
 	yielded  atomic.Int64 // time.Since(epoch) at the last yieldDue yield, ns
-	ssm      ssmSyms // cpu_ssm.go
-	moe      moeSyms // cpu_moe.go
+	ssm      ssmSyms      // cpu_ssm.go
+	moe      moeSyms      // cpu_moe.go
 }
 
 // LoadCPU loads the native library (see LibCandidates) and starts a pool of
