@@ -183,10 +183,17 @@ const yieldPeriod = 2 * time.Millisecond
 // context switches a second). A yield every few milliseconds starts a new
 // time slice, so the monitor sleeps.
 func (c *CPU) yieldDue() {
-	now := int64(time.Since(c.epoch))
-	if last := c.yielded.Load(); now-last >= int64(yieldPeriod) && c.yielded.CompareAndSwap(last, now) {
+	if c.yieldAt(int64(time.Since(c.epoch))) {
 		runtime.Gosched()
 	}
+}
+
+// yieldAt reports whether a caller at now (ns since c.epoch) takes the
+// yield: yieldPeriod has passed since the last one and no other caller
+// took it first.
+func (c *CPU) yieldAt(now int64) bool {
+	last := c.yielded.Load()
+	return now-last >= int64(yieldPeriod) && c.yielded.CompareAndSwap(last, now)
 }
 
 // product is lrt_product.

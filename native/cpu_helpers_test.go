@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,24 +101,30 @@ func finite(x []float32) bool {
 
 // TestYieldDue checks the gate of the C backend's periodic yield: nothing
 // before yieldPeriod has passed, one yield when it has, then nothing until
-// the next period, and concurrent callers take a due yield once.
+// the next period, and of concurrent callers at a due time exactly one.
 func TestYieldDue(t *testing.T) {
 	c := &CPU{epoch: time.Now()}
-	c.yieldDue()
-	require.Zero(t, c.yielded.Load(), "yielded before a period passed")
+	period := int64(yieldPeriod)
+	require.False(t, c.yieldAt(period/2), "yielded before a period passed")
+	require.True(t, c.yieldAt(period))
+	require.False(t, c.yieldAt(period+1), "yielded twice in one period")
+	require.False(t, c.yieldAt(2*period-1), "yielded twice in one period")
+	require.True(t, c.yieldAt(2*period+5))
+	require.Equal(t, 2*period+5, c.yielded.Load())
 
-	c.epoch = time.Now().Add(-3 * yieldPeriod)
-	c.yieldDue()
-	first := c.yielded.Load()
-	require.GreaterOrEqual(t, first, int64(3*yieldPeriod))
-	c.yieldDue()
-	require.Equal(t, first, c.yielded.Load(), "yielded twice in one period")
-
-	c.epoch = c.epoch.Add(-2 * yieldPeriod) // the next period is due
 	var wg sync.WaitGroup
+	var took atomic.Int32
 	for range 8 {
-		wg.Go(c.yieldDue)
+		wg.Go(func() {
+			if c.yieldAt(4 * period) {
+				took.Add(1)
+			}
+		})
 	}
 	wg.Wait()
-	require.GreaterOrEqual(t, c.yielded.Load(), first+int64(2*yieldPeriod))
+	require.Equal(t, int32(1), took.Load(), "concurrent callers took one due yield")
+
+	c.epoch = time.Now().Add(-10 * yieldPeriod)
+	c.yieldDue() // due: yields through the scheduler and records the time
+	require.GreaterOrEqual(t, c.yielded.Load(), 10*period)
 }
